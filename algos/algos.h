@@ -1,0 +1,98 @@
+/* The broadcast algorithms: one registry table of {name, summary, builder,
+ * cost functions}.  Builders are pure: parameters in, schedule out. */
+#ifndef LB_ALGOS_H
+#define LB_ALGOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+
+enum lb_allgather {
+	LB_ALLGATHER_AUTO = 0, /* recursive doubling for powers of two, else ring */
+	LB_ALLGATHER_DOUBLING,
+	LB_ALLGATHER_RING,
+};
+
+/* Largest block count a schedule may have: bounds memory for tiny slices. */
+#define LB_MAX_BLOCKS (1u << 24)
+
+struct lb_algo_params {
+	uint32_t ranks;       /* p >= 1 */
+	uint32_t root;        /* 0 <= root < p */
+	uint32_t lanes;       /* k >= 1 */
+	uint64_t bytes;       /* message size M >= 1 */
+	uint64_t slice_bytes; /* pipelining unit; 0 = whole message */
+	int stripe_off;       /* single-lane algorithms: use lane 0 only */
+	enum lb_allgather allgather; /* vandegeijn only */
+	uint32_t sites;       /* multilane only: sites chained (0 or 1 = one) */
+};
+
+/* Inputs of the closed-form models.  Times in seconds, rates in bytes/s. */
+struct lb_cost_in {
+	uint32_t ranks;       /* p */
+	uint32_t lanes;       /* k */
+	uint64_t bytes;       /* M */
+	uint64_t slice_bytes; /* 0 = whole message */
+	double latency;       /* l: per-hop latency (alpha) */
+	double lane_bw;       /* B: one lane's bandwidth; b = k * B */
+	uint32_t sites;       /* two-site forms: nodes per site p' = p / sites */
+	double wan_latency;   /* L: latency between sites */
+	enum lb_allgather allgather;
+	int stripe_off;       /* single-lane algorithms on lane 0 only */
+};
+
+typedef struct lb_schedule *(*lb_build_fn)(const struct lb_algo_params *prm);
+typedef double (*lb_cost_fn)(const struct lb_cost_in *in);
+
+struct lb_algo {
+	const char *name;
+	const char *summary;
+	lb_build_fn build;
+	lb_cost_fn cost_table;    /* seed 003 Table 1, as printed */
+	lb_cost_fn cost_refined;  /* counts slices: pipeline fill, per-slice alpha */
+	lb_cost_fn cost_two_site; /* seed 003 section 6 (NULL: none given) */
+};
+
+extern const struct lb_algo lb_algos[];
+extern const size_t lb_nalgos;
+
+const struct lb_algo *lb_algo_find(const char *name);
+
+/* Checks prm (naming the bad value in err), then builds and finalizes.
+ * Returns NULL with err set on bad parameters or allocation failure. */
+struct lb_schedule *lb_algo_build(const struct lb_algo *a,
+				  const struct lb_algo_params *prm,
+				  char *err, size_t errlen);
+
+/* Number of slices (= blocks for the pipelined algorithms). */
+static inline uint32_t lb_slice_count(uint64_t bytes, uint64_t slice_bytes)
+{
+	if (slice_bytes == 0 || slice_bytes >= bytes)
+		return 1;
+	return (uint32_t)lb_div_ceil(bytes, slice_bytes);
+}
+
+/* Builders (one file each). */
+struct lb_schedule *lb_build_chain(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_binary(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_binomial(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm);
+
+double lb_cost_chain_table(const struct lb_cost_in *in);
+double lb_cost_chain_refined(const struct lb_cost_in *in);
+double lb_cost_chain_two_site(const struct lb_cost_in *in);
+double lb_cost_binary_table(const struct lb_cost_in *in);
+double lb_cost_binary_refined(const struct lb_cost_in *in);
+double lb_cost_binary_two_site(const struct lb_cost_in *in);
+double lb_cost_binomial_table(const struct lb_cost_in *in);
+double lb_cost_binomial_refined(const struct lb_cost_in *in);
+double lb_cost_binomial_two_site(const struct lb_cost_in *in);
+double lb_cost_vandegeijn_table(const struct lb_cost_in *in);
+double lb_cost_vandegeijn_refined(const struct lb_cost_in *in);
+double lb_cost_multilane_table(const struct lb_cost_in *in);
+double lb_cost_multilane_refined(const struct lb_cost_in *in);
+double lb_cost_multilane_two_site(const struct lb_cost_in *in);
+
+#endif

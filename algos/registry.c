@@ -1,0 +1,108 @@
+/* The one table of algorithms: names, summaries, builders and cost models
+ * cannot drift apart because nothing else lists them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "algos.h"
+
+const struct lb_algo lb_algos[] = {
+	{
+		.name = "chain",
+		.summary = "pipelined chain: each rank forwards every slice to the next",
+		.build = lb_build_chain,
+		.cost_table = lb_cost_chain_table,
+		.cost_refined = lb_cost_chain_refined,
+		.cost_two_site = lb_cost_chain_two_site,
+	},
+	{
+		.name = "binary",
+		.summary = "pipelined binary tree: every slice to both children",
+		.build = lb_build_binary,
+		.cost_table = lb_cost_binary_table,
+		.cost_refined = lb_cost_binary_refined,
+		.cost_two_site = lb_cost_binary_two_site,
+	},
+	{
+		.name = "binomial",
+		.summary = "binomial tree, largest subtree first, slices forwarded as they arrive",
+		.build = lb_build_binomial,
+		.cost_table = lb_cost_binomial_table,
+		.cost_refined = lb_cost_binomial_refined,
+		.cost_two_site = lb_cost_binomial_two_site,
+	},
+	{
+		.name = "vandegeijn",
+		.summary = "van de Geijn: binomial scatter + allgather (recursive doubling, or ring)",
+		.build = lb_build_vandegeijn,
+		.cost_table = lb_cost_vandegeijn_table,
+		.cost_refined = lb_cost_vandegeijn_refined,
+		.cost_two_site = NULL,
+	},
+	{
+		.name = "multilane",
+		.summary = "two complementary binary trees, one half each, swapped at the leaves",
+		.build = lb_build_multilane,
+		.cost_table = lb_cost_multilane_table,
+		.cost_refined = lb_cost_multilane_refined,
+		.cost_two_site = lb_cost_multilane_two_site,
+	},
+};
+
+const size_t lb_nalgos = sizeof(lb_algos) / sizeof(lb_algos[0]);
+
+const struct lb_algo *lb_algo_find(const char *name)
+{
+	for (size_t i = 0; i < lb_nalgos; i++)
+		if (strcmp(lb_algos[i].name, name) == 0)
+			return &lb_algos[i];
+	return NULL;
+}
+
+static int check_params(const struct lb_algo *a, const struct lb_algo_params *prm,
+			char *err, size_t len)
+{
+	const char *why = NULL;
+	char buf[160];
+	if (prm->ranks == 0)
+		why = "ranks must be at least 1 (got 0)";
+	else if (prm->root >= prm->ranks)
+		snprintf(buf, sizeof(buf), "root %u out of range for %u ranks (0..%u)",
+			 prm->root, prm->ranks, prm->ranks - 1), why = buf;
+	else if (prm->lanes == 0 || prm->lanes > 64)
+		snprintf(buf, sizeof(buf), "lanes %u out of range (1..64)",
+			 prm->lanes), why = buf;
+	else if (prm->bytes == 0)
+		why = "message size must be at least 1 byte (got 0)";
+	else if (prm->sites > prm->ranks)
+		snprintf(buf, sizeof(buf), "sites %u exceeds ranks %u",
+			 prm->sites, prm->ranks), why = buf;
+	else if (prm->slice_bytes && lb_div_ceil(prm->bytes, prm->slice_bytes) > LB_MAX_BLOCKS)
+		snprintf(buf, sizeof(buf), "slice %llu bytes cuts %llu bytes into more than %u slices",
+			 (unsigned long long)prm->slice_bytes,
+			 (unsigned long long)prm->bytes, LB_MAX_BLOCKS), why = buf;
+	else if (a->build == lb_build_vandegeijn &&
+		 prm->allgather == LB_ALLGATHER_DOUBLING &&
+		 (prm->ranks & (prm->ranks - 1)))
+		snprintf(buf, sizeof(buf), "recursive doubling needs a power-of-two rank count (got %u); use ring or auto",
+			 prm->ranks), why = buf;
+	if (why && err && len)
+		snprintf(err, len, "%s: %s", a->name, why);
+	return why ? -1 : 0;
+}
+
+struct lb_schedule *lb_algo_build(const struct lb_algo *a,
+				  const struct lb_algo_params *prm,
+				  char *err, size_t errlen)
+{
+	if (check_params(a, prm, err, errlen))
+		return NULL;
+	struct lb_schedule *s = a->build(prm);
+	if (!s || lb_sched_finalize(s)) {
+		lb_sched_free(s);
+		if (err && errlen)
+			snprintf(err, errlen, "%s: cannot build %u ranks x %u lanes: out of memory or too many blocks",
+				 a->name, prm->ranks, prm->lanes);
+		return NULL;
+	}
+	return s;
+}

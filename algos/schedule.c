@@ -1,0 +1,130 @@
+/* Schedule storage: per-rank growable op lists, grouped by lane on finalize. */
+#include "schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct lb_schedule *lb_sched_new(const char *algo, uint32_t ranks,
+				 uint32_t root, uint32_t lanes,
+				 uint32_t nblocks, uint64_t bytes)
+{
+	if (ranks == 0 || lanes == 0 || lanes > 255 || nblocks == 0 ||
+	    root >= ranks)
+		return NULL;
+	struct lb_schedule *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->rank = calloc(ranks, sizeof(*s->rank));
+	if (!s->rank) {
+		free(s);
+		return NULL;
+	}
+	s->algo = algo;
+	s->ranks = ranks;
+	s->root = root;
+	s->lanes = lanes;
+	s->nblocks = nblocks;
+	s->bytes = bytes;
+	return s;
+}
+
+void lb_sched_free(struct lb_schedule *s)
+{
+	if (!s)
+		return;
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		free(s->rank[r].ops);
+		free(s->rank[r].lane_start);
+	}
+	free(s->rank);
+	free(s);
+}
+
+static int grow(struct lb_rank_ops *ro)
+{
+	uint32_t cap = ro->cap ? ro->cap * 2 : 16;
+	struct lb_op *ops = realloc(ro->ops, (size_t)cap * sizeof(*ops));
+	if (!ops)
+		return -1;
+	ro->ops = ops;
+	ro->cap = cap;
+	return 0;
+}
+
+int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kind kind,
+		 uint32_t peer, uint32_t lane, uint32_t first, uint32_t n)
+{
+	struct lb_rank_ops *ro = &s->rank[r];
+	if (ro->count == ro->cap && grow(ro) != 0)
+		return -1;
+	ro->ops[ro->count++] = (struct lb_op){
+		.peer = peer,
+		.first_block = first,
+		.nblocks = n,
+		.kind = (uint8_t)kind,
+		.lane = (uint8_t)lane,
+	};
+	return 0;
+}
+
+int lb_sched_transfer(struct lb_schedule *s, uint32_t src, uint32_t dst,
+		      uint32_t lane, uint32_t first, uint32_t n)
+{
+	if (lb_sched_add(s, src, LB_SEND, dst, lane, first, n) != 0)
+		return -1;
+	return lb_sched_add(s, dst, LB_RECV, src, lane, first, n);
+}
+
+/* Stable counting sort of one rank's ops by lane. */
+static int group_by_lane(struct lb_rank_ops *ro, uint32_t lanes)
+{
+	uint32_t *start = calloc((size_t)lanes + 1, sizeof(*start));
+	struct lb_op *sorted = malloc(((size_t)ro->count + 1) * sizeof(*sorted));
+	if (!start || !sorted) {
+		free(start);
+		free(sorted);
+		return -1;
+	}
+	for (uint32_t i = 0; i < ro->count; i++)
+		if (ro->ops[i].lane < lanes)
+			start[ro->ops[i].lane + 1]++;
+	for (uint32_t l = 0; l < lanes; l++)
+		start[l + 1] += start[l];
+	uint32_t *next = malloc((size_t)lanes * sizeof(*next));
+	if (!next) {
+		free(start);
+		free(sorted);
+		return -1;
+	}
+	memcpy(next, start, (size_t)lanes * sizeof(*next));
+	/* Ops on a lane out of range are kept last, for the validator to name. */
+	uint32_t tail = start[lanes];
+	for (uint32_t i = 0; i < ro->count; i++) {
+		uint32_t l = ro->ops[i].lane;
+		sorted[l < lanes ? next[l]++ : tail++] = ro->ops[i];
+	}
+	free(next);
+	free(ro->ops);
+	ro->ops = sorted;
+	ro->cap = ro->count + 1;
+	free(ro->lane_start);
+	ro->lane_start = start;
+	return 0;
+}
+
+int lb_sched_finalize(struct lb_schedule *s)
+{
+	for (uint32_t r = 0; r < s->ranks; r++)
+		if (group_by_lane(&s->rank[r], s->lanes) != 0)
+			return -1;
+	s->finalized = 1;
+	return 0;
+}
+
+size_t lb_sched_op_count(const struct lb_schedule *s)
+{
+	size_t n = 0;
+	for (uint32_t r = 0; r < s->ranks; r++)
+		n += s->rank[r].count;
+	return n;
+}

@@ -1,0 +1,124 @@
+/* A broadcast schedule: the one data structure every builder produces and
+ * every executor (simulator, real transports) consumes.
+ *
+ * The message of `bytes` bytes is cut into `nblocks` blocks of (almost) equal
+ * size; a block is the unit of data tracking and pipelining (one slice).
+ * Each rank has an ordered list of ops.  An op is a SEND or RECV of a
+ * contiguous block range to or from one peer on one lane.  Lane i of every
+ * rank is on rail i, so a SEND on lane i is matched by a RECV on lane i.
+ *
+ * Ordering rules (what executors and the validator rely on):
+ *  - the SENDs of one (rank, lane) are issued in list order, one at a time;
+ *  - a SEND may start once all its blocks are present at its rank (received
+ *    on any lane, or the root's own data);
+ *  - messages of one channel (src, dst, lane) arrive in order, so the k-th
+ *    SEND on a channel matches the k-th RECV on it;
+ *  - receives of one lane from different peers may complete in any order.
+ */
+#ifndef LB_SCHEDULE_H
+#define LB_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum lb_op_kind { LB_SEND = 0, LB_RECV = 1 };
+
+struct lb_op {
+	uint32_t peer;
+	uint32_t first_block;
+	uint32_t nblocks;
+	uint8_t kind; /* enum lb_op_kind */
+	uint8_t lane;
+};
+
+/* One rank's ops.  After lb_sched_finalize() they are grouped by lane
+ * (stable, so per-lane order is the order the builder appended them in):
+ * lane l's ops are ops[lane_start[l] .. lane_start[l + 1]). */
+struct lb_rank_ops {
+	struct lb_op *ops;
+	uint32_t count;
+	uint32_t cap;
+	uint32_t *lane_start; /* lanes + 1 entries, set by finalize */
+};
+
+struct lb_schedule {
+	const char *algo; /* registry name, static storage */
+	uint32_t ranks;
+	uint32_t root;
+	uint32_t lanes;
+	uint32_t nblocks;
+	uint64_t bytes;
+	struct lb_rank_ops *rank;
+	int finalized;
+};
+
+/* Byte offset of block b (b == nblocks gives the message size).  Blocks are
+ * spread evenly: sizes differ by at most one byte. */
+static inline uint64_t lb_block_offset(const struct lb_schedule *s, uint32_t b)
+{
+	return (uint64_t)(((unsigned __int128)b * s->bytes) / s->nblocks);
+}
+
+static inline uint64_t lb_range_bytes(const struct lb_schedule *s,
+				      uint32_t first, uint32_t n)
+{
+	return lb_block_offset(s, first + n) - lb_block_offset(s, first);
+}
+
+/* Ceiling division for slice arithmetic. */
+static inline uint64_t lb_div_ceil(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+/* Sites (seed 003 section 3.2): ranks are split into `sites` contiguous
+ * ranges of equal size, the first (ranks % sites) ranges one rank larger. */
+static inline uint32_t lb_site_first(uint32_t ranks, uint32_t sites, uint32_t i)
+{
+	uint32_t base = ranks / sites, extra = ranks % sites;
+	return i * base + (i < extra ? i : extra);
+}
+
+static inline uint32_t lb_site_of(uint32_t ranks, uint32_t sites, uint32_t r)
+{
+	uint32_t base = ranks / sites, extra = ranks % sites;
+	uint32_t big = extra * (base + 1); /* ranks in the larger sites */
+	return r < big ? r / (base + 1) : extra + (r - big) / base;
+}
+
+/* Returns NULL on allocation failure or bad sizes (ranks, lanes, nblocks 0). */
+struct lb_schedule *lb_sched_new(const char *algo, uint32_t ranks,
+				 uint32_t root, uint32_t lanes,
+				 uint32_t nblocks, uint64_t bytes);
+void lb_sched_free(struct lb_schedule *s);
+
+/* Append one op to rank `r`.  Returns 0, or -1 on allocation failure. */
+int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kind kind,
+		 uint32_t peer, uint32_t lane, uint32_t first, uint32_t n);
+
+/* Append a SEND at src and the matching RECV at dst.  Returns 0 or -1. */
+int lb_sched_transfer(struct lb_schedule *s, uint32_t src, uint32_t dst,
+		      uint32_t lane, uint32_t first, uint32_t n);
+
+/* Group each rank's ops by lane; required before executing or validating. */
+int lb_sched_finalize(struct lb_schedule *s);
+
+/* Ops of (rank, lane) after finalize. */
+static inline const struct lb_op *lb_lane_ops(const struct lb_schedule *s,
+					      uint32_t r, uint32_t lane,
+					      uint32_t *count)
+{
+	const struct lb_rank_ops *ro = &s->rank[r];
+	*count = ro->lane_start[lane + 1] - ro->lane_start[lane];
+	return ro->ops + ro->lane_start[lane];
+}
+
+size_t lb_sched_op_count(const struct lb_schedule *s);
+
+/* Validate: every non-root rank receives every block exactly once and the
+ * root none; every SEND has its RECV on the same channel, in order; a SEND
+ * only uses blocks its rank holds by then; no deadlock.  Returns 0 when
+ * valid, otherwise -1 with a one-line reason in err. */
+int lb_sched_validate(const struct lb_schedule *s, char *err, size_t errlen);
+
+#endif

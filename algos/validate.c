@@ -1,0 +1,338 @@
+/* Schedule validator.  Four checks, each naming what is wrong:
+ *  1. every op is well formed (peer, lane, block range);
+ *  2. channels match: the k-th SEND from a to b on lane l is the k-th RECV
+ *     at b from a on lane l, with the same blocks;
+ *  3. every non-root rank receives every block exactly once, the root none;
+ *  4. an untimed execution (SENDs in lane order, released when their blocks
+ *     are present) completes: nothing is sent before it is held, and no
+ *     cycle of waiting SENDs exists. */
+#include "schedule.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	if (err && len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int check_ops(const struct lb_schedule *s, char *err, size_t len)
+{
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		const struct lb_rank_ops *ro = &s->rank[r];
+		for (uint32_t i = 0; i < ro->count; i++) {
+			const struct lb_op *op = &ro->ops[i];
+			const char *what = op->kind == LB_SEND ? "SEND" : "RECV";
+			if (op->kind != LB_SEND && op->kind != LB_RECV)
+				return fail(err, len, "rank %u op %u: unknown op kind %u",
+					    r, i, op->kind);
+			if (op->lane >= s->lanes)
+				return fail(err, len, "rank %u %s: lane %u out of range (schedule has %u lanes)",
+					    r, what, op->lane, s->lanes);
+			if (op->peer >= s->ranks || op->peer == r)
+				return fail(err, len, "rank %u %s on lane %u: bad peer %u (ranks 0..%u, not itself)",
+					    r, what, op->lane, op->peer, s->ranks - 1);
+			if (op->nblocks == 0 || op->first_block >= s->nblocks ||
+			    op->nblocks > s->nblocks - op->first_block)
+				return fail(err, len, "rank %u %s on lane %u: block range [%u,%u) outside [0,%u)",
+					    r, what, op->lane, op->first_block,
+					    op->first_block + op->nblocks, s->nblocks);
+		}
+	}
+	return 0;
+}
+
+/* One endpoint of a channel message, for matching SENDs to RECVs. */
+struct msg {
+	uint32_t src, dst, lane, first, n;
+};
+
+static int chan_cmp(const struct msg *x, const struct msg *y)
+{
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+/* Collects SENDs (kind LB_SEND) or RECVs, keyed by channel and order. */
+static struct msg *collect(const struct lb_schedule *s, int kind, size_t *n)
+{
+	size_t total = lb_sched_op_count(s), k = 0;
+	struct msg *m = malloc((total + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		const struct lb_rank_ops *ro = &s->rank[r];
+		for (uint32_t i = 0; i < ro->count; i++) {
+			const struct lb_op *op = &ro->ops[i];
+			if (op->kind != kind)
+				continue;
+			m[k++] = (struct msg){
+				.src = kind == LB_SEND ? r : op->peer,
+				.dst = kind == LB_SEND ? op->peer : r,
+				.lane = op->lane,
+				.first = op->first_block, .n = op->nblocks,
+			};
+		}
+	}
+	*n = k;
+	return m;
+}
+
+enum msg_key { KEY_SRC, KEY_DST, KEY_LANE };
+
+static inline uint32_t msg_key(const struct msg *m, enum msg_key k)
+{
+	return k == KEY_SRC ? m->src : k == KEY_DST ? m->dst : m->lane;
+}
+
+/* One stable counting-sort pass of m[0..n) by a key (< nkeys) into out. */
+static int sort_pass(const struct msg *m, struct msg *out, size_t n,
+		     enum msg_key key, uint32_t nkeys)
+{
+	size_t *pos = calloc((size_t)nkeys + 1, sizeof(*pos));
+	if (!pos)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		pos[msg_key(&m[i], key) + 1]++;
+	for (uint32_t k = 0; k < nkeys; k++)
+		pos[k + 1] += pos[k];
+	for (size_t i = 0; i < n; i++)
+		out[pos[msg_key(&m[i], key)]++] = m[i];
+	free(pos);
+	return 0;
+}
+
+/* Sorts by channel (src, dst, lane), keeping each channel's op order:
+ * stable passes from the least significant key up. */
+static int sort_channels(const struct lb_schedule *s, struct msg *m, size_t n)
+{
+	struct msg *tmp = malloc((n + 1) * sizeof(*tmp));
+	int rc = !tmp ||
+		 sort_pass(m, tmp, n, KEY_LANE, s->lanes) ||
+		 sort_pass(tmp, m, n, KEY_DST, s->ranks) ||
+		 sort_pass(m, tmp, n, KEY_SRC, s->ranks);
+	if (!rc)
+		memcpy(m, tmp, n * sizeof(*m));
+	free(tmp);
+	return rc ? -1 : 0;
+}
+
+/* Explains an unmatched SEND: is the RECV there, but on another lane? */
+static int unmatched_send(const struct msg *snd, const struct msg *rcv,
+			  size_t nr, char *err, size_t len)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (rcv[i].src == snd->src && rcv[i].dst == snd->dst &&
+		    rcv[i].first == snd->first && rcv[i].n == snd->n &&
+		    rcv[i].lane != snd->lane)
+			return fail(err, len, "lane mismatch: rank %u sends blocks [%u,%u) to rank %u on lane %u but rank %u receives them on lane %u",
+				    snd->src, snd->first, snd->first + snd->n,
+				    snd->dst, snd->lane, snd->dst, rcv[i].lane);
+	return fail(err, len, "rank %u sends blocks [%u,%u) to rank %u on lane %u with no matching RECV",
+		    snd->src, snd->first, snd->first + snd->n, snd->dst,
+		    snd->lane);
+}
+
+static int match_pairs(const struct msg *snd, size_t ns,
+		       const struct msg *rcv, size_t nr, char *err, size_t len)
+{
+	for (size_t i = 0, j = 0; i < ns || j < nr; i++, j++) {
+		int c = i == ns ? 1 : j == nr ? -1 : chan_cmp(&snd[i], &rcv[j]);
+		if (c < 0)
+			return unmatched_send(&snd[i], rcv, nr, err, len);
+		if (c > 0)
+			return fail(err, len, "rank %u expects blocks [%u,%u) from rank %u on lane %u but no SEND matches",
+				    rcv[j].dst, rcv[j].first,
+				    rcv[j].first + rcv[j].n, rcv[j].src,
+				    rcv[j].lane);
+		if (snd[i].first != rcv[j].first || snd[i].n != rcv[j].n)
+			return fail(err, len, "channel rank %u -> rank %u lane %u out of step: SEND of blocks [%u,%u) meets RECV of [%u,%u)",
+				    snd[i].src, snd[i].dst, snd[i].lane,
+				    snd[i].first, snd[i].first + snd[i].n,
+				    rcv[j].first, rcv[j].first + rcv[j].n);
+	}
+	return 0;
+}
+
+static int check_channels(const struct lb_schedule *s, char *err, size_t len)
+{
+	size_t ns = 0, nr = 0;
+	struct msg *snd = collect(s, LB_SEND, &ns);
+	struct msg *rcv = collect(s, LB_RECV, &nr);
+	int rc = (!snd || !rcv || sort_channels(s, snd, ns) ||
+		  sort_channels(s, rcv, nr))
+			 ? fail(err, len, "out of memory")
+			 : match_pairs(snd, ns, rcv, nr, err, len);
+	free(snd);
+	free(rcv);
+	return rc;
+}
+
+/* recv_count[r * nblocks + b]: how many RECVs of block b rank r has (saturating). */
+static int check_once(const struct lb_schedule *s, uint8_t *recv_count,
+		      char *err, size_t len)
+{
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		const struct lb_rank_ops *ro = &s->rank[r];
+		uint8_t *cnt = recv_count + (size_t)r * s->nblocks;
+		for (uint32_t i = 0; i < ro->count; i++) {
+			const struct lb_op *op = &ro->ops[i];
+			if (op->kind != LB_RECV)
+				continue;
+			for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
+				cnt[b] += cnt[b] < 255;
+		}
+		for (uint32_t b = 0; b < s->nblocks; b++) {
+			if (r == s->root && cnt[b])
+				return fail(err, len, "rank %u is the root but receives block %u",
+					    r, b);
+			if (r != s->root && cnt[b] == 0)
+				return fail(err, len, "missing block: rank %u never receives block %u",
+					    r, b);
+			if (cnt[b] > 1)
+				return fail(err, len, "duplicate: rank %u receives block %u %u times",
+					    r, b, cnt[b]);
+		}
+	}
+	return 0;
+}
+
+/* Untimed execution state. */
+struct exec {
+	const struct lb_schedule *s;
+	uint8_t *have;     /* [rank * nblocks + block] */
+	uint32_t *cursor;  /* [rank * lanes + lane]: next op index in the lane */
+	uint32_t *stack;   /* (rank, lane) slots to try, as rank * lanes + lane */
+	uint32_t *queued;  /* slot is on the stack */
+	size_t top;
+};
+
+static void push(struct exec *x, uint32_t slot)
+{
+	if (!x->queued[slot]) {
+		x->queued[slot] = 1;
+		x->stack[x->top++] = slot;
+	}
+}
+
+/* First block of op that rank r lacks, or UINT32_MAX when it holds all. */
+static uint32_t first_missing(const struct exec *x, uint32_t r,
+			      const struct lb_op *op)
+{
+	const uint8_t *h = x->have + (size_t)r * x->s->nblocks;
+	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
+		if (!h[b])
+			return b;
+	return UINT32_MAX;
+}
+
+/* Runs the SENDs of one (rank, lane) until one waits for a block. */
+static void advance(struct exec *x, uint32_t slot)
+{
+	const struct lb_schedule *s = x->s;
+	uint32_t r = slot / s->lanes, lane = slot % s->lanes, n;
+	const struct lb_op *ops = lb_lane_ops(s, r, lane, &n);
+	while (x->cursor[slot] < n) {
+		const struct lb_op *op = &ops[x->cursor[slot]];
+		if (op->kind == LB_SEND) {
+			if (first_missing(x, r, op) != UINT32_MAX)
+				return;
+			uint8_t *h = x->have + (size_t)op->peer * s->nblocks;
+			memset(h + op->first_block, 1, op->nblocks);
+			for (uint32_t l = 0; l < s->lanes; l++)
+				push(x, op->peer * s->lanes + l);
+		}
+		x->cursor[slot]++;
+	}
+}
+
+/* Names the first stuck SEND: a block never received, or a wait cycle. */
+static int report_stuck(const struct exec *x, const uint8_t *recv_count,
+			char *err, size_t len)
+{
+	const struct lb_schedule *s = x->s;
+	size_t stuck = 0, first = SIZE_MAX;
+	for (size_t slot = 0; slot < (size_t)s->ranks * s->lanes; slot++) {
+		uint32_t n;
+		lb_lane_ops(s, (uint32_t)(slot / s->lanes),
+			    (uint32_t)(slot % s->lanes), &n);
+		if (x->cursor[slot] < n) {
+			stuck++;
+			if (first == SIZE_MAX)
+				first = slot;
+		}
+	}
+	if (!stuck)
+		return 0;
+	uint32_t r = (uint32_t)(first / s->lanes), lane = (uint32_t)(first % s->lanes), n;
+	const struct lb_op *op = &lb_lane_ops(s, r, lane, &n)[x->cursor[first]];
+	uint32_t b = first_missing(x, r, op);
+	if (r != s->root && !recv_count[(size_t)r * s->nblocks + b])
+		return fail(err, len, "rank %u lane %u sends block %u to rank %u but never holds it",
+			    r, lane, b, op->peer);
+	return fail(err, len, "deadlock: rank %u lane %u waits to send block %u to rank %u (%zu lanes stuck)",
+		    r, lane, b, op->peer, stuck);
+}
+
+static int check_execution(const struct lb_schedule *s,
+			   const uint8_t *recv_count, char *err, size_t len)
+{
+	size_t slots = (size_t)s->ranks * s->lanes;
+	struct exec x = {
+		.s = s,
+		.have = calloc((size_t)s->ranks * s->nblocks, 1),
+		.cursor = calloc(slots, sizeof(uint32_t)),
+		.stack = malloc(slots * sizeof(uint32_t)),
+		.queued = calloc(slots, sizeof(uint32_t)),
+	};
+	int rc = -1;
+	if (!x.have || !x.cursor || !x.stack || !x.queued) {
+		fail(err, len, "out of memory");
+		goto out;
+	}
+	memset(x.have + (size_t)s->root * s->nblocks, 1, s->nblocks);
+	for (size_t slot = slots; slot-- > 0;)
+		push(&x, (uint32_t)slot);
+	while (x.top) {
+		uint32_t slot = x.stack[--x.top];
+		x.queued[slot] = 0;
+		advance(&x, slot);
+	}
+	rc = report_stuck(&x, recv_count, err, len);
+out:
+	free(x.have);
+	free(x.cursor);
+	free(x.stack);
+	free(x.queued);
+	return rc;
+}
+
+int lb_sched_validate(const struct lb_schedule *s, char *err, size_t len)
+{
+	if (!s->finalized)
+		return fail(err, len, "schedule not finalized");
+	if (check_ops(s, err, len) || check_channels(s, err, len))
+		return -1;
+	uint8_t *recv_count = calloc((size_t)s->ranks * s->nblocks, 1);
+	if (!recv_count)
+		return fail(err, len, "out of memory");
+	int rc = check_once(s, recv_count, err, len);
+	if (rc == 0)
+		rc = check_execution(s, recv_count, err, len);
+	free(recv_count);
+	return rc;
+}

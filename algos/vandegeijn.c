@@ -1,0 +1,161 @@
+/* vandegeijn: binomial scatter then allgather (seed 003 section 4.2).
+ *
+ * The message is cut into p chunks, chunk v belonging to relative rank v;
+ * each chunk is q blocks so that a block is at most one slice.  The scatter
+ * sends every node the chunks of its binomial subtree [v, v + lowbit(v)),
+ * so a node already holds them all when the allgather starts; the allgather
+ * (recursive doubling for powers of two, a ring otherwise, or as asked)
+ * skips chunks the receiver holds, which keeps "every block exactly once".
+ * A transfer is cut into ops of at most one slice, striped over lanes. */
+#include "build.h"
+#include "cost.h"
+
+struct vdg {
+	struct lb_schedule *s;
+	struct lb_striper st;
+	uint32_t p, q;     /* ranks, blocks per chunk */
+	uint32_t per_op;   /* blocks per op (<= one slice) */
+};
+
+static uint32_t lowbit(uint32_t v, uint32_t p)
+{
+	return v ? v & -v : 1u << lb_ceil_log2(p);
+}
+
+/* Chunks [c0, c1) from relative src to relative dst, cut into ops. */
+static int send_chunks(struct vdg *g, uint32_t src, uint32_t dst,
+		       uint32_t c0, uint32_t c1)
+{
+	uint32_t first = c0 * g->q, end = c1 * g->q;
+	for (uint32_t b = first; b < end; b += g->per_op) {
+		uint32_t n = end - b < g->per_op ? end - b : g->per_op;
+		uint32_t a = lb_abs_rank(g->s, src), d = lb_abs_rank(g->s, dst);
+		if (lb_sched_transfer(g->s, a, d, lb_striper_lane(&g->st, a), b, n))
+			return -1;
+	}
+	return 0;
+}
+
+/* Binomial scatter: parent v sends child v + m the chunks [v + m, v + 2m). */
+static int scatter(struct vdg *g)
+{
+	for (uint32_t m = lowbit(0, g->p) >> 1; m >= 1; m >>= 1) {
+		for (uint32_t v = 0; v + m < g->p; v += 2 * m) {
+			uint32_t end = v + 2 * m < g->p ? v + 2 * m : g->p;
+			if (send_chunks(g, v, v + m, v + m, end))
+				return -1;
+		}
+		if (m == 1)
+			break;
+	}
+	return 0;
+}
+
+/* Chunks the receiver already holds after the scatter: its subtree. */
+static int holds_after_scatter(const struct vdg *g, uint32_t v, uint32_t c)
+{
+	return v == 0 || (c >= v && c < v + lowbit(v, g->p));
+}
+
+/* Recursive doubling (p a power of two): at step m, v and v ^ m swap the
+ * aligned groups of m chunks each holds, minus what the receiver has. */
+static int allgather_doubling(struct vdg *g)
+{
+	for (uint32_t m = 1; m < g->p; m <<= 1) {
+		for (uint32_t v = 0; v < g->p; v++) {
+			uint32_t w = v ^ m, c0 = w & ~(m - 1);
+			if (holds_after_scatter(g, v, c0))
+				continue; /* v holds the whole group */
+			if (send_chunks(g, w, v, c0, c0 + m))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Ring: at step t, v passes chunk v - t + 1 on to v + 1, unless v + 1
+ * holds it already (then v + 1 passes its own copy on next step). */
+static int allgather_ring(struct vdg *g)
+{
+	for (uint32_t t = 1; t < g->p; t++) {
+		for (uint32_t v = 0; v < g->p; v++) {
+			uint32_t to = (v + 1) % g->p;
+			uint32_t c = (v + g->p - (t - 1)) % g->p;
+			if (holds_after_scatter(g, to, c))
+				continue;
+			if (send_chunks(g, v, to, c, c + 1))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int use_ring(const struct lb_algo_params *prm)
+{
+	int pow2 = (prm->ranks & (prm->ranks - 1)) == 0;
+	return prm->allgather == LB_ALLGATHER_RING ||
+	       (prm->allgather == LB_ALLGATHER_AUTO && !pow2);
+}
+
+struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm)
+{
+	uint64_t chunk = lb_div_ceil(prm->bytes, prm->ranks);
+	uint64_t slice = prm->slice_bytes ? prm->slice_bytes : prm->bytes;
+	uint64_t q = lb_div_ceil(chunk, slice);
+	if (q * prm->ranks > LB_MAX_BLOCKS)
+		return NULL;
+	struct vdg g = { .p = prm->ranks, .q = (uint32_t)q };
+	g.s = lb_sched_for(prm, "vandegeijn", (uint32_t)(q * prm->ranks));
+	if (!g.s)
+		return NULL;
+	/* Blocks are ~M / (p q) bytes; an op carries as many as fit a slice. */
+	uint64_t block = lb_div_ceil(prm->bytes, (uint64_t)g.p * g.q);
+	uint64_t per_op = block ? slice / block : 1;
+	g.per_op = per_op < 1 ? 1 : per_op > g.q * g.p ? g.q * g.p : (uint32_t)per_op;
+	if (lb_striper_init(&g.st, g.s, prm->stripe_off))
+		return lb_sched_abandon(g.s);
+	int rc = scatter(&g);
+	if (rc == 0 && g.p > 1)
+		rc = use_ring(prm) ? allgather_ring(&g) : allgather_doubling(&g);
+	lb_striper_free(&g.st);
+	return rc ? lb_sched_abandon(g.s) : g.s;
+}
+
+/* Table 1 (seed 003): 2 log p l + 2 (p - 1) / p M / b.  The table prints
+ * the fraction as p / (p - 1); the paper's own sum of the scatter phase,
+ * M/2b + M/4b + ... + M/pb, is (p - 1) / p M / b, which DESIGN.md adopts. */
+double lb_cost_vandegeijn_table(const struct lb_cost_in *in)
+{
+	if (in->ranks <= 1)
+		return 0;
+	double p = in->ranks;
+	return 2 * log2(p) * in->latency + 2 * (p - 1) / p * in->bytes / lb_rank_bw(in);
+}
+
+/* One phase step moving `bytes` cut into slices, striped over k lanes. */
+static double step_time(const struct lb_cost_in *in, double bytes)
+{
+	double slice = in->slice_bytes ? (double)in->slice_bytes : bytes;
+	double pieces = ceil(bytes / slice), k = lb_stripe_lanes(in);
+	if (pieces < 1)
+		pieces = 1;
+	return ceil(pieces / k) * (in->latency + bytes / pieces / in->lane_bw);
+}
+
+/* Scatter and doubling allgather: ceil(log2 p) steps of M/p, 2M/p, ...
+ * chunks; ring allgather: p - 1 steps of one chunk.  Each step pays one
+ * latency per slice it is cut into. */
+double lb_cost_vandegeijn_refined(const struct lb_cost_in *in)
+{
+	if (in->ranks <= 1)
+		return 0;
+	double p = in->ranks, chunk = in->bytes / p, scatter = 0;
+	uint32_t steps = lb_ceil_log2(in->ranks);
+	for (uint32_t j = 0; j < steps; j++)
+		scatter += step_time(in, chunk * (double)(1u << j));
+	int pow2 = (in->ranks & (in->ranks - 1)) == 0;
+	int ring = in->allgather == LB_ALLGATHER_RING ||
+		   (in->allgather == LB_ALLGATHER_AUTO && !pow2);
+	double gather = ring ? (p - 1) * step_time(in, chunk) : scatter;
+	return scatter + gather;
+}
