@@ -2,10 +2,10 @@
  *  1. every op is well formed (peer, lane, block range);
  *  2. channels match: the k-th SEND from a to b on lane l is the k-th RECV
  *     at b from a on lane l, with the same blocks;
- *  3. every non-root rank receives every block exactly once, the root none;
- *  4. an untimed execution (SENDs in lane order, released when their blocks
- *     are present) completes: nothing is sent before it is held, and no
- *     cycle of waiting SENDs exists. */
+ *  3. an untimed execution (SENDs in lane order, released when their blocks
+ *     are present) completes: nothing is sent that is never held, and no
+ *     cycle of waiting SENDs exists;
+ *  4. every non-root rank receives every block exactly once, the root none. */
 #include "schedule.h"
 
 #include <stdarg.h>
@@ -183,8 +183,7 @@ static int check_channels(const struct lb_schedule *s, char *err, size_t len)
 }
 
 /* recv_count[r * nblocks + b]: how many RECVs of block b rank r has (saturating). */
-static int check_once(const struct lb_schedule *s, uint8_t *recv_count,
-		      char *err, size_t len)
+static void count_recvs(const struct lb_schedule *s, uint8_t *recv_count)
 {
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		const struct lb_rank_ops *ro = &s->rank[r];
@@ -196,6 +195,14 @@ static int check_once(const struct lb_schedule *s, uint8_t *recv_count,
 			for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
 				cnt[b] += cnt[b] < 255;
 		}
+	}
+}
+
+static int check_once(const struct lb_schedule *s, const uint8_t *recv_count,
+		      char *err, size_t len)
+{
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		const uint8_t *cnt = recv_count + (size_t)r * s->nblocks;
 		for (uint32_t b = 0; b < s->nblocks; b++) {
 			if (r == s->root && cnt[b])
 				return fail(err, len, "rank %u is the root but receives block %u",
@@ -330,9 +337,12 @@ int lb_sched_validate(const struct lb_schedule *s, char *err, size_t len)
 	uint8_t *recv_count = calloc((size_t)s->ranks * s->nblocks, 1);
 	if (!recv_count)
 		return fail(err, len, "out of memory");
-	int rc = check_once(s, recv_count, err, len);
+	/* Execution first: "sends a block it never holds" is more telling
+	 * than the "never receives" the exactly-once check would report. */
+	count_recvs(s, recv_count);
+	int rc = check_execution(s, recv_count, err, len);
 	if (rc == 0)
-		rc = check_execution(s, recv_count, err, len);
+		rc = check_once(s, recv_count, err, len);
 	free(recv_count);
 	return rc;
 }

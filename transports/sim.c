@@ -1,0 +1,263 @@
+/* Discrete-event simulation of a schedule under the alpha-beta model (see
+ * sim.h for the model).  Events are the starts of SENDs, taken in time
+ * order from a heap holding at most one entry per (rank, lane): the lane's
+ * next SEND once its blocks' arrival times are known.  Arrival times are
+ * fixed when a transfer starts, so every later event is at or after the
+ * current one and no event is ever revised. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct event {
+	double at;      /* when the SEND can start */
+	double ready;   /* when it first could have (FCFS at busy receivers) */
+	uint32_t slot;  /* rank * lanes + lane */
+};
+
+struct sim {
+	const struct lb_schedule *s;
+	const struct lb_sim_net *net;
+	double *arrival;    /* [rank * nblocks + block], INFINITY = not yet */
+	double *send_free;  /* [slot] */
+	double *recv_free;  /* [slot] */
+	uint32_t *cursor;   /* [slot]: next op in the lane */
+	uint8_t *waiting;   /* [slot]: head SEND waits for a block */
+	struct event *heap;
+	size_t nheap;
+	struct lb_sim_result *res;
+};
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	if (err && len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int before(const struct event *a, const struct event *b)
+{
+	if (a->at != b->at)
+		return a->at < b->at;
+	if (a->ready != b->ready)
+		return a->ready < b->ready;
+	return a->slot < b->slot;
+}
+
+static void heap_push(struct sim *x, struct event ev)
+{
+	size_t i = x->nheap++;
+	while (i > 0 && before(&ev, &x->heap[(i - 1) / 2])) {
+		x->heap[i] = x->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	x->heap[i] = ev;
+}
+
+static struct event heap_pop(struct sim *x)
+{
+	struct event top = x->heap[0], last = x->heap[--x->nheap];
+	size_t i = 0, n = x->nheap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(&x->heap[c + 1], &x->heap[c]))
+			c++;
+		if (!before(&x->heap[c], &last))
+			break;
+		x->heap[i] = x->heap[c];
+		i = c;
+	}
+	if (n)
+		x->heap[i] = last;
+	return top;
+}
+
+/* The lane's next SEND, skipping RECVs (receives need no action here). */
+static const struct lb_op *head_send(struct sim *x, uint32_t slot)
+{
+	const struct lb_schedule *s = x->s;
+	uint32_t n;
+	const struct lb_op *ops = lb_lane_ops(s, slot / s->lanes, slot % s->lanes, &n);
+	while (x->cursor[slot] < n && ops[x->cursor[slot]].kind != LB_SEND)
+		x->cursor[slot]++;
+	return x->cursor[slot] < n ? &ops[x->cursor[slot]] : NULL;
+}
+
+/* Queues the lane's next SEND if all its blocks have arrival times. */
+static void try_ready(struct sim *x, uint32_t slot)
+{
+	const struct lb_op *op = head_send(x, slot);
+	x->waiting[slot] = 0;
+	if (!op)
+		return;
+	const double *arr = x->arrival + (size_t)(slot / x->s->lanes) * x->s->nblocks;
+	double ready = x->send_free[slot];
+	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++) {
+		if (isinf(arr[b])) {
+			x->waiting[slot] = 1;
+			return;
+		}
+		ready = fmax(ready, arr[b]);
+	}
+	heap_push(x, (struct event){ ready, ready, slot });
+}
+
+static uint32_t site(const struct sim *x, uint32_t r)
+{
+	return lb_site_of(x->s->ranks, x->net->sites, r);
+}
+
+/* alpha + n / B for one transfer: the slower end sets the pace. */
+static double transfer_time(const struct sim *x, uint32_t src, uint32_t dst,
+			    uint32_t lane, uint64_t bytes)
+{
+	const struct lb_sim_net *net = x->net;
+	size_t i = (size_t)src * x->s->lanes + lane, j = (size_t)dst * x->s->lanes + lane;
+	double alpha = net->alpha, bw = net->lane_bw;
+	if (net->rank_alpha)
+		alpha = fmax(net->rank_alpha[i], net->rank_alpha[j]);
+	if (net->rank_bw)
+		bw = fmin(net->rank_bw[i], net->rank_bw[j]);
+	if (net->sites > 1 && site(x, src) != site(x, dst)) {
+		alpha = net->wan_alpha;
+		if (net->wan_bw > 0)
+			bw = fmin(bw, net->wan_bw);
+	}
+	return alpha + (double)bytes / bw;
+}
+
+/* Starts the SEND of ev (receiver free) and releases what it unblocks. */
+static void start_send(struct sim *x, const struct event *ev)
+{
+	const struct lb_schedule *s = x->s;
+	uint32_t src = ev->slot / s->lanes, lane = ev->slot % s->lanes;
+	const struct lb_op *op = head_send(x, ev->slot);
+	uint32_t dslot = op->peer * s->lanes + lane;
+	uint64_t bytes = lb_range_bytes(s, op->first_block, op->nblocks);
+	double end = ev->at + transfer_time(x, src, op->peer, lane, bytes);
+	double *arr = x->arrival + (size_t)op->peer * s->nblocks;
+	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
+		arr[b] = fmin(arr[b], end);
+	x->send_free[ev->slot] = end;
+	x->recv_free[dslot] = end;
+	x->res->transfers++;
+	x->res->bytes_moved += bytes;
+	x->cursor[ev->slot]++;
+	try_ready(x, ev->slot);
+	for (uint32_t l = 0; l < s->lanes; l++)
+		if (x->waiting[op->peer * s->lanes + l])
+			try_ready(x, op->peer * s->lanes + l);
+}
+
+static void run_events(struct sim *x)
+{
+	while (x->nheap) {
+		struct event ev = heap_pop(x);
+		const struct lb_op *op = head_send(x, ev.slot);
+		uint32_t dslot = op->peer * x->s->lanes + ev.slot % x->s->lanes;
+		if (x->recv_free[dslot] > ev.at) {
+			ev.at = x->recv_free[dslot]; /* receiver busy: wait */
+			heap_push(x, ev);
+			continue;
+		}
+		start_send(x, &ev);
+	}
+}
+
+/* Completion times, or the first lane that never finished. */
+static int collect(struct sim *x, char *err, size_t len)
+{
+	const struct lb_schedule *s = x->s;
+	for (uint32_t slot = 0; slot < s->ranks * s->lanes; slot++) {
+		const struct lb_op *op = head_send(x, slot);
+		if (op)
+			return fail(err, len, "simulation stuck: rank %u lane %u cannot send blocks [%u,%u) to rank %u (schedule not valid?)",
+				    slot / s->lanes, slot % s->lanes, op->first_block,
+				    op->first_block + op->nblocks, op->peer);
+	}
+	x->res->seconds = 0;
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		const double *arr = x->arrival + (size_t)r * s->nblocks;
+		double done = 0;
+		for (uint32_t b = 0; b < s->nblocks; b++)
+			done = fmax(done, arr[b]);
+		if (isinf(done))
+			return fail(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
+		if (x->res->rank_done)
+			x->res->rank_done[r] = done;
+		x->res->seconds = fmax(x->res->seconds, done);
+	}
+	return 0;
+}
+
+static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
+		     char *err, size_t len)
+{
+	if (!(net->alpha >= 0) || !isfinite(net->alpha))
+		return fail(err, len, "sim: bad alpha %g s (need >= 0)", net->alpha);
+	if (!(net->lane_bw > 0) || !isfinite(net->lane_bw))
+		return fail(err, len, "sim: bad lane bandwidth %g B/s (need > 0)", net->lane_bw);
+	if (net->sites > s->ranks)
+		return fail(err, len, "sim: %u sites for %u ranks", net->sites, s->ranks);
+	if (net->sites > 1 && (!(net->wan_alpha >= 0) || net->wan_bw < 0))
+		return fail(err, len, "sim: bad WAN alpha %g s or bandwidth %g B/s",
+			    net->wan_alpha, net->wan_bw);
+	for (size_t i = 0; i < (size_t)s->ranks * s->lanes; i++)
+		if ((net->rank_alpha && !(net->rank_alpha[i] >= 0)) ||
+		    (net->rank_bw && !(net->rank_bw[i] > 0)))
+			return fail(err, len, "sim: bad alpha or bandwidth for rank %zu lane %zu",
+				    i / s->lanes, i % s->lanes);
+	return 0;
+}
+
+int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
+	       struct lb_sim_result *res, char *err, size_t errlen)
+{
+	if (!s->finalized)
+		return fail(err, errlen, "sim: schedule not finalized");
+	if (check_net(s, net, err, errlen))
+		return -1;
+	size_t slots = (size_t)s->ranks * s->lanes, cells = (size_t)s->ranks * s->nblocks;
+	struct sim x = {
+		.s = s, .net = net, .res = res,
+		.arrival = malloc(cells * sizeof(double)),
+		.send_free = calloc(slots, sizeof(double)),
+		.recv_free = calloc(slots, sizeof(double)),
+		.cursor = calloc(slots, sizeof(uint32_t)),
+		.waiting = calloc(slots, 1),
+		.heap = malloc(slots * sizeof(struct event)),
+	};
+	int rc = -1;
+	res->transfers = res->bytes_moved = 0;
+	if (!x.arrival || !x.send_free || !x.recv_free || !x.cursor ||
+	    !x.waiting || !x.heap) {
+		fail(err, errlen, "sim: out of memory for %u ranks x %u blocks",
+		     s->ranks, s->nblocks);
+		goto out;
+	}
+	for (size_t i = 0; i < cells; i++)
+		x.arrival[i] = i / s->nblocks == s->root ? 0 : INFINITY;
+	for (uint32_t slot = 0; slot < slots; slot++)
+		try_ready(&x, slot);
+	run_events(&x);
+	rc = collect(&x, err, errlen);
+out:
+	free(x.arrival);
+	free(x.send_free);
+	free(x.recv_free);
+	free(x.cursor);
+	free(x.waiting);
+	free(x.heap);
+	return rc;
+}
