@@ -128,3 +128,20 @@ size_t lb_sched_op_count(const struct lb_schedule *s)
 		n += s->rank[r].count;
 	return n;
 }
+
+int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
+			uint32_t *peers)
+{
+	uint8_t *seen = calloc(s->ranks, 1);
+	uint32_t n, count = 0;
+	if (!seen)
+		return -1;
+	const struct lb_op *ops = lb_lane_ops(s, r, lane, &n);
+	for (uint32_t i = 0; i < n; i++)
+		seen[ops[i].peer] = 1;
+	for (uint32_t p = 0; p < s->ranks; p++)
+		if (seen[p])
+			peers[count++] = p;
+	free(seen);
+	return (int)count;
+}

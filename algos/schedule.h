@@ -115,6 +115,11 @@ static inline const struct lb_op *lb_lane_ops(const struct lb_schedule *s,
 
 size_t lb_sched_op_count(const struct lb_schedule *s);
 
+/* The distinct peers rank r exchanges data with on `lane`, ascending, into
+ * peers[] (room for ranks entries).  Returns the count, or -1 (no memory). */
+int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
+			uint32_t *peers);
+
 /* Validate: every non-root rank receives every block exactly once and the
  * root none; every SEND has its RECV on the same channel, in order; a SEND
  * only uses blocks its rank holds by then; no deadlock.  Returns 0 when

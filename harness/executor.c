@@ -1,0 +1,342 @@
+/* Executor: persistent lane threads; the main thread starts an iteration
+ * by bumping a generation counter and waits until every lane is done. */
+#include "executor.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define COMP_BATCH 64
+
+struct lane_ctx {
+	struct lb_exec *x;
+	uint32_t lane;
+	pthread_t thread;
+	int started;
+	uint8_t *op_done; /* per op of the lane: completed this iteration */
+	char err[256];
+	int failed;
+};
+
+struct lb_exec {
+	struct lb_exec_cfg cfg;
+	_Atomic uint8_t *present;  /* per block */
+	struct lane_ctx *lanes;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_uint generation;    /* bumped to start an iteration */
+	atomic_uint done;          /* lanes finished this iteration */
+	atomic_int abort;          /* a lane failed: the others stop */
+	atomic_int quit;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int lane_fail(struct lane_ctx *lc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int lane_fail(struct lane_ctx *lc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(lc->err, sizeof(lc->err), fmt, ap);
+	va_end(ap);
+	lc->failed = 1;
+	atomic_store(&lc->x->abort, 1);
+	return -1;
+}
+
+static void idle(const struct lb_exec *x, uint32_t lane, double max_wait)
+{
+	switch (x->cfg.idle) {
+	case LB_IDLE_SPIN:
+		break;
+	case LB_IDLE_YIELD:
+		sched_yield();
+		break;
+	case LB_IDLE_SLEEP:
+		if (x->cfg.tp_ops->wait) {
+			x->cfg.tp_ops->wait(x->cfg.tp, lane, max_wait);
+		} else {
+			struct timespec ts = { 0, 50000 };
+			nanosleep(&ts, NULL);
+		}
+		break;
+	}
+}
+
+static int blocks_present(const struct lb_exec *x, const struct lb_op *op)
+{
+	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
+		if (!atomic_load_explicit(&x->present[b], memory_order_acquire))
+			return 0;
+	return 1;
+}
+
+static void mark_present(struct lb_exec *x, const struct lb_op *op)
+{
+	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
+		atomic_store_explicit(&x->present[b], 1, memory_order_release);
+}
+
+/* Posts (a transfer of) op i; 1 when the transport's queue is full. */
+static int post(struct lane_ctx *lc, const struct lb_op *op, uint32_t i)
+{
+	const struct lb_exec *x = lc->x;
+	const struct lb_schedule *s = x->cfg.sched;
+	uint64_t off = lb_block_offset(s, op->first_block);
+	uint64_t len = lb_range_bytes(s, op->first_block, op->nblocks);
+	int rc = op->kind == LB_SEND
+		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i)
+		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i);
+	if (rc < 0)
+		return lane_fail(lc, "lane %u: %s to rank %u of bytes [%llu,+%llu) refused by the transport",
+				 lc->lane, op->kind == LB_SEND ? "send" : "receive", op->peer,
+				 (unsigned long long)off, (unsigned long long)len);
+	return rc;
+}
+
+/* Names what the lane still waits for when time runs out. */
+static int lane_timeout(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!lc->op_done[i])
+			return lane_fail(lc, "lane %u: no completion within %.0f s: still %s blocks [%u,%u) %s rank %u",
+					 lc->lane, lc->x->cfg.timeout,
+					 ops[i].kind == LB_SEND ? "sending" : "receiving",
+					 ops[i].first_block, ops[i].first_block + ops[i].nblocks,
+					 ops[i].kind == LB_SEND ? "to" : "from", ops[i].peer);
+	return lane_fail(lc, "lane %u: timeout", lc->lane);
+}
+
+struct cursor {
+	uint32_t next_recv, next_send, left;
+};
+
+/* Posts receives not yet posted and sends whose blocks are present, in
+ * lane order.  Returns how many it posted, or -1. */
+static int post_ready(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n,
+		      struct cursor *cur, int *blocked)
+{
+	int posted = 0, rc;
+	for (; cur->next_recv < n; cur->next_recv++) {
+		if (ops[cur->next_recv].kind != LB_RECV)
+			continue;
+		if ((rc = post(lc, &ops[cur->next_recv], cur->next_recv)) != 0)
+			return rc < 0 ? -1 : posted;
+		posted++;
+	}
+	*blocked = 0;
+	for (; cur->next_send < n; cur->next_send++) {
+		const struct lb_op *op = &ops[cur->next_send];
+		if (op->kind != LB_SEND)
+			continue;
+		if (!blocks_present(lc->x, op)) {
+			*blocked = 1;
+			break;
+		}
+		if ((rc = post(lc, op, cur->next_send)) != 0)
+			return rc < 0 ? -1 : posted;
+		posted++;
+	}
+	return posted;
+}
+
+static int complete(struct lane_ctx *lc, const struct lb_op *ops, struct cursor *cur,
+		    int *progressed)
+{
+	const struct lb_exec *x = lc->x;
+	struct lb_completion comp[COMP_BATCH];
+	char why[sizeof(lc->err) - 16];
+	int k = x->cfg.tp_ops->poll(x->cfg.tp, lc->lane, comp, COMP_BATCH, why, sizeof(why));
+	if (k < 0)
+		return lane_fail(lc, "%s", why);
+	for (int i = 0; i < k; i++) {
+		if (comp[i].kind == LB_COMP_RECV)
+			mark_present(lc->x, &ops[comp[i].id]);
+		lc->op_done[comp[i].id] = 1;
+		cur->left--;
+	}
+	*progressed |= k > 0;
+	return 0;
+}
+
+static int run_lane(struct lane_ctx *lc)
+{
+	struct lb_exec *x = lc->x;
+	uint32_t n;
+	const struct lb_op *ops = lb_lane_ops(x->cfg.sched, x->cfg.rank, lc->lane, &n);
+	struct cursor cur = { 0, 0, n };
+	double deadline = now() + x->cfg.timeout;
+	memset(lc->op_done, 0, n);
+	while (cur.left > 0) {
+		int blocked, posted = post_ready(lc, ops, n, &cur, &blocked);
+		int progressed = posted > 0;
+		if (posted < 0 || complete(lc, ops, &cur, &progressed))
+			return -1;
+		if (atomic_load(&x->abort))
+			return -1;
+		if (progressed)
+			continue;
+		if (now() > deadline)
+			return lane_timeout(lc, ops, n);
+		/* Blocked on another lane's block: only a short nap. */
+		idle(x, lc->lane, blocked ? 100e-6 : 10e-3);
+	}
+	return 0;
+}
+
+/* Waits for the next generation (or quit) under the idle policy. */
+static int wait_start(struct lb_exec *x, unsigned seen)
+{
+	if (x->cfg.idle == LB_IDLE_SLEEP) {
+		pthread_mutex_lock(&x->mu);
+		while (atomic_load(&x->generation) == seen && !atomic_load(&x->quit))
+			pthread_cond_wait(&x->cv, &x->mu);
+		pthread_mutex_unlock(&x->mu);
+	}
+	while (atomic_load(&x->generation) == seen && !atomic_load(&x->quit))
+		if (x->cfg.idle == LB_IDLE_YIELD)
+			sched_yield();
+	return !atomic_load(&x->quit);
+}
+
+static void signal_done(struct lb_exec *x)
+{
+	pthread_mutex_lock(&x->mu);
+	atomic_fetch_add(&x->done, 1);
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+}
+
+static void *lane_main(void *arg)
+{
+	struct lane_ctx *lc = arg;
+	struct lb_exec *x = lc->x;
+	unsigned seen = 0;
+	if (x->cfg.pin)
+		x->cfg.pin(lc->lane, x->cfg.pin_arg);
+	while (wait_start(x, seen)) {
+		seen = atomic_load(&x->generation);
+		if (!lc->failed)
+			run_lane(lc);
+		signal_done(x);
+	}
+	return NULL;
+}
+
+static int start_threads(struct lb_exec *x, char *err, size_t len)
+{
+	for (uint32_t l = 0; l < x->cfg.sched->lanes; l++) {
+		struct lane_ctx *lc = &x->lanes[l];
+		uint32_t n;
+		lb_lane_ops(x->cfg.sched, x->cfg.rank, l, &n);
+		lc->x = x;
+		lc->lane = l;
+		lc->op_done = calloc(n + 1, 1);
+		if (!lc->op_done) {
+			snprintf(err, len, "executor: out of memory");
+			return -1;
+		}
+		int e = pthread_create(&lc->thread, NULL, lane_main, lc);
+		if (e) {
+			snprintf(err, len, "executor: cannot start lane %u thread: %s", l, strerror(e));
+			return -1;
+		}
+		lc->started = 1;
+	}
+	return 0;
+}
+
+int lb_exec_new(const struct lb_exec_cfg *cfg, struct lb_exec **out, char *err,
+		size_t len)
+{
+	struct lb_exec *x = calloc(1, sizeof(*x));
+	*out = x;
+	if (!x) {
+		snprintf(err, len, "executor: out of memory");
+		return -1;
+	}
+	x->cfg = *cfg;
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_cond_init(&x->cv, NULL);
+	x->present = calloc(cfg->sched->nblocks, sizeof(*x->present));
+	x->lanes = calloc(cfg->sched->lanes, sizeof(*x->lanes));
+	if (!x->present || !x->lanes) {
+		snprintf(err, len, "executor: out of memory");
+		return -1;
+	}
+	return start_threads(x, err, len);
+}
+
+/* Resets the presence map: the root holds every block, others none. */
+static void reset(struct lb_exec *x)
+{
+	uint8_t v = x->cfg.rank == x->cfg.sched->root;
+	for (uint32_t b = 0; b < x->cfg.sched->nblocks; b++)
+		atomic_store_explicit(&x->present[b], v, memory_order_relaxed);
+	atomic_store(&x->done, 0);
+}
+
+static void wait_lanes(struct lb_exec *x)
+{
+	uint32_t lanes = x->cfg.sched->lanes;
+	if (x->cfg.idle == LB_IDLE_SLEEP) {
+		pthread_mutex_lock(&x->mu);
+		while (atomic_load(&x->done) < lanes)
+			pthread_cond_wait(&x->cv, &x->mu);
+		pthread_mutex_unlock(&x->mu);
+	}
+	while (atomic_load(&x->done) < lanes)
+		if (x->cfg.idle == LB_IDLE_YIELD)
+			sched_yield();
+}
+
+int lb_exec_iteration(struct lb_exec *x, double *seconds, char *err, size_t len)
+{
+	reset(x);
+	atomic_thread_fence(memory_order_seq_cst);
+	double t0 = now();
+	pthread_mutex_lock(&x->mu);
+	atomic_fetch_add(&x->generation, 1);
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	wait_lanes(x);
+	*seconds = now() - t0;
+	for (uint32_t l = 0; l < x->cfg.sched->lanes; l++)
+		if (x->lanes[l].failed) {
+			snprintf(err, len, "rank %u %s", x->cfg.rank, x->lanes[l].err);
+			return -1;
+		}
+	return 0;
+}
+
+void lb_exec_free(struct lb_exec *x)
+{
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->mu);
+	atomic_store(&x->quit, 1);
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	for (uint32_t l = 0; x->lanes && l < x->cfg.sched->lanes; l++) {
+		if (x->lanes[l].started)
+			pthread_join(x->lanes[l].thread, NULL);
+		free(x->lanes[l].op_done);
+	}
+	pthread_mutex_destroy(&x->mu);
+	pthread_cond_destroy(&x->cv);
+	free(x->lanes);
+	free((void *)x->present);
+	free(x);
+}

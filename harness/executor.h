@@ -1,0 +1,47 @@
+/* The executor: runs this rank's part of a schedule on a transport, one
+ * progress thread per lane.  Sends and receives of a lane proceed
+ * independently; a shared presence map (one flag per block) releases a
+ * SEND as soon as its blocks arrived on any lane. */
+#ifndef LB_EXECUTOR_H
+#define LB_EXECUTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algos/schedule.h"
+#include "transports/transport.h"
+
+/* What a lane thread does when there is nothing to do: spin (lowest
+ * latency, one core per lane), yield the core, or sleep in the transport
+ * (or briefly) -- the only sane choice with more threads than cores. */
+enum lb_idle { LB_IDLE_SPIN, LB_IDLE_YIELD, LB_IDLE_SLEEP };
+
+struct lb_exec_cfg {
+	const struct lb_schedule *sched;
+	uint32_t rank;
+	const struct lb_transport *tp_ops;
+	struct lb_tp *tp;
+	uint8_t *buf;        /* the registered message buffer, sched->bytes */
+	enum lb_idle idle;
+	double timeout;      /* seconds an iteration may take */
+	/* Optional: called first in each lane thread, to pin it. */
+	void (*pin)(uint32_t lane, void *arg);
+	void *pin_arg;
+};
+
+struct lb_exec;
+
+/* Starts the lane threads. */
+int lb_exec_new(const struct lb_exec_cfg *cfg, struct lb_exec **out,
+		char *err, size_t errlen);
+
+/* One broadcast of the schedule; *seconds is this rank's elapsed time
+ * from the start to its last completion.  On failure the reason names the
+ * lane and the peer. */
+int lb_exec_iteration(struct lb_exec *x, double *seconds, char *err,
+		      size_t errlen);
+
+/* Stops and joins the lane threads. */
+void lb_exec_free(struct lb_exec *x);
+
+#endif

@@ -1,0 +1,175 @@
+/* Executor + TCP transport end to end on loopback, each rank a thread of
+ * this process (addresses exchanged in memory): every algorithm, several
+ * sizes, slices, lanes and roots; every rank's bytes checked against the
+ * iteration's pattern.  A second part shows a dead peer is reported. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "algos/algos.h"
+#include "check.h"
+#include "harness/executor.h"
+#include "harness/pattern.h"
+#include "transports/transport.h"
+
+#define MAX_RANKS 9
+#define ITERS 3
+
+struct job {
+	const struct lb_schedule *s;
+	uint8_t *addrs;            /* [rank * lanes + lane] blobs */
+	pthread_barrier_t barrier;
+	enum lb_idle idle;
+	int kill_rank;             /* >= 0: this rank closes after setup */
+	char err[MAX_RANKS][256];
+	int rc[MAX_RANKS];
+};
+
+struct rank_arg {
+	struct job *job;
+	uint32_t rank;
+};
+
+static const char *const LOOPBACK[] = { "127.0.0.1", "127.0.0.1", "127.0.0.1" };
+
+static int connect_rank(struct job *j, uint32_t r, struct lb_tp **tp, char *err, size_t len)
+{
+	const struct lb_schedule *s = j->s;
+	struct lb_tp_cfg cfg = { .rank = r, .size = s->ranks, .lanes = s->lanes,
+				 .lane_names = LOOPBACK, .token = "test-token", .timeout = 10 };
+	uint32_t peers[MAX_RANKS][MAX_RANKS], npeers[3];
+	const uint32_t *pp[3] = { peers[0], peers[1], peers[2] };
+	int rc = lb_transport_tcp.open(&cfg, tp, err, len);
+	for (uint32_t l = 0; rc == 0 && l < s->lanes; l++) {
+		lb_transport_tcp.local_address(*tp, l, j->addrs + ((size_t)r * s->lanes + l) * LB_TP_ADDR_MAX);
+		npeers[l] = (uint32_t)lb_sched_lane_peers(s, r, l, peers[l]);
+	}
+	pthread_barrier_wait(&j->barrier); /* every address published */
+	struct lb_tp_peers p = { pp, npeers };
+	if (rc == 0)
+		rc = lb_transport_tcp.connect(*tp, j->addrs, &p, err, len);
+	return rc;
+}
+
+static int iterate(struct job *j, uint32_t r, struct lb_tp *tp, uint8_t *buf,
+		   char *err, size_t len)
+{
+	const struct lb_schedule *s = j->s;
+	struct lb_exec_cfg xc = { .sched = s, .rank = r, .tp_ops = &lb_transport_tcp, .tp = tp,
+				  .buf = buf, .idle = j->idle, .timeout = 20 };
+	struct lb_exec *x = NULL;
+	int rc = lb_exec_new(&xc, &x, err, len);
+	for (uint32_t it = 0; rc == 0 && it < ITERS; it++) {
+		if (r == s->root)
+			lb_pattern_fill(buf, s->bytes, it);
+		else
+			memset(buf, 0xee, s->bytes);
+		pthread_barrier_wait(&j->barrier);
+		double secs;
+		uint64_t bad;
+		rc = lb_exec_iteration(x, &secs, err, len);
+		if (rc == 0 && lb_pattern_check(buf, s->bytes, it, &bad))
+			rc = -1, snprintf(err, len, "rank %u: wrong byte at offset %llu in iteration %u",
+					  r, (unsigned long long)bad, it);
+		pthread_barrier_wait(&j->barrier);
+	}
+	lb_exec_free(x);
+	return rc;
+}
+
+static void *rank_main(void *arg)
+{
+	struct rank_arg *a = arg;
+	struct job *j = a->job;
+	uint32_t r = a->rank;
+	struct lb_tp *tp = NULL;
+	uint8_t *buf = malloc(j->s->bytes);
+	char *err = j->err[r];
+	int rc = connect_rank(j, r, &tp, err, 256);
+	if (rc == 0)
+		rc = lb_transport_tcp.register_buffer(tp, buf, j->s->bytes, err, 256);
+	if (j->kill_rank == (int)r) {
+		lb_transport_tcp.close(tp); /* a rank that dies after setup */
+		tp = NULL;
+		pthread_barrier_wait(&j->barrier);
+	} else if (j->kill_rank >= 0) {
+		struct lb_exec_cfg xc = { .sched = j->s, .rank = r, .tp_ops = &lb_transport_tcp,
+					  .tp = tp, .buf = buf, .idle = j->idle, .timeout = 5 };
+		struct lb_exec *x = NULL;
+		double secs;
+		pthread_barrier_wait(&j->barrier);
+		if (r == j->s->root)
+			lb_pattern_fill(buf, j->s->bytes, 0);
+		rc = lb_exec_new(&xc, &x, err, 256) || lb_exec_iteration(x, &secs, err, 256);
+		lb_exec_free(x);
+	} else if (rc == 0) {
+		rc = iterate(j, r, tp, buf, err, 256);
+	}
+	lb_transport_tcp.close(tp);
+	free(buf);
+	j->rc[r] = rc;
+	return NULL;
+}
+
+static void run_job(struct job *j)
+{
+	uint32_t p = j->s->ranks;
+	pthread_t th[MAX_RANKS];
+	struct rank_arg args[MAX_RANKS];
+	j->addrs = calloc((size_t)p * j->s->lanes, LB_TP_ADDR_MAX);
+	pthread_barrier_init(&j->barrier, NULL, p);
+	for (uint32_t r = 0; r < p; r++) {
+		args[r] = (struct rank_arg){ j, r };
+		pthread_create(&th[r], NULL, rank_main, &args[r]);
+	}
+	for (uint32_t r = 0; r < p; r++)
+		pthread_join(th[r], NULL);
+	pthread_barrier_destroy(&j->barrier);
+	free(j->addrs);
+}
+
+static void broadcast_case(const char *algo, uint32_t p, uint32_t root, uint32_t k,
+			   uint64_t bytes, uint64_t slice, enum lb_idle idle)
+{
+	char err[256];
+	struct lb_algo_params prm = { .ranks = p, .root = root, .lanes = k, .bytes = bytes,
+				      .slice_bytes = slice };
+	struct lb_schedule *s = lb_algo_build(lb_algo_find(algo), &prm, err, sizeof(err));
+	CHECK(s != NULL, "%s: %s", algo, err);
+	if (!s)
+		return;
+	struct job j = { .s = s, .idle = idle, .kill_rank = -1 };
+	run_job(&j);
+	for (uint32_t r = 0; r < p; r++)
+		CHECK(j.rc[r] == 0, "%s p=%u root=%u k=%u M=%llu slice=%llu rank %u: %s", algo, p,
+		      root, k, (unsigned long long)bytes, (unsigned long long)slice, r, j.err[r]);
+	lb_sched_free(s);
+}
+
+/* A rank that disappears: the ranks sending to it or waiting for it fail
+ * naming it; nobody hangs. */
+static void dead_peer(void)
+{
+	char err[256];
+	struct lb_algo_params prm = { .ranks = 4, .lanes = 2, .bytes = 1 << 20, .slice_bytes = 64 << 10 };
+	struct lb_schedule *s = lb_algo_build(lb_algo_find("chain"), &prm, err, sizeof(err));
+	struct job j = { .s = s, .idle = LB_IDLE_SLEEP, .kill_rank = 2 };
+	run_job(&j);
+	CHECK(j.rc[1] != 0 && strstr(j.err[1], "rank 2"), "rank 1 should name rank 2: '%s'", j.err[1]);
+	CHECK(j.rc[3] != 0 && strstr(j.err[3], "rank 2"), "rank 3 should name rank 2: '%s'", j.err[3]);
+	printf("dead peer: rank 1: %s\n           rank 3: %s\n", j.err[1], j.err[3]);
+	lb_sched_free(s);
+}
+
+int main(void)
+{
+	for (size_t a = 0; a < lb_nalgos; a++) {
+		const char *name = lb_algos[a].name;
+		broadcast_case(name, 1, 0, 2, 4096, 1024, LB_IDLE_SLEEP);
+		broadcast_case(name, 2, 1, 1, 100000, 8192, LB_IDLE_SLEEP);
+		broadcast_case(name, 7, 3, 2, (1 << 20) + 13, 64 << 10, LB_IDLE_SLEEP);
+		broadcast_case(name, 8, 0, 3, 3 << 20, 256 << 10, LB_IDLE_YIELD);
+		broadcast_case(name, 9, 8, 2, 777, 100, LB_IDLE_SLEEP);
+	}
+	dead_peer();
+	return check_status("exec-tcp");
+}

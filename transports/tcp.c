@@ -1,0 +1,700 @@
+/* tcp: the kernel baseline.  One TCP connection per (peer, lane), its
+ * source bound to the lane's address (and to the lane's interface with
+ * SO_BINDTODEVICE when allowed) so traffic leaves through that NIC.
+ *
+ * Wire format on a data connection: a 24-byte frame header {magic, pad,
+ * offset, length} (big-endian) before each message; the receiver knows
+ * which message comes next on the channel (the schedule says so) and checks
+ * the header against it, then reads the bytes straight into the buffer at
+ * their offset.  A connection starts with a hello {magic, lane, rank,
+ * token}; the acceptor refuses wrong tokens, unknown ranks and duplicates. */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport.h"
+
+#define FRAME_MAGIC 0x4c425444u /* "LBTD" */
+#define HELLO_MAGIC 0x4c424843u /* "LBHC" */
+#define TOKEN_MAX 128
+
+struct tcp_addr {
+	uint32_t ip; /* network order */
+	uint16_t port;
+	char ifname[IF_NAMESIZE];
+};
+
+struct frame {
+	uint32_t magic;
+	uint32_t pad;
+	uint64_t offset;
+	uint64_t len;
+};
+
+struct hello {
+	uint32_t magic, lane, rank;
+	char token[TOKEN_MAX];
+};
+
+struct xfer {
+	uint64_t off, len;
+	uint64_t done; /* header + data bytes moved */
+	uint32_t id;
+};
+
+struct queue {
+	struct xfer *q;
+	uint32_t head, count, cap;
+};
+
+struct conn {
+	int fd;
+	uint32_t peer;
+	struct queue sendq, recvq;
+	struct frame shdr, rhdr; /* header of the head message, wire order */
+};
+
+struct lane {
+	const char *name;
+	struct tcp_addr addr;
+	int listen_fd;
+	struct conn *conns;
+	uint32_t nconns;
+	int32_t *conn_of; /* [size]: index into conns, or -1 */
+	struct pollfd *pfds;
+};
+
+struct lb_tp {
+	struct lb_tp_cfg cfg;
+	char token[TOKEN_MAX];
+	uint8_t *buf;
+	size_t buflen;
+	struct lane *lanes;
+};
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	if (err && len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- lane addresses -------------------------------------------------- */
+
+/* A lane is an interface name (its first IPv4 address) or an IPv4 address
+ * (its interface, when one has it). */
+static int resolve_lane(const char *name, struct tcp_addr *a, char *err, size_t len)
+{
+	struct in_addr ip;
+	int by_ip = inet_pton(AF_INET, name, &ip) == 1;
+	struct ifaddrs *ifs, *i;
+	if (getifaddrs(&ifs) != 0)
+		return fail(err, len, "tcp: getifaddrs: %s", strerror(errno));
+	memset(a, 0, sizeof(*a));
+	for (i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		struct in_addr mine = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+		if (by_ip ? mine.s_addr == ip.s_addr : strcmp(i->ifa_name, name) == 0) {
+			a->ip = mine.s_addr;
+			snprintf(a->ifname, sizeof(a->ifname), "%s", i->ifa_name);
+			break;
+		}
+	}
+	freeifaddrs(ifs);
+	if (!a->ip)
+		return fail(err, len, "tcp: lane '%s': no %s", name,
+			    by_ip ? "local interface has this IPv4 address"
+				  : "interface of that name with an IPv4 address");
+	return 0;
+}
+
+static int listen_on(struct lane *l, char *err, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = l->addr.ip };
+	socklen_t slen = sizeof(sa);
+	int one = 1;
+	l->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (l->listen_fd < 0 ||
+	    setsockopt(l->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(l->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(l->listen_fd, 256) ||
+	    getsockname(l->listen_fd, (struct sockaddr *)&sa, &slen))
+		return fail(err, len, "tcp: lane '%s': cannot listen on %s: %s", l->name,
+			    inet_ntoa(sa.sin_addr), strerror(errno));
+	l->addr.port = sa.sin_port;
+	return 0;
+}
+
+static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
+		    size_t len)
+{
+	struct lb_tp *tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return fail(err, len, "tcp: out of memory");
+	tp->cfg = *cfg;
+	snprintf(tp->token, sizeof(tp->token), "%s", cfg->token ? cfg->token : "");
+	tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes));
+	*out = tp;
+	if (!tp->lanes)
+		return fail(err, len, "tcp: out of memory");
+	for (uint32_t i = 0; i < cfg->lanes; i++)
+		tp->lanes[i].listen_fd = -1;
+	for (uint32_t i = 0; i < cfg->lanes; i++) {
+		struct lane *l = &tp->lanes[i];
+		l->name = cfg->lane_names[i];
+		l->conn_of = malloc(cfg->size * sizeof(*l->conn_of));
+		if (!l->conn_of)
+			return fail(err, len, "tcp: out of memory");
+		memset(l->conn_of, 0xff, cfg->size * sizeof(*l->conn_of));
+		if (resolve_lane(l->name, &l->addr, err, len) || listen_on(l, err, len))
+			return -1;
+	}
+	return 0;
+}
+
+static int tcp_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
+{
+	memcpy(addr, &tp->lanes[lane].addr, sizeof(struct tcp_addr));
+	return 0;
+}
+
+/* ---- connection setup ------------------------------------------------ */
+
+/* Pending connections of the setup phase, across all lanes. */
+struct pending {
+	int fd;
+	uint32_t lane, peer; /* peer: UINT32_MAX for accepted, not yet known */
+	int connecting;      /* we connect (to a higher rank) */
+	double retry_at;     /* after ECONNREFUSED */
+};
+
+static void set_conn_opts(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int add_conn(struct lane *l, int fd, uint32_t peer)
+{
+	struct conn *c = &l->conns[l->nconns];
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->peer = peer;
+	l->conn_of[peer] = (int32_t)l->nconns++;
+	set_conn_opts(fd);
+	return 0;
+}
+
+/* Starts a non-blocking connect from the lane's address to the peer's. */
+static int start_connect(struct lb_tp *tp, struct pending *pd,
+			 const struct tcp_addr *to)
+{
+	const struct lane *l = &tp->lanes[pd->lane];
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = l->addr.ip };
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_addr.s_addr = to->ip,
+				   .sin_port = to->port };
+	pd->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (pd->fd < 0)
+		return -1;
+	/* Pin to the interface when we may (root); the source address alone
+	 * already selects the lane's subnet on a multi-rail host. */
+	if (l->addr.ifname[0])
+		(void)setsockopt(pd->fd, SOL_SOCKET, SO_BINDTODEVICE, l->addr.ifname,
+				 (socklen_t)strlen(l->addr.ifname));
+	if (bind(pd->fd, (struct sockaddr *)&src, sizeof(src)))
+		return -1;
+	if (connect(pd->fd, (struct sockaddr *)&dst, sizeof(dst)) && errno != EINPROGRESS)
+		return -1;
+	pd->connecting = 1;
+	return 0;
+}
+
+/* Blocking-with-deadline write or read of exactly n bytes. */
+static int io_all(int fd, void *p, size_t n, int writing, double deadline)
+{
+	uint8_t *b = p;
+	while (n) {
+		ssize_t k = writing ? send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT)
+				    : recv(fd, b, n, MSG_DONTWAIT);
+		if (k > 0) {
+			b += k;
+			n -= (size_t)k;
+			continue;
+		}
+		if (k == 0 || (errno != EAGAIN && errno != EINTR))
+			return -1;
+		struct pollfd pf = { fd, writing ? POLLOUT : POLLIN, 0 };
+		int ms = (int)((deadline - now()) * 1000);
+		if (ms <= 0 || poll(&pf, 1, ms) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Connected: present ourselves.  Refusal shows up later as EOF. */
+static int send_hello(struct lb_tp *tp, struct pending *pd)
+{
+	struct hello h = { htonl(HELLO_MAGIC), htonl(pd->lane), htonl(tp->cfg.rank), { 0 } };
+	int soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	getsockopt(pd->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+	if (soerr) {
+		errno = soerr;
+		return -1;
+	}
+	memcpy(h.token, tp->token, sizeof(h.token));
+	return io_all(pd->fd, &h, sizeof(h), 1, now() + 2);
+}
+
+/* Accepted: the hello must carry our token, this lane, and a rank that
+ * this lane expects and has not seen yet; anything else is refused. */
+static int check_hello(struct lb_tp *tp, int fd, uint32_t lane,
+		       const uint8_t *expect, char *why, size_t wlen)
+{
+	struct hello h;
+	if (io_all(fd, &h, sizeof(h), 0, now() + 2))
+		return fail(why, wlen, "no hello");
+	uint32_t rank = ntohl(h.rank);
+	if (ntohl(h.magic) != HELLO_MAGIC)
+		return fail(why, wlen, "not a lanebench connection");
+	if (memcmp(h.token, tp->token, sizeof(h.token)) != 0)
+		return fail(why, wlen, "wrong job token");
+	if (ntohl(h.lane) != lane || rank >= tp->cfg.size || !expect[rank] ||
+	    tp->lanes[lane].conn_of[rank] >= 0)
+		return fail(why, wlen, "unexpected rank %u on lane %u", rank, lane);
+	return (int)rank;
+}
+
+static void accept_new(struct lb_tp *tp, uint32_t lane, const uint8_t *expect)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct sockaddr_in from;
+	socklen_t flen = sizeof(from);
+	int fd = accept4(l->listen_fd, (struct sockaddr *)&from, &flen, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	char why[128];
+	int rank = check_hello(tp, fd, lane, expect, why, sizeof(why));
+	if (rank < 0) {
+		fprintf(stderr, "lanebench: tcp lane '%s': refused connection from %s:%u: %s\n",
+			l->name, inet_ntoa(from.sin_addr), ntohs(from.sin_port), why);
+		close(fd);
+		return;
+	}
+	add_conn(l, fd, (uint32_t)rank);
+}
+
+struct setup {
+	struct lb_tp *tp;
+	const uint8_t *all; /* address blobs */
+	struct pending *pd;  /* our outgoing connects */
+	uint32_t npd;
+	uint8_t **expect;    /* [lane][rank]: lower ranks that connect to us */
+	uint32_t *want;      /* [lane]: connections the lane needs */
+};
+
+static const struct tcp_addr *peer_addr(const struct setup *st, uint32_t peer,
+					uint32_t lane)
+{
+	return (const struct tcp_addr *)(st->all +
+		((size_t)peer * st->tp->cfg.lanes + lane) * LB_TP_ADDR_MAX);
+}
+
+static int setup_done(const struct setup *st)
+{
+	for (uint32_t l = 0; l < st->tp->cfg.lanes; l++)
+		if (st->tp->lanes[l].nconns < st->want[l])
+			return 0;
+	return 1;
+}
+
+/* One step of an outgoing connect that poll() reported. */
+static int finish_connect(struct setup *st, struct pending *pd, char *err, size_t len)
+{
+	struct lane *l = &st->tp->lanes[pd->lane];
+	if (send_hello(st->tp, pd) == 0) {
+		add_conn(l, pd->fd, pd->peer);
+		pd->fd = -1;
+		pd->connecting = 0;
+		return 0;
+	}
+	int e = errno;
+	close(pd->fd);
+	pd->fd = -1;
+	pd->connecting = 0;
+	if (e == ECONNREFUSED || e == EAGAIN) { /* listener not up yet: retry */
+		pd->retry_at = now() + 0.05;
+		return 0;
+	}
+	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
+	return fail(err, len, "tcp lane '%s': connecting to rank %u at %s failed: %s",
+		    l->name, pd->peer, inet_ntoa(a), strerror(e));
+}
+
+/* Names the first lane and peers still missing when the deadline passed. */
+static int setup_timeout(const struct setup *st, char *err, size_t len)
+{
+	struct lb_tp *tp = st->tp;
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++) {
+		for (uint32_t i = 0; i < st->npd; i++)
+			if (st->pd[i].lane == l && tp->lanes[l].conn_of[st->pd[i].peer] < 0)
+				return fail(err, len, "tcp lane '%s': timeout after %.0f s connecting to rank %u",
+					    tp->lanes[l].name, tp->cfg.timeout, st->pd[i].peer);
+		for (uint32_t r = 0; r < tp->cfg.size; r++)
+			if (st->expect[l][r] && tp->lanes[l].conn_of[r] < 0)
+				return fail(err, len, "tcp lane '%s': timeout after %.0f s: rank %u never connected",
+					    tp->lanes[l].name, tp->cfg.timeout, r);
+	}
+	return fail(err, len, "tcp: connection setup timed out");
+}
+
+static int setup_step(struct setup *st, char *err, size_t len)
+{
+	struct lb_tp *tp = st->tp;
+	uint32_t n = 0, lanes = tp->cfg.lanes;
+	struct pollfd pf[lanes + st->npd];
+	for (uint32_t l = 0; l < lanes; l++)
+		pf[n++] = (struct pollfd){ tp->lanes[l].listen_fd, POLLIN, 0 };
+	for (uint32_t i = 0; i < st->npd; i++) {
+		struct pending *pd = &st->pd[i];
+		if (pd->fd < 0 && tp->lanes[pd->lane].conn_of[pd->peer] < 0 &&
+		    now() >= pd->retry_at &&
+		    start_connect(tp, pd, peer_addr(st, pd->peer, pd->lane))) {
+			if (pd->fd >= 0)
+				close(pd->fd);
+			pd->fd = -1;
+			pd->retry_at = now() + 0.05;
+		}
+		pf[n++] = (struct pollfd){ pd->connecting ? pd->fd : -1, POLLOUT, 0 };
+	}
+	if (poll(pf, n, 20) < 0 && errno != EINTR)
+		return fail(err, len, "tcp: poll: %s", strerror(errno));
+	for (uint32_t l = 0; l < lanes; l++)
+		if (pf[l].revents & POLLIN)
+			accept_new(tp, l, st->expect[l]);
+	for (uint32_t i = 0; i < st->npd; i++)
+		if (pf[lanes + i].revents && finish_connect(st, &st->pd[i], err, len))
+			return -1;
+	return 0;
+}
+
+static void setup_free(struct setup *st)
+{
+	for (uint32_t i = 0; i < st->npd; i++)
+		if (st->pd[i].fd >= 0)
+			close(st->pd[i].fd);
+	free(st->pd);
+	if (st->expect)
+		for (uint32_t l = 0; l < st->tp->cfg.lanes; l++)
+			free(st->expect[l]);
+	free(st->expect);
+	free(st->want);
+}
+
+/* Lower ranks connect to higher ones; each lane needs one connection per
+ * peer the schedule pairs it with. */
+static int setup_init(struct setup *st, const struct lb_tp_peers *peers)
+{
+	struct lb_tp *tp = st->tp;
+	uint32_t lanes = tp->cfg.lanes, total = 0;
+	st->expect = calloc(lanes, sizeof(*st->expect));
+	st->want = calloc(lanes, sizeof(*st->want));
+	if (!st->expect || !st->want)
+		return -1;
+	for (uint32_t l = 0; l < lanes; l++)
+		total += peers->npeers[l];
+	st->pd = calloc(total + 1, sizeof(*st->pd));
+	if (!st->pd)
+		return -1;
+	for (uint32_t l = 0; l < lanes; l++) {
+		struct lane *ln = &tp->lanes[l];
+		st->expect[l] = calloc(tp->cfg.size, 1);
+		ln->conns = calloc(peers->npeers[l] + 1, sizeof(*ln->conns));
+		if (!st->expect[l] || !ln->conns)
+			return -1;
+		st->want[l] = peers->npeers[l];
+		for (uint32_t i = 0; i < peers->npeers[l]; i++) {
+			uint32_t peer = peers->peers[l][i];
+			if (peer < tp->cfg.rank)
+				st->expect[l][peer] = 1;
+			else
+				st->pd[st->npd++] = (struct pending){ .fd = -1, .lane = l, .peer = peer };
+		}
+	}
+	return 0;
+}
+
+static int tcp_connect(struct lb_tp *tp, const uint8_t *all,
+		       const struct lb_tp_peers *peers, char *err, size_t len)
+{
+	struct setup st = { .tp = tp, .all = all };
+	int rc = setup_init(&st, peers) ? fail(err, len, "tcp: out of memory") : 0;
+	double deadline = now() + tp->cfg.timeout;
+	while (rc == 0 && !setup_done(&st)) {
+		if (now() > deadline)
+			rc = setup_timeout(&st, err, len);
+		else
+			rc = setup_step(&st, err, len);
+	}
+	setup_free(&st);
+	return rc;
+}
+
+/* ---- data path --------------------------------------------------------- */
+
+static int queue_push(struct queue *q, struct xfer x)
+{
+	if (q->count == q->cap) {
+		uint32_t cap = q->cap ? q->cap * 2 : 64;
+		struct xfer *n = malloc(cap * sizeof(*n));
+		if (!n)
+			return -1;
+		for (uint32_t i = 0; i < q->count; i++)
+			n[i] = q->q[(q->head + i) % q->cap];
+		free(q->q);
+		q->q = n;
+		q->head = 0;
+		q->cap = cap;
+	}
+	q->q[(q->head + q->count++) % q->cap] = x;
+	return 0;
+}
+
+static struct xfer *queue_head(struct queue *q)
+{
+	return q->count ? &q->q[q->head] : NULL;
+}
+
+static void queue_pop(struct queue *q)
+{
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+}
+
+static struct conn *conn_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
+{
+	struct lane *l = &tp->lanes[lane];
+	return peer < tp->cfg.size && l->conn_of[peer] >= 0 ? &l->conns[l->conn_of[peer]] : NULL;
+}
+
+static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer,
+		    uint64_t off, uint64_t len, uint32_t id, int send)
+{
+	struct conn *c = conn_for(tp, lane, peer);
+	if (!c || off > tp->buflen || len > tp->buflen - off)
+		return -1;
+	return queue_push(send ? &c->sendq : &c->recvq,
+			  (struct xfer){ .off = off, .len = len, .id = id });
+}
+
+static int tcp_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer,
+			 uint64_t off, uint64_t len, uint32_t id)
+{
+	return tcp_post(tp, lane, peer, off, len, id, 1);
+}
+
+static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer,
+			 uint64_t off, uint64_t len, uint32_t id)
+{
+	return tcp_post(tp, lane, peer, off, len, id, 0);
+}
+
+static int peer_gone(struct lb_tp *tp, uint32_t lane, const struct conn *c,
+		     ssize_t k, char *err, size_t len)
+{
+	return fail(err, len, "tcp lane '%s': rank %u %s%s (did it exit or die?)",
+		    tp->lanes[lane].name, c->peer, k == 0 ? "closed the connection" : "connection: ",
+		    k == 0 ? "" : strerror(errno));
+}
+
+/* Sends as much of the head messages as the socket takes. */
+static int progress_send(struct lb_tp *tp, uint32_t lane, struct conn *c,
+			 struct lb_completion *out, int *n, int max, char *err, size_t len)
+{
+	struct xfer *x;
+	while (*n < max && (x = queue_head(&c->sendq))) {
+		if (x->done == 0)
+			c->shdr = (struct frame){ htonl(FRAME_MAGIC), 0, htobe64(x->off), htobe64(x->len) };
+		uint64_t hdr = sizeof(c->shdr), h = x->done < hdr ? hdr - x->done : 0;
+		struct iovec iov[2] = {
+			{ (uint8_t *)&c->shdr + (hdr - h), h },
+			{ tp->buf + x->off + (x->done - (hdr - h)), x->len - (x->done - (hdr - h)) },
+		};
+		struct msghdr mh = { .msg_iov = h ? iov : iov + 1, .msg_iovlen = h ? 2 : 1 };
+		ssize_t k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		if (k < 0)
+			return peer_gone(tp, lane, c, k, err, len);
+		x->done += (uint64_t)k;
+		if (x->done < hdr + x->len)
+			return 0;
+		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_SEND };
+		queue_pop(&c->sendq);
+	}
+	return 0;
+}
+
+static int check_frame(struct lb_tp *tp, uint32_t lane, const struct conn *c,
+		       const struct xfer *x, char *err, size_t len)
+{
+	if (ntohl(c->rhdr.magic) == FRAME_MAGIC && be64toh(c->rhdr.offset) == x->off &&
+	    be64toh(c->rhdr.len) == x->len)
+		return 0;
+	return fail(err, len, "tcp lane '%s': rank %u sent bytes [%llu,+%llu) but [%llu,+%llu) was expected (out of step)",
+		    tp->lanes[lane].name, c->peer,
+		    (unsigned long long)be64toh(c->rhdr.offset),
+		    (unsigned long long)be64toh(c->rhdr.len),
+		    (unsigned long long)x->off, (unsigned long long)x->len);
+}
+
+/* Reads the head messages' headers, then their bytes in place. */
+static int progress_recv(struct lb_tp *tp, uint32_t lane, struct conn *c,
+			 struct lb_completion *out, int *n, int max, char *err, size_t len)
+{
+	struct xfer *x;
+	uint64_t hdr = sizeof(c->rhdr);
+	while (*n < max && (x = queue_head(&c->recvq))) {
+		int in_hdr = x->done < hdr;
+		uint8_t *dst = in_hdr ? (uint8_t *)&c->rhdr + x->done : tp->buf + x->off + (x->done - hdr);
+		uint64_t want = in_hdr ? hdr - x->done : x->len - (x->done - hdr);
+		ssize_t k = want ? recv(c->fd, dst, want, MSG_DONTWAIT) : 0;
+		if (want && k < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		if (want && k <= 0)
+			return peer_gone(tp, lane, c, k, err, len);
+		x->done += (uint64_t)k;
+		if (in_hdr && x->done == hdr && check_frame(tp, lane, c, x, err, len))
+			return -1;
+		if (x->done < hdr + x->len)
+			continue;
+		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_RECV };
+		queue_pop(&c->recvq);
+	}
+	return 0;
+}
+
+static int tcp_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
+		    int max, char *err, size_t len)
+{
+	struct lane *l = &tp->lanes[lane];
+	int n = 0;
+	for (uint32_t i = 0; i < l->nconns; i++) {
+		struct conn *c = &l->conns[i];
+		if (progress_send(tp, lane, c, out, &n, max, err, len) ||
+		    progress_recv(tp, lane, c, out, &n, max, err, len))
+			return -1;
+	}
+	return n;
+}
+
+/* Sleeps in poll() until a socket with work can move. */
+static void tcp_wait(struct lb_tp *tp, uint32_t lane, double seconds)
+{
+	struct lane *l = &tp->lanes[lane];
+	if (!l->pfds && !(l->pfds = calloc(l->nconns + 1, sizeof(*l->pfds))))
+		return;
+	for (uint32_t i = 0; i < l->nconns; i++) {
+		struct conn *c = &l->conns[i];
+		short ev = (short)((c->recvq.count ? POLLIN : 0) | (c->sendq.count ? POLLOUT : 0));
+		l->pfds[i] = (struct pollfd){ ev ? c->fd : -1, ev, 0 };
+	}
+	int ms = (int)(seconds * 1000);
+	poll(l->pfds, l->nconns, ms > 0 ? ms : 1);
+}
+
+static int tcp_register(struct lb_tp *tp, void *buf, size_t len, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	tp->buf = buf;
+	tp->buflen = len;
+	return 0;
+}
+
+/* Line rate of a physical interface from sysfs (Mb/s); virtual interfaces
+ * (veth, bridges, lo: no backing device) report no real rate. */
+static double tcp_lane_rate(struct lb_tp *tp, uint32_t lane)
+{
+	const char *ifn = tp->lanes[lane].addr.ifname;
+	char path[128];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifn);
+	if (!ifn[0] || access(path, F_OK) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifn);
+	FILE *f = fopen(path, "r");
+	long mbps = 0;
+	if (f) {
+		if (fscanf(f, "%ld", &mbps) != 1)
+			mbps = 0;
+		fclose(f);
+	}
+	return mbps > 0 ? mbps * 1e6 / 8 : 0;
+}
+
+static void tcp_close(struct lb_tp *tp)
+{
+	if (!tp)
+		return;
+	for (uint32_t l = 0; tp->lanes && l < tp->cfg.lanes; l++) {
+		struct lane *ln = &tp->lanes[l];
+		for (uint32_t i = 0; i < ln->nconns; i++) {
+			close(ln->conns[i].fd);
+			free(ln->conns[i].sendq.q);
+			free(ln->conns[i].recvq.q);
+		}
+		if (ln->listen_fd >= 0)
+			close(ln->listen_fd);
+		free(ln->conns);
+		free(ln->conn_of);
+		free(ln->pfds);
+	}
+	free(tp->lanes);
+	free(tp);
+}
+
+const struct lb_transport lb_transport_tcp = {
+	.name = "tcp",
+	.summary = "kernel TCP, one connection per (peer, lane) bound to the lane's address",
+	.caps = LB_CAP_WAIT | LB_CAP_LINE_RATE,
+	.open = tcp_open,
+	.local_address = tcp_local_address,
+	.connect = tcp_connect,
+	.register_buffer = tcp_register,
+	.post_send = tcp_post_send,
+	.post_recv = tcp_post_recv,
+	.poll = tcp_poll,
+	.wait = tcp_wait,
+	.lane_rate = tcp_lane_rate,
+	.close = tcp_close,
+};

@@ -1,0 +1,89 @@
+/* The transport interface: one `static const struct lb_transport` per
+ * transport (tcp.c, dpdk.c, rdma.c), listed in lb_transports[].
+ *
+ * Life of a transport instance (one per rank, all of its lanes):
+ *   open -> local_address (per lane, exchanged through the bootstrap)
+ *   -> connect (the channels the schedule needs) -> register_buffer
+ *   -> per iteration: post_recv / post_send / poll (from the lane's thread)
+ *   -> close (always, also after any failure; releases in reverse order).
+ *
+ * Data-path calls for lane l are made only by lane l's thread, so a
+ * transport keeps per-lane state and needs no locks between lanes.  Data
+ * lands in place: a receive names the offset in the registered buffer. */
+#ifndef LB_TRANSPORT_H
+#define LB_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LB_TP_ADDR_MAX 64 /* bytes of one lane's address blob */
+
+struct lb_tp; /* a transport instance */
+
+struct lb_tp_cfg {
+	uint32_t rank, size, lanes;
+	const char *const *lane_names; /* interface, IPv4 address or device */
+	const char *token;             /* job token every connection presents */
+	double timeout;                /* seconds, for connecting */
+};
+
+/* The peers each lane of this rank exchanges data with (both directions),
+ * from the schedule: peers[lane][0 .. npeers[lane]). */
+struct lb_tp_peers {
+	const uint32_t *const *peers;
+	const uint32_t *npeers;
+};
+
+enum lb_comp_kind { LB_COMP_SEND = 0, LB_COMP_RECV = 1 };
+
+struct lb_completion {
+	uint32_t id; /* as given to post_send / post_recv */
+	uint8_t kind;
+};
+
+enum lb_tp_caps {
+	LB_CAP_WAIT = 1 << 0,      /* wait() blocks until the lane may progress */
+	LB_CAP_LINE_RATE = 1 << 1, /* lane_rate() knows the link speed */
+};
+
+struct lb_transport {
+	const char *name;
+	const char *summary;
+	unsigned caps;
+	/* On failure *out is NULL or an instance for close() to release. */
+	int (*open)(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
+		    size_t errlen);
+	/* Writes lane's address blob (<= LB_TP_ADDR_MAX bytes). */
+	int (*local_address)(struct lb_tp *tp, uint32_t lane, void *addr);
+	/* all_addrs: [rank * lanes + lane] blobs of LB_TP_ADDR_MAX bytes. */
+	int (*connect)(struct lb_tp *tp, const uint8_t *all_addrs,
+		       const struct lb_tp_peers *peers, char *err, size_t errlen);
+	int (*register_buffer)(struct lb_tp *tp, void *buf, size_t len,
+			       char *err, size_t errlen);
+	/* Queue a transfer: 0 queued, 1 the lane's queue is full (poll, then
+	 * try again), -1 bad arguments.  Receives of one (peer, lane) complete in posting order
+	 * and must match the peer's sends on that lane one for one. */
+	int (*post_send)(struct lb_tp *tp, uint32_t lane, uint32_t peer,
+			 uint64_t offset, uint64_t len, uint32_t id);
+	int (*post_recv)(struct lb_tp *tp, uint32_t lane, uint32_t peer,
+			 uint64_t offset, uint64_t len, uint32_t id);
+	/* Progress the lane: returns the number of completions written to out
+	 * (0: nothing yet), or -1 with a reason naming peer and lane. */
+	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
+		    int max, char *err, size_t errlen);
+	/* Optional (LB_CAP_WAIT): block up to `seconds` until the lane may
+	 * progress. */
+	void (*wait)(struct lb_tp *tp, uint32_t lane, double seconds);
+	/* Optional (LB_CAP_LINE_RATE): link speed in bytes/s, 0 if unknown. */
+	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);
+	void (*close)(struct lb_tp *tp);
+};
+
+extern const struct lb_transport lb_transport_tcp;
+
+/* All transports built into this binary; NULL-terminated. */
+extern const struct lb_transport *const lb_transports[];
+
+const struct lb_transport *lb_transport_find(const char *name);
+
+#endif
