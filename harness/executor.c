@@ -180,7 +180,7 @@ static int run_lane(struct lane_ctx *lc)
 	double deadline = now() + x->cfg.timeout;
 	memset(lc->op_done, 0, n);
 	while (cur.left > 0) {
-		int blocked, posted = post_ready(lc, ops, n, &cur, &blocked);
+		int blocked = 0, posted = post_ready(lc, ops, n, &cur, &blocked);
 		int progressed = posted > 0;
 		if (posted < 0 || complete(lc, ops, &cur, &progressed))
 			return -1;

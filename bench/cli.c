@@ -1,0 +1,464 @@
+/* Option tables -> getopt_long, setters and help.  See cli.h. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "harness/units.h"
+
+/* getopt's value for a long-only option: past every char. */
+#define LONG_ONLY_BASE 256
+
+typedef int (*setter_fn)(const struct lb_opt *o, void *target, const char *arg,
+			 char *err, size_t errlen);
+
+static void *field(void *base, const struct lb_opt *o)
+{
+	return (char *)base + o->offset;
+}
+
+static int takes_arg(const struct lb_opt *o)
+{
+	return o->kind != LB_OPT_FLAG;
+}
+
+/* "-m/--message-size" or "--slice". */
+static void opt_label(const struct lb_opt *o, char *buf, size_t len)
+{
+	if (o->short_name)
+		snprintf(buf, len, "-%c/--%s", o->short_name, o->name);
+	else
+		snprintf(buf, len, "--%s", o->name);
+}
+
+static void verror(const struct lb_cmd *cmd, const struct lb_opt *o,
+		   const char *fmt, va_list ap)
+{
+	char label[64];
+	fprintf(stderr, "lanebench %s: ", cmd->name);
+	if (o) {
+		opt_label(o, label, sizeof(label));
+		fprintf(stderr, "%s: ", label);
+	}
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static const struct lb_opt *find_opt(const struct lb_cmd *cmd, const char *name)
+{
+	for (size_t i = 0; name && i < cmd->nopts; i++)
+		if (strcmp(cmd->opts[i].name, name) == 0)
+			return &cmd->opts[i];
+	return NULL;
+}
+
+void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror(cmd, find_opt(cmd, opt_name), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- setters, one per kind ---- */
+
+static int set_flag(const struct lb_opt *o, void *t, const char *arg,
+		    char *err, size_t errlen)
+{
+	*(int *)t = 1;
+	return 0;
+}
+
+static int set_uint(const struct lb_opt *o, void *t, const char *arg,
+		    char *err, size_t errlen)
+{
+	uint64_t v;
+	if (lb_parse_uint(arg, o->min, o->max, &v, err, errlen))
+		return -1;
+	*(uint32_t *)t = (uint32_t)v;
+	return 0;
+}
+
+static int set_size(const struct lb_opt *o, void *t, const char *arg,
+		    char *err, size_t errlen)
+{
+	return lb_parse_size(arg, t, err, errlen);
+}
+
+static void replace_list(struct lb_list *l, uint64_t *v, size_t n)
+{
+	free(l->v);
+	l->v = v;
+	l->n = n;
+}
+
+static int set_size_list(const struct lb_opt *o, void *t, const char *arg,
+			 char *err, size_t errlen)
+{
+	uint64_t *v;
+	size_t n;
+	if (lb_parse_size_list(arg, &v, &n, err, errlen))
+		return -1;
+	replace_list(t, v, n);
+	return 0;
+}
+
+static int set_count_list(const struct lb_opt *o, void *t, const char *arg,
+			  char *err, size_t errlen)
+{
+	uint64_t *v;
+	size_t n;
+	if (lb_parse_count_list(arg, &v, &n, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < o->min || v[i] > o->max) {
+			snprintf(err, errlen, "bad count '%llu' in '%s': expected whole numbers from %llu to %llu",
+				 (unsigned long long)v[i], arg,
+				 (unsigned long long)o->min, (unsigned long long)o->max);
+			free(v);
+			return -1;
+		}
+	}
+	replace_list(t, v, n);
+	return 0;
+}
+
+static int set_seconds(const struct lb_opt *o, void *t, const char *arg,
+		       char *err, size_t errlen)
+{
+	return lb_parse_seconds(arg, t, err, errlen);
+}
+
+static int set_rate(const struct lb_opt *o, void *t, const char *arg,
+		    char *err, size_t errlen)
+{
+	return lb_parse_rate(arg, t, err, errlen);
+}
+
+static void join_choices(const char *const *c, const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; c[i] && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? sep : "", c[i]);
+}
+
+static int set_enum(const struct lb_opt *o, void *t, const char *arg,
+		    char *err, size_t errlen)
+{
+	char all[128];
+	for (int i = 0; o->choices[i]; i++) {
+		if (strcmp(o->choices[i], arg) == 0) {
+			*(int *)t = i;
+			return 0;
+		}
+	}
+	join_choices(o->choices, ", ", all, sizeof(all));
+	snprintf(err, errlen, "bad value '%s': expected one of %s", arg, all);
+	return -1;
+}
+
+static int set_string(const struct lb_opt *o, void *t, const char *arg,
+		      char *err, size_t errlen)
+{
+	*(const char **)t = arg;
+	return 0;
+}
+
+static int set_handler(const struct lb_opt *o, void *t, const char *arg,
+		       char *err, size_t errlen)
+{
+	return o->handler(t, arg, err, errlen);
+}
+
+static const setter_fn setters[] = {
+	[LB_OPT_FLAG] = set_flag,
+	[LB_OPT_UINT] = set_uint,
+	[LB_OPT_SIZE] = set_size,
+	[LB_OPT_SIZE_LIST] = set_size_list,
+	[LB_OPT_COUNT_LIST] = set_count_list,
+	[LB_OPT_SECONDS] = set_seconds,
+	[LB_OPT_RATE] = set_rate,
+	[LB_OPT_ENUM] = set_enum,
+	[LB_OPT_STRING] = set_string,
+	[LB_OPT_HANDLER] = set_handler,
+};
+
+/* Runs o's setter; on error prints the one-line message. */
+static int apply(const struct lb_cmd *cmd, const struct lb_opt *o, void *base,
+		 const char *arg)
+{
+	char err[512] = "";
+	if (setters[o->kind](o, field(base, o), arg, err, sizeof(err)) == 0)
+		return 0;
+	lb_cli_error(cmd, o->name, "%s", err);
+	return -1;
+}
+
+/* ---- parsing ---- */
+
+/* The getopt_long view of the table, plus -h/--help. */
+struct getopt_view {
+	struct option *longs;
+	char *shorts;
+};
+
+static int build_view(const struct lb_cmd *cmd, struct getopt_view *v)
+{
+	size_t n = cmd->nopts, k = 0;
+	v->longs = calloc(n + 2, sizeof(*v->longs));
+	v->shorts = malloc(2 * n + 4);
+	if (!v->longs || !v->shorts)
+		return -1;
+	v->shorts[k++] = ':'; /* report a missing argument as ':' */
+	for (size_t i = 0; i < n; i++) {
+		const struct lb_opt *o = &cmd->opts[i];
+		v->longs[i] = (struct option){ o->name, takes_arg(o), NULL,
+					      o->short_name ? o->short_name
+							    : LONG_ONLY_BASE + (int)i };
+		if (o->short_name) {
+			v->shorts[k++] = o->short_name;
+			if (takes_arg(o))
+				v->shorts[k++] = ':';
+		}
+	}
+	v->longs[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	v->shorts[k++] = 'h';
+	v->shorts[k] = '\0';
+	return 0;
+}
+
+static const struct lb_opt *opt_by_val(const struct lb_cmd *cmd, int val)
+{
+	if (val >= LONG_ONLY_BASE && (size_t)(val - LONG_ONLY_BASE) < cmd->nopts)
+		return &cmd->opts[val - LONG_ONLY_BASE];
+	for (size_t i = 0; i < cmd->nopts; i++)
+		if (val && cmd->opts[i].short_name == val)
+			return &cmd->opts[i];
+	return NULL;
+}
+
+static enum lb_cli_status apply_defaults(const struct lb_cmd *cmd, void *base)
+{
+	for (size_t i = 0; i < cmd->nopts; i++) {
+		const struct lb_opt *o = &cmd->opts[i];
+		if (o->def && takes_arg(o) && apply(cmd, o, base, o->def))
+			return LB_CLI_USAGE; /* a bug in the table */
+	}
+	return LB_CLI_RUN;
+}
+
+/* What getopt refused, named as the user typed it.  glibc sets optopt to
+ * the option's value for a missing or unwanted argument, to the character
+ * for an unknown short option, and to 0 for an unknown long option. */
+static void bad_option(const struct lb_cmd *cmd, int c, char **argv)
+{
+	const struct lb_opt *o = opt_by_val(cmd, optopt);
+	if (c == ':' && o)
+		lb_cli_error(cmd, o->name, "needs an argument (see lanebench %s --help)",
+			     cmd->name);
+	else if (o)
+		lb_cli_error(cmd, o->name, "takes no argument (got '%s')", argv[optind - 1]);
+	else if (optopt > 0 && optopt < LONG_ONLY_BASE)
+		lb_cli_error(cmd, NULL, "unknown option '-%c' (see lanebench %s --help)",
+			     optopt, cmd->name);
+	else
+		lb_cli_error(cmd, NULL, "unknown option '%s' (see lanebench %s --help)",
+			     argv[optind - 1], cmd->name);
+}
+
+static enum lb_cli_status run_getopt(const struct lb_cmd *cmd, int argc, char **argv,
+				     void *base, const struct getopt_view *v,
+				     unsigned char *seen)
+{
+	int c;
+	opterr = 0;
+	optind = 0; /* glibc and musl: restart scanning from argv[1] */
+	while ((c = getopt_long(argc, argv, v->shorts, v->longs, NULL)) != -1) {
+		const struct lb_opt *o = opt_by_val(cmd, c);
+		if (c == 'h') {
+			lb_cli_help(cmd, stdout);
+			return LB_CLI_HELP;
+		}
+		if (c == '?' || c == ':' || !o) {
+			bad_option(cmd, c, argv);
+			return LB_CLI_USAGE;
+		}
+		if (apply(cmd, o, base, optarg))
+			return LB_CLI_USAGE;
+		seen[o - cmd->opts] = 1;
+	}
+	if (optind < argc) {
+		lb_cli_error(cmd, NULL, "unexpected argument '%s' (see lanebench %s --help)",
+			     argv[optind], cmd->name);
+		return LB_CLI_USAGE;
+	}
+	return LB_CLI_RUN;
+}
+
+static enum lb_cli_status check_required(const struct lb_cmd *cmd,
+					 const unsigned char *seen)
+{
+	for (size_t i = 0; i < cmd->nopts; i++) {
+		if (cmd->opts[i].required && !seen[i]) {
+			lb_cli_error(cmd, cmd->opts[i].name, "missing (required; see lanebench %s --help)",
+				     cmd->name);
+			return LB_CLI_USAGE;
+		}
+	}
+	return LB_CLI_RUN;
+}
+
+enum lb_cli_status lb_cli_parse(const struct lb_cmd *cmd, int argc, char **argv,
+				void *base)
+{
+	struct getopt_view v = { 0 };
+	unsigned char *seen = calloc(cmd->nopts + 1, 1);
+	enum lb_cli_status st = LB_CLI_USAGE;
+	if (!seen || build_view(cmd, &v))
+		lb_cli_error(cmd, NULL, "out of memory");
+	else if ((st = apply_defaults(cmd, base)) == LB_CLI_RUN &&
+		 (st = run_getopt(cmd, argc, argv, base, &v, seen)) == LB_CLI_RUN)
+		st = check_required(cmd, seen);
+	free(v.longs);
+	free(v.shorts);
+	free(seen);
+	return st;
+}
+
+int lb_cli_run(const struct lb_cmd *cmd, int argc, char **argv, void *base,
+	       int (*body)(const struct lb_cmd *cmd, void *base))
+{
+	enum lb_cli_status st = lb_cli_parse(cmd, argc, argv, base);
+	int rc = st == LB_CLI_RUN ? body(cmd, base) : st == LB_CLI_HELP ? 0 : LB_EXIT_USAGE;
+	lb_cli_free(cmd, base);
+	return rc;
+}
+
+void lb_cli_free(const struct lb_cmd *cmd, void *base)
+{
+	for (size_t i = 0; i < cmd->nopts; i++) {
+		const struct lb_opt *o = &cmd->opts[i];
+		if (o->kind == LB_OPT_SIZE_LIST || o->kind == LB_OPT_COUNT_LIST)
+			replace_list(field(base, o), NULL, 0);
+	}
+}
+
+/* ---- help ---- */
+
+/* "  -m, --message-size BYTES" or "      --stripe on|off". */
+static void opt_synopsis(const struct lb_opt *o, char *buf, size_t len)
+{
+	char arg[128] = "";
+	if (o->kind == LB_OPT_ENUM && !o->arg)
+		join_choices(o->choices, "|", arg, sizeof(arg));
+	else if (o->arg)
+		snprintf(arg, sizeof(arg), "%s", o->arg);
+	if (o->short_name)
+		snprintf(buf, len, "  -%c, --%s%s%s", o->short_name, o->name,
+			 arg[0] ? " " : "", arg);
+	else
+		snprintf(buf, len, "      --%s%s%s", o->name, arg[0] ? " " : "", arg);
+}
+
+/* Help column: wide enough for most synopses; longer ones get their own line. */
+#define HELP_COLUMN 30
+
+static void print_opt_help(FILE *out, const char *syn, const struct lb_opt *o)
+{
+	if (strlen(syn) + 2 > HELP_COLUMN)
+		fprintf(out, "%s\n%*s", syn, HELP_COLUMN, "");
+	else
+		fprintf(out, "%-*s", HELP_COLUMN, syn);
+	fputs(o->help, out);
+	if (o->required)
+		fputs(" (required)", out);
+	else if (o->def && takes_arg(o))
+		fprintf(out, " (default: %s)", o->def);
+	fputc('\n', out);
+}
+
+void lb_cli_help(const struct lb_cmd *cmd, FILE *out)
+{
+	static const struct lb_opt help = { .name = "help", .short_name = 'h',
+					    .help = "show this help and exit",
+					    .kind = LB_OPT_FLAG };
+	char syn[256];
+	fprintf(out, "usage: lanebench %s %s\n\n%s\n\noptions:\n", cmd->name,
+		cmd->usage, cmd->summary);
+	for (size_t i = 0; i < cmd->nopts; i++) {
+		opt_synopsis(&cmd->opts[i], syn, sizeof(syn));
+		print_opt_help(out, syn, &cmd->opts[i]);
+	}
+	opt_synopsis(&help, syn, sizeof(syn));
+	print_opt_help(out, syn, &help);
+	if (cmd->more_help) {
+		fputc('\n', out);
+		cmd->more_help(out);
+	}
+}
+
+/* ---- algorithms, from the registry ---- */
+
+void lb_cli_algo_names(char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < lb_nalgos && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 lb_algos[i].name);
+}
+
+void lb_cli_list_algos(FILE *out)
+{
+	int w = 0;
+	for (size_t i = 0; i < lb_nalgos; i++)
+		if ((int)strlen(lb_algos[i].name) > w)
+			w = (int)strlen(lb_algos[i].name);
+	for (size_t i = 0; i < lb_nalgos; i++)
+		fprintf(out, "  %-*s  %s\n", w, lb_algos[i].name, lb_algos[i].summary);
+}
+
+static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
+		    const char *arg, char *err, size_t errlen)
+{
+	char known[256];
+	for (size_t i = 0; i < lb_nalgos; i++) {
+		if (strlen(lb_algos[i].name) != len || strncmp(lb_algos[i].name, name, len))
+			continue;
+		for (size_t j = 0; j < set->n; j++)
+			if (set->a[j] == &lb_algos[i])
+				return 0; /* listed twice: run once */
+		if (set->n == LB_ALGO_SET_MAX)
+			break;
+		set->a[set->n++] = &lb_algos[i];
+		return 0;
+	}
+	lb_cli_algo_names(known, sizeof(known));
+	snprintf(err, errlen, "unknown algorithm '%.*s' in '%s': expected all or a comma list of %s",
+		 (int)len, name, arg, known);
+	return -1;
+}
+
+int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)
+{
+	struct lb_algo_set set = { .n = 0 };
+	if (strcmp(arg, "all") == 0) {
+		for (size_t i = 0; i < lb_nalgos && i < LB_ALGO_SET_MAX; i++)
+			set.a[set.n++] = &lb_algos[i];
+		*(struct lb_algo_set *)target = set;
+		return 0;
+	}
+	for (const char *p = arg;; p++) {
+		size_t len = strcspn(p, ",");
+		if (add_algo(&set, p, len, arg, err, errlen))
+			return -1;
+		p += len;
+		if (!*p)
+			break;
+	}
+	*(struct lb_algo_set *)target = set;
+	return 0;
+}

@@ -1,0 +1,138 @@
+/* Table-driven option parsing shared by the lanebench subcommands.
+ *
+ * A subcommand declares its options once, as a static const table; the
+ * getopt_long arrays, the setters that store each value and the --help text
+ * all come from that table, so names, parsing and help cannot drift.  Values
+ * land in the command's own options struct (a table entry names a field by
+ * offsetof), so no option state is global.  Defaults are strings in the same
+ * table, parsed by the same setter before argv, and shown in --help.
+ *
+ *	static const struct lb_opt opts[] = {
+ *		{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs) per rank", LB_OPT_UINT,
+ *			 offsetof(struct plan_opts, lanes)), .def = "2", .min = 1, .max = 64 },
+ *		...
+ *	};
+ */
+#ifndef LB_CLI_H
+#define LB_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "algos/algos.h"
+
+enum lb_opt_kind {
+	LB_OPT_FLAG,       /* int: set to 1; takes no argument */
+	LB_OPT_UINT,       /* uint32_t in [min, max] */
+	LB_OPT_SIZE,       /* uint64_t bytes, lb_parse_size */
+	LB_OPT_SIZE_LIST,  /* struct lb_list of bytes, lb_parse_size_list */
+	LB_OPT_COUNT_LIST, /* struct lb_list, each value in [min, max] */
+	LB_OPT_SECONDS,    /* double seconds, lb_parse_seconds */
+	LB_OPT_RATE,       /* double bytes per second, lb_parse_rate */
+	LB_OPT_ENUM,       /* int: index of the argument in choices */
+	LB_OPT_STRING,     /* const char *: the argument (points into argv) */
+	LB_OPT_HANDLER,    /* handler(target, arg, ...) */
+};
+
+/* A parsed list; owned by the options struct, freed by lb_cli_free(). */
+struct lb_list {
+	uint64_t *v;
+	size_t n;
+};
+
+/* Stores arg at target or returns -1 with a message naming arg in err. */
+typedef int (*lb_opt_handler)(void *target, const char *arg,
+			      char *err, size_t errlen);
+
+struct lb_opt {
+	const char *name;  /* long name without "--" */
+	char short_name;   /* 0: long option only */
+	const char *arg;   /* argument name for help ("BYTES"); NULL for flags
+			    * (and for enums: the choices are shown) */
+	const char *help;  /* one line */
+	enum lb_opt_kind kind;
+	size_t offset;     /* target: offsetof(options struct, field) */
+	const char *def;   /* default, parsed before argv; NULL: none */
+	uint64_t min, max; /* LB_OPT_UINT, LB_OPT_COUNT_LIST */
+	const char *const *choices; /* LB_OPT_ENUM: NULL-terminated */
+	lb_opt_handler handler;     /* LB_OPT_HANDLER */
+	int required;
+};
+
+/* The positional part of a table entry; designated fields may follow:
+ * { LB_OPT("lanes", 'k', "LANES", "lanes per rank", LB_OPT_UINT, OFF(lanes)),
+ *   .def = "2", .min = 1, .max = 64 } */
+#define LB_OPT(name_, short_, arg_, help_, kind_, offset_)                  \
+	.name = (name_), .short_name = (short_), .arg = (arg_), .help = (help_), \
+	.kind = (kind_), .offset = (offset_)
+
+struct lb_cmd {
+	const char *name;    /* "plan" */
+	const char *summary; /* one line, for lanebench --help */
+	const char *usage;   /* synopsis after "lanebench <name> " */
+	const struct lb_opt *opts;
+	size_t nopts;
+	void (*more_help)(FILE *out); /* printed after the options; may be NULL */
+	int (*run)(const struct lb_cmd *cmd, int argc, char **argv); /* exit status */
+};
+
+/* The subcommands (bench/cmd_*.c); bench/main.c lists them in one table. */
+extern const struct lb_cmd lb_cmd_plan;
+extern const struct lb_cmd lb_cmd_sim;
+
+enum lb_cli_status {
+	LB_CLI_RUN = 0, /* options stored: go on */
+	LB_CLI_HELP,    /* --help printed: exit 0 */
+	LB_CLI_USAGE,   /* error printed: exit 2 */
+};
+
+#define LB_EXIT_USAGE 2
+
+/* Largest rank count the commands accept: bounds memory on a typo. */
+#define LB_MAX_RANKS (1u << 20)
+
+/* Applies the table's defaults, then parses argv (argv[0] is the command
+ * name) into the struct at base.  Errors print one line
+ * "lanebench <cmd>: <option>: <message>" on stderr.  Call lb_cli_free()
+ * afterwards whatever this returns. */
+enum lb_cli_status lb_cli_parse(const struct lb_cmd *cmd, int argc, char **argv,
+				void *base);
+
+/* The common shape of a command's run(): parse into base (which holds the
+ * initial values of fields without a table default), call body on success,
+ * free.  Returns the exit status: body's, 0 after --help, LB_EXIT_USAGE on
+ * bad input. */
+int lb_cli_run(const struct lb_cmd *cmd, int argc, char **argv, void *base,
+	       int (*body)(const struct lb_cmd *cmd, void *base));
+
+/* Frees what parsing allocated in the struct at base (lists). */
+void lb_cli_free(const struct lb_cmd *cmd, void *base);
+
+/* Usage, summary, every option of the table with its help and default. */
+void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
+
+/* "lanebench <cmd>: " + message on stderr; for errors found after parsing.
+ * With opt_name (a long name of the table) the option is named too. */
+void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Shared option types for algorithms, from the registry (lb_algos[]). */
+#define LB_ALGO_SET_MAX 64
+
+struct lb_algo_set {
+	const struct lb_algo *a[LB_ALGO_SET_MAX];
+	size_t n;
+};
+
+/* Handler: "all" or a comma list of registry names into a struct
+ * lb_algo_set, in the order given. */
+int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen);
+
+/* Prints the registry, one "  name  summary" line per algorithm. */
+void lb_cli_list_algos(FILE *out);
+
+/* "chain, binary, ..." for messages. */
+void lb_cli_algo_names(char *buf, size_t len);
+
+#endif

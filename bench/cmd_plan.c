@@ -1,0 +1,288 @@
+/* lanebench plan: build one schedule, validate it, and show it as text (per
+ * rank and lane, the ordered ops), a per-lane byte summary, or a Graphviz
+ * graph of the trees. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "harness/units.h"
+
+enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };
+
+/* -a: one registry algorithm, or "list". */
+struct algo_choice {
+	const struct lb_algo *algo;
+	int list;
+};
+
+struct plan_opts {
+	struct algo_choice algo;
+	uint32_t ranks, root, lanes, sites;
+	uint64_t bytes, slice;
+	int stripe_off, allgather, format;
+};
+
+static int set_algo(void *target, const char *arg, char *err, size_t errlen)
+{
+	struct algo_choice *c = target;
+	char known[256];
+	c->list = strcmp(arg, "list") == 0;
+	if (c->list || (c->algo = lb_algo_find(arg)))
+		return 0;
+	lb_cli_algo_names(known, sizeof(known));
+	snprintf(err, errlen, "unknown algorithm '%s': expected list or one of %s", arg, known);
+	return -1;
+}
+
+#define OFF(f) offsetof(struct plan_opts, f)
+
+static const struct lb_opt opts[] = {
+	{ LB_OPT("algorithm", 'a', "ALGO", "algorithm (see below), or 'list' to list them",
+	  LB_OPT_HANDLER, OFF(algo)), .handler = set_algo, .required = 1 },
+	{ LB_OPT("ranks", 'p', "RANKS", "number of ranks (required unless -a list)",
+	  LB_OPT_UINT, OFF(ranks)), .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
+	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
+	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
+	  .def = "2", .min = 1, .max = 64 },
+	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list)",
+	  LB_OPT_SIZE, OFF(bytes)) },
+	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message)",
+	  LB_OPT_SIZE, OFF(slice)) },
+	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
+	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on",
+	  .choices = (const char *const[]){ "on", "off", NULL } },
+	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
+	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
+	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
+	{ LB_OPT("sites", 0, "N", "multilane: sites chained (seed 003 section 3.2)",
+	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("format", 'f', NULL, "output: ops per rank and lane, Graphviz trees, or bytes per lane",
+	  LB_OPT_ENUM, OFF(format)), .def = "text",
+	  .choices = (const char *const[]){ "text", "dot", "summary", NULL } },
+};
+
+static void plan_more_help(FILE *out)
+{
+	fputs("algorithms:\n", out);
+	lb_cli_list_algos(out);
+}
+
+/* ---- text: every op, per rank and lane ---- */
+
+#define TEXT_WIDTH 100
+
+static void print_lane(FILE *out, const struct lb_schedule *s, uint32_t r, uint32_t lane)
+{
+	uint32_t n;
+	const struct lb_op *op = lb_lane_ops(s, r, lane, &n);
+	int indent = fprintf(out, "  lane %u:", lane), col = indent;
+	if (n == 0)
+		fputs(" (idle)", out);
+	for (uint32_t i = 0; i < n; i++, op++) {
+		char tok[64];
+		int len = snprintf(tok, sizeof(tok), "%s%u [%u,%u)",
+				   op->kind == LB_SEND ? "send->" : "recv<-", op->peer,
+				   op->first_block, op->first_block + op->nblocks);
+		if (col > indent && col + 2 + len > TEXT_WIDTH) { /* wrap under the first op */
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		}
+		col += fprintf(out, "%s%s", col > indent ? "  " : " ", tok);
+	}
+	fputc('\n', out);
+}
+
+static void print_header(FILE *out, const struct lb_schedule *s, const struct lb_algo *a)
+{
+	char size[32];
+	lb_format_size(s->bytes, size, sizeof(size));
+	fprintf(out, "%s: %s\n", a->name, a->summary);
+	fprintf(out, "algorithm %s, ranks %u, root %u, lanes %u, bytes %llu (%s), blocks %u, ops %zu\n",
+		a->name, s->ranks, s->root, s->lanes, (unsigned long long)s->bytes, size,
+		s->nblocks, lb_sched_op_count(s));
+}
+
+static void print_text(FILE *out, const struct lb_schedule *s, const struct lb_algo *a)
+{
+	print_header(out, s, a);
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		fprintf(out, "rank %u%s:\n", r, r == s->root ? " (root)" : "");
+		for (uint32_t l = 0; l < s->lanes; l++)
+			print_lane(out, s, r, l);
+	}
+}
+
+/* ---- summary: bytes per rank and lane ---- */
+
+static void print_summary(FILE *out, const struct lb_schedule *s, const struct lb_algo *a)
+{
+	print_header(out, s, a);
+	fprintf(out, "%6s %4s %7s %7s %14s %14s\n", "rank", "lane", "sends", "recvs",
+		"sent_bytes", "received_bytes");
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		for (uint32_t l = 0; l < s->lanes; l++) {
+			uint32_t n, sends = 0;
+			uint64_t bytes[2] = { 0, 0 };
+			const struct lb_op *op = lb_lane_ops(s, r, l, &n);
+			for (uint32_t i = 0; i < n; i++) {
+				sends += op[i].kind == LB_SEND;
+				bytes[op[i].kind] += lb_range_bytes(s, op[i].first_block,
+								    op[i].nblocks);
+			}
+			fprintf(out, "%6u %4u %7u %7u %14llu %14llu\n", r, l, sends, n - sends,
+				(unsigned long long)bytes[LB_SEND],
+				(unsigned long long)bytes[LB_RECV]);
+		}
+	}
+}
+
+/* ---- dot: one edge per (src, dst, lane), blocks summed ---- */
+
+static const char *const lane_colors[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+	"#9467bd", "#8c564b", "#e377c2", "#17becf",
+};
+
+struct edge {
+	uint32_t dst;
+	uint64_t blocks;
+};
+
+static int by_dst(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* Edges out of (r, lane): its SENDs sorted by peer, runs merged. */
+static void print_lane_edges(FILE *out, const struct lb_schedule *s, uint32_t r,
+			     uint32_t lane, struct edge *tmp)
+{
+	uint32_t n, m = 0;
+	const struct lb_op *op = lb_lane_ops(s, r, lane, &n);
+	const char *color = lane_colors[lane % (sizeof(lane_colors) / sizeof(lane_colors[0]))];
+	for (uint32_t i = 0; i < n; i++)
+		if (op[i].kind == LB_SEND)
+			tmp[m++] = (struct edge){ op[i].peer, op[i].nblocks };
+	qsort(tmp, m, sizeof(*tmp), by_dst);
+	for (uint32_t i = 0; i < m; i++) {
+		uint64_t blocks = tmp[i].blocks;
+		while (i + 1 < m && tmp[i + 1].dst == tmp[i].dst)
+			blocks += tmp[++i].blocks;
+		fprintf(out, "\tr%u -> r%u [label=\"lane %u: %llu blocks\", color=\"%s\", fontcolor=\"%s\"];\n",
+			r, tmp[i].dst, lane, (unsigned long long)blocks, color, color);
+	}
+}
+
+static int print_dot(FILE *out, const struct lb_schedule *s, const struct lb_algo *a)
+{
+	char size[32];
+	size_t most = 1;
+	for (uint32_t r = 0; r < s->ranks; r++)
+		if (s->rank[r].count > most)
+			most = s->rank[r].count;
+	struct edge *tmp = malloc(most * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	lb_format_size(s->bytes, size, sizeof(size));
+	fprintf(out, "digraph \"%s\" {\n\tlabel=\"%s: %u ranks, root %u, %u lanes, %s bytes, %u blocks\";\n"
+		"\tlabelloc=t;\n\tnode [shape=circle];\n",
+		a->name, a->name, s->ranks, s->root, s->lanes, size, s->nblocks);
+	for (uint32_t r = 0; r < s->ranks; r++)
+		fprintf(out, "\tr%u [label=\"%u\"%s];\n", r, r,
+			r == s->root ? ", shape=doublecircle, style=filled, fillcolor=gold" : "");
+	for (uint32_t r = 0; r < s->ranks; r++)
+		for (uint32_t l = 0; l < s->lanes; l++)
+			print_lane_edges(out, s, r, l, tmp);
+	fputs("}\n", out);
+	free(tmp);
+	return 0;
+}
+
+/* ---- the command ---- */
+
+static int check_plan_opts(const struct lb_cmd *cmd, const struct plan_opts *o)
+{
+	if (o->ranks == 0) {
+		lb_cli_error(cmd, "ranks", "missing (required; see lanebench plan --help)");
+		return -1;
+	}
+	if (o->bytes == 0) {
+		lb_cli_error(cmd, "message-size", "missing (required; see lanebench plan --help)");
+		return -1;
+	}
+	if (o->root >= o->ranks) {
+		lb_cli_error(cmd, "root", "root %u out of range for %u ranks (expected 0..%u)",
+			     o->root, o->ranks, o->ranks - 1);
+		return -1;
+	}
+	return 0;
+}
+
+static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_algo *a,
+		      int format)
+{
+	switch (format) {
+	case FMT_DOT:
+		return print_dot(out, s, a);
+	case FMT_SUMMARY:
+		print_summary(out, s, a);
+		return 0;
+	default:
+		print_text(out, s, a);
+		return 0;
+	}
+}
+
+static int plan(const struct lb_cmd *cmd, void *base)
+{
+	const struct plan_opts *o = base;
+	char err[512];
+	if (o->algo.list) {
+		lb_cli_list_algos(stdout);
+		return 0;
+	}
+	if (check_plan_opts(cmd, o))
+		return LB_EXIT_USAGE;
+	struct lb_algo_params prm = {
+		.ranks = o->ranks, .root = o->root, .lanes = o->lanes, .bytes = o->bytes,
+		.slice_bytes = o->slice, .stripe_off = o->stripe_off,
+		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
+	};
+	struct lb_schedule *s = lb_algo_build(o->algo.algo, &prm, err, sizeof(err));
+	if (!s) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	int rc = 0;
+	if (lb_sched_validate(s, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "invalid schedule: %s", err);
+		rc = 1;
+	} else if (print_plan(stdout, s, o->algo.algo, o->format)) {
+		lb_cli_error(cmd, NULL, "out of memory");
+		rc = 1;
+	} else if (fflush(stdout) == EOF || ferror(stdout)) {
+		lb_cli_error(cmd, NULL, "cannot write the plan to stdout: %s", strerror(errno));
+		rc = 1;
+	}
+	lb_sched_free(s);
+	return rc;
+}
+
+static int run_plan(const struct lb_cmd *cmd, int argc, char **argv)
+{
+	struct plan_opts o = { .algo = { NULL, 0 } };
+	return lb_cli_run(cmd, argc, argv, &o, plan);
+}
+
+const struct lb_cmd lb_cmd_plan = {
+	.name = "plan",
+	.summary = "build one algorithm's schedule, validate it, print it (text, summary, dot)",
+	.usage = "-a ALGO -p RANKS -m BYTES [-r ROOT] [-k LANES] [options]",
+	.opts = opts,
+	.nopts = sizeof(opts) / sizeof(opts[0]),
+	.more_help = plan_more_help,
+	.run = run_plan,
+};

@@ -1,0 +1,316 @@
+/* lanebench sim: sweep algorithms x ranks x sizes x slices; for each
+ * configuration build the schedule, simulate it and evaluate the models
+ * with the same parameters, and hand one row to the sinks (CSV; plus an
+ * aligned table on stdout when the CSV goes to a file). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "harness/csv.h"
+#include "harness/units.h"
+#include "transports/sim.h"
+
+struct sim_opts {
+	struct lb_algo_set algos;
+	struct lb_list ranks, sizes, slices;
+	uint32_t lanes, root, sites;
+	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
+	int stripe_off, allgather, validate;
+	const char *output;
+};
+
+#define OFF(f) offsetof(struct sim_opts, f)
+
+static const struct lb_opt opts[] = {
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	{ LB_OPT("ranks", 'p', "RANKS", "rank counts: 8,12 or 2:1024 (= 2, 4, ..., 1024)",
+	  LB_OPT_COUNT_LIST, OFF(ranks)), .def = "32", .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 8:64M",
+	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:64M" },
+	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges",
+	  LB_OPT_SIZE_LIST, OFF(slices)), .def = "64K" },
+	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
+	  .def = "2", .min = 1, .max = 64 },
+	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
+	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
+	{ LB_OPT("alpha", 0, "SECONDS", "per-transfer latency of a lane: 5us, 1.5ms, 1e-6",
+	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
+	{ LB_OPT("bw", 0, "RATE", "bandwidth of one lane: 10gbit, 200mbit, 1.25GB/s",
+	  LB_OPT_RATE, OFF(bw)), .def = "10gbit" },
+	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
+	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on",
+	  .choices = (const char *const[]){ "on", "off", NULL } },
+	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
+	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
+	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
+	{ LB_OPT("sites", 0, "N", "split ranks into N sites joined by a WAN (multilane chains them)",
+	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("wan-alpha", 0, "SECONDS", "latency between sites (default: --alpha)",
+	  LB_OPT_SECONDS, OFF(wan_alpha)) },
+	{ LB_OPT("validate", 0, NULL, "check every schedule with the validator before simulating",
+	  LB_OPT_FLAG, OFF(validate)) },
+	{ LB_OPT("output", 'o', "FILE", "write the CSV to FILE and a table to stdout (default: CSV to stdout)",
+	  LB_OPT_STRING, OFF(output)) },
+};
+
+static void sim_more_help(FILE *out)
+{
+	fputs("algorithms:\n", out);
+	lb_cli_list_algos(out);
+	fputs("\nThe CSV columns are described in results/README.md.\n", out);
+}
+
+/* One configuration's results, every derived number included: the sinks
+ * only format. */
+struct sim_row {
+	const struct lb_algo *algo;
+	uint32_t ranks;
+	uint64_t bytes, slice;
+	uint32_t slices;
+	double sim, table, refined, two_site; /* seconds; NaN: no model */
+	double sim_over_table, sim_over_refined, sim_over_two_site;
+	double bandwidth; /* bytes per second */
+};
+
+/* ---- sinks ---- */
+
+static const struct lb_csv_col columns[] = {
+	{ "algorithm", LB_CSV_STRING },
+	{ "ranks", LB_CSV_UINT },
+	{ "lanes", LB_CSV_UINT },
+	{ "root", LB_CSV_UINT },
+	{ "stripe", LB_CSV_STRING },
+	{ "message_bytes", LB_CSV_UINT },
+	{ "slice_bytes", LB_CSV_UINT },
+	{ "slices", LB_CSV_UINT },
+	{ "alpha_seconds", LB_CSV_DOUBLE },
+	{ "lane_bandwidth_bytes_per_second", LB_CSV_DOUBLE },
+	{ "sim_seconds", LB_CSV_DOUBLE },
+	{ "table_seconds", LB_CSV_DOUBLE },
+	{ "refined_seconds", LB_CSV_DOUBLE },
+	{ "sim_over_table_ratio", LB_CSV_DOUBLE },
+	{ "sim_over_refined_ratio", LB_CSV_DOUBLE },
+	{ "sim_bandwidth_bytes_per_second", LB_CSV_DOUBLE },
+	/* only with --sites 2: */
+	{ "two_site_seconds", LB_CSV_DOUBLE },
+	{ "sim_over_two_site_ratio", LB_CSV_DOUBLE },
+};
+
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+#define NCOLUMNS_ONE_SITE (NCOLUMNS - 2)
+
+static int two_site(const struct sim_opts *o)
+{
+	return o->sites == 2;
+}
+
+static int csv_row(struct lb_csv *csv, const struct sim_opts *o,
+		   const struct sim_row *r, char *err, size_t errlen)
+{
+	const union lb_csv_val v[NCOLUMNS] = {
+		{ .s = r->algo->name }, { .u = r->ranks }, { .u = o->lanes },
+		{ .u = o->root }, { .s = o->stripe_off ? "off" : "on" },
+		{ .u = r->bytes }, { .u = r->slice }, { .u = r->slices },
+		{ .d = o->alpha }, { .d = o->bw }, { .d = r->sim },
+		{ .d = r->table }, { .d = r->refined }, { .d = r->sim_over_table },
+		{ .d = r->sim_over_refined }, { .d = r->bandwidth },
+		{ .d = r->two_site }, { .d = r->sim_over_two_site },
+	};
+	return lb_csv_row(csv, v, err, errlen);
+}
+
+static void table_header(FILE *out, const struct sim_opts *o)
+{
+	fprintf(out, "%-11s %7s %7s %7s %7s %11s %11s %11s %9s %11s%s\n", "algorithm", "p",
+		"bytes", "slice", "slices", "sim", "table", "refined", "sim/table",
+		"sim/refined", two_site(o) ? " sim/2-site" : "");
+}
+
+static void table_row(FILE *out, const struct sim_opts *o, const struct sim_row *r)
+{
+	char bytes[24], slice[24], sim[24], table[24], refined[24];
+	lb_format_size(r->bytes, bytes, sizeof(bytes));
+	lb_format_size(r->slice, slice, sizeof(slice));
+	lb_format_seconds(r->sim, sim, sizeof(sim));
+	lb_format_seconds(r->table, table, sizeof(table));
+	lb_format_seconds(r->refined, refined, sizeof(refined));
+	fprintf(out, "%-11s %7u %7s %7s %7u %11s %11s %11s %9.3f %11.3f", r->algo->name,
+		r->ranks, bytes, slice, r->slices, sim, table, refined, r->sim_over_table,
+		r->sim_over_refined);
+	if (two_site(o))
+		fprintf(out, " %10.3f", r->sim_over_two_site);
+	fputc('\n', out);
+}
+
+/* ---- the engine ---- */
+
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : NAN;
+}
+
+static void eval_models(const struct sim_opts *o, const struct lb_algo *a,
+			const struct lb_algo_params *prm, struct sim_row *r)
+{
+	struct lb_cost_in in = {
+		.ranks = prm->ranks, .lanes = prm->lanes, .bytes = prm->bytes,
+		.slice_bytes = prm->slice_bytes, .latency = o->alpha, .lane_bw = o->bw,
+		.sites = o->sites, .wan_latency = o->wan_alpha < 0 ? o->alpha : o->wan_alpha,
+		.allgather = prm->allgather, .stripe_off = prm->stripe_off,
+	};
+	r->table = a->cost_table(&in);
+	r->refined = a->cost_refined(&in);
+	r->two_site = two_site(o) && a->cost_two_site ? a->cost_two_site(&in) : NAN;
+	r->sim_over_table = ratio(r->sim, r->table);
+	r->sim_over_refined = ratio(r->sim, r->refined);
+	r->sim_over_two_site = ratio(r->sim, r->two_site);
+	r->bandwidth = r->sim > 0 ? (double)r->bytes / r->sim : NAN;
+}
+
+/* Builds, optionally validates, and simulates one configuration.
+ * Returns 0 or an exit status, the error printed. */
+static int simulate(const struct lb_cmd *cmd, const struct sim_opts *o,
+		    const struct lb_algo_params *prm, struct sim_row *r)
+{
+	struct lb_sim_net net = {
+		.alpha = o->alpha, .lane_bw = o->bw, .sites = o->sites,
+		.wan_alpha = o->wan_alpha < 0 ? o->alpha : o->wan_alpha,
+	};
+	struct lb_sim_result res = { 0 };
+	char err[512];
+	int rc = 0;
+	struct lb_schedule *s = lb_algo_build(r->algo, prm, err, sizeof(err));
+	if (!s) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	if (o->validate && lb_sched_validate(s, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "%s, %u ranks, %llu bytes, slice %llu: invalid schedule: %s",
+			     r->algo->name, prm->ranks, (unsigned long long)prm->bytes,
+			     (unsigned long long)prm->slice_bytes, err);
+		rc = 1;
+	} else if (lb_sim_run(s, &net, &res, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "%s, %u ranks: %s", r->algo->name, prm->ranks, err);
+		rc = 1;
+	}
+	r->slices = s->nblocks;
+	r->sim = res.seconds;
+	lb_sched_free(s);
+	return rc;
+}
+
+static int run_config(const struct lb_cmd *cmd, const struct sim_opts *o,
+		      struct sim_row *r)
+{
+	struct lb_algo_params prm = {
+		.ranks = r->ranks, .root = o->root, .lanes = o->lanes, .bytes = r->bytes,
+		.slice_bytes = r->slice, .stripe_off = o->stripe_off,
+		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
+	};
+	int rc = simulate(cmd, o, &prm, r);
+	if (rc == 0)
+		eval_models(o, r->algo, &prm, r);
+	return rc;
+}
+
+/* Each configuration becomes a row, CSV first; stops at the first error. */
+static int sweep_sizes(const struct lb_cmd *cmd, const struct sim_opts *o,
+		       const struct lb_algo *algo, uint32_t ranks,
+		       struct lb_csv *csv, FILE *table)
+{
+	char err[512];
+	for (size_t m = 0; m < o->sizes.n; m++) {
+		for (size_t i = 0; i < o->slices.n; i++) {
+			struct sim_row r = { .algo = algo, .ranks = ranks,
+					     .bytes = o->sizes.v[m], .slice = o->slices.v[i] };
+			int rc = run_config(cmd, o, &r);
+			if (rc)
+				return rc;
+			if (csv_row(csv, o, &r, err, sizeof(err))) {
+				lb_cli_error(cmd, NULL, "%s", err);
+				return 1;
+			}
+			if (table)
+				table_row(table, o, &r);
+		}
+	}
+	return 0;
+}
+
+static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o,
+		 struct lb_csv *csv, FILE *table)
+{
+	for (size_t a = 0; a < o->algos.n; a++) {
+		for (size_t p = 0; p < o->ranks.n; p++) {
+			int rc = sweep_sizes(cmd, o, o->algos.a[a], (uint32_t)o->ranks.v[p],
+					     csv, table);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int check_root(const struct lb_cmd *cmd, const struct sim_opts *o)
+{
+	for (size_t i = 0; i < o->ranks.n; i++) {
+		if (o->root >= o->ranks.v[i]) {
+			lb_cli_error(cmd, "root", "root %u out of range for %llu ranks (from -p/--ranks; expected 0..%llu)",
+				     o->root, (unsigned long long)o->ranks.v[i],
+				     (unsigned long long)o->ranks.v[i] - 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int sim(const struct lb_cmd *cmd, void *base)
+{
+	const struct sim_opts *o = base;
+	int to_file = o->output && strcmp(o->output, "-") != 0;
+	char err[512];
+	if (check_root(cmd, o))
+		return LB_EXIT_USAGE;
+	struct lb_csv *csv = lb_csv_open(o->output, columns,
+					 two_site(o) ? NCOLUMNS : NCOLUMNS_ONE_SITE,
+					 err, sizeof(err));
+	if (!csv) {
+		lb_cli_error(cmd, "output", "%s", err);
+		return 1;
+	}
+	if (to_file)
+		table_header(stdout, o);
+	int rc = sweep(cmd, o, csv, to_file ? stdout : NULL);
+	if (rc) {
+		lb_csv_abort(csv);
+		return rc;
+	}
+	if (lb_csv_close(csv, err, sizeof(err))) {
+		lb_cli_error(cmd, "output", "%s", err);
+		return 1;
+	}
+	if (to_file && (fflush(stdout) == EOF || ferror(stdout))) {
+		lb_cli_error(cmd, NULL, "cannot write the table to stdout: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)
+{
+	struct sim_opts o = { .wan_alpha = -1 };
+	return lb_cli_run(cmd, argc, argv, &o, sim);
+}
+
+const struct lb_cmd lb_cmd_sim = {
+	.name = "sim",
+	.summary = "simulate algorithms x ranks x sizes x slices; CSV beside the cost models",
+	.usage = "[-a LIST|all] [-p RANKS] [-m SIZES] [-s SIZES] [-k LANES] [-r ROOT] [options]",
+	.opts = opts,
+	.nopts = sizeof(opts) / sizeof(opts[0]),
+	.more_help = sim_more_help,
+	.run = run_sim,
+};

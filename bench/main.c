@@ -1,0 +1,64 @@
+/* lanebench: dispatch to a subcommand.  Adding a command is one line in
+ * the table below (plus its declaration in cli.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef LB_VERSION
+#define LB_VERSION "0.1.0"
+#endif
+
+static const struct lb_cmd *const commands[] = {
+	&lb_cmd_plan,
+	&lb_cmd_sim,
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fputs("usage: lanebench [--help|--version] <command> [options]\n\n"
+	      "lanebench benchmarks broadcasts on multi-rail (multi-NIC) clusters: it builds\n"
+	      "the schedule of each broadcast algorithm, runs it in a discrete-event\n"
+	      "simulator, and sets the results beside the analytic cost model.\n\n"
+	      "commands:\n", out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fputs("\n'lanebench <command> --help' describes a command's options.\n", out);
+}
+
+static const struct lb_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *arg = argc > 1 ? argv[1] : NULL;
+	const struct lb_cmd *cmd;
+	if (!arg) {
+		usage(stderr);
+		return LB_EXIT_USAGE;
+	}
+	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+		printf("lanebench %s\n", LB_VERSION);
+		return 0;
+	}
+	if (arg[0] == '-') {
+		fprintf(stderr, "lanebench: unknown option '%s' (see lanebench --help)\n", arg);
+		return LB_EXIT_USAGE;
+	}
+	if (!(cmd = find_command(arg))) {
+		fprintf(stderr, "lanebench: unknown command '%s' (see lanebench --help)\n", arg);
+		return LB_EXIT_USAGE;
+	}
+	return cmd->run(cmd, argc - 1, argv + 1);
+}

@@ -1,0 +1,236 @@
+/* The CSV sink.  Files go through a temporary name and a rename so a crash
+ * or error never leaves a truncated result that looks like a real one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "csv.h"
+
+/* Three sinks: stdout (path NULL); a device or pipe named by path, written
+ * in place (tmp NULL); a regular file, via tmp. */
+struct lb_csv {
+	FILE *f;
+	char *path;
+	char *tmp;
+	const struct lb_csv_col *cols;
+	size_t ncols;
+	int failed;
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static const char *shown(const struct lb_csv *c)
+{
+	return c->path ? c->path : "<stdout>";
+}
+
+/* "<path>.tmp.<pid>.<n>": same directory, so rename() is atomic; O_EXCL so
+ * two runs writing one path never share a temporary file. */
+static int open_tmp(struct lb_csv *c, char *err, size_t errlen)
+{
+	size_t len = strlen(c->path) + 48;
+	int fd = -1;
+	if (!(c->tmp = malloc(len)))
+		return fail(err, errlen, "cannot create '%s': %s", c->path, strerror(ENOMEM));
+	for (int n = 0; fd < 0 && n < 100; n++) {
+		snprintf(c->tmp, len, "%s.tmp.%ld.%d", c->path, (long)getpid(), n);
+		fd = open(c->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0 || !(c->f = fdopen(fd, "w"))) {
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(c->tmp);
+		}
+		free(c->tmp);
+		c->tmp = NULL;
+		return fail(err, errlen, "cannot create '%s': %s", c->path, strerror(e));
+	}
+	return 0;
+}
+
+/* A device or FIFO ("-o /dev/stdout") cannot be replaced by a rename: it
+ * is written in place. */
+static int open_target(struct lb_csv *c, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(c->path, &st) != 0 || S_ISREG(st.st_mode))
+		return open_tmp(c, err, errlen);
+	if (!(c->f = fopen(c->path, "w")))
+		return fail(err, errlen, "cannot create '%s': %s", c->path, strerror(errno));
+	return 0;
+}
+
+static void free_sink(struct lb_csv *c)
+{
+	free(c->path);
+	free(c->tmp);
+	free(c);
+}
+
+/* RFC 4180: quote a field holding a delimiter, quote or line break, and
+ * double the quotes inside. */
+static void put_string(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void put_value(FILE *f, enum lb_csv_kind kind, union lb_csv_val v)
+{
+	switch (kind) {
+	case LB_CSV_STRING:
+		put_string(f, v.s);
+		break;
+	case LB_CSV_UINT:
+		fprintf(f, "%llu", (unsigned long long)v.u);
+		break;
+	case LB_CSV_DOUBLE:
+		if (!isnan(v.d))
+			fprintf(f, "%.9g", v.d);
+		break;
+	}
+}
+
+/* Reports a write error once and marks the sink failed. */
+static int check_stream(struct lb_csv *c, char *err, size_t errlen)
+{
+	if (!ferror(c->f) && !c->failed)
+		return 0;
+	int e = errno ? errno : EIO;
+	c->failed = 1;
+	return fail(err, errlen, "cannot write '%s': %s", shown(c), strerror(e));
+}
+
+static int write_header(struct lb_csv *c, char *err, size_t errlen)
+{
+	errno = 0;
+	for (size_t i = 0; i < c->ncols; i++) {
+		if (i)
+			fputc(',', c->f);
+		put_string(c->f, c->cols[i].name);
+	}
+	fputc('\n', c->f);
+	return check_stream(c, err, errlen);
+}
+
+struct lb_csv *lb_csv_open(const char *path, const struct lb_csv_col *cols,
+			   size_t ncols, char *err, size_t errlen)
+{
+	struct lb_csv *c = calloc(1, sizeof(*c));
+	if (!c) {
+		fail(err, errlen, "cannot create '%s': %s", path ? path : "<stdout>",
+		     strerror(ENOMEM));
+		return NULL;
+	}
+	c->cols = cols;
+	c->ncols = ncols;
+	c->f = stdout;
+	if (path && strcmp(path, "-") != 0) {
+		if (!(c->path = strdup(path))) {
+			fail(err, errlen, "cannot create '%s': %s", path, strerror(ENOMEM));
+			goto out_free;
+		}
+		if (open_target(c, err, errlen))
+			goto out_free;
+	}
+	if (write_header(c, err, errlen))
+		goto out_abort;
+	return c;
+
+out_abort:
+	lb_csv_abort(c);
+	return NULL;
+out_free:
+	free_sink(c);
+	return NULL;
+}
+
+int lb_csv_row(struct lb_csv *c, const union lb_csv_val *vals,
+	       char *err, size_t errlen)
+{
+	if (c->failed)
+		return fail(err, errlen, "cannot write '%s': an earlier write failed", shown(c));
+	errno = 0;
+	for (size_t i = 0; i < c->ncols; i++) {
+		if (i)
+			fputc(',', c->f);
+		put_value(c->f, c->cols[i].kind, vals[i]);
+	}
+	fputc('\n', c->f);
+	return check_stream(c, err, errlen);
+}
+
+/* Flushes (and for files syncs, closes, renames): everything reaches the
+ * disk before the name does.  stdout is flushed, never closed. */
+static int finish(struct lb_csv *c, char *err, size_t errlen)
+{
+	int rc = 0;
+	errno = 0;
+	if (c->failed)
+		rc = fail(err, errlen, "cannot write '%s': an earlier write failed", shown(c));
+	else if (fflush(c->f) == EOF || (c->tmp && fsync(fileno(c->f)) != 0))
+		rc = fail(err, errlen, "cannot write '%s': %s", shown(c),
+			  strerror(errno ? errno : EIO));
+	if (c->path && fclose(c->f) != 0 && rc == 0)
+		rc = fail(err, errlen, "cannot write '%s': %s", c->path, strerror(errno));
+	if (c->tmp && rc == 0 && rename(c->tmp, c->path) != 0)
+		rc = fail(err, errlen, "cannot rename '%s' to '%s': %s", c->tmp, c->path,
+			  strerror(errno));
+	if (c->tmp && rc != 0)
+		unlink(c->tmp);
+	return rc;
+}
+
+int lb_csv_close(struct lb_csv *c, char *err, size_t errlen)
+{
+	if (!c)
+		return 0;
+	int rc = finish(c, err, errlen);
+	free_sink(c);
+	return rc;
+}
+
+void lb_csv_abort(struct lb_csv *c)
+{
+	if (!c)
+		return;
+	if (c->path)
+		fclose(c->f);
+	else
+		fflush(c->f);
+	if (c->tmp)
+		unlink(c->tmp);
+	free_sink(c);
+}

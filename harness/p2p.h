@@ -1,0 +1,38 @@
+/* Point-to-point measurements on one lane between two ranks, straight on
+ * the transport (as perftest does on verbs): ping-pong latency and
+ * windowed streaming bandwidth.  Used by `lanebench p2p` and by the
+ * calibration that feeds the models before a broadcast sweep. */
+#ifndef LB_P2P_H
+#define LB_P2P_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "executor.h"
+#include "transports/transport.h"
+
+struct lb_p2p_cfg {
+	const struct lb_transport *ops;
+	struct lb_tp *tp;
+	uint8_t *buf;      /* registered, at least `bytes` (and 8) long */
+	uint32_t lane, peer;
+	int initiator;     /* measures and sends first; the other answers */
+	uint64_t bytes;    /* message size */
+	uint32_t iters;    /* measured repetitions (after `warmup`) */
+	uint32_t warmup;
+	uint32_t window;   /* messages in flight per bandwidth repetition */
+	enum lb_idle idle;
+	double timeout;    /* seconds for one repetition */
+};
+
+/* One-way latency samples (round trip / 2), `iters` of them, written by
+ * the initiator into samples[]; the responder passes NULL. */
+int lb_p2p_latency(const struct lb_p2p_cfg *cfg, double *samples, char *err,
+		   size_t errlen);
+
+/* Bandwidth samples in bytes/s: window x bytes streamed, then an 8-byte
+ * acknowledgement, timed at the initiator; the responder passes NULL. */
+int lb_p2p_bandwidth(const struct lb_p2p_cfg *cfg, double *samples, char *err,
+		     size_t errlen);
+
+#endif

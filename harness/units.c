@@ -1,0 +1,360 @@
+/* Units users type, parsed strictly: a typo must never become a silently
+ * different benchmark, so every input is either exact or an error naming it. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "units.h"
+
+#define SIZE_EXPECTED "expected a whole number of bytes with optional K, M, G, T suffix (powers of 1024)"
+
+/* Parsers of one list item: the item is the span [p, p + n), not terminated. */
+typedef int (*item_fn)(const char *p, size_t n, uint64_t *out,
+		       char *err, size_t errlen);
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Reads leading digits into *v and their count into *nd; -1 on overflow. */
+static int read_digits(const char *p, size_t n, uint64_t *v, size_t *nd)
+{
+	*v = 0;
+	for (*nd = 0; *nd < n && isdigit((unsigned char)p[*nd]); ++*nd) {
+		unsigned d = (unsigned)(p[*nd] - '0');
+		if (*v > (UINT64_MAX - d) / 10)
+			return -1;
+		*v = *v * 10 + d;
+	}
+	return 0;
+}
+
+/* Binary shift of a size suffix ("", K, k, KiB, ...), or -1.  "KB" is
+ * refused: tools disagree whether it means 1000 or 1024. */
+static int size_shift(const char *p, size_t n)
+{
+	static const char letters[] = "KMGT";
+	const char *l;
+	if (n == 0)
+		return 0;
+	if (p[0] == '\0' || !(l = strchr(letters, toupper((unsigned char)p[0]))))
+		return -1;
+	if (n == 1 || (n == 3 && p[1] == 'i' && p[2] == 'B'))
+		return 10 * (int)(l - letters + 1);
+	return -1;
+}
+
+/* Bytes of the fraction frac / 10^ndigits of 2^shift, or -1 when that is
+ * not a whole number ("1.5K" is 1536 bytes, "1.3K" is not whole). */
+static int frac_bytes(uint64_t frac, size_t ndigits, int shift, uint64_t *out)
+{
+	unsigned __int128 scale = 1, v = (unsigned __int128)frac << shift;
+	for (size_t i = 0; i < ndigits; i++)
+		scale *= 10;
+	if (v % scale)
+		return -1;
+	*out = (uint64_t)(v / scale);
+	return 0;
+}
+
+static int size_too_large(const char *p, size_t n, char *err, size_t errlen)
+{
+	return fail(err, errlen, "bad size '%.*s': expected at most %llu bytes",
+		    (int)n, p, (unsigned long long)UINT64_MAX);
+}
+
+/* Mantissa "D[.D]" then suffix; the fraction may only make whole bytes. */
+static int parse_size_span(const char *p, size_t n, uint64_t *out,
+			   char *err, size_t errlen)
+{
+	uint64_t whole, frac = 0, fbytes = 0;
+	size_t ni, nf = 0, used;
+	if (read_digits(p, n, &whole, &ni))
+		return size_too_large(p, n, err, errlen);
+	used = ni;
+	if (ni && ni < n && p[ni] == '.') {
+		if (read_digits(p + ni + 1, n - ni - 1, &frac, &nf) || nf == 0 || nf > 18)
+			return fail(err, errlen, "bad size '%.*s': " SIZE_EXPECTED, (int)n, p);
+		used += 1 + nf;
+	}
+	int shift = ni ? size_shift(p + used, n - used) : -1;
+	if (shift < 0)
+		return fail(err, errlen, "bad size '%.*s': " SIZE_EXPECTED, (int)n, p);
+	if (frac_bytes(frac, nf, shift, &fbytes))
+		return fail(err, errlen, "bad size '%.*s': expected a whole number of bytes (K = 1024)",
+			    (int)n, p);
+	if (whole > (UINT64_MAX - fbytes) >> shift)
+		return size_too_large(p, n, err, errlen);
+	if ((whole << shift) + fbytes == 0)
+		return fail(err, errlen, "bad size '%.*s': expected at least 1 byte", (int)n, p);
+	*out = (whole << shift) + fbytes;
+	return 0;
+}
+
+static int parse_uint_span(const char *p, size_t n, uint64_t min, uint64_t max,
+			   uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v;
+	size_t nd;
+	if (read_digits(p, n, &v, &nd) || nd == 0 || nd != n || v < min || v > max)
+		return fail(err, errlen, "bad number '%.*s': expected a whole number from %llu to %llu",
+			    (int)n, p, (unsigned long long)min, (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+static int parse_count_span(const char *p, size_t n, uint64_t *out,
+			    char *err, size_t errlen)
+{
+	uint64_t v;
+	size_t nd;
+	if (read_digits(p, n, &v, &nd) || nd == 0 || nd != n || v == 0)
+		return fail(err, errlen, "bad count '%.*s': expected a whole number >= 1",
+			    (int)n, p);
+	*out = v;
+	return 0;
+}
+
+int lb_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	return parse_size_span(s, strlen(s), out, err, errlen);
+}
+
+int lb_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		  char *err, size_t errlen)
+{
+	return parse_uint_span(s, strlen(s), min, max, out, err, errlen);
+}
+
+/* The values of one list being expanded; knows the list for messages. */
+struct vec {
+	uint64_t *v;
+	size_t n, cap;
+	const char *list, *what;
+};
+
+/* A list is quoted whole in messages, up to a point: the message must stay
+ * one readable line even for a list of thousands of items. */
+#define QUOTE_MAX 48
+#define QUOTED(s) (int)(strlen(s) > QUOTE_MAX ? QUOTE_MAX : strlen(s)), (s), \
+		  strlen(s) > QUOTE_MAX ? "..." : ""
+
+static int vec_push(struct vec *a, uint64_t x, char *err, size_t errlen)
+{
+	if (a->n == LB_LIST_MAX)
+		return fail(err, errlen, "bad %s list '%.*s%s': expected at most %d values",
+			    a->what, QUOTED(a->list), LB_LIST_MAX);
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		uint64_t *v = realloc(a->v, cap * sizeof(*v));
+		if (!v)
+			return fail(err, errlen, "%s list '%s': out of memory", a->what, a->list);
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+/* "A:B" -> A, 2A, 4A, ... <= B; a plain item is one value. */
+static int expand_item(const char *p, size_t n, item_fn parse, struct vec *a,
+		       char *err, size_t errlen)
+{
+	const char *colon = memchr(p, ':', n);
+	uint64_t lo, hi;
+	if (!colon)
+		return parse(p, n, &lo, err, errlen) ? -1 : vec_push(a, lo, err, errlen);
+	size_t nlo = (size_t)(colon - p), nhi = n - nlo - 1;
+	if (memchr(colon + 1, ':', nhi))
+		return fail(err, errlen, "bad range '%.*s': expected A:B", (int)n, p);
+	if (parse(p, nlo, &lo, err, errlen) || parse(colon + 1, nhi, &hi, err, errlen))
+		return -1;
+	if (lo > hi)
+		return fail(err, errlen, "bad range '%.*s': expected A:B with A <= B",
+			    (int)n, p);
+	for (uint64_t v = lo;; v *= 2) {
+		if (vec_push(a, v, err, errlen))
+			return -1;
+		if (v > hi / 2) /* next doubling would pass hi (or overflow) */
+			return 0;
+	}
+}
+
+static int parse_list(const char *s, item_fn parse, const char *what,
+		      uint64_t **out, size_t *n, char *err, size_t errlen)
+{
+	struct vec a = { .list = s, .what = what };
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ",");
+		if (len == 0) {
+			free(a.v);
+			return fail(err, errlen, "bad %s list '%.*s%s': expected comma-separated %ss or ranges A:B, found an empty item",
+				    what, QUOTED(s), what);
+		}
+		if (expand_item(p, len, parse, &a, err, errlen)) {
+			free(a.v);
+			return -1;
+		}
+		p += len;
+		if (*p == '\0')
+			break;
+	}
+	*out = a.v;
+	*n = a.n;
+	return 0;
+}
+
+int lb_parse_size_list(const char *s, uint64_t **out, size_t *n,
+		       char *err, size_t errlen)
+{
+	return parse_list(s, parse_size_span, "size", out, n, err, errlen);
+}
+
+int lb_parse_count_list(const char *s, uint64_t **out, size_t *n,
+			char *err, size_t errlen)
+{
+	return parse_list(s, parse_count_span, "count", out, n, err, errlen);
+}
+
+/* Length of a decimal number at s: digits, optional fraction, optional
+ * exponent; 0 when there is none.  Stricter than strtod, which would also
+ * take spaces, signs, hex, "inf" and "nan". */
+static size_t decimal_span(const char *s)
+{
+	size_t i = strspn(s, "0123456789"), mant = i;
+	if (s[i] == '.') {
+		size_t f = strspn(s + i + 1, "0123456789");
+		mant += f;
+		i += 1 + f;
+	}
+	if (mant == 0)
+		return 0;
+	if (s[i] == 'e' || s[i] == 'E') {
+		size_t j = i + 1 + (s[i + 1] == '+' || s[i + 1] == '-');
+		size_t e = strspn(s + j, "0123456789");
+		if (e)
+			i = j + e;
+	}
+	return i;
+}
+
+/* The number at the start of s and where its unit begins, or -1. */
+static int leading_number(const char *s, double *v, const char **unit)
+{
+	char buf[64];
+	size_t n = decimal_span(s);
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	*v = strtod(buf, NULL);
+	*unit = s + n;
+	return 0;
+}
+
+struct unit {
+	const char *name;
+	double factor;
+};
+
+static const struct unit *find_unit(const struct unit *u, const char *name)
+{
+	for (; u->name; u++)
+		if (strcmp(u->name, name) == 0)
+			return u;
+	return NULL;
+}
+
+int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 },
+		{ "\xc2\xb5s", 1e-6 }, { "ns", 1e-9 }, { NULL, 0 },
+	};
+	const struct unit *u;
+	const char *unit;
+	double v;
+	if (leading_number(s, &v, &unit) || !(u = find_unit(units, unit)) ||
+	    !isfinite(v * u->factor))
+		return fail(err, errlen, "bad duration '%s': expected seconds >= 0 with optional unit s, ms, us, ns (e.g. 5us, 1.5ms, 2s)",
+			    s);
+	*out = v * u->factor;
+	return 0;
+}
+
+/* Bit rates are case-insensitive as in tc; byte rates need the capital B
+ * (and "/s"), so "Gb/s" is not silently read as gigabytes. */
+static const struct unit *rate_unit(const char *name)
+{
+	static const struct unit bits[] = {
+		{ "bit", 1 / 8.0 }, { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 },
+		{ "gbit", 1e9 / 8 }, { "tbit", 1e12 / 8 }, { NULL, 0 },
+	};
+	static const struct unit bytes[] = {
+		{ "B/S", 1 }, { "KB/S", 1e3 }, { "MB/S", 1e6 },
+		{ "GB/S", 1e9 }, { "TB/S", 1e12 }, { NULL, 0 },
+	};
+	char low[8], up[8];
+	size_t n = strlen(name);
+	if (n == 0 || n >= sizeof(low))
+		return NULL;
+	for (size_t i = 0; i <= n; i++) {
+		low[i] = (char)tolower((unsigned char)name[i]);
+		up[i] = (char)toupper((unsigned char)name[i]);
+	}
+	if (n >= 3 && name[n - 3] == 'B' && strcasecmp(name + n - 2, "/s") == 0)
+		return find_unit(bytes, up);
+	return find_unit(bits, low);
+}
+
+int lb_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen)
+{
+	const struct unit *u;
+	const char *unit;
+	double v;
+	if (leading_number(s, &v, &unit) || !(u = rate_unit(unit)) ||
+	    !isfinite(v * u->factor) || !(v * u->factor > 0))
+		return fail(err, errlen, "bad rate '%s': expected a rate > 0 in bits (10gbit, 200mbit, 100kbit, 9600bit) or bytes per second (1.25GB/s, 125MB/s, 500B/s)",
+			    s);
+	*bytes_per_s = v * u->factor;
+	return 0;
+}
+
+void lb_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char letters[] = "TGMK";
+	for (int i = 0; i < 4; i++) {
+		int shift = 10 * (4 - i);
+		if (bytes && bytes % (1ull << shift) == 0) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(bytes >> shift),
+				 letters[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+}
+
+void lb_format_seconds(double seconds, char *buf, size_t len)
+{
+	static const struct unit units[] = {
+		{ "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 },
+	};
+	size_t i = 0;
+	while (i < 3 && fabs(seconds) < units[i].factor && seconds != 0 && isfinite(seconds))
+		i++;
+	snprintf(buf, len, "%.4g %s", seconds / units[i].factor, units[i].name);
+}

@@ -1,0 +1,52 @@
+/* Parsing and formatting of the units users type: sizes, counts, lists and
+ * ranges of them, durations and rates.  Pure functions: no printing, no
+ * global state.  Values are stored raw (bytes, seconds, bytes per second).
+ *
+ * Every parser returns 0 on success, or -1 with a one-line message in err
+ * that names the bad value in single quotes and says what was expected,
+ * e.g. "bad size '12Q': expected a whole number of bytes with optional K, M,
+ * G, T suffix (powers of 1024)".  On failure *out is left unchanged. */
+#ifndef LB_UNITS_H
+#define LB_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Most values one list (and so one sweep axis) may expand to. */
+#define LB_LIST_MAX 4096
+
+/* Bytes, >= 1: "4096", "4K", "4k", "4KiB", "1.5M" (when whole bytes).
+ * K, M, G, T are powers of 1024; "KB"/"MB" are refused as ambiguous. */
+int lb_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* Comma list of sizes and ranges "A:B" = A, 2A, 4A, ... while <= B
+ * (A <= B).  "4K,8:64M".  *out is malloc'd (caller frees), *n >= 1. */
+int lb_parse_size_list(const char *s, uint64_t **out, size_t *n,
+		       char *err, size_t errlen);
+
+/* A plain decimal integer in [min, max], no suffix. */
+int lb_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		  char *err, size_t errlen);
+
+/* Like lb_parse_size_list for plain integers >= 1: "2:1024", "8,12,32". */
+int lb_parse_count_list(const char *s, uint64_t **out, size_t *n,
+			char *err, size_t errlen);
+
+/* Seconds, >= 0 and finite: "5us", "1.5ms", "2s", "100ns", "1e-6" (a plain
+ * number is seconds). */
+int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen);
+
+/* Bytes per second, > 0 and finite.  Bit rates as tc writes them, decimal
+ * and case-insensitive: "10gbit", "200mbit", "100kbit", "9600bit"; byte
+ * rates, decimal: "1.25GB/s", "125MB/s", "10KB/s", "500B/s". */
+int lb_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen);
+
+/* "4K", "16M", "1G", "3K" when exact in binary units, else bytes: "1536"
+ * is "1536" (1.5K is not exact), "1000" stays "1000". */
+void lb_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* Seconds for humans, 4 significant digits in the unit that fits:
+ * "12.35 us", "1.5 ms", "2 s", "0 s". */
+void lb_format_seconds(double seconds, char *buf, size_t len);
+
+#endif

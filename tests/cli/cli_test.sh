@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The lanebench command as users run it: help for every command, errors that
+# name the bad value with exit status 2, plan output (dot parses), sim CSV.
+# Usage: cli_test.sh path/to/lanebench
+set -u
+B=${1:?usage: cli_test.sh path/to/lanebench}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# run ARGS...: sets rc, out, err
+run() {
+	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+}
+
+# expect_ok ARGS...
+expect_ok() {
+	run "$@"
+	[ "$rc" -eq 0 ] || fail "lanebench $*: exit $rc: $err"
+}
+
+# expect_usage NEEDLE ARGS...: exit 2, one stderr line containing NEEDLE
+expect_usage() {
+	local needle=$1
+	shift
+	run "$@"
+	[ "$rc" -eq 2 ] || fail "lanebench $*: exit $rc, want 2"
+	case $err in
+	*"$needle"*) ;;
+	*) fail "lanebench $*: stderr lacks \"$needle\": $err" ;;
+	esac
+	[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "lanebench $*: stderr not one line: $err"
+	case $err in
+	"lanebench"*) ;;
+	*) fail "lanebench $*: stderr does not start with 'lanebench': $err" ;;
+	esac
+}
+
+# --- help -----------------------------------------------------------------
+expect_ok --help
+for w in plan sim multi-rail simulator "cost model"; do
+	case $out in *"$w"*) ;; *) fail "lanebench --help lacks '$w'" ;; esac
+done
+expect_ok --version
+case $out in "lanebench "[0-9]*) ;; *) fail "--version printed '$out'" ;; esac
+
+plan_opts="--algorithm -a --ranks -p --root -r --lanes -k --message-size -m --slice -s
+	--stripe --allgather --sites --format -f --help -h"
+sim_opts="--algorithm -a --ranks -p --message-size -m --slice -s --lanes -k --root -r
+	--alpha --bw --stripe --allgather --sites --wan-alpha --validate --output -o --help -h"
+for cmd in plan sim; do
+	opts_var=${cmd}_opts
+	for h in --help -h; do
+		expect_ok "$cmd" "$h"
+		for o in ${!opts_var}; do
+			printf '%s\n' "$out" | grep -qe "$o\\b" || fail "lanebench $cmd $h does not mention $o"
+		done
+	done
+done
+
+# The registry, listed: every name also in plan --help.
+expect_ok plan -a list
+algos=$(printf '%s\n' "$out" | awk '{ print $1 }')
+[ "$(printf '%s\n' "$algos" | wc -l)" -eq 5 ] || fail "plan -a list: want 5 algorithms: $out"
+expect_ok plan --help
+for a in $algos; do
+	case $out in *"$a"*) ;; *) fail "plan --help does not list $a" ;; esac
+done
+
+# --- bad input --------------------------------------------------------------
+expect_usage "'frob'" frob
+expect_usage "'--frob'" --frob
+expect_usage "'frob'" plan -a frob -p 4 -m 1M
+expect_usage "'frob'" sim -a chain,frob
+expect_usage "'12Q'" plan -a chain -p 4 -m 12Q
+expect_usage "'12Q'" sim -m 4K,12Q
+expect_usage "'12Q'" sim --slice 12Q
+expect_usage "'64M:8'" sim -m 64M:8
+expect_usage "'0'" sim -p 0
+expect_usage "'10gbps'" sim --bw 10gbps
+expect_usage "'-5us'" sim --alpha -5us
+expect_usage "'maybe'" sim --stripe maybe
+expect_usage "'-x'" sim -x
+expect_usage "'--frob'" plan --frob
+expect_usage "'extra'" sim extra
+expect_usage "--ranks" plan -a chain -m 1M
+expect_usage "--algorithm" plan -p 4 -m 1M
+expect_usage "root 8" plan -a chain -p 8 -r 8 -m 1M
+expect_usage "root 8" sim -p 8 -r 8
+expect_usage "root 4" sim -p 8,4,16 -r 4
+
+# --- plan -------------------------------------------------------------------
+for a in $algos; do
+	expect_ok plan -a "$a" -p 7 -k 2 -m 1M --slice 256K
+	head -n 1 "$tmp/out" | grep -q "^$a: " || fail "plan -a $a: first line is not the summary"
+	# blocks: slices, or more (vandegeijn scatters p pieces)
+	grep -Eq "^algorithm $a, ranks 7, root 0, lanes 2, bytes 1048576 \(1M\), blocks [0-9]+, ops [0-9]+$" "$tmp/out" ||
+		fail "plan -a $a: no header line: $out"
+	[ "$(grep -c '^rank ' "$tmp/out")" -eq 7 ] || fail "plan -a $a: want 7 ranks"
+	[ "$(grep -c '^  lane ' "$tmp/out")" -eq 14 ] || fail "plan -a $a: want 14 lane lines"
+	grep -q '^rank 0 (root):$' "$tmp/out" || fail "plan -a $a: root not marked"
+
+	expect_ok plan -a "$a" -p 7 -k 2 -m 1M --slice 256K --format summary
+	[ "$(tail -n +4 "$tmp/out" | wc -l)" -eq 14 ] || fail "plan -a $a summary: want 14 rows"
+	# every non-root rank receives exactly 1 MiB over its lanes
+	awk 'NR > 3 && $1 != 0 { got[$1] += $6 } END { for (r in got) if (got[r] != 1048576) exit 1 }' \
+		"$tmp/out" || fail "plan -a $a summary: a rank does not receive 1048576 bytes"
+
+	expect_ok plan -a "$a" -p 7 -k 2 -m 1M --slice 256K --format dot
+	head -n 1 "$tmp/out" | grep -q "^digraph \"$a\" {" || fail "plan -a $a dot: no digraph"
+	if command -v dot >/dev/null; then
+		dot -Tsvg "$tmp/out" >"$tmp/svg" 2>"$tmp/doterr" || fail "plan -a $a dot: dot -Tsvg: $(cat "$tmp/doterr")"
+	fi
+done
+expect_ok plan -a chain -p 3 -k 1 -m 2K --slice 1K --format dot
+grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 0->1: $out"
+grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
+[ "$(grep -c -- '->' "$tmp/out")" -eq 2 ] || fail "plan dot: chain p=3 wants 2 edges: $out"
+
+# --- sim --------------------------------------------------------------------
+header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second"
+expect_ok sim -a all -p 8 -m 4K,1M
+[ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
+[ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 10 rows: $out"
+# defaults: k=2, root 0, stripe on, slice 64K, alpha 5us, bw 10gbit = 1.25e9 B/s
+awk -F, 'NR > 1 && !($2 == 8 && $3 == 2 && $4 == 0 && $5 == "on" && $7 == 65536 &&
+	$9 == "5e-06" && $10 == "1.25e+09" && NF == 16) { exit 1 }' "$tmp/out" ||
+	fail "sim: rows do not carry the defaults: $out"
+awk -F, '$1 == "chain" && $6 == 4096 && $8 != 1 { exit 1 }
+	 $1 == "chain" && $6 == 1048576 && $8 != 16 { exit 1 }' "$tmp/out" ||
+	fail "sim: chain slices are not 1 (4K) and 16 (1M): $out"
+# bandwidth = bytes / sim_seconds; ratios = sim / model
+awk -F, 'NR > 1 { bw = $6 / $11; r = $11 / $12;
+	if (($16 - bw) / bw > 1e-8 || (bw - $16) / bw > 1e-8) exit 1;
+	if (($14 - r) / r > 1e-8 || (r - $14) / r > 1e-8) exit 1 }' "$tmp/out" ||
+	fail "sim: bandwidth or ratio columns inconsistent: $out"
+
+expect_ok sim -a chain,multilane -p 4:8 -m 8K:16K -s 4K,8K --alpha 50us --bw 1gbit
+[ "$(wc -l <"$tmp/out")" -eq 17 ] || fail "sim 2 algos x 2 p x 2 sizes x 2 slices: want 16 rows"
+awk -F, 'NR > 1 && !($9 == "5e-05" && $10 == "125000000") { exit 1 }' "$tmp/out" ||
+	fail "sim: --alpha 50us --bw 1gbit not in the rows"
+[ "$(sed -n 2p "$tmp/out" | cut -d, -f1,2,6,7)" = "chain,4,8192,4096" ] ||
+	fail "sim: sweep order (algorithm, ranks, size, slice): $(sed -n 2p "$tmp/out")"
+
+expect_ok sim -p 8 -m 1M --sites 2 --wan-alpha 1ms
+[ "$(head -n 1 "$tmp/out")" = "$header,two_site_seconds,sim_over_two_site_ratio" ] ||
+	fail "sim --sites 2: header: $(head -n 1 "$tmp/out")"
+
+mkdir "$tmp/res"
+expect_ok sim -a all -p 8 -m 4K,1M -o "$tmp/res/sim.csv"
+[ "$(ls "$tmp/res")" = "sim.csv" ] || fail "sim -o: files left: $(ls "$tmp/res")"
+[ "$(wc -l <"$tmp/res/sim.csv")" -eq 11 ] || fail "sim -o: want header + 10 rows in the file"
+[ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -o: want a table of header + 10 rows on stdout: $out"
+head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
+grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+
+run sim -p 4 -m 4K -o "$tmp/missing/sim.csv"
+[ "$rc" -ne 0 ] || fail "sim -o into a missing directory succeeded"
+case $err in *"$tmp/missing/sim.csv"*) ;; *) fail "sim -o: error lacks the path: $err" ;; esac
+
+if [ "$failures" -ne 0 ]; then
+	echo "cli_test: $failures failure(s)" >&2
+	exit 1
+fi
+echo "cli_test: all checks passed"

@@ -1,0 +1,44 @@
+/* CSV reading: quoting, CRLF, blank lines, ragged rows named by line. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "harness/csvread.h"
+
+static const char *write_tmp(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/lb-csvread-%d.csv", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+int main(void)
+{
+	struct lb_table t;
+	char err[256] = "";
+	const char *p = write_tmp("algorithm,message_bytes,note\r\nchain,4096,\"a, \"\"quoted\"\"\nline\"\r\n\nbinary,8,\n");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) == 0, "read: %s", err);
+	CHECK(t.ncols == 3 && t.nrows == 2, "shape %zux%zu", t.nrows, t.ncols);
+	int note = lb_table_col(&t, "note");
+	CHECK(note == 2 && lb_table_col(&t, "nope") == -1, "columns");
+	CHECK(strcmp(lb_table_cell(&t, 0, note), "a, \"quoted\"\nline") == 0, "quoted field '%s'",
+	      lb_table_cell(&t, 0, note));
+	CHECK(strcmp(lb_table_cell(&t, 1, 0), "binary") == 0 && !lb_table_cell(&t, 1, note)[0],
+	      "second row");
+	lb_table_free(&t);
+
+	p = write_tmp("a,b\n1,2\n3\n");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) != 0 && strstr(err, ":3: 1 fields, the header has 2"),
+	      "ragged: %s", err);
+	p = write_tmp("a,b\n\"open,2\n");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) != 0 && strstr(err, "malformed"), "quote: %s", err);
+	p = write_tmp("");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) != 0 && strstr(err, "empty"), "empty: %s", err);
+	unlink(p);
+	CHECK(lb_table_read("/nonexistent/x.csv", &t, err, sizeof(err)) != 0 &&
+	      strstr(err, "/nonexistent/x.csv: No such file"), "missing: %s", err);
+	return check_status("csvread");
+}
