@@ -8,24 +8,10 @@
  *  4. every non-root rank receives every block exactly once, the root none. */
 #include "schedule.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	if (err && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#include "../harness/error.h"
 
 static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 {
@@ -35,17 +21,17 @@ static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 			const struct lb_op *op = &ro->ops[i];
 			const char *what = op->kind == LB_SEND ? "SEND" : "RECV";
 			if (op->kind != LB_SEND && op->kind != LB_RECV)
-				return fail(err, len, "rank %u op %u: unknown op kind %u",
+				return lb_errf(err, len, "rank %u op %u: unknown op kind %u",
 					    r, i, op->kind);
 			if (op->lane >= s->lanes)
-				return fail(err, len, "rank %u %s: lane %u out of range (schedule has %u lanes)",
+				return lb_errf(err, len, "rank %u %s: lane %u out of range (schedule has %u lanes)",
 					    r, what, op->lane, s->lanes);
 			if (op->peer >= s->ranks || op->peer == r)
-				return fail(err, len, "rank %u %s on lane %u: bad peer %u (ranks 0..%u, not itself)",
+				return lb_errf(err, len, "rank %u %s on lane %u: bad peer %u (ranks 0..%u, not itself)",
 					    r, what, op->lane, op->peer, s->ranks - 1);
 			if (op->nblocks == 0 || op->first_block >= s->nblocks ||
 			    op->nblocks > s->nblocks - op->first_block)
-				return fail(err, len, "rank %u %s on lane %u: block range [%u,%u) outside [0,%u)",
+				return lb_errf(err, len, "rank %u %s on lane %u: block range [%u,%u) outside [0,%u)",
 					    r, what, op->lane, op->first_block,
 					    op->first_block + op->nblocks, s->nblocks);
 		}
@@ -139,10 +125,10 @@ static int unmatched_send(const struct msg *snd, const struct msg *rcv,
 		if (rcv[i].src == snd->src && rcv[i].dst == snd->dst &&
 		    rcv[i].first == snd->first && rcv[i].n == snd->n &&
 		    rcv[i].lane != snd->lane)
-			return fail(err, len, "lane mismatch: rank %u sends blocks [%u,%u) to rank %u on lane %u but rank %u receives them on lane %u",
+			return lb_errf(err, len, "lane mismatch: rank %u sends blocks [%u,%u) to rank %u on lane %u but rank %u receives them on lane %u",
 				    snd->src, snd->first, snd->first + snd->n,
 				    snd->dst, snd->lane, snd->dst, rcv[i].lane);
-	return fail(err, len, "rank %u sends blocks [%u,%u) to rank %u on lane %u with no matching RECV",
+	return lb_errf(err, len, "rank %u sends blocks [%u,%u) to rank %u on lane %u with no matching RECV",
 		    snd->src, snd->first, snd->first + snd->n, snd->dst,
 		    snd->lane);
 }
@@ -155,12 +141,12 @@ static int match_pairs(const struct msg *snd, size_t ns,
 		if (c < 0)
 			return unmatched_send(&snd[i], rcv, nr, err, len);
 		if (c > 0)
-			return fail(err, len, "rank %u expects blocks [%u,%u) from rank %u on lane %u but no SEND matches",
+			return lb_errf(err, len, "rank %u expects blocks [%u,%u) from rank %u on lane %u but no SEND matches",
 				    rcv[j].dst, rcv[j].first,
 				    rcv[j].first + rcv[j].n, rcv[j].src,
 				    rcv[j].lane);
 		if (snd[i].first != rcv[j].first || snd[i].n != rcv[j].n)
-			return fail(err, len, "channel rank %u -> rank %u lane %u out of step: SEND of blocks [%u,%u) meets RECV of [%u,%u)",
+			return lb_errf(err, len, "channel rank %u -> rank %u lane %u out of step: SEND of blocks [%u,%u) meets RECV of [%u,%u)",
 				    snd[i].src, snd[i].dst, snd[i].lane,
 				    snd[i].first, snd[i].first + snd[i].n,
 				    rcv[j].first, rcv[j].first + rcv[j].n);
@@ -175,7 +161,7 @@ static int check_channels(const struct lb_schedule *s, char *err, size_t len)
 	struct msg *rcv = collect(s, LB_RECV, &nr);
 	int rc = (!snd || !rcv || sort_channels(s, snd, ns) ||
 		  sort_channels(s, rcv, nr))
-			 ? fail(err, len, "out of memory")
+			 ? lb_errf(err, len, "out of memory")
 			 : match_pairs(snd, ns, rcv, nr, err, len);
 	free(snd);
 	free(rcv);
@@ -205,13 +191,13 @@ static int check_once(const struct lb_schedule *s, const uint8_t *recv_count,
 		const uint8_t *cnt = recv_count + (size_t)r * s->nblocks;
 		for (uint32_t b = 0; b < s->nblocks; b++) {
 			if (r == s->root && cnt[b])
-				return fail(err, len, "rank %u is the root but receives block %u",
+				return lb_errf(err, len, "rank %u is the root but receives block %u",
 					    r, b);
 			if (r != s->root && cnt[b] == 0)
-				return fail(err, len, "missing block: rank %u never receives block %u",
+				return lb_errf(err, len, "missing block: rank %u never receives block %u",
 					    r, b);
 			if (cnt[b] > 1)
-				return fail(err, len, "duplicate: rank %u receives block %u %u times",
+				return lb_errf(err, len, "duplicate: rank %u receives block %u %u times",
 					    r, b, cnt[b]);
 		}
 	}
@@ -289,9 +275,9 @@ static int report_stuck(const struct exec *x, const uint8_t *recv_count,
 	const struct lb_op *op = &lb_lane_ops(s, r, lane, &n)[x->cursor[first]];
 	uint32_t b = first_missing(x, r, op);
 	if (r != s->root && !recv_count[(size_t)r * s->nblocks + b])
-		return fail(err, len, "rank %u lane %u sends block %u to rank %u but never holds it",
+		return lb_errf(err, len, "rank %u lane %u sends block %u to rank %u but never holds it",
 			    r, lane, b, op->peer);
-	return fail(err, len, "deadlock: rank %u lane %u waits to send block %u to rank %u (%zu lanes stuck)",
+	return lb_errf(err, len, "deadlock: rank %u lane %u waits to send block %u to rank %u (%zu lanes stuck)",
 		    r, lane, b, op->peer, stuck);
 }
 
@@ -308,7 +294,7 @@ static int check_execution(const struct lb_schedule *s,
 	};
 	int rc = -1;
 	if (!x.have || !x.cursor || !x.stack || !x.queued) {
-		fail(err, len, "out of memory");
+		lb_errf(err, len, "out of memory");
 		goto out;
 	}
 	memset(x.have + (size_t)s->root * s->nblocks, 1, s->nblocks);
@@ -331,12 +317,12 @@ out:
 int lb_sched_validate(const struct lb_schedule *s, char *err, size_t len)
 {
 	if (!s->finalized)
-		return fail(err, len, "schedule not finalized");
+		return lb_errf(err, len, "schedule not finalized");
 	if (check_ops(s, err, len) || check_channels(s, err, len))
 		return -1;
 	uint8_t *recv_count = calloc((size_t)s->ranks * s->nblocks, 1);
 	if (!recv_count)
-		return fail(err, len, "out of memory");
+		return lb_errf(err, len, "out of memory");
 	/* Execution first: "sends a block it never holds" is more telling
 	 * than the "never receives" the exactly-once check would report. */
 	count_recvs(s, recv_count);

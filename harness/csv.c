@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "error.h"
 
 /* Three sinks: stdout (path NULL); a device or pipe named by path, written
  * in place (tmp NULL); a regular file, via tmp. */
@@ -22,20 +22,6 @@ struct lb_csv {
 	size_t ncols;
 	int failed;
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static const char *shown(const struct lb_csv *c)
 {
@@ -49,7 +35,7 @@ static int open_tmp(struct lb_csv *c, char *err, size_t errlen)
 	size_t len = strlen(c->path) + 48;
 	int fd = -1;
 	if (!(c->tmp = malloc(len)))
-		return fail(err, errlen, "cannot create '%s': %s", c->path, strerror(ENOMEM));
+		return lb_errf(err, errlen, "cannot create '%s': %s", c->path, strerror(ENOMEM));
 	for (int n = 0; fd < 0 && n < 100; n++) {
 		snprintf(c->tmp, len, "%s.tmp.%ld.%d", c->path, (long)getpid(), n);
 		fd = open(c->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -64,7 +50,7 @@ static int open_tmp(struct lb_csv *c, char *err, size_t errlen)
 		}
 		free(c->tmp);
 		c->tmp = NULL;
-		return fail(err, errlen, "cannot create '%s': %s", c->path, strerror(e));
+		return lb_errf(err, errlen, "cannot create '%s': %s", c->path, strerror(e));
 	}
 	return 0;
 }
@@ -77,7 +63,7 @@ static int open_target(struct lb_csv *c, char *err, size_t errlen)
 	if (stat(c->path, &st) != 0 || S_ISREG(st.st_mode))
 		return open_tmp(c, err, errlen);
 	if (!(c->f = fopen(c->path, "w")))
-		return fail(err, errlen, "cannot create '%s': %s", c->path, strerror(errno));
+		return lb_errf(err, errlen, "cannot create '%s': %s", c->path, strerror(errno));
 	return 0;
 }
 
@@ -130,7 +116,7 @@ static int check_stream(struct lb_csv *c, char *err, size_t errlen)
 		return 0;
 	int e = errno ? errno : EIO;
 	c->failed = 1;
-	return fail(err, errlen, "cannot write '%s': %s", shown(c), strerror(e));
+	return lb_errf(err, errlen, "cannot write '%s': %s", shown(c), strerror(e));
 }
 
 static int write_header(struct lb_csv *c, char *err, size_t errlen)
@@ -150,7 +136,7 @@ struct lb_csv *lb_csv_open(const char *path, const struct lb_csv_col *cols,
 {
 	struct lb_csv *c = calloc(1, sizeof(*c));
 	if (!c) {
-		fail(err, errlen, "cannot create '%s': %s", path ? path : "<stdout>",
+		lb_errf(err, errlen, "cannot create '%s': %s", path ? path : "<stdout>",
 		     strerror(ENOMEM));
 		return NULL;
 	}
@@ -159,7 +145,7 @@ struct lb_csv *lb_csv_open(const char *path, const struct lb_csv_col *cols,
 	c->f = stdout;
 	if (path && strcmp(path, "-") != 0) {
 		if (!(c->path = strdup(path))) {
-			fail(err, errlen, "cannot create '%s': %s", path, strerror(ENOMEM));
+			lb_errf(err, errlen, "cannot create '%s': %s", path, strerror(ENOMEM));
 			goto out_free;
 		}
 		if (open_target(c, err, errlen))
@@ -181,7 +167,7 @@ int lb_csv_row(struct lb_csv *c, const union lb_csv_val *vals,
 	       char *err, size_t errlen)
 {
 	if (c->failed)
-		return fail(err, errlen, "cannot write '%s': an earlier write failed", shown(c));
+		return lb_errf(err, errlen, "cannot write '%s': an earlier write failed", shown(c));
 	errno = 0;
 	for (size_t i = 0; i < c->ncols; i++) {
 		if (i)
@@ -199,14 +185,14 @@ static int finish(struct lb_csv *c, char *err, size_t errlen)
 	int rc = 0;
 	errno = 0;
 	if (c->failed)
-		rc = fail(err, errlen, "cannot write '%s': an earlier write failed", shown(c));
+		rc = lb_errf(err, errlen, "cannot write '%s': an earlier write failed", shown(c));
 	else if (fflush(c->f) == EOF || (c->tmp && fsync(fileno(c->f)) != 0))
-		rc = fail(err, errlen, "cannot write '%s': %s", shown(c),
+		rc = lb_errf(err, errlen, "cannot write '%s': %s", shown(c),
 			  strerror(errno ? errno : EIO));
 	if (c->path && fclose(c->f) != 0 && rc == 0)
-		rc = fail(err, errlen, "cannot write '%s': %s", c->path, strerror(errno));
+		rc = lb_errf(err, errlen, "cannot write '%s': %s", c->path, strerror(errno));
 	if (c->tmp && rc == 0 && rename(c->tmp, c->path) != 0)
-		rc = fail(err, errlen, "cannot rename '%s' to '%s': %s", c->tmp, c->path,
+		rc = lb_errf(err, errlen, "cannot rename '%s' to '%s': %s", c->tmp, c->path,
 			  strerror(errno));
 	if (c->tmp && rc != 0)
 		unlink(c->tmp);

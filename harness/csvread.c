@@ -1,10 +1,10 @@
 #include "csvread.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "error.h"
 
 struct reader {
 	FILE *f;
@@ -12,18 +12,6 @@ struct reader {
 	char *field;
 	size_t len, cap;
 };
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int put(struct reader *r, int c)
 {
@@ -105,9 +93,9 @@ static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 		r->line++;
 		while (end == ',' && (rc = read_field(r, &end)) == 0)
 			if (push_cell(c, r->field))
-				return fail(err, len, "%s: out of memory", path);
+				return lb_errf(err, len, "%s: out of memory", path);
 		if (rc < 0)
-			return fail(err, len, "%s:%zu: malformed quoted field", path, r->line);
+			return lb_errf(err, len, "%s:%zu: malformed quoted field", path, r->line);
 		size_t width = c->n - start;
 		if (width == 1 && !c->v[start][0]) { /* blank line */
 			free(c->v[--c->n]);
@@ -120,7 +108,7 @@ static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 		if (!t->ncols)
 			t->ncols = width;
 		else if (width != t->ncols)
-			return fail(err, len, "%s:%zu: %zu fields, the header has %zu", path,
+			return lb_errf(err, len, "%s:%zu: %zu fields, the header has %zu", path,
 				    r->line, width, t->ncols);
 		else
 			t->nrows++;
@@ -135,13 +123,13 @@ int lb_table_read(const char *path, struct lb_table *t, char *err, size_t len)
 	struct cells c = { 0 };
 	memset(t, 0, sizeof(*t));
 	if (!r.f)
-		return fail(err, len, "%s: %s", path, strerror(errno));
+		return lb_errf(err, len, "%s: %s", path, strerror(errno));
 	int rc = read_rows(&r, &c, t, path, err, len);
 	fclose(r.f);
 	free(r.field);
 	t->cells = c.v;
 	if (rc == 0 && t->ncols == 0)
-		rc = fail(err, len, "%s: empty file (no header)", path);
+		rc = lb_errf(err, len, "%s: empty file (no header)", path);
 	if (rc) {
 		for (size_t i = 0; i < c.n; i++)
 			free(c.v[i]);

@@ -2,33 +2,19 @@
  * different benchmark, so every input is either exact or an error naming it. */
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "units.h"
+#include "error.h"
 
 #define SIZE_EXPECTED "expected a whole number of bytes with optional K, M, G, T suffix (powers of 1024)"
 
 /* Parsers of one list item: the item is the span [p, p + n), not terminated. */
 typedef int (*item_fn)(const char *p, size_t n, uint64_t *out,
 		       char *err, size_t errlen);
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* Reads leading digits into *v and their count into *nd; -1 on overflow. */
 static int read_digits(const char *p, size_t n, uint64_t *v, size_t *nd)
@@ -73,7 +59,7 @@ static int frac_bytes(uint64_t frac, size_t ndigits, int shift, uint64_t *out)
 
 static int size_too_large(const char *p, size_t n, char *err, size_t errlen)
 {
-	return fail(err, errlen, "bad size '%.*s': expected at most %llu bytes",
+	return lb_errf(err, errlen, "bad size '%.*s': expected at most %llu bytes",
 		    (int)n, p, (unsigned long long)UINT64_MAX);
 }
 
@@ -88,19 +74,19 @@ static int parse_size_span(const char *p, size_t n, uint64_t *out,
 	used = ni;
 	if (ni && ni < n && p[ni] == '.') {
 		if (read_digits(p + ni + 1, n - ni - 1, &frac, &nf) || nf == 0 || nf > 18)
-			return fail(err, errlen, "bad size '%.*s': " SIZE_EXPECTED, (int)n, p);
+			return lb_errf(err, errlen, "bad size '%.*s': " SIZE_EXPECTED, (int)n, p);
 		used += 1 + nf;
 	}
 	int shift = ni ? size_shift(p + used, n - used) : -1;
 	if (shift < 0)
-		return fail(err, errlen, "bad size '%.*s': " SIZE_EXPECTED, (int)n, p);
+		return lb_errf(err, errlen, "bad size '%.*s': " SIZE_EXPECTED, (int)n, p);
 	if (frac_bytes(frac, nf, shift, &fbytes))
-		return fail(err, errlen, "bad size '%.*s': expected a whole number of bytes (K = 1024)",
+		return lb_errf(err, errlen, "bad size '%.*s': expected a whole number of bytes (K = 1024)",
 			    (int)n, p);
 	if (whole > (UINT64_MAX - fbytes) >> shift)
 		return size_too_large(p, n, err, errlen);
 	if ((whole << shift) + fbytes == 0)
-		return fail(err, errlen, "bad size '%.*s': expected at least 1 byte", (int)n, p);
+		return lb_errf(err, errlen, "bad size '%.*s': expected at least 1 byte", (int)n, p);
 	*out = (whole << shift) + fbytes;
 	return 0;
 }
@@ -111,7 +97,7 @@ static int parse_uint_span(const char *p, size_t n, uint64_t min, uint64_t max,
 	uint64_t v;
 	size_t nd;
 	if (read_digits(p, n, &v, &nd) || nd == 0 || nd != n || v < min || v > max)
-		return fail(err, errlen, "bad number '%.*s': expected a whole number from %llu to %llu",
+		return lb_errf(err, errlen, "bad number '%.*s': expected a whole number from %llu to %llu",
 			    (int)n, p, (unsigned long long)min, (unsigned long long)max);
 	*out = v;
 	return 0;
@@ -123,7 +109,7 @@ static int parse_count_span(const char *p, size_t n, uint64_t *out,
 	uint64_t v;
 	size_t nd;
 	if (read_digits(p, n, &v, &nd) || nd == 0 || nd != n || v == 0)
-		return fail(err, errlen, "bad count '%.*s': expected a whole number >= 1",
+		return lb_errf(err, errlen, "bad count '%.*s': expected a whole number >= 1",
 			    (int)n, p);
 	*out = v;
 	return 0;
@@ -156,13 +142,13 @@ struct vec {
 static int vec_push(struct vec *a, uint64_t x, char *err, size_t errlen)
 {
 	if (a->n == LB_LIST_MAX)
-		return fail(err, errlen, "bad %s list '%.*s%s': expected at most %d values",
+		return lb_errf(err, errlen, "bad %s list '%.*s%s': expected at most %d values",
 			    a->what, QUOTED(a->list), LB_LIST_MAX);
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? 2 * a->cap : 16;
 		uint64_t *v = realloc(a->v, cap * sizeof(*v));
 		if (!v)
-			return fail(err, errlen, "%s list '%s': out of memory", a->what, a->list);
+			return lb_errf(err, errlen, "%s list '%s': out of memory", a->what, a->list);
 		a->v = v;
 		a->cap = cap;
 	}
@@ -180,11 +166,11 @@ static int expand_item(const char *p, size_t n, item_fn parse, struct vec *a,
 		return parse(p, n, &lo, err, errlen) ? -1 : vec_push(a, lo, err, errlen);
 	size_t nlo = (size_t)(colon - p), nhi = n - nlo - 1;
 	if (memchr(colon + 1, ':', nhi))
-		return fail(err, errlen, "bad range '%.*s': expected A:B", (int)n, p);
+		return lb_errf(err, errlen, "bad range '%.*s': expected A:B", (int)n, p);
 	if (parse(p, nlo, &lo, err, errlen) || parse(colon + 1, nhi, &hi, err, errlen))
 		return -1;
 	if (lo > hi)
-		return fail(err, errlen, "bad range '%.*s': expected A:B with A <= B",
+		return lb_errf(err, errlen, "bad range '%.*s': expected A:B with A <= B",
 			    (int)n, p);
 	for (uint64_t v = lo;; v *= 2) {
 		if (vec_push(a, v, err, errlen))
@@ -202,7 +188,7 @@ static int parse_list(const char *s, item_fn parse, const char *what,
 		size_t len = strcspn(p, ",");
 		if (len == 0) {
 			free(a.v);
-			return fail(err, errlen, "bad %s list '%.*s%s': expected comma-separated %ss or ranges A:B, found an empty item",
+			return lb_errf(err, errlen, "bad %s list '%.*s%s': expected comma-separated %ss or ranges A:B, found an empty item",
 				    what, QUOTED(s), what);
 		}
 		if (expand_item(p, len, parse, &a, err, errlen)) {
@@ -290,7 +276,7 @@ int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen)
 	double v;
 	if (leading_number(s, &v, &unit) || !(u = find_unit(units, unit)) ||
 	    !isfinite(v * u->factor))
-		return fail(err, errlen, "bad duration '%s': expected seconds >= 0 with optional unit s, ms, us, ns (e.g. 5us, 1.5ms, 2s)",
+		return lb_errf(err, errlen, "bad duration '%s': expected seconds >= 0 with optional unit s, ms, us, ns (e.g. 5us, 1.5ms, 2s)",
 			    s);
 	*out = v * u->factor;
 	return 0;
@@ -328,7 +314,7 @@ int lb_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen)
 	double v;
 	if (leading_number(s, &v, &unit) || !(u = rate_unit(unit)) ||
 	    !isfinite(v * u->factor) || !(v * u->factor > 0))
-		return fail(err, errlen, "bad rate '%s': expected a rate > 0 in bits (10gbit, 200mbit, 100kbit, 9600bit) or bytes per second (1.25GB/s, 125MB/s, 500B/s)",
+		return lb_errf(err, errlen, "bad rate '%s': expected a rate > 0 in bits (10gbit, 200mbit, 100kbit, 9600bit) or bytes per second (1.25GB/s, 125MB/s, 500B/s)",
 			    s);
 	*bytes_per_s = v * u->factor;
 	return 0;

@@ -7,9 +7,9 @@
 #include "sim.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "../harness/error.h"
 
 struct event {
 	double at;      /* when the SEND can start */
@@ -29,20 +29,6 @@ struct sim {
 	size_t nheap;
 	struct lb_sim_result *res;
 };
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	if (err && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static int before(const struct event *a, const struct event *b)
 {
@@ -182,7 +168,7 @@ static int collect(struct sim *x, char *err, size_t len)
 	for (uint32_t slot = 0; slot < s->ranks * s->lanes; slot++) {
 		const struct lb_op *op = head_send(x, slot);
 		if (op)
-			return fail(err, len, "simulation stuck: rank %u lane %u cannot send blocks [%u,%u) to rank %u (schedule not valid?)",
+			return lb_errf(err, len, "simulation stuck: rank %u lane %u cannot send blocks [%u,%u) to rank %u (schedule not valid?)",
 				    slot / s->lanes, slot % s->lanes, op->first_block,
 				    op->first_block + op->nblocks, op->peer);
 	}
@@ -193,7 +179,7 @@ static int collect(struct sim *x, char *err, size_t len)
 		for (uint32_t b = 0; b < s->nblocks; b++)
 			done = fmax(done, arr[b]);
 		if (isinf(done))
-			return fail(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
+			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
 		if (x->res->rank_done)
 			x->res->rank_done[r] = done;
 		x->res->seconds = fmax(x->res->seconds, done);
@@ -205,18 +191,18 @@ static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 		     char *err, size_t len)
 {
 	if (!(net->alpha >= 0) || !isfinite(net->alpha))
-		return fail(err, len, "sim: bad alpha %g s (need >= 0)", net->alpha);
+		return lb_errf(err, len, "sim: bad alpha %g s (need >= 0)", net->alpha);
 	if (!(net->lane_bw > 0) || !isfinite(net->lane_bw))
-		return fail(err, len, "sim: bad lane bandwidth %g B/s (need > 0)", net->lane_bw);
+		return lb_errf(err, len, "sim: bad lane bandwidth %g B/s (need > 0)", net->lane_bw);
 	if (net->sites > s->ranks)
-		return fail(err, len, "sim: %u sites for %u ranks", net->sites, s->ranks);
+		return lb_errf(err, len, "sim: %u sites for %u ranks", net->sites, s->ranks);
 	if (net->sites > 1 && (!(net->wan_alpha >= 0) || net->wan_bw < 0))
-		return fail(err, len, "sim: bad WAN alpha %g s or bandwidth %g B/s",
+		return lb_errf(err, len, "sim: bad WAN alpha %g s or bandwidth %g B/s",
 			    net->wan_alpha, net->wan_bw);
 	for (size_t i = 0; i < (size_t)s->ranks * s->lanes; i++)
 		if ((net->rank_alpha && !(net->rank_alpha[i] >= 0)) ||
 		    (net->rank_bw && !(net->rank_bw[i] > 0)))
-			return fail(err, len, "sim: bad alpha or bandwidth for rank %zu lane %zu",
+			return lb_errf(err, len, "sim: bad alpha or bandwidth for rank %zu lane %zu",
 				    i / s->lanes, i % s->lanes);
 	return 0;
 }
@@ -225,7 +211,7 @@ int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 	       struct lb_sim_result *res, char *err, size_t errlen)
 {
 	if (!s->finalized)
-		return fail(err, errlen, "sim: schedule not finalized");
+		return lb_errf(err, errlen, "sim: schedule not finalized");
 	if (check_net(s, net, err, errlen))
 		return -1;
 	size_t slots = (size_t)s->ranks * s->lanes, cells = (size_t)s->ranks * s->nblocks;
@@ -242,7 +228,7 @@ int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 	res->transfers = res->bytes_moved = 0;
 	if (!x.arrival || !x.send_free || !x.recv_free || !x.cursor ||
 	    !x.waiting || !x.heap) {
-		fail(err, errlen, "sim: out of memory for %u ranks x %u blocks",
+		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
 		     s->ranks, s->nblocks);
 		goto out;
 	}

@@ -17,7 +17,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "transport.h"
+#include "../harness/error.h"
 
 #define FRAME_MAGIC 0x4c425444u /* "LBTD" */
 #define HELLO_MAGIC 0x4c424843u /* "LBHC" */
@@ -86,20 +86,6 @@ struct lb_tp {
 	struct lane *lanes;
 };
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	if (err && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -117,7 +103,7 @@ static int resolve_lane(const char *name, struct tcp_addr *a, char *err, size_t 
 	int by_ip = inet_pton(AF_INET, name, &ip) == 1;
 	struct ifaddrs *ifs, *i;
 	if (getifaddrs(&ifs) != 0)
-		return fail(err, len, "tcp: getifaddrs: %s", strerror(errno));
+		return lb_errf(err, len, "tcp: getifaddrs: %s", strerror(errno));
 	memset(a, 0, sizeof(*a));
 	for (i = ifs; i; i = i->ifa_next) {
 		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
@@ -131,7 +117,7 @@ static int resolve_lane(const char *name, struct tcp_addr *a, char *err, size_t 
 	}
 	freeifaddrs(ifs);
 	if (!a->ip)
-		return fail(err, len, "tcp: lane '%s': no %s", name,
+		return lb_errf(err, len, "tcp: lane '%s': no %s", name,
 			    by_ip ? "local interface has this IPv4 address"
 				  : "interface of that name with an IPv4 address");
 	return 0;
@@ -148,7 +134,7 @@ static int listen_on(struct lane *l, char *err, size_t len)
 	    bind(l->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    listen(l->listen_fd, 256) ||
 	    getsockname(l->listen_fd, (struct sockaddr *)&sa, &slen))
-		return fail(err, len, "tcp: lane '%s': cannot listen on %s: %s", l->name,
+		return lb_errf(err, len, "tcp: lane '%s': cannot listen on %s: %s", l->name,
 			    inet_ntoa(sa.sin_addr), strerror(errno));
 	l->addr.port = sa.sin_port;
 	return 0;
@@ -159,13 +145,13 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 {
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
-		return fail(err, len, "tcp: out of memory");
+		return lb_errf(err, len, "tcp: out of memory");
 	tp->cfg = *cfg;
 	snprintf(tp->token, sizeof(tp->token), "%s", cfg->token ? cfg->token : "");
 	tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes));
 	*out = tp;
 	if (!tp->lanes)
-		return fail(err, len, "tcp: out of memory");
+		return lb_errf(err, len, "tcp: out of memory");
 	for (uint32_t i = 0; i < cfg->lanes; i++)
 		tp->lanes[i].listen_fd = -1;
 	for (uint32_t i = 0; i < cfg->lanes; i++) {
@@ -173,7 +159,7 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		l->name = cfg->lane_names[i];
 		l->conn_of = malloc(cfg->size * sizeof(*l->conn_of));
 		if (!l->conn_of)
-			return fail(err, len, "tcp: out of memory");
+			return lb_errf(err, len, "tcp: out of memory");
 		memset(l->conn_of, 0xff, cfg->size * sizeof(*l->conn_of));
 		if (resolve_lane(l->name, &l->addr, err, len) || listen_on(l, err, len))
 			return -1;
@@ -283,15 +269,15 @@ static int check_hello(struct lb_tp *tp, int fd, uint32_t lane,
 {
 	struct hello h;
 	if (io_all(fd, &h, sizeof(h), 0, now() + 2))
-		return fail(why, wlen, "no hello");
+		return lb_errf(why, wlen, "no hello");
 	uint32_t rank = ntohl(h.rank);
 	if (ntohl(h.magic) != HELLO_MAGIC)
-		return fail(why, wlen, "not a lanebench connection");
+		return lb_errf(why, wlen, "not a lanebench connection");
 	if (memcmp(h.token, tp->token, sizeof(h.token)) != 0)
-		return fail(why, wlen, "wrong job token");
+		return lb_errf(why, wlen, "wrong job token");
 	if (ntohl(h.lane) != lane || rank >= tp->cfg.size || !expect[rank] ||
 	    tp->lanes[lane].conn_of[rank] >= 0)
-		return fail(why, wlen, "unexpected rank %u on lane %u", rank, lane);
+		return lb_errf(why, wlen, "unexpected rank %u on lane %u", rank, lane);
 	return (int)rank;
 }
 
@@ -357,7 +343,7 @@ static int finish_connect(struct setup *st, struct pending *pd, char *err, size_
 		return 0;
 	}
 	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
-	return fail(err, len, "tcp lane '%s': connecting to rank %u at %s failed: %s",
+	return lb_errf(err, len, "tcp lane '%s': connecting to rank %u at %s failed: %s",
 		    l->name, pd->peer, inet_ntoa(a), strerror(e));
 }
 
@@ -368,14 +354,14 @@ static int setup_timeout(const struct setup *st, char *err, size_t len)
 	for (uint32_t l = 0; l < tp->cfg.lanes; l++) {
 		for (uint32_t i = 0; i < st->npd; i++)
 			if (st->pd[i].lane == l && tp->lanes[l].conn_of[st->pd[i].peer] < 0)
-				return fail(err, len, "tcp lane '%s': timeout after %.0f s connecting to rank %u",
+				return lb_errf(err, len, "tcp lane '%s': timeout after %.0f s connecting to rank %u",
 					    tp->lanes[l].name, tp->cfg.timeout, st->pd[i].peer);
 		for (uint32_t r = 0; r < tp->cfg.size; r++)
 			if (st->expect[l][r] && tp->lanes[l].conn_of[r] < 0)
-				return fail(err, len, "tcp lane '%s': timeout after %.0f s: rank %u never connected",
+				return lb_errf(err, len, "tcp lane '%s': timeout after %.0f s: rank %u never connected",
 					    tp->lanes[l].name, tp->cfg.timeout, r);
 	}
-	return fail(err, len, "tcp: connection setup timed out");
+	return lb_errf(err, len, "tcp: connection setup timed out");
 }
 
 static int setup_step(struct setup *st, char *err, size_t len)
@@ -398,7 +384,7 @@ static int setup_step(struct setup *st, char *err, size_t len)
 		pf[n++] = (struct pollfd){ pd->connecting ? pd->fd : -1, POLLOUT, 0 };
 	}
 	if (poll(pf, n, 20) < 0 && errno != EINTR)
-		return fail(err, len, "tcp: poll: %s", strerror(errno));
+		return lb_errf(err, len, "tcp: poll: %s", strerror(errno));
 	for (uint32_t l = 0; l < lanes; l++)
 		if (pf[l].revents & POLLIN)
 			accept_new(tp, l, st->expect[l]);
@@ -458,7 +444,7 @@ static int tcp_connect(struct lb_tp *tp, const uint8_t *all,
 		       const struct lb_tp_peers *peers, char *err, size_t len)
 {
 	struct setup st = { .tp = tp, .all = all };
-	int rc = setup_init(&st, peers) ? fail(err, len, "tcp: out of memory") : 0;
+	int rc = setup_init(&st, peers) ? lb_errf(err, len, "tcp: out of memory") : 0;
 	double deadline = now() + tp->cfg.timeout;
 	while (rc == 0 && !setup_done(&st)) {
 		if (now() > deadline)
@@ -532,7 +518,7 @@ static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer,
 static int peer_gone(struct lb_tp *tp, uint32_t lane, const struct conn *c,
 		     ssize_t k, char *err, size_t len)
 {
-	return fail(err, len, "tcp lane '%s': rank %u %s%s (did it exit or die?)",
+	return lb_errf(err, len, "tcp lane '%s': rank %u %s%s (did it exit or die?)",
 		    tp->lanes[lane].name, c->peer, k == 0 ? "closed the connection" : "connection: ",
 		    k == 0 ? "" : strerror(errno));
 }
@@ -571,7 +557,7 @@ static int check_frame(struct lb_tp *tp, uint32_t lane, const struct conn *c,
 	if (ntohl(c->rhdr.magic) == FRAME_MAGIC && be64toh(c->rhdr.offset) == x->off &&
 	    be64toh(c->rhdr.len) == x->len)
 		return 0;
-	return fail(err, len, "tcp lane '%s': rank %u sent bytes [%llu,+%llu) but [%llu,+%llu) was expected (out of step)",
+	return lb_errf(err, len, "tcp lane '%s': rank %u sent bytes [%llu,+%llu) but [%llu,+%llu) was expected (out of step)",
 		    tp->lanes[lane].name, c->peer,
 		    (unsigned long long)be64toh(c->rhdr.offset),
 		    (unsigned long long)be64toh(c->rhdr.len),

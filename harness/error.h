@@ -1,0 +1,12 @@
+/* One way to report an error: format a one-line reason into the caller's
+ * buffer and return -1, so `return lb_errf(err, len, "...", x);` both
+ * explains and fails.  err may be NULL (or len 0): then only -1. */
+#ifndef LB_ERROR_H
+#define LB_ERROR_H
+
+#include <stddef.h>
+
+int lb_errf(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
