@@ -615,8 +615,10 @@ static void tcp_wait(struct lb_tp *tp, uint32_t lane, double seconds)
 		short ev = (short)((c->recvq.count ? POLLIN : 0) | (c->sendq.count ? POLLOUT : 0));
 		l->pfds[i] = (struct pollfd){ ev ? c->fd : -1, ev, 0 };
 	}
-	int ms = (int)(seconds * 1000);
-	poll(l->pfds, l->nconns, ms > 0 ? ms : 1);
+	/* ppoll: a lane blocked on another lane's block naps ~100 us, which
+	 * poll()'s millisecond timeout would round up to 1 ms. */
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+	ppoll(l->pfds, l->nconns, &ts, NULL);
 }
 
 static int tcp_register(struct lb_tp *tp, void *buf, size_t len, char *err, size_t errlen)
