@@ -1,0 +1,368 @@
+#!/usr/bin/env bash
+# Tests scripts/cluster on this machine (root, network namespaces): topology,
+# addresses, MACs, shaping on both ends of every rail link, the rate a TCP
+# stream gets, per-host rates, the `run` launcher (environment, failures,
+# timeout, interrupt, log files), bad input, and that `down` leaves nothing
+# behind.  Traffic only ever flows between namespaces the test creates.
+#   cluster_test.sh CLUSTER_SCRIPT
+# Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
+# (not root, or network namespaces unavailable).
+set -uo pipefail
+cluster=${1:?usage: cluster_test.sh path/to/scripts/cluster}
+name=lbt
+fails=0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs root (network namespaces, tc)"
+	exit 77
+fi
+probe=lbtprobe$$
+if ! ip netns add "$probe" 2>/dev/null; then
+	echo "SKIP: cannot create network namespaces"
+	exit 77
+fi
+ip netns del "$probe"
+
+tmp=$(mktemp -d)
+bg=() # background pids the test started (servers, runs)
+
+cleanup() {
+	local p
+	for p in "${bg[@]}"; do kill -9 "$p" 2>/dev/null; done
+	"$cluster" down --name "$name" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() { echo "ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+result() { # status ok-text fail-text
+	if [ "$1" = 0 ]; then ok "$2"; else fail "$3"; fi
+}
+check() { # description, command... (bounded to 60 s)
+	local what=$1
+	shift
+	if timeout 60 "$@" >"$tmp/out" 2>&1; then
+		ok "$what"
+	else
+		fail "$what (exit $?):"
+		tail -5 "$tmp/out" | sed 's/^/    /'
+	fi
+}
+leftover_pids() { # processes inside any host namespace of the cluster
+	local ns
+	for ns in $(ip netns list | awk '{ print $1 }' | grep -E "^$name-h[0-9]+\$"); do
+		ip netns pids "$ns"
+	done
+}
+wait_listen() { # ns port: bounded wait (5 s) for a TCP listener
+	for _ in $(seq 50); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The root namespace must look the same afterwards.
+root_links_before=$(ip -o link show | awk -F': ' '{ print $2 }' | sort)
+root_addrs_before=$(ip -o addr show | awk '{ print $2, $4 }' | sort)
+root_routes_before=$(ip route show table all | sort)
+
+# --------------------------------------------------------------------------
+# up 3 x 2 rails at 100 Mbit/s
+check "up 3 --rails 2 --rate 100mbit --name $name" "$cluster" up 3 --rails 2 --rate 100mbit --name "$name"
+for ns in $name-sw $name-h0 $name-h1 $name-h2; do
+	ip netns list | grep -q "^$ns\b"
+	result $? "namespace $ns exists" \
+		"namespace $ns missing"
+done
+[ -f /run/lanebench-cluster/$name.env ]
+result $? "state file written" \
+	"no state file /run/lanebench-cluster/$name.env"
+
+# Addresses, MACs, lo, IPv6 off.
+for i in 0 1 2; do
+	ns=$name-h$i
+	for r in 0 1; do
+		want_addr=10.$((10 + r)).0.$((i + 1))/24
+		want_mac=$(printf '02:00:00:00:%02x:%02x' $r $i)
+		addr=$(ip -n "$ns" -o -4 addr show dev rail$r 2>/dev/null | awk '{ print $4 }')
+		mac=$(ip -n "$ns" -o link show dev rail$r 2>/dev/null | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+		[ "$addr" = "$want_addr" ] && [ "$mac" = "$want_mac" ]
+		result $? "host $i rail$r: $addr $mac" \
+			"host $i rail$r: address '$addr' MAC '$mac', want $want_addr $want_mac"
+	done
+	addr=$(ip -n "$ns" -o -4 addr show dev mgmt 2>/dev/null | awk '{ print $4 }')
+	[ "$addr" = "10.9.0.$((i + 1))/24" ]
+	result $? "host $i mgmt: $addr" \
+		"host $i mgmt address '$addr', want 10.9.0.$((i + 1))/24"
+	ip -n "$ns" -o link show dev lo | grep -q ',UP'
+	result $? "host $i: lo up" \
+		"host $i: lo not up"
+	v6=$(ip netns exec "$ns" sysctl -n net.ipv6.conf.all.disable_ipv6 2>/dev/null)
+	v6addrs=$(ip -n "$ns" -o -6 addr show 2>/dev/null | wc -l)
+	[ "$v6" = 1 ] && [ "$v6addrs" = 0 ]
+	result $? "host $i: IPv6 off" \
+		"host $i: IPv6 disable_ipv6='$v6', $v6addrs IPv6 addresses"
+	extra=$(ip -n "$ns" -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort | tr '\n' ' ')
+	[ "$extra" = "lo mgmt rail0 rail1 " ]
+	result $? "host $i: interfaces $extra" \
+		"host $i: interfaces '$extra', want 'lo mgmt rail0 rail1'"
+done
+
+# Shaping on both ends of every rail link: the host end, and its veth peer in
+# the switch namespace (found by the peer's ifindex, whatever it is called),
+# which must be a port of bridge br<r>.  mgmt is not shaped.
+tbf_rate() { tc -n "$1" qdisc show dev "$2" 2>/dev/null | grep -o 'tbf.* rate [0-9.]*[KMGT]\?bit' | awk '{ print $NF }'; }
+peer_of() { # ns dev -> name of its veth peer in $name-sw
+	local idx
+	idx=$(ip -n "$1" -o link show dev "$2" | sed -n 's/^[0-9]*: [^@]*@if\([0-9]*\):.*/\1/p')
+	ip -n "$name-sw" -o link show | awk -F': ' -v i="$idx" '$1 == i { sub(/@.*/, "", $2); print $2 }'
+}
+check_shaping() { # host rail want-rate
+	local ns=$name-h$1 peer host_rate sw_rate master
+	peer=$(peer_of "$ns" "rail$2")
+	host_rate=$(tbf_rate "$ns" "rail$2")
+	sw_rate=$(tbf_rate "$name-sw" "$peer")
+	master=$(ip -n "$name-sw" -o link show dev "$peer" 2>/dev/null | grep -o 'master [^ ]*' | cut -d' ' -f2)
+	if [ "$host_rate" = "$3" ] && [ "$sw_rate" = "$3" ] && [ "$master" = "br$2" ]; then
+		ok "host $1 rail$2: tbf $host_rate on the host end, $sw_rate on the switch end ($peer in br$2)"
+	else
+		fail "host $1 rail$2: tbf host end '$host_rate', switch end '$sw_rate' ($peer, master '$master'), want $3 in br$2"
+	fi
+}
+for i in 0 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
+for i in 0 1 2; do
+	! tc -n "$name-h$i" qdisc show dev mgmt | grep -q tbf
+	result $? "host $i: mgmt not shaped" "host $i: mgmt is shaped"
+done
+
+# Every host reaches every other host on each rail and on mgmt.
+if command -v ping >/dev/null; then
+	for s in 0 1 2; do
+		for d in 0 1 2; do
+			[ $s != $d ] || continue
+			for net in rail0:10 rail1:11 mgmt:9; do
+				dev=${net%:*} dst=10.${net#*:}.0.$((d + 1))
+				if ip netns exec "$name-h$s" ping -c1 -W2 -I "$dev" "$dst" >/dev/null 2>&1; then
+					ok "ping host $s -> host $d on $dev ($dst)"
+				else
+					fail "ping host $s -> host $d on $dev ($dst)"
+				fi
+			done
+		done
+	done
+else
+	fail "ping not installed (Debian package iputils-ping): reachability untested"
+fi
+
+# Rate: one TCP stream host 0 -> host 1 on rail0 for 3 s, goodput measured at
+# the receiver.  TCP payload is at most 1448/1514 = 95.6 % of the line rate at
+# MTU 1500, so 85 % .. 102 % is the window.
+measure_iperf3() {
+	ip netns exec "$name-h1" timeout 20 iperf3 -s -1 -B 10.10.0.2 -p 5201 >/dev/null 2>&1 &
+	bg+=($!)
+	wait_listen "$name-h1" 5201 || return 1
+	ip netns exec "$name-h0" timeout 20 iperf3 -c 10.10.0.2 -B 10.10.0.1 -p 5201 -t 3 -f m 2>&1 |
+		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
+}
+measure_python() {
+	ip netns exec "$name-h1" timeout 20 python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.10.0.2", 5201)); s.listen(1); s.settimeout(10)
+c, _ = s.accept(); c.settimeout(10)
+n, t0, t1 = 0, None, None
+while True:
+    b = c.recv(1 << 20)
+    if not b:
+        break
+    t1 = time.monotonic()
+    if t0 is None:
+        t0 = t1
+    n += len(b)
+print("%.2f" % (n * 8 / (t1 - t0) / 1e6))' >"$tmp/rate" 2>&1 &
+	local srv=$!
+	bg+=("$srv")
+	wait_listen "$name-h1" 5201 || return 1
+	ip netns exec "$name-h0" timeout 20 python3 -c '
+import socket, time
+c = socket.create_connection(("10.10.0.2", 5201), timeout=10, source_address=("10.10.0.1", 0))
+buf, stop = bytes(1 << 16), time.monotonic() + 3
+while time.monotonic() < stop:
+    c.sendall(buf)
+c.close()' || return 1
+	wait "$srv"
+	cat "$tmp/rate"
+}
+tool=${CLUSTER_TEST_RATE_TOOL:-}
+[ -n "$tool" ] || { command -v iperf3 >/dev/null && tool=iperf3 || tool=python; }
+mbps=$("measure_$tool" 2>&1 | tail -1)
+if awk -v m="$mbps" 'BEGIN { exit !(m ~ /^[0-9.]+$/ && m >= 85 && m <= 102) }'; then
+	ok "rate: one TCP stream on rail0 at 100mbit: $mbps Mbit/s ($tool)"
+else
+	fail "rate: one TCP stream on rail0 at 100mbit: '$mbps' Mbit/s ($tool), want 85..102"
+fi
+
+# status
+if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) && grep -q '10.11.0.3' <<<"$out" &&
+	[ "$(grep -c 'tx 100Mbit *rx 100Mbit' <<<"$out")" = 6 ]; then
+	ok "status lists hosts, addresses and both rates"
+else
+	fail "status:"
+	printf '    %s\n' "$out"
+fi
+
+# --------------------------------------------------------------------------
+# Per-host rates; `up` over an existing cluster replaces it.
+check "up --rates 50mbit,100mbit,100mbit over the running cluster" \
+	"$cluster" up 3 --rails 2 --rates 50mbit,100mbit,100mbit --name "$name"
+for r in 0 1; do check_shaping 0 $r 50Mbit; done
+for i in 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
+
+# --------------------------------------------------------------------------
+# run: environment of each rank
+run() { timeout 60 "$cluster" run --name "$name" "$@"; }
+# shellcheck disable=SC2016 # expanded by the rank's sh
+run -- sh -c 'echo "ENV $LANEBENCH_RANK $LANEBENCH_SIZE $LANEBENCH_COORD $LANEBENCH_TOKEN $LANEBENCH_LANES $(ip netns identify $$)"' \
+	>"$tmp/env.out" 2>"$tmp/env.err"
+rc=$?
+[ $rc = 0 ]
+result $? "run: exit 0 when every rank exits 0" \
+	"run: exit $rc: $(head -3 "$tmp/env.err")"
+tokens=()
+for i in 0 1 2; do
+	line=$(grep "^\[rank $i\] ENV " "$tmp/env.out")
+	read -r _ _ _ rank size coord token lanes ns <<<"$line"
+	tokens+=("$token")
+	if [ "$rank" = $i ] && [ "$size" = 3 ] && [ "$coord" = 10.9.0.1:18515 ] &&
+		[[ $token =~ ^[0-9a-f]{32}$ ]] && [ "$lanes" = rail0,rail1 ] && [ "$ns" = "$name-h$i" ]; then
+		ok "run: rank $i: RANK=$rank SIZE=$size COORD=$coord LANES=$lanes in $ns"
+	else
+		fail "run: rank $i sees '$line'"
+	fi
+done
+[ "$(wc -l <"$tmp/env.out")" = 3 ]
+result $? "run: exactly 3 ranks" \
+	"run: $(wc -l <"$tmp/env.out") output lines, want 3"
+[ "${tokens[0]:-}" = "${tokens[1]:-x}" ] && [ "${tokens[1]:-}" = "${tokens[2]:-x}" ]
+result $? "run: one token for all ranks (${tokens[0]})" \
+	"run: tokens differ: ${tokens[*]}"
+# shellcheck disable=SC2016
+token2=$(run --port 20000 -- sh -c 'echo "$LANEBENCH_TOKEN $LANEBENCH_COORD"' | sed -n 's/^\[rank 0\] //p')
+[ -n "$token2" ] && [ "${token2% *}" != "${tokens[0]:-}" ] && [ "${token2#* }" = 10.9.0.1:20000 ]
+result $? "run: a new token per run, --port sets the coordinator port" \
+	"run: second run saw '$token2'"
+
+# run: stdout and stderr stay apart, both prefixed
+run -- sh -c 'echo out; echo err >&2' >"$tmp/o" 2>"$tmp/e"
+[ "$(grep -c '^\[rank [0-2]\] out$' "$tmp/o")" = 3 ] && [ "$(grep -c '^\[rank [0-2]\] err$' "$tmp/e")" = 3 ]
+result $? "run: stdout and stderr prefixed [rank i], kept apart" \
+	"run: output '$(cat "$tmp/o" "$tmp/e")'"
+
+# run: a failing rank
+# shellcheck disable=SC2016
+run -- sh -c '[ "$LANEBENCH_RANK" = 1 ] && exit 3; exit 0' >"$tmp/o" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q 'rank 1.*3' "$tmp/o" && ! grep -q 'rank [02] failed' "$tmp/o"; then
+	ok "run: rank 1 exits 3 -> run exits $rc: $(grep 'rank 1' "$tmp/o" | head -1)"
+else
+	fail "run: rank 1 exits 3 -> run exit $rc, output: $(cat "$tmp/o")"
+fi
+
+# run: --log-dir
+# shellcheck disable=SC2016
+run --log-dir "$tmp/logs" -- sh -c 'echo "out $LANEBENCH_RANK"; echo err >&2' >"$tmp/o" 2>&1
+rc=$?
+good=0
+for i in 0 1 2; do
+	[ "$(cat "$tmp/logs/rank$i.log" 2>/dev/null)" = "out $i
+err" ] && good=$((good + 1))
+done
+[ $rc = 0 ] && [ $good = 3 ] && ! grep -q 'out' "$tmp/o"
+result $? "run: --log-dir writes rank<i>.log" \
+	"run: --log-dir (exit $rc, $good good logs): $(cat "$tmp/o")"
+
+# run: --timeout kills every rank and what they started
+start=$SECONDS
+run --timeout 2 -- sh -c 'sleep 30 & sleep 30' >"$tmp/o" 2>&1
+rc=$?
+took=$((SECONDS - start))
+left=$(leftover_pids | wc -l)
+if [ $rc != 0 ] && [ $took -lt 10 ] && [ "$left" = 0 ] && grep -qi timeout "$tmp/o"; then
+	ok "run: --timeout 2 with sleep 30 -> exit $rc after $took s, no process left: $(grep -i timeout "$tmp/o")"
+else
+	fail "run: --timeout 2 -> exit $rc after $took s, $left processes left, output: $(cat "$tmp/o")"
+fi
+
+# run: TERM to `cluster run` kills every rank
+"$cluster" run --name "$name" -- sleep 30 >"$tmp/o" 2>&1 &
+runner=$!
+bg+=("$runner")
+sleep 1
+kill -TERM $runner
+start=$SECONDS
+for _ in $(seq 100); do kill -0 $runner 2>/dev/null || break; sleep 0.1; done
+wait $runner
+rc=$?
+took=$((SECONDS - start))
+left=$(leftover_pids | wc -l)
+[ $rc != 0 ] && [ $took -lt 10 ] && [ "$left" = 0 ]
+result $? "run: TERM -> exit $rc after $took s, no process left" \
+	"run: TERM -> exit $rc after $took s, $left processes left: $(cat "$tmp/o")"
+
+# --------------------------------------------------------------------------
+# Bad input: exit 2, the bad value named on stderr, the running cluster kept.
+bad_input() { # description, bad value, arguments...
+	local what=$1 value=$2
+	shift 2
+	timeout 30 "$cluster" "$@" >"$tmp/o" 2>"$tmp/e"
+	local rc=$?
+	if [ $rc = 2 ] && grep -qF -- "'$value'" "$tmp/e" && [ ! -s "$tmp/o" ]; then
+		ok "bad input: $what -> exit 2: $(head -1 "$tmp/e")"
+	else
+		fail "bad input: $what -> exit $rc, stderr '$(cat "$tmp/e")', want exit 2 naming '$value'"
+	fi
+}
+bad_input "up 0" 0 up 0 --rate 100mbit --name "$name"
+bad_input "up 65" 65 up 65 --rate 100mbit --name "$name"
+bad_input "up 3 --rails 9" 9 up 3 --rails 9 --rate 100mbit --name "$name"
+bad_input "up 3 --rate fast" fast up 3 --rate fast --name "$name"
+bad_input "--rates with 2 entries for 3 hosts" 50mbit,100mbit up 3 --rates 50mbit,100mbit --name "$name"
+bad_input "--rates with a bad entry" 10x up 3 --rates 50mbit,10x,100mbit --name "$name"
+bad_input "--name too long" toolong7 up 3 --rate 100mbit --name toolong7
+bad_input "unknown subcommand" frobnicate frobnicate
+bad_input "unknown option" --frob up 3 --rate 100mbit --frob --name "$name"
+bad_input "run --timeout x" x run --name "$name" --timeout x -- true
+[ -f /run/lanebench-cluster/$name.env ] && ip netns list | grep -q "^$name-h2\b"
+result $? "bad input left the running cluster alone" \
+	"bad input removed the running cluster"
+
+# --------------------------------------------------------------------------
+# down
+check "down" "$cluster" down --name "$name"
+left=$(ip netns list | awk '{ print $1 }' | grep "^$name-" | tr '\n' ' ')
+[ -z "$left" ]
+result $? "down: no $name-* namespace left" \
+	"down: namespaces left: $left"
+[ ! -e /run/lanebench-cluster/$name.env ]
+result $? "down: state file removed" \
+	"down: state file still there"
+check "down again (nothing to remove)" "$cluster" down --name "$name"
+! timeout 30 "$cluster" run --name "$name" -- true >/dev/null 2>&1
+result $? "run without a cluster fails" "run without a cluster succeeded"
+
+# The root namespace is as it was.
+[ "$(ip -o link show | awk -F': ' '{ print $2 }' | sort)" = "$root_links_before" ] &&
+	[ "$(ip -o addr show | awk '{ print $2, $4 }' | sort)" = "$root_addrs_before" ] &&
+	[ "$(ip route show table all | sort)" = "$root_routes_before" ]
+result $? "root namespace: links, addresses and routes unchanged" \
+	"root namespace changed"
+
+echo "cluster: $fails failure(s)"
+[ $fails = 0 ]
