@@ -269,6 +269,28 @@ static void bad_option(const struct lb_cmd *cmd, int c, char **argv)
 			     argv[optind - 1], cmd->name);
 }
 
+/* Words after the options: exactly cmd->npositional of them, stored as
+ * const char * in the array at cmd->positional_offset. */
+static enum lb_cli_status take_positional(const struct lb_cmd *cmd, int argc, char **argv,
+					  void *base)
+{
+	size_t have = (size_t)(argc - optind);
+	if (have > cmd->npositional) {
+		lb_cli_error(cmd, NULL, "unexpected argument '%s' (see lanebench %s --help)",
+			     argv[optind + cmd->npositional], cmd->name);
+		return LB_CLI_USAGE;
+	}
+	if (have < cmd->npositional) {
+		lb_cli_error(cmd, NULL, "needs %zu arguments: %s (see lanebench %s --help)",
+			     cmd->npositional, cmd->usage, cmd->name);
+		return LB_CLI_USAGE;
+	}
+	const char **out = (const char **)((char *)base + cmd->positional_offset);
+	for (size_t i = 0; i < have; i++)
+		out[i] = argv[optind + (int)i];
+	return LB_CLI_RUN;
+}
+
 static enum lb_cli_status run_getopt(const struct lb_cmd *cmd, int argc, char **argv,
 				     void *base, const struct getopt_view *v,
 				     unsigned char *seen)
@@ -290,12 +312,7 @@ static enum lb_cli_status run_getopt(const struct lb_cmd *cmd, int argc, char **
 			return LB_CLI_USAGE;
 		seen[o - cmd->opts] = 1;
 	}
-	if (optind < argc) {
-		lb_cli_error(cmd, NULL, "unexpected argument '%s' (see lanebench %s --help)",
-			     argv[optind], cmd->name);
-		return LB_CLI_USAGE;
-	}
-	return LB_CLI_RUN;
+	return take_positional(cmd, argc, argv, base);
 }
 
 static enum lb_cli_status check_required(const struct lb_cmd *cmd,

@@ -74,12 +74,18 @@ struct lb_cmd {
 	const struct lb_opt *opts;
 	size_t nopts;
 	void (*more_help)(FILE *out); /* printed after the options; may be NULL */
+	size_t npositional;        /* words after the options, exactly this many */
+	size_t positional_offset;  /* where they go: const char *[npositional] */
 	int (*run)(const struct lb_cmd *cmd, int argc, char **argv); /* exit status */
 };
 
 /* The subcommands (bench/cmd_*.c); bench/main.c lists them in one table. */
 extern const struct lb_cmd lb_cmd_plan;
 extern const struct lb_cmd lb_cmd_sim;
+extern const struct lb_cmd lb_cmd_bcast;
+extern const struct lb_cmd lb_cmd_p2p;
+extern const struct lb_cmd lb_cmd_compare;
+extern const struct lb_cmd lb_cmd_topo;
 
 enum lb_cli_status {
 	LB_CLI_RUN = 0, /* options stored: go on */

@@ -12,6 +12,10 @@
 static const struct lb_cmd *const commands[] = {
 	&lb_cmd_plan,
 	&lb_cmd_sim,
+	&lb_cmd_bcast,
+	&lb_cmd_p2p,
+	&lb_cmd_compare,
+	&lb_cmd_topo,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,261 @@
+/* lanebench bcast: real broadcasts across the ranks of a job (one process
+ * per host, launched by scripts/cluster run, srun or mpirun).  Each rank
+ * runs the engine (harness/bcast.c); rank 0 hands every configuration's
+ * result to two sinks: the CSV file and a table on stdout. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "harness/bcast.h"
+#include "harness/csv.h"
+#include "harness/units.h"
+
+struct bcast_opts {
+	struct lb_algo_set algos;
+	struct lb_list sizes, slices;
+	uint32_t iterations, warmup, root;
+	int stripe_off, allgather, idle, no_calibration, no_pin;
+	uint64_t calib_size;
+	double timeout, lane_rate;
+	const char *lanes, *transport, *output, *label;
+};
+
+#define OFF(f) offsetof(struct bcast_opts, f)
+
+static const char *const on_off[] = { "on", "off", NULL };
+static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
+static const char *const idles[] = { "spin", "yield", "sleep", NULL };
+
+static const struct lb_opt opts[] = {
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M",
+	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:16M" },
+	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges",
+	  LB_OPT_SIZE_LIST, OFF(slices)), .def = "64K" },
+	{ LB_OPT("iterations", 'i', "N", "timed iterations per configuration", LB_OPT_UINT,
+	  OFF(iterations)), .def = "10", .min = 1, .max = 1000000 },
+	{ LB_OPT("warmup", 'x', "N", "untimed iterations first", LB_OPT_UINT, OFF(warmup)),
+	  .def = "2", .min = 0, .max = 1000000 },
+	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
+	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
+	{ LB_OPT("lanes", 'l', "LIST", "lanes: interfaces or IPv4 addresses (rail0,rail1), or auto; default $LANEBENCH_LANES, else auto",
+	  LB_OPT_STRING, OFF(lanes)) },
+	{ LB_OPT("transport", 't', "NAME", "data transport: tcp", LB_OPT_STRING, OFF(transport)),
+	  .def = "tcp" },
+	{ LB_OPT("idle", 0, NULL, "what a lane thread does with nothing to do (sleep when ranks share cores)",
+	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
+	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
+	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on", .choices = on_off },
+	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
+	  LB_OPT_ENUM, OFF(allgather)), .def = "auto", .choices = allgathers },
+	{ LB_OPT("lane-rate", 0, "RATE", "line rate of one lane for the efficiency column (200mbit); default: asked from the transport",
+	  LB_OPT_RATE, OFF(lane_rate)) },
+	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
+	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },
+	{ LB_OPT("no-calibration", 0, NULL, "skip calibration (no predicted columns)",
+	  LB_OPT_FLAG, OFF(no_calibration)) },
+	{ LB_OPT("no-pin", 0, NULL, "do not bind lane threads to cores near their NIC",
+	  LB_OPT_FLAG, OFF(no_pin)) },
+	{ LB_OPT("timeout", 0, "SECONDS", "limit for set-up steps and for one iteration",
+	  LB_OPT_SECONDS, OFF(timeout)), .def = "60s" },
+	{ LB_OPT("label", 0, "NAME", "name of this run in the CSV and its file name",
+	  LB_OPT_STRING, OFF(label)) },
+	{ LB_OPT("output", 'o', "FILE", "CSV file (default results/<time>-<label>.csv)",
+	  LB_OPT_STRING, OFF(output)) },
+};
+
+static void bcast_more_help(FILE *out)
+{
+	fputs("algorithms:\n", out);
+	lb_cli_list_algos(out);
+	fputs("\nEvery rank of the job runs this command; rank and size come from\n"
+	      "LANEBENCH_RANK/LANEBENCH_SIZE, SLURM_PROCID/SLURM_NTASKS,\n"
+	      "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE or PMI_RANK/PMI_SIZE; ranks meet\n"
+	      "at LANEBENCH_COORD=host:port (rank 0 listens) and present LANEBENCH_TOKEN.\n"
+	      "scripts/cluster run sets all of these.  Every iteration's bytes are checked\n"
+	      "on every rank; a mismatch is an error, never a number.  Time per iteration\n"
+	      "is the slowest rank's.  The CSV columns are described in results/README.md.\n",
+	      out);
+}
+
+/* ---- sinks: rank 0 only ------------------------------------------------ */
+
+static const struct lb_csv_col columns[] = {
+	{ "label", LB_CSV_STRING },
+	{ "transport", LB_CSV_STRING },
+	{ "algorithm", LB_CSV_STRING },
+	{ "ranks", LB_CSV_UINT },
+	{ "lanes", LB_CSV_UINT },
+	{ "root", LB_CSV_UINT },
+	{ "stripe", LB_CSV_STRING },
+	{ "idle", LB_CSV_STRING },
+	{ "message_bytes", LB_CSV_UINT },
+	{ "slice_bytes", LB_CSV_UINT },
+	{ "slices", LB_CSV_UINT },
+	{ "iterations", LB_CSV_UINT },
+	{ "warmup", LB_CSV_UINT },
+	{ "time_min_seconds", LB_CSV_DOUBLE },
+	{ "time_median_seconds", LB_CSV_DOUBLE },
+	{ "time_mean_seconds", LB_CSV_DOUBLE },
+	{ "time_p99_seconds", LB_CSV_DOUBLE },
+	{ "time_max_seconds", LB_CSV_DOUBLE },
+	{ "algbw_bytes_per_second", LB_CSV_DOUBLE },
+	{ "lane_rate_bytes_per_second", LB_CSV_DOUBLE },
+	{ "efficiency_ratio", LB_CSV_DOUBLE },
+	{ "calib_latency_seconds", LB_CSV_DOUBLE },
+	{ "calib_lane_bandwidth_bytes_per_second", LB_CSV_DOUBLE },
+	{ "table_seconds", LB_CSV_DOUBLE },
+	{ "refined_seconds", LB_CSV_DOUBLE },
+	{ "sim_seconds", LB_CSV_DOUBLE },
+	{ "measured_over_table_ratio", LB_CSV_DOUBLE },
+	{ "measured_over_refined_ratio", LB_CSV_DOUBLE },
+	{ "measured_over_sim_ratio", LB_CSV_DOUBLE },
+	{ "verified_bytes", LB_CSV_UINT },
+};
+
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+struct sink {
+	const struct bcast_opts *o;
+	struct lb_csv *csv;
+	char label[128], path[512];
+	int rows;
+};
+
+/* results/<UTC time>-<label>.csv, creating results/ when needed. */
+static void default_path(struct sink *k)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime(&t));
+	mkdir("results", 0777);
+	snprintf(k->path, sizeof(k->path), "results/%s-%s.csv", stamp, k->label);
+}
+
+static int open_csv(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
+{
+	if (k->o->label)
+		snprintf(k->label, sizeof(k->label), "%s", k->o->label);
+	else
+		snprintf(k->label, sizeof(k->label), "%s-p%u-k%u", r->transport, r->ranks, r->lanes);
+	if (k->o->output)
+		snprintf(k->path, sizeof(k->path), "%s", k->o->output);
+	else
+		default_path(k);
+	k->csv = lb_csv_open(k->path, columns, NCOLUMNS, err, len);
+	return k->csv ? 0 : -1;
+}
+
+static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
+{
+	static const char *const idle_names[] = { "spin", "yield", "sleep" };
+	const union lb_csv_val v[NCOLUMNS] = {
+		{ .s = k->label }, { .s = r->transport }, { .s = r->algorithm },
+		{ .u = r->ranks }, { .u = r->lanes }, { .u = r->root },
+		{ .s = r->stripe_off ? "off" : "on" }, { .s = idle_names[r->idle] },
+		{ .u = r->bytes }, { .u = r->slice_bytes }, { .u = r->slices },
+		{ .u = r->iterations }, { .u = r->warmup },
+		{ .d = r->time.min }, { .d = r->time.median }, { .d = r->time.mean },
+		{ .d = r->time.p99 }, { .d = r->time.max }, { .d = r->algbw },
+		{ .d = r->lane_rate > 0 ? r->lane_rate : NAN }, { .d = r->efficiency },
+		{ .d = r->calib_latency > 0 ? r->calib_latency : NAN },
+		{ .d = r->calib_lane_bw > 0 ? r->calib_lane_bw : NAN },
+		{ .d = r->table }, { .d = r->refined }, { .d = r->sim },
+		{ .d = r->over_table }, { .d = r->over_refined }, { .d = r->over_sim },
+		{ .u = r->verified_bytes },
+	};
+	return lb_csv_row(k->csv, v, err, len);
+}
+
+/* A ratio for the table: "-" when it does not exist. */
+static const char *fmt_ratio(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.3f", v);
+	return buf;
+}
+
+static void table_row(const struct sink *k, const struct lb_bcast_result *r)
+{
+	char bytes[24], slice[24], med[24], p99[24], sim[24], e[16], t[16], f[16], m[16];
+	if (k->rows == 0)
+		printf("%-11s %7s %7s %11s %11s %10s %6s %11s %9s %9s %9s\n", "algorithm", "bytes",
+		       "slice", "median", "p99", "MB/s", "eff", "sim", "meas/tab", "meas/ref",
+		       "meas/sim");
+	lb_format_size(r->bytes, bytes, sizeof(bytes));
+	lb_format_size(r->slice_bytes, slice, sizeof(slice));
+	lb_format_seconds(r->time.median, med, sizeof(med));
+	lb_format_seconds(r->time.p99, p99, sizeof(p99));
+	lb_format_seconds(r->sim, sim, sizeof(sim));
+	printf("%-11s %7s %7s %11s %11s %10.2f %6s %11s %9s %9s %9s\n", r->algorithm, bytes,
+	       slice, med, p99, r->algbw / 1e6, fmt_ratio(r->efficiency, e, sizeof(e)),
+	       isnan(r->sim) ? "-" : sim, fmt_ratio(r->over_table, t, sizeof(t)),
+	       fmt_ratio(r->over_refined, f, sizeof(f)), fmt_ratio(r->over_sim, m, sizeof(m)));
+	fflush(stdout);
+}
+
+static int sink_result(const struct lb_bcast_result *r, void *arg)
+{
+	struct sink *k = arg;
+	char err[512];
+	if ((!k->csv && open_csv(k, r, err, sizeof(err))) || csv_row(k, r, err, sizeof(err))) {
+		fprintf(stderr, "lanebench bcast: %s\n", err);
+		return -1;
+	}
+	table_row(k, r);
+	k->rows++;
+	return 0;
+}
+
+static int bcast(const struct lb_cmd *cmd, void *base)
+{
+	const struct bcast_opts *o = base;
+	struct lb_bcast_params p = {
+		.algos = o->algos.a, .nalgos = o->algos.n, .sizes = o->sizes.v,
+		.nsizes = o->sizes.n, .slices = o->slices.v, .nslices = o->slices.n,
+		.iterations = o->iterations, .warmup = o->warmup, .root = o->root,
+		.stripe_off = o->stripe_off, .allgather = (enum lb_allgather)o->allgather,
+		.lanes = o->lanes, .transport = o->transport, .idle = (enum lb_idle)o->idle,
+		.timeout = o->timeout, .lane_rate = o->lane_rate,
+		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
+		.progress = 1,
+	};
+	struct sink k = { .o = o };
+	char err[512] = "";
+	int rc = lb_bcast_run(&p, sink_result, &k, err, sizeof(err));
+	if (rc) {
+		lb_csv_abort(k.csv); /* a failed run leaves no numbers behind */
+		lb_cli_error(cmd, NULL, "%s", err);
+		return 1;
+	}
+	if (k.csv && lb_csv_close(k.csv, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return 1;
+	}
+	if (k.csv)
+		printf("results: %s\n", k.path);
+	return 0;
+}
+
+static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)
+{
+	struct bcast_opts o = { 0 };
+	return lb_cli_run(cmd, argc, argv, &o, bcast);
+}
+
+const struct lb_cmd lb_cmd_bcast = {
+	.name = "bcast",
+	.summary = "run broadcasts across the job's ranks; measured vs predicted, CSV",
+	.usage = "[-a LIST|all] [-m SIZES] [-s SIZES] [-i N] [-x N] [-r ROOT] [--lanes LIST] [options]",
+	.opts = opts,
+	.nopts = sizeof(opts) / sizeof(opts[0]),
+	.more_help = bcast_more_help,
+	.run = run_bcast,
+};

@@ -1,0 +1,45 @@
+/* lanebench topo: what hwloc sees (packages, NUMA nodes, cores, NICs and
+ * their locality) and the pinning plan for the given lanes. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "harness/topology.h"
+
+struct topo_opts {
+	const char *lanes;
+};
+
+static const struct lb_opt opts[] = {
+	{ LB_OPT("lanes", 'l', "LIST", "lanes to plan: interfaces, OpenFabrics devices, IPv4 addresses, or auto; default $LANEBENCH_LANES, else auto",
+	  LB_OPT_STRING, offsetof(struct topo_opts, lanes)) },
+};
+
+static int topo(const struct lb_cmd *cmd, void *base)
+{
+	const struct topo_opts *o = base;
+	const char *lanes = o->lanes ? o->lanes : getenv("LANEBENCH_LANES");
+	struct lb_topo *t = NULL;
+	char err[512];
+	int rc = lb_topo_open(&t, err, sizeof(err)) ||
+		 lb_topo_report(t, lanes ? lanes : "auto", stdout, err, sizeof(err));
+	if (rc)
+		lb_cli_error(cmd, NULL, "%s", err);
+	lb_topo_close(t);
+	return rc ? 1 : 0;
+}
+
+static int run_topo(const struct lb_cmd *cmd, int argc, char **argv)
+{
+	struct topo_opts o = { NULL };
+	return lb_cli_run(cmd, argc, argv, &o, topo);
+}
+
+const struct lb_cmd lb_cmd_topo = {
+	.name = "topo",
+	.summary = "NICs, cores and NUMA nodes as hwloc sees them; the lane pinning plan",
+	.usage = "[--lanes LIST]",
+	.opts = opts,
+	.nopts = sizeof(opts) / sizeof(opts[0]),
+	.run = run_topo,
+};

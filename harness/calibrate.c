@@ -1,0 +1,115 @@
+#include "calibrate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "p2p.h"
+#include "stats.h"
+
+int lb_calib_partner(uint32_t rank, uint32_t size, int round)
+{
+	if (round == 0)
+		return (rank ^ 1) < size ? (int)(rank ^ 1) : -1;
+	if (size % 2 == 0 || size == 1)
+		return -1;
+	if (rank == size - 1)
+		return 0;
+	return rank == 0 ? (int)size - 1 : -1;
+}
+
+/* Measures one lane with one partner; the lower rank initiates, and both
+ * sides take the figures (the link is the same). */
+static int measure(const struct lb_calib_cfg *c, uint32_t lane, uint32_t me,
+		   uint32_t peer, double *lat, double *bw, char *err, size_t len)
+{
+	double *s = calloc(c->iters + 1, sizeof(*s));
+	if (!s)
+		return lb_errf(err, len, "calibration: out of memory");
+	struct lb_p2p_cfg p = {
+		.ops = c->ops, .tp = c->tp, .buf = c->buf, .lane = lane, .peer = peer,
+		.initiator = me < peer, .bytes = 8, .iters = c->iters, .warmup = 2,
+		.window = c->window, .idle = c->idle, .timeout = c->timeout,
+	};
+	struct lb_stats st;
+	int rc = lb_p2p_latency(&p, s, err, len);
+	lb_stats_compute(s, c->iters, &st);
+	*lat = st.median;
+	p.bytes = c->bw_bytes;
+	p.warmup = 1;
+	if (rc == 0)
+		rc = lb_p2p_bandwidth(&p, s, err, len);
+	lb_stats_compute(s, c->iters, &st);
+	*bw = st.median;
+	free(s);
+	return rc;
+}
+
+static double median_of(const double *v, uint32_t n)
+{
+	struct lb_stats st;
+	lb_stats_compute(v, n, &st);
+	return st.median;
+}
+
+/* Measure, then agree (a failure anywhere stops everyone with its reason). */
+static int run_rounds(struct lb_boot *boot, const struct lb_calib_cfg *c,
+		      double *mine, char *err, size_t len)
+{
+	uint32_t me = lb_boot_rank(boot), size = lb_boot_size(boot);
+	char why[256] = "";
+	for (int round = 0; round < 2; round++) {
+		int peer = lb_calib_partner(me, size, round), ok = 1;
+		for (uint32_t l = 0; ok && peer >= 0 && l < c->lanes; l++)
+			if (round == 0 || me != 0) /* rank 0 keeps its round-0 figures */
+				ok = measure(c, l, me, (uint32_t)peer, &mine[l], &mine[c->lanes + l],
+					     why, sizeof(why)) == 0;
+		if (round == 1 && me == 0 && peer >= 0)
+			for (uint32_t l = 0; ok && l < c->lanes; l++) {
+				double lat, bw;
+				ok = measure(c, l, me, (uint32_t)peer, &lat, &bw, why, sizeof(why)) == 0;
+			}
+		if (lb_boot_agree(boot, ok, why, err, len))
+			return -1;
+	}
+	return 0;
+}
+
+int lb_calibrate(struct lb_boot *boot, const struct lb_calib_cfg *c,
+		 struct lb_calib *out, char *err, size_t len)
+{
+	uint32_t size = lb_boot_size(boot), k = c->lanes;
+	memset(out, 0, sizeof(*out));
+	out->ranks = size;
+	out->lanes = k;
+	double *mine = calloc(2 * k, sizeof(*mine));
+	double *all = calloc((size_t)size * 2 * k, sizeof(*all));
+	out->latency = calloc((size_t)size * k, sizeof(double));
+	out->bandwidth = calloc((size_t)size * k, sizeof(double));
+	int rc = -1;
+	if (!mine || !all || !out->latency || !out->bandwidth) {
+		lb_errf(err, len, "calibration: out of memory");
+	} else if (size > 1 && run_rounds(boot, c, mine, err, len) == 0 &&
+		   lb_boot_allgather(boot, mine, 2 * k * sizeof(double), all, err, len) == 0) {
+		for (uint32_t r = 0; r < size; r++)
+			for (uint32_t l = 0; l < k; l++) {
+				out->latency[r * k + l] = all[r * 2 * k + l];
+				out->bandwidth[r * k + l] = all[r * 2 * k + k + l];
+			}
+		out->latency_median = median_of(out->latency, size * k);
+		out->bandwidth_median = median_of(out->bandwidth, size * k);
+		rc = 0;
+	} else if (size == 1) {
+		rc = 0; /* nothing to measure: no transfers happen */
+	}
+	free(mine);
+	free(all);
+	return rc;
+}
+
+void lb_calib_free(struct lb_calib *c)
+{
+	free(c->latency);
+	free(c->bandwidth);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,189 @@
+/* The job set-up shared by the commands that run on every rank. */
+#include "job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Splits the lane list ("rail0,rail1") into names. */
+static int split_lanes(struct lb_job *r, const char *spec, char *err, size_t len)
+{
+	r->lane_spec = strdup(spec);
+	if (!r->lane_spec)
+		return lb_errf(err, len, "out of memory");
+	r->lanes = 0;
+	for (char *save = NULL, *t = strtok_r(r->lane_spec, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		if (r->lanes == LB_JOB_MAX_LANES)
+			return lb_errf(err, len, "too many lanes in '%s' (at most %d)", spec, LB_JOB_MAX_LANES);
+		r->lane_names[r->lanes++] = t;
+	}
+	return r->lanes ? 0 : lb_errf(err, len, "no lane named in '%s'", spec);
+}
+
+/* Lanes from the option, $LANEBENCH_LANES, or hwloc's NICs ("auto"); the
+ * pinning plan from hwloc.  Local step: the caller agrees on the outcome. */
+static int plan_lanes(struct lb_job *r, const struct lb_job_params *p, char *err, size_t len)
+{
+	const char *spec = p->lanes ? p->lanes : getenv("LANEBENCH_LANES");
+	if (!spec || !*spec)
+		spec = "auto";
+	if (lb_topo_open(&r->topo, err, len))
+		return -1;
+	int k = 0;
+	if (lb_topo_plan(r->topo, spec, r->plan, LB_JOB_MAX_LANES, &k, err, len))
+		return -1;
+	if (strcmp(spec, "auto") != 0)
+		return split_lanes(r, spec, err, len);
+	/* auto: the plan names the NICs it found */
+	size_t need = 0;
+	for (int i = 0; i < k; i++)
+		need += strlen(r->plan[i].name) + 1;
+	char *names = malloc(need + 1), *w = names;
+	if (!names)
+		return lb_errf(err, len, "out of memory");
+	for (int i = 0; i < k; i++)
+		w += sprintf(w, "%s%s", i ? "," : "", r->plan[i].name);
+	int rc = split_lanes(r, names, err, len);
+	free(names);
+	return rc;
+}
+
+void lb_job_pin(uint32_t lane, void *arg)
+{
+	struct lb_job *r = arg;
+	char why[256];
+	if (r->topo && r->plan[lane].core >= 0 &&
+	    lb_topo_bind_thread(r->topo, r->plan[lane].core, why, sizeof(why)))
+		fprintf(stderr, "lanebench: rank %u lane %u: not pinned: %s\n", r->rank, lane, why);
+}
+
+/* Notes of the pinning plan (unknown locality, remote NUMA), rank 0 only. */
+static void report_plan(const struct lb_job *r)
+{
+	if (r->rank != 0)
+		return;
+	for (uint32_t l = 0; l < r->lanes; l++)
+		if (r->plan[l].note[0])
+			fprintf(stderr, "lanebench: lane %u (%s) -> core %d: %s\n", l,
+				r->lane_names[l], r->plan[l].core, r->plan[l].note);
+}
+
+int lb_job_agree(struct lb_job *j, int rc, char *err, size_t len)
+{
+	char reason[512];
+	snprintf(reason, sizeof(reason), "%s", rc ? err : "");
+	return lb_boot_agree(j->boot, rc == 0, reason, err, len);
+}
+
+static int same_lane_count(struct lb_job *r, char *err, size_t len)
+{
+	uint32_t *k = calloc(r->size, sizeof(*k));
+	if (!k)
+		return lb_errf(err, len, "out of memory");
+	int rc = lb_boot_allgather(r->boot, &r->lanes, sizeof(r->lanes), k, err, len);
+	for (uint32_t i = 0; rc == 0 && i < r->size; i++)
+		if (k[i] != r->lanes)
+			rc = lb_errf(err, len, "rank %u has %u lanes but rank %u has %u: every rank needs the same count",
+				     i, k[i], r->rank, r->lanes);
+	free(k);
+	return rc;
+}
+
+static int open_transport(struct lb_job *r, const struct lb_job_params *p, char *err, size_t len)
+{
+	r->ops = lb_transport_find(p->transport);
+	if (!r->ops)
+		return lb_errf(err, len, "unknown transport '%s'", p->transport);
+	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
+				 .lane_names = r->lane_names, .token = r->token,
+				 .timeout = p->timeout };
+	return r->ops->open(&cfg, &r->tp, err, len);
+}
+
+/* One buffer for the largest message, registered once. */
+static int register_buffer(struct lb_job *r, uint64_t bytes, char *err, size_t len)
+{
+	uint64_t max = bytes > 8 ? bytes : 8;
+	r->buflen = max;
+	r->buf = aligned_alloc(4096, (max + 4095) / 4096 * 4096);
+	if (!r->buf)
+		return lb_errf(err, len, "cannot allocate a %llu-byte buffer", (unsigned long long)max);
+	memset(r->buf, 0, max);
+	return r->ops->register_buffer(r->tp, r->buf, max, err, len);
+}
+
+/* The slowest lane rate anywhere: stated by the user, or known to the
+ * transport (0 when any lane's is unknown). */
+static int lane_rate(struct lb_job *r, double stated, char *err, size_t len)
+{
+	double mine = stated;
+	for (uint32_t l = 0; mine == 0 && r->ops->lane_rate && l < r->lanes; l++) {
+		double v = r->ops->lane_rate(r->tp, l);
+		mine = l == 0 || v < mine ? v : mine;
+	}
+	double *all = calloc(r->size, sizeof(*all));
+	if (!all)
+		return lb_errf(err, len, "out of memory");
+	int rc = lb_boot_allgather(r->boot, &mine, sizeof(mine), all, err, len);
+	r->lane_rate = all[0];
+	for (uint32_t i = 1; i < r->size; i++)
+		r->lane_rate = all[i] < r->lane_rate ? all[i] : r->lane_rate;
+	free(all);
+	return rc;
+}
+
+int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size_t len)
+{
+	struct lb_boot_cfg bc;
+	memset(j, 0, sizeof(*j));
+	if (lb_boot_env(&bc, err, len) || lb_boot_open(&bc, &j->boot, err, len))
+		return -1;
+	snprintf(j->token, sizeof(j->token), "%s", bc.token);
+	j->timeout = p->timeout;
+	j->rank = lb_boot_rank(j->boot);
+	j->size = lb_boot_size(j->boot);
+	if (lb_job_agree(j, plan_lanes(j, p, err, len), err, len) || same_lane_count(j, err, len))
+		return -1;
+	report_plan(j);
+	if (lb_job_agree(j, open_transport(j, p, err, len), err, len) ||
+	    lb_job_agree(j, register_buffer(j, p->buffer_bytes, err, len), err, len))
+		return -1;
+	return lane_rate(j, p->lane_rate, err, len);
+}
+
+/* Addresses through the bootstrap, then the connections. */
+int lb_job_connect(struct lb_job *r, uint32_t *const *peers, const uint32_t *npeers,
+		   char *err, size_t len)
+{
+	size_t blob = (size_t)r->lanes * LB_TP_ADDR_MAX;
+	uint8_t *mine = calloc(1, blob), *all = calloc(r->size, blob);
+	int rc = mine && all ? 0 : lb_errf(err, len, "out of memory");
+	for (uint32_t l = 0; rc == 0 && l < r->lanes; l++)
+		rc = r->ops->local_address(r->tp, l, mine + l * LB_TP_ADDR_MAX);
+	if (rc == 0)
+		rc = lb_boot_allgather(r->boot, mine, blob, all, err, len);
+	if (rc == 0) {
+		const uint32_t *pp[LB_JOB_MAX_LANES];
+		for (uint32_t l = 0; l < r->lanes; l++)
+			pp[l] = peers[l];
+		struct lb_tp_peers tp_peers = { pp, npeers };
+		rc = lb_job_agree(r, r->ops->connect(r->tp, all, &tp_peers, err, len), err, len);
+	}
+	free(mine);
+	free(all);
+	return rc;
+}
+
+void lb_job_close(struct lb_job *j)
+{
+	if (j->tp)
+		j->ops->close(j->tp);
+	free(j->buf);
+	lb_topo_close(j->topo);
+	lb_boot_close(j->boot);
+	free(j->lane_spec);
+	memset(j, 0, sizeof(*j));
+}

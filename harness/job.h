@@ -1,0 +1,59 @@
+/* A job's common set-up, shared by `bcast` and `p2p`: bootstrap, lanes and
+ * their pinning plan, the transport opened, the message buffer registered,
+ * then connections for the channels a command needs.  Every local step is
+ * agreed by all ranks, so one rank's failure stops every rank with its
+ * reason before any timing. */
+#ifndef LB_JOB_H
+#define LB_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bootstrap.h"
+#include "topology.h"
+#include "transports/transport.h"
+
+#define LB_JOB_MAX_LANES 16
+
+struct lb_job_params {
+	const char *lanes;     /* "rail0,rail1", "auto", NULL: $LANEBENCH_LANES or auto */
+	const char *transport; /* "tcp" */
+	double timeout;
+	double lane_rate;      /* bytes/s stated by the user; 0: ask the transport */
+	uint64_t buffer_bytes;
+};
+
+struct lb_job {
+	struct lb_boot *boot;
+	uint32_t rank, size, lanes;
+	const char *lane_names[LB_JOB_MAX_LANES];
+	char *lane_spec;
+	char token[129];
+	double timeout;
+	struct lb_topo *topo;
+	struct lb_lane_plan plan[LB_JOB_MAX_LANES];
+	const struct lb_transport *ops;
+	struct lb_tp *tp;
+	uint8_t *buf;
+	uint64_t buflen;
+	double lane_rate;      /* slowest lane anywhere, bytes/s; 0 unknown */
+};
+
+/* Collective.  On failure the job is still to be closed. */
+int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size_t errlen);
+
+/* Exchanges lane addresses and connects to peers[lane][0..npeers[lane]). */
+int lb_job_connect(struct lb_job *j, uint32_t *const *peers, const uint32_t *npeers,
+		   char *err, size_t errlen);
+
+/* Agrees on a local step's outcome: 0 everywhere, or -1 everywhere with the
+ * lowest failing rank's reason in err. */
+int lb_job_agree(struct lb_job *j, int rc, char *err, size_t errlen);
+
+/* Executor pin callback: binds lane `lane`'s thread per the plan. */
+void lb_job_pin(uint32_t lane, void *job);
+
+/* Releases everything, in reverse order; safe after any failure. */
+void lb_job_close(struct lb_job *j);
+
+#endif
