@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "algos/algos.h"
+#include "transports/transport.h"
 
 enum lb_opt_kind {
 	LB_OPT_FLAG,       /* int: set to 1; takes no argument */
@@ -66,6 +67,17 @@ struct lb_opt {
 #define LB_OPT(name_, short_, arg_, help_, kind_, offset_)                  \
 	.name = (name_), .short_name = (short_), .arg = (arg_), .help = (help_), \
 	.kind = (kind_), .offset = (offset_)
+
+/* The options of transports that take them (struct lb_tp_options at
+ * offset `base` of the command's options struct); the transport refuses
+ * the ones that do not apply to it. */
+#define LB_TP_OPTION_ROWS(base)                                                              \
+	{ LB_OPT("eal", 0, "ARGS", "dpdk: EAL arguments for this rank, e.g. \"--vdev net_memif0,...\"",   \
+		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, eal)) },                  \
+	{ LB_OPT("rdma-op", 0, "OP", "rdma: write (RDMA WRITE with immediate, default) or send", \
+		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, rdma_op)) },              \
+	{ LB_OPT("inject", 0, "FAULTS", "testing (dpdk): drop/duplicate/reorder received frames, drop=0.01,dup=0.01,reorder=0.01", \
+		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, inject)) }
 
 struct lb_cmd {
 	const char *name;    /* "plan" */

@@ -21,6 +21,7 @@ struct bcast_opts {
 	int stripe_off, allgather, idle, no_calibration, no_pin;
 	uint64_t calib_size;
 	double timeout, lane_rate;
+	struct lb_tp_options tpo;
 	const char *lanes, *transport, *output, *label;
 };
 
@@ -45,10 +46,11 @@ static const struct lb_opt opts[] = {
 	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
 	{ LB_OPT("lanes", 'l', "LIST", "lanes: interfaces or IPv4 addresses (rail0,rail1), or auto; default $LANEBENCH_LANES, else auto",
 	  LB_OPT_STRING, OFF(lanes)) },
-	{ LB_OPT("transport", 't', "NAME", "data transport: tcp", LB_OPT_STRING, OFF(transport)),
+	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
 	  .def = "tcp" },
 	{ LB_OPT("idle", 0, NULL, "what a lane thread does with nothing to do (sleep when ranks share cores)",
 	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
+	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
 	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on", .choices = on_off },
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
@@ -223,6 +225,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		.iterations = o->iterations, .warmup = o->warmup, .root = o->root,
 		.stripe_off = o->stripe_off, .allgather = (enum lb_allgather)o->allgather,
 		.lanes = o->lanes, .transport = o->transport, .idle = (enum lb_idle)o->idle,
+		.tp_options = o->tpo,
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
 		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
 		.progress = 1,

@@ -20,6 +20,7 @@ struct p2p_opts {
 	uint32_t iterations, warmup, window;
 	int idle;
 	double timeout, lane_rate;
+	struct lb_tp_options tpo;
 	const char *lanes, *transport, *output;
 };
 
@@ -38,10 +39,11 @@ static const struct lb_opt opts[] = {
 	  OFF(window)), .def = "16", .min = 1, .max = 4096 },
 	{ LB_OPT("lanes", 'l', "LIST", "lanes to measure, one after the other (rail0,rail1); default $LANEBENCH_LANES, else auto",
 	  LB_OPT_STRING, OFF(lanes)) },
-	{ LB_OPT("transport", 't', "NAME", "data transport: tcp", LB_OPT_STRING, OFF(transport)),
+	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
 	  .def = "tcp" },
 	{ LB_OPT("idle", 0, NULL, "what the progress loop does with nothing to do",
 	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
+	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of a lane, for the efficiency column",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for set-up steps and one repetition",
@@ -143,7 +145,8 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 {
 	const struct p2p_opts *o = base;
 	struct lb_job_params jp = { .lanes = o->lanes, .transport = o->transport,
-				    .timeout = o->timeout, .lane_rate = o->lane_rate };
+				    .timeout = o->timeout, .lane_rate = o->lane_rate,
+				    .idle = o->idle, .tp_options = o->tpo };
 	for (size_t i = 0; i < o->sizes.n; i++)
 		jp.buffer_bytes = o->sizes.v[i] > jp.buffer_bytes ? o->sizes.v[i] : jp.buffer_bytes;
 	struct lb_job j;

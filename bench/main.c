@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "transports/transport.h"
 
 #ifndef LB_VERSION
 #define LB_VERSION "0.1.0"
@@ -24,11 +25,15 @@ static void usage(FILE *out)
 {
 	fputs("usage: lanebench [--help|--version] <command> [options]\n\n"
 	      "lanebench benchmarks broadcasts on multi-rail (multi-NIC) clusters: it builds\n"
-	      "the schedule of each broadcast algorithm, runs it in a discrete-event\n"
-	      "simulator, and sets the results beside the analytic cost model.\n\n"
+	      "the schedule of each broadcast algorithm, runs it on real transports (one\n"
+	      "progress thread per NIC) or in a discrete-event simulator, verifies every\n"
+	      "byte, and sets measured times beside the analytic cost model.\n\n"
 	      "commands:\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fputs("\ntransports built in:\n", out);
+	for (size_t i = 0; lb_transports[i]; i++)
+		fprintf(out, "  %-10s %s\n", lb_transports[i]->name, lb_transports[i]->summary);
 	fputs("\n'lanebench <command> --help' describes a command's options.\n", out);
 }
 

@@ -30,6 +30,7 @@ struct lb_bcast_params {
 	const char *lanes;         /* "rail0,rail1", "auto", or NULL: $LANEBENCH_LANES */
 	const char *transport;     /* "tcp" */
 	enum lb_idle idle;
+	struct lb_tp_options tp_options; /* --eal, --rdma-op, --inject */
 	double timeout;            /* seconds: setup steps and one iteration */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */

@@ -21,6 +21,8 @@ struct lb_job_params {
 	double timeout;
 	double lane_rate;      /* bytes/s stated by the user; 0: ask the transport */
 	uint64_t buffer_bytes;
+	int idle;              /* enum lb_idle, passed to the transport */
+	struct lb_tp_options tp_options;
 };
 
 struct lb_job {

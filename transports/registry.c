@@ -1,4 +1,5 @@
 /* The transports built into this binary. */
+#include <stdio.h>
 #include <string.h>
 
 #include "transport.h"
@@ -14,4 +15,32 @@ const struct lb_transport *lb_transport_find(const char *name)
 		if (strcmp(lb_transports[i]->name, name) == 0)
 			return lb_transports[i];
 	return NULL;
+}
+
+static int takes_option(const char *takes, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = takes; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, name, n) == 0)
+			return 1;
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+int lb_tp_check_options(const char *transport, const struct lb_tp_options *o,
+			const char *takes, char *err, size_t errlen)
+{
+	const struct { const char *name, *value; } given[] = {
+		{ "eal", o->eal }, { "rdma-op", o->rdma_op }, { "inject", o->inject },
+	};
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (given[i].value && !takes_option(takes, given[i].name)) {
+			snprintf(err, errlen, "--%s does not apply to the %s transport", given[i].name,
+				 transport);
+			return -1;
+		}
+	return 0;
 }

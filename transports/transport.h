@@ -20,12 +20,27 @@
 
 struct lb_tp; /* a transport instance */
 
+/* Options only some transports take; NULL when the user gave none.  A
+ * transport refuses (open fails, naming the option) one it does not take. */
+struct lb_tp_options {
+	const char *eal;     /* dpdk: EAL arguments, as --eal gave them */
+	const char *rdma_op; /* rdma: "write" (WRITE with immediate) or "send" */
+	const char *inject;  /* testing: faults on receive, "drop=P,dup=P,reorder=P" */
+};
+
 struct lb_tp_cfg {
 	uint32_t rank, size, lanes;
 	const char *const *lane_names; /* interface, IPv4 address or device */
 	const char *token;             /* job token every connection presents */
 	double timeout;                /* seconds, for connecting */
+	int idle;                      /* enum lb_idle: the transport's own waits follow it */
+	struct lb_tp_options opt;
 };
+
+/* For open(): fails naming the first option in `o` not in `takes` (a
+ * comma list of "eal", "rdma-op", "inject"). */
+int lb_tp_check_options(const char *transport, const struct lb_tp_options *o,
+			const char *takes, char *err, size_t errlen);
 
 /* The peers each lane of this rank exchanges data with (both directions),
  * from the schedule: peers[lane][0 .. npeers[lane]). */
