@@ -6,6 +6,12 @@
 
 const struct lb_transport *const lb_transports[] = {
 	&lb_transport_tcp,
+#ifdef LB_HAVE_DPDK
+	&lb_transport_dpdk,
+#endif
+#ifdef LB_HAVE_RDMA
+	&lb_transport_rdma,
+#endif
 	NULL,
 };
 

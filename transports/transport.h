@@ -95,6 +95,8 @@ struct lb_transport {
 };
 
 extern const struct lb_transport lb_transport_tcp;
+extern const struct lb_transport lb_transport_dpdk; /* built with -Ddpdk */
+extern const struct lb_transport lb_transport_rdma; /* built with -Drdma */
 
 /* All transports built into this binary; NULL-terminated. */
 extern const struct lb_transport *const lb_transports[];
