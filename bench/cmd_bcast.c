@@ -44,7 +44,7 @@ static const struct lb_opt opts[] = {
 	  .def = "2", .min = 0, .max = 1000000 },
 	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
 	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
-	{ LB_OPT("lanes", 'l', "LIST", "lanes: interfaces or IPv4 addresses (rail0,rail1), or auto; default $LANEBENCH_LANES, else auto",
+	{ LB_OPT("lanes", 'l', "LIST", "lanes: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_LANES, else auto",
 	  LB_OPT_STRING, OFF(lanes)) },
 	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
 	  .def = "tcp" },

@@ -28,14 +28,20 @@ static int split_lanes(struct lb_job *r, const char *spec, char *err, size_t len
 static int plan_lanes(struct lb_job *r, const struct lb_job_params *p, char *err, size_t len)
 {
 	const char *spec = p->lanes ? p->lanes : getenv("LANEBENCH_LANES");
+	const struct lb_transport *tp = lb_transport_find(p->transport);
+	char auto_kind[32];
 	if (!spec || !*spec)
 		spec = "auto";
+	if (strcmp(spec, "auto") == 0 && tp && tp->nic_kind) {
+		snprintf(auto_kind, sizeof(auto_kind), "auto:%s", tp->nic_kind);
+		spec = auto_kind;
+	}
 	if (lb_topo_open(&r->topo, err, len))
 		return -1;
 	int k = 0;
 	if (lb_topo_plan(r->topo, spec, r->plan, LB_JOB_MAX_LANES, &k, err, len))
 		return -1;
-	if (strcmp(spec, "auto") != 0)
+	if (strncmp(spec, "auto", 4) != 0)
 		return split_lanes(r, spec, err, len);
 	/* auto: the plan names the NICs it found */
 	size_t need = 0;

@@ -369,15 +369,23 @@ static void start_lane(struct lb_lane_plan *p, const char *name, size_t n)
 	p->core = p->nic_numa = p->core_numa = -1;
 }
 
-static int plan_auto(const struct lb_topo *t, struct lb_lane_plan *plan, int max, int *k,
-		     char *err, size_t len)
+/* Every NIC, or only those of one kind ("auto:network", "auto:openfabrics"):
+ * one RoCE NIC is both an interface and a verbs device, and a transport
+ * uses one face of it, not both. */
+static int plan_auto(const struct lb_topo *t, const char *kind, struct lb_lane_plan *plan,
+		     int max, int *k, char *err, size_t len)
 {
 	for (hwloc_obj_t o = next_nic(t, NULL); o; o = next_nic(t, o)) {
+		if (kind && strcmp(nic_kind(o), kind) != 0)
+			continue;
 		if (*k == max)
 			return lb_errf(err, len, "lanes 'auto': more than %d NICs; name the lanes", max);
 		start_lane(&plan[*k], o->name, strnlen(o->name, sizeof(plan->name) - 1));
 		plan_lane(t, plan, (*k)++, o);
 	}
+	if (*k == 0 && kind)
+		return lb_errf(err, len, "lanes 'auto:%s': hwloc found no %s NIC; name the lanes",
+			       kind, kind);
 	if (*k == 0)
 		return lb_errf(err, len, "lanes 'auto': hwloc found no NIC (network device behind PCI, "
 			       "or OpenFabrics device); name the lanes");
@@ -416,7 +424,12 @@ int lb_topo_plan(struct lb_topo *t, const char *lanes, struct lb_lane_plan *plan
 	if (!lanes)
 		return lb_errf(err, len, "no lanes given");
 	if (strcmp(lanes, "auto") == 0)
-		return plan_auto(t, plan, max, k, err, len);
+		return plan_auto(t, NULL, plan, max, k, err, len);
+	if (strcmp(lanes, "auto:network") == 0 || strcmp(lanes, "auto:openfabrics") == 0)
+		return plan_auto(t, lanes + 5, plan, max, k, err, len);
+	if (strncmp(lanes, "auto:", 5) == 0)
+		return lb_errf(err, len, "lanes '%s': the kinds are auto:network and auto:openfabrics",
+			       lanes);
 	return plan_named(t, lanes, plan, max, k, err, len);
 }
 

@@ -53,7 +53,8 @@ void lb_topo_close(struct lb_topo *t);
  * devices, in hwloc's order.  Returns how many were written (<= max). */
 int lb_topo_nics(struct lb_topo *t, struct lb_nic *out, int max);
 
-/* Plans `lanes` ("auto" or a comma list) into plan[0..*k).  Each lane gets
+/* Plans `lanes` ("auto", "auto:network", "auto:openfabrics" or a comma
+ * list) into plan[0..*k).  Each lane gets
  * a PU inside its NIC's locality not used by another lane (distinct
  * physical cores first, then distinct PUs); when every local PU is taken,
  * or the device is unknown to hwloc, the least-used PU of the machine, and

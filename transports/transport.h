@@ -64,6 +64,9 @@ enum lb_tp_caps {
 struct lb_transport {
 	const char *name;
 	const char *summary;
+	/* The NICs --lanes auto means: "network" (interfaces) or "openfabrics"
+	 * (verbs devices); NULL: every NIC hwloc lists. */
+	const char *nic_kind;
 	unsigned caps;
 	/* On failure *out is NULL or an instance for close() to release. */
 	int (*open)(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,

@@ -133,6 +133,13 @@ static void test_names(struct lb_topo *t)
 		for (int i = 0; i < 4; i++)
 			CHECK(p[i].core_numa == p[i].nic_numa, "auto %s: remote PU %d", p[i].name, p[i].core);
 	}
+	/* one face per NIC: interfaces for tcp/dpdk, verbs devices for rdma */
+	if (plan_ok(t, "auto:network", p, 2))
+		CHECK(strcmp(p[0].name, "eth2") == 0 && strcmp(p[1].name, "eth3") == 0,
+		      "auto:network: %s %s", p[0].name, p[1].name);
+	if (plan_ok(t, "auto:openfabrics", p, 2))
+		CHECK(strcmp(p[0].name, "mlx5_0") == 0 && strcmp(p[1].name, "mlx5_1") == 0 &&
+		      p[1].nic_numa == 1, "auto:openfabrics: %s %s", p[0].name, p[1].name);
 	/* on this machine, unknown to the XML topology */
 	if (plan_ok(t, "lo", p, 1))
 		CHECK(!p[0].found && p[0].core >= 0 && p[0].nic_numa == -1 && strstr(p[0].note, "locality unknown"),
@@ -157,6 +164,7 @@ static void test_errors(struct lb_topo *t)
 	plan_fails(t, "eth2,eth3,eth2", 2, "at most 2");
 	plan_fails(t, "auto", 3, "auto");
 	plan_fails(t, "eth2,auto", MAXL, "'auto' cannot be combined");
+	plan_fails(t, "auto:gpu", MAXL, "auto:network and auto:openfabrics");
 	plan_fails(t, "a123456789b123456789c123456789d123456789e123456789f123456789g1234",
 		   MAXL, "too long");
 	CHECK(lb_topo_bind_thread(t, 0, err, sizeof(err)) == -1 && strstr(err, "not this machine"),
