@@ -2,6 +2,7 @@
  * by bumping a generation counter and waits until every lane is done. */
 #include "executor.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -9,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #define COMP_BATCH 64
 
@@ -19,6 +22,11 @@ struct lane_ctx {
 	pthread_t thread;
 	int started;
 	uint8_t *op_done; /* per op of the lane: completed this iteration */
+	/* Under --idle sleep, a lane whose next send waits for a block another
+	 * lane receives sleeps on wake_fd (with its sockets) instead of napping
+	 * in a loop; `parked` tells the receiving lane to write it. */
+	int wake_fd;
+	atomic_int parked;
 	char err[256];
 	int failed;
 };
@@ -56,7 +64,7 @@ static int lane_fail(struct lane_ctx *lc, const char *fmt, ...)
 	return -1;
 }
 
-static void idle(const struct lb_exec *x, uint32_t lane, double max_wait)
+static void idle(const struct lb_exec *x, uint32_t lane, int wake_fd, double max_wait)
 {
 	switch (x->cfg.idle) {
 	case LB_IDLE_SPIN:
@@ -66,12 +74,33 @@ static void idle(const struct lb_exec *x, uint32_t lane, double max_wait)
 		break;
 	case LB_IDLE_SLEEP:
 		if (x->cfg.tp_ops->wait) {
-			x->cfg.tp_ops->wait(x->cfg.tp, lane, max_wait);
+			x->cfg.tp_ops->wait(x->cfg.tp, lane, wake_fd, max_wait);
 		} else {
 			struct timespec ts = { 0, 50000 };
 			nanosleep(&ts, NULL);
 		}
 		break;
+	}
+}
+
+/* After new blocks arrived on `lane`: wake the lanes parked on them. */
+static void wake_parked(const struct lb_exec *x, uint32_t lane)
+{
+	for (uint32_t l = 0; l < x->cfg.sched->lanes; l++)
+		if (l != lane && atomic_exchange(&x->lanes[l].parked, 0)) {
+			uint64_t one = 1;
+			if (write(x->lanes[l].wake_fd, &one, sizeof(one)) < 0) {
+				/* counter full: the lane wakes anyway */
+			}
+		}
+}
+
+static void drain_wake(struct lane_ctx *lc)
+{
+	uint64_t v;
+	atomic_store(&lc->parked, 0);
+	if (read(lc->wake_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing written; the fd is non-blocking */
 	}
 }
 
@@ -159,16 +188,41 @@ static int complete(struct lane_ctx *lc, const struct lb_op *ops, struct cursor 
 	struct lb_completion comp[COMP_BATCH];
 	char why[sizeof(lc->err) - 16];
 	int k = x->cfg.tp_ops->poll(x->cfg.tp, lc->lane, comp, COMP_BATCH, why, sizeof(why));
+	int arrived = 0;
 	if (k < 0)
 		return lane_fail(lc, "%s", why);
 	for (int i = 0; i < k; i++) {
-		if (comp[i].kind == LB_COMP_RECV)
+		if (comp[i].kind == LB_COMP_RECV) {
 			mark_present(lc->x, &ops[comp[i].id]);
+			arrived = 1;
+		}
 		lc->op_done[comp[i].id] = 1;
 		cur->left--;
 	}
+	if (arrived)
+		wake_parked(x, lc->lane);
 	*progressed |= k > 0;
 	return 0;
+}
+
+/* Nothing moved.  A lane blocked on another lane's block parks on its
+ * wake fd (sleep policy with a transport that can wait on it), checking
+ * the block again after parking so a wake-up cannot be lost. */
+static void idle_lane(struct lane_ctx *lc, const struct lb_op *ops, const struct cursor *cur,
+		      int blocked)
+{
+	const struct lb_exec *x = lc->x;
+	int can_park = x->cfg.idle == LB_IDLE_SLEEP && x->cfg.tp_ops->wait;
+	if (blocked && can_park) {
+		atomic_store(&lc->parked, 1);
+		if (blocks_present(x, &ops[cur->next_send])) {
+			atomic_store(&lc->parked, 0);
+			return;
+		}
+	}
+	idle(x, lc->lane, lc->wake_fd, 10e-3);
+	if (blocked && can_park)
+		drain_wake(lc);
 }
 
 static int run_lane(struct lane_ctx *lc)
@@ -190,8 +244,7 @@ static int run_lane(struct lane_ctx *lc)
 			continue;
 		if (now() > deadline)
 			return lane_timeout(lc, ops, n);
-		/* Blocked on another lane's block: only a short nap. */
-		idle(x, lc->lane, blocked ? 100e-6 : 10e-3);
+		idle_lane(lc, ops, &cur, blocked);
 	}
 	return 0;
 }
@@ -243,6 +296,11 @@ static int start_threads(struct lb_exec *x, char *err, size_t len)
 		lb_lane_ops(x->cfg.sched, x->cfg.rank, l, &n);
 		lc->x = x;
 		lc->lane = l;
+		lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (lc->wake_fd < 0) {
+			snprintf(err, len, "executor: eventfd: %s", strerror(errno));
+			return -1;
+		}
 		lc->op_done = calloc(n + 1, 1);
 		if (!lc->op_done) {
 			snprintf(err, len, "executor: out of memory");
@@ -276,6 +334,8 @@ int lb_exec_new(const struct lb_exec_cfg *cfg, struct lb_exec **out, char *err,
 		snprintf(err, len, "executor: out of memory");
 		return -1;
 	}
+	for (uint32_t l = 0; l < cfg->sched->lanes; l++)
+		x->lanes[l].wake_fd = -1;
 	return start_threads(x, err, len);
 }
 
@@ -332,6 +392,8 @@ void lb_exec_free(struct lb_exec *x)
 	for (uint32_t l = 0; x->lanes && l < x->cfg.sched->lanes; l++) {
 		if (x->lanes[l].started)
 			pthread_join(x->lanes[l].thread, NULL);
+		if (x->lanes[l].wake_fd >= 0)
+			close(x->lanes[l].wake_fd);
 		free(x->lanes[l].op_done);
 	}
 	pthread_mutex_destroy(&x->mu);

@@ -29,7 +29,7 @@ static int drain(const struct lb_p2p_cfg *c, uint32_t count, char *err, size_t l
 			return -1;
 		}
 		if (c->idle == LB_IDLE_SLEEP && c->ops->wait)
-			c->ops->wait(c->tp, c->lane, 10e-3);
+			c->ops->wait(c->tp, c->lane, -1, 10e-3);
 		else if (c->idle != LB_IDLE_SPIN)
 			sched_yield();
 	}

@@ -607,21 +607,21 @@ static int tcp_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-/* Sleeps in poll() until a socket with work can move. */
-static void tcp_wait(struct lb_tp *tp, uint32_t lane, double seconds)
+/* Sleeps in poll() until a socket with work can move, or another lane
+ * wakes this one. */
+static void tcp_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
 {
 	struct lane *l = &tp->lanes[lane];
 	if (!l->pfds && !(l->pfds = calloc(l->nconns + 1, sizeof(*l->pfds))))
 		return;
+	l->pfds[l->nconns] = (struct pollfd){ wake_fd, POLLIN, 0 };
 	for (uint32_t i = 0; i < l->nconns; i++) {
 		struct conn *c = &l->conns[i];
 		short ev = (short)((c->recvq.count ? POLLIN : 0) | (c->sendq.count ? POLLOUT : 0));
 		l->pfds[i] = (struct pollfd){ ev ? c->fd : -1, ev, 0 };
 	}
-	/* ppoll: a lane blocked on another lane's block naps ~100 us, which
-	 * poll()'s millisecond timeout would round up to 1 ms. */
 	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
-	ppoll(l->pfds, l->nconns, &ts, NULL);
+	ppoll(l->pfds, l->nconns + 1, &ts, NULL);
 }
 
 static int tcp_register(struct lb_tp *tp, void *buf, size_t len, char *err, size_t errlen)

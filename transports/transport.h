@@ -90,8 +90,9 @@ struct lb_transport {
 	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		    int max, char *err, size_t errlen);
 	/* Optional (LB_CAP_WAIT): block up to `seconds` until the lane may
-	 * progress. */
-	void (*wait)(struct lb_tp *tp, uint32_t lane, double seconds);
+	 * progress or `wake_fd` (an eventfd another lane writes when blocks
+	 * this lane waits for arrive) becomes readable; the caller reads it. */
+	void (*wait)(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds);
 	/* Optional (LB_CAP_LINE_RATE): link speed in bytes/s, 0 if unknown. */
 	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);
 	void (*close)(struct lb_tp *tp);
