@@ -28,7 +28,10 @@
  * its offset inside the m-th posted receive of that channel; a frame for a
  * receive not posted yet (the peer started the iteration first) is held
  * until it is.  EAL exists once per process: one open per process. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -38,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -99,6 +104,7 @@ struct lane {
 	const char *name;
 	uint32_t index;
 	uint16_t ports[MAX_PORTS];
+	uint8_t started[MAX_PORTS]; /* rte_eth_dev_start succeeded */
 	uint32_t nports;
 	int per_peer;          /* ports named _l<L>_p<P> */
 	int32_t *port_of;      /* per_peer: [rank] -> port, -1 none */
@@ -133,6 +139,7 @@ struct lb_tp {
 };
 
 static int eal_state; /* 0 never, 1 up, -1 failed or torn down */
+static int own_prefix; /* we named the runtime directory: remove it at close */
 
 static double now(void)
 {
@@ -253,7 +260,8 @@ static char *eal_args(const struct lb_tp_cfg *cfg)
 	static const char *const cores[] = { "-l", "-c", "--lcores", NULL };
 	static const char *const log[] = { "--log-level", NULL };
 	static const char *const tel[] = { "--telemetry", "--no-telemetry", NULL };
-	if (n < cap && !has_arg(s, prefix))
+	own_prefix = !has_arg(s, prefix);
+	if (n < cap && own_prefix)
 		n += (size_t)snprintf(s + n, cap - n, " --file-prefix lb-%016llx-r%u",
 				      (unsigned long long)lb_frame_job_hash(cfg->token), cfg->rank);
 	if (n < cap && !has_arg(s, cores))
@@ -399,17 +407,22 @@ static int make_pool(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 	return 0;
 }
 
-static int start_port(struct lane *l, uint16_t port, char *err, size_t len)
+static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
 {
 	struct rte_eth_conf conf;
+	uint16_t port = l->ports[i];
 	memset(&conf, 0, sizeof(conf));
 	int socket = rte_eth_dev_socket_id(port);
 	unsigned sock = (unsigned)(socket < 0 ? SOCKET_ID_ANY : socket);
 	int rc = rte_eth_dev_configure(port, 1, 1, &conf);
 	const char *step = "configure";
 	if (rc == 0 && (step = "rx queue", rc = rte_eth_rx_queue_setup(port, 0, NB_RXD, sock, NULL, l->pool)) == 0 &&
-	    (step = "tx queue", rc = rte_eth_tx_queue_setup(port, 0, NB_TXD, sock, NULL)) == 0)
-		step = "start", rc = rte_eth_dev_start(port);
+	    (step = "tx queue", rc = rte_eth_tx_queue_setup(port, 0, NB_TXD, sock, NULL)) == 0) {
+		/* a memif client whose server has no socket yet fails: connect
+		 * starts it again once every rank has opened its ports */
+		l->started[i] = rte_eth_dev_start(port) == 0;
+		return 0;
+	}
 	if (rc < 0) {
 		char name[RTE_ETH_NAME_MAX_LEN] = "";
 		rte_eth_dev_get_name_by_port(port, name);
@@ -443,7 +456,7 @@ static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 	if (make_pool(tp, l, err, len))
 		return -1;
 	for (uint32_t i = 0; i < l->nports; i++)
-		if (start_port(l, l->ports[i], err, len))
+		if (start_port(l, i, err, len))
 			return -1;
 	rte_eth_macaddr_get(l->ports[0], &l->mac);
 	return 0;
@@ -547,16 +560,50 @@ static void complete(struct lane *l, uint32_t id, uint8_t kind)
 
 /* ---- connections ------------------------------------------------------- */
 
-static int all_links_up(struct lb_tp *tp)
+static int link_down(uint16_t port)
 {
+	struct rte_eth_link link;
+	return rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_DOWN;
+}
+
+static int is_memif(uint16_t port, struct rte_eth_dev_info *di)
+{
+	return rte_eth_dev_info_get(port, di) == 0 && di->driver_name &&
+	       strstr(di->driver_name, "memif") != NULL;
+}
+
+/* A memif client port (devargs "role=client"): it connects once, on start. */
+static int memif_client(uint16_t port)
+{
+	struct rte_eth_dev_info di;
+	if (!is_memif(port, &di) || !di.device)
+		return 0;
+	const struct rte_devargs *da = rte_dev_devargs(di.device);
+	return da && da->args && strstr(da->args, "role=client") != NULL;
+}
+
+/* Counts ports still down, naming the first in `first`; with `kick`,
+ * (re)starts memif clients that are down (one that started before its
+ * server's socket existed connects only on start; every rank has opened
+ * its ports by the time connect runs).  Servers are left alone: one
+ * stopped while its client connects can crash. */
+static uint32_t links_down(struct lb_tp *tp, int kick, char *first, size_t len)
+{
+	uint32_t down = 0;
 	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
 		for (uint32_t i = 0; i < tp->lanes[l].nports; i++) {
-			struct rte_eth_link link;
-			if (rte_eth_link_get_nowait(tp->lanes[l].ports[i], &link) == 0 &&
-			    link.link_status == RTE_ETH_LINK_DOWN)
-				return 0;
+			uint16_t port = tp->lanes[l].ports[i];
+			if (!link_down(port))
+				continue;
+			if (!down++ && first)
+				rte_eth_dev_get_name_by_port(port, first);
+			if (!kick || (tp->lanes[l].started[i] && !memif_client(port)))
+				continue;
+			if (tp->lanes[l].started[i])
+				(void)rte_eth_dev_stop(port);
+			tp->lanes[l].started[i] = rte_eth_dev_start(port) == 0;
 		}
-	return 1;
+	return down;
 }
 
 static int add_chan(struct lb_tp *tp, struct lane *l, uint32_t peer, const uint8_t *all,
@@ -594,12 +641,14 @@ static int dpdk_connect(struct lb_tp *tp, const uint8_t *all, const struct lb_tp
 				return -1;
 	}
 	/* memif links come up when both ends exist; frames sent before are lost */
-	double deadline = now() + (tp->cfg.timeout < LINK_WAIT ? tp->cfg.timeout : LINK_WAIT);
-	while (!all_links_up(tp) && now() < deadline)
+	double t0 = now(), wait = tp->cfg.timeout < LINK_WAIT ? tp->cfg.timeout : LINK_WAIT;
+	for (int round = 1; links_down(tp, round % 10 == 0, NULL, 0) && now() < t0 + wait; round++)
 		nap(10e-3);
-	if (!all_links_up(tp))
-		return lb_errf(err, len, "dpdk: a port of this rank stayed down for %.0f s (peer process not started, or its link not made?)",
-			       LINK_WAIT);
+	char name[RTE_ETH_NAME_MAX_LEN] = "";
+	uint32_t down = links_down(tp, 0, name, sizeof(name));
+	if (down)
+		return lb_errf(err, len, "dpdk: %u port(s) of this rank stayed down for %.0f s, first '%s' (peer not started, or its link or socket not made?)",
+			       down, wait, name);
 	int e = pthread_create(&tp->service, NULL, service_main, tp);
 	if (e)
 		return lb_errf(err, len, "dpdk: cannot start the service thread: %s", strerror(e));
@@ -944,9 +993,11 @@ static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	atomic_store(&l->last_poll_ns, now_ns());
 	progress(tp, l);
 	int n = (int)l->done.n < max ? (int)l->done.n : max;
-	memcpy(out, l->done.c, (size_t)n * sizeof(*out));
-	memmove(l->done.c, l->done.c + n, (l->done.n - (uint32_t)n) * sizeof(*out));
-	l->done.n -= (uint32_t)n;
+	if (n > 0) {
+		memcpy(out, l->done.c, (size_t)n * sizeof(*out));
+		memmove(l->done.c, l->done.c + n, (l->done.n - (uint32_t)n) * sizeof(*out));
+		l->done.n -= (uint32_t)n;
+	}
 	pthread_mutex_unlock(&l->mu);
 	return n;
 }
@@ -977,17 +1028,31 @@ static void dpdk_counters(struct lb_tp *tp, struct lb_tp_counters *out)
 	}
 }
 
+/* Stops and closes the lane's ports, except memif's: the PMD handles a
+ * peer's disconnect in EAL's interrupt thread, and a local stop at the
+ * same time, or after it, frees the shared regions twice (seen: "Invalid
+ * memory", crashes).  Left open, a memif port goes down with the process,
+ * and every peer only ever handles disconnects in one thread.  The pool
+ * stays too: a running port may still hold its mbufs. */
 static void close_lane(struct lane *l)
 {
+	int keep = 0;
 	for (uint32_t i = 0; i < l->nports; i++) {
-		rte_eth_dev_stop(l->ports[i]);
+		struct rte_eth_dev_info di;
+		if (is_memif(l->ports[i], &di)) {
+			keep = 1;
+			continue;
+		}
+		if (l->started[i])
+			rte_eth_dev_stop(l->ports[i]);
 		rte_eth_dev_close(l->ports[i]);
 	}
 	for (uint32_t i = 0; i < l->nstash; i++)
 		rte_pktmbuf_free(l->stash[i]);
 	for (uint32_t i = 0; i < l->nheld; i++)
 		rte_pktmbuf_free(l->held[i]);
-	rte_mempool_free(l->pool);
+	if (!keep)
+		rte_mempool_free(l->pool);
 	for (uint32_t i = 0; i < l->nchans; i++) {
 		free(l->chans[i].sendq.q);
 		free(l->chans[i].recvq.q);
@@ -997,6 +1062,27 @@ static void close_lane(struct lane *l)
 	free(l->chan_of);
 	free(l->done.c);
 	pthread_mutex_destroy(&l->mu);
+}
+
+/* With --no-huge, EAL keeps its runtime directory (config, fbarrays) after
+ * cleanup; one per job and rank would pile up in /var/run/dpdk. */
+static void eal_cleanup(void)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	/* No rte_eal_cleanup(): it frees memory under the interrupt thread,
+	 * where memif may still be handling a peer's disconnect (seen to
+	 * crash); the process ends soon after and EAL cannot start twice. */
+	eal_state = -1;
+	DIR *d = own_prefix ? opendir(dir) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+	if (d) {
+		closedir(d);
+		rmdir(dir);
+	}
 }
 
 static void dpdk_close(struct lb_tp *tp)
@@ -1009,10 +1095,8 @@ static void dpdk_close(struct lb_tp *tp)
 	for (uint32_t i = 0; tp->lanes && i < tp->cfg.lanes; i++)
 		close_lane(&tp->lanes[i]);
 	free(tp->lanes);
-	if (eal_state == 1) {
-		rte_eal_cleanup();
-		eal_state = -1;
-	}
+	if (eal_state == 1)
+		eal_cleanup();
 	free(tp);
 }
 
