@@ -219,21 +219,6 @@ static int has_arg(const char *eal, const char *const *names)
 	return 0;
 }
 
-/* Interface MTU from sysfs, 0 unknown: af_packet frames must fit. */
-static long iface_mtu(const char *ifname)
-{
-	char path[128];
-	long mtu = 0;
-	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", ifname);
-	FILE *f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%ld", &mtu) != 1)
-			mtu = 0;
-		fclose(f);
-	}
-	return mtu;
-}
-
 /* The user's --eal or af_packet vdevs on the lanes, plus what every
  * process needs when the user did not say: a file prefix unique to the
  * job and rank, one core, quiet logs, no telemetry socket. */
@@ -248,12 +233,12 @@ static char *eal_args(const struct lb_tp_cfg *cfg)
 		n += (size_t)snprintf(s + n, cap - n, "%s", cfg->opt.eal);
 	} else {
 		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 256 --no-pci");
-		for (uint32_t l = 0; l < cfg->lanes && n < cap; l++) {
-			int jumbo = iface_mtu(cfg->lane_names[l]) > 1500;
-			n += (size_t)snprintf(s + n, cap - n, " --vdev net_af_packet_l%u,iface=%s,qpairs=1%s",
-					      l, cfg->lane_names[l],
-					      jumbo ? ",blocksz=20480,framesz=10240,framecnt=512" : "");
-		}
+		/* af_packet (22.11) reports max_rx_pktlen 1518 whatever its
+		 * framesz: standard frames, which its default 2048-byte ring
+		 * frames hold, also on a jumbo interface */
+		for (uint32_t l = 0; l < cfg->lanes && n < cap; l++)
+			n += (size_t)snprintf(s + n, cap - n, " --vdev net_af_packet_l%u,iface=%s,qpairs=1",
+					      l, cfg->lane_names[l]);
 	}
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const char *const prefix[] = { "--file-prefix", NULL };
@@ -379,7 +364,9 @@ static int map_ports(struct lb_tp *tp, char *err, size_t len)
 }
 
 /* Largest frame: the port's MTU plus the Ethernet header, within what it
- * receives; jumbo when the port is configured for it. */
+ * receives (max_rx_pktlen): jumbo frames on a port configured with a jumbo
+ * MTU whose PMD takes them; 1514 bytes on af_packet and memif, which
+ * report 1518 in DPDK 22.11. */
 static uint32_t frame_max(uint16_t port, const struct rte_eth_dev_info *di)
 {
 	uint16_t mtu = RTE_ETHER_MTU;
@@ -443,7 +430,8 @@ static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 			return lb_errf(err, len, "dpdk: lane %u: no device info for port %u", l->index, l->ports[i]);
 		uint32_t f = frame_max(l->ports[i], &di);
 		l->frame_max = f < l->frame_max ? f : l->frame_max;
-		/* af_packet wants room for its whole ring frame, beyond max_rx_pktlen */
+		/* af_packet wants room for its whole ring frame (2048 by
+		 * default), beyond max_rx_pktlen */
 		uint32_t room = di.max_rx_pktlen < 10240 ? di.max_rx_pktlen + 512 : 10240;
 		l->data_room = room > l->data_room ? room : l->data_room;
 		if (getenv("LB_DPDK_DEBUG"))
