@@ -210,7 +210,8 @@ static int has_arg(const char *eal, const char *const *names)
 		size_t n = strlen(*names);
 		while ((p = strstr(p, *names))) {
 			int start = p == eal || p[-1] == ' ';
-			int end = p[n] == 0 || p[n] == ' ' || p[n] == '=';
+			/* "-l 0", "-l0", "--lcores=...", not "--log-level" for "-l" */
+			int end = p[n] == 0 || p[n] == ' ' || p[n] == '=' || n == 2;
 			if (start && end)
 				return 1;
 			p += n;

@@ -63,6 +63,26 @@ dup=$(col "$tmp/loss.csv" dropped_duplicate_count)
 echo "counters under loss: retransmitted $retx, injected drops $inj, duplicates $dup"
 check "retransmissions, injected drops and duplicates counted" \
 	test "$retx" -gt 0 -a "$inj" -gt 0 -a "$dup" -gt 0
+check "20% of all frames dropped (acks too, so final acks get lost): byte-exact" \
+	bcast "$tmp/acks.csv" -a chain,binomial -m 4K,100000 -s 64K -i 10 -x 0 --no-calibration \
+	--inject drop=0.2
+
+job() { # port, csv: a second job on the same rails at the same time
+	timeout 150 "$cluster" run --name "$name" --port "$1" --timeout 140 -- \
+		"$lanebench" bcast --transport dpdk --no-pin --timeout 30 -o "$2" \
+		-a multilane,chain -m 1M -s 64K -i 5 -x 1 --no-calibration
+}
+two_jobs() {
+	job 18611 "$tmp/a.csv" >"$tmp/a.log" 2>&1 &
+	local a=$!
+	job 18612 "$tmp/b.csv" >"$tmp/b.log" 2>&1 || { wait $a; cat "$tmp/b.log"; return 1; }
+	wait $a || { cat "$tmp/a.log"; return 1; }
+}
+check "two jobs at once on the same rails: both byte-exact" two_jobs
+foreign=$(($(col "$tmp/a.csv" dropped_job_count) + $(col "$tmp/b.csv" dropped_job_count)))
+echo "frames of the other job dropped: $foreign"
+check "each job dropped the other's frames (by job token)" test "$foreign" -gt 0
+
 refused() { # lanebench options: must fail, saying which value was bad
 	local out
 	out=$("$lanebench" bcast --transport dpdk --lanes lo "$@" 2>&1) && return 1
