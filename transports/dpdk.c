@@ -236,9 +236,12 @@ static char *eal_args(const struct lb_tp_cfg *cfg)
 		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 256 --no-pci");
 		/* af_packet (22.11) reports max_rx_pktlen 1518 whatever its
 		 * framesz: standard frames, which its default 2048-byte ring
-		 * frames hold, also on a jumbo interface */
+		 * frames hold, also on a jumbo interface.  qdisc_bypass=0: our
+		 * frames go through the interface's qdisc, so a tc shaper there
+		 * (scripts/cluster's tbf) limits us as it limits TCP. */
 		for (uint32_t l = 0; l < cfg->lanes && n < cap; l++)
-			n += (size_t)snprintf(s + n, cap - n, " --vdev net_af_packet_l%u,iface=%s,qpairs=1",
+			n += (size_t)snprintf(s + n, cap - n,
+					      " --vdev net_af_packet_l%u,iface=%s,qpairs=1,qdisc_bypass=0",
 					      l, cfg->lane_names[l]);
 	}
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -89,6 +89,10 @@ refused() { # lanebench options: must fail, saying which value was bad
 	echo "$out" | grep -q "dup: 'x' is not a probability"
 }
 check "--inject with a bad value is refused, naming it" refused --inject drop=0.5,dup=x
+"$cluster" down --name "$name" >/dev/null
+
+check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"
+check "2 ranks, root 1, every algorithm" bcast "$tmp/two.csv" -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
 
 echo "dpdk-cluster: $fails failure(s)"
 [ "$fails" = 0 ]
