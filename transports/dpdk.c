@@ -60,7 +60,7 @@
 #define STASH_MAX 512 /* frames held for receives not posted yet, per lane */
 #define HOLD_MAX 32   /* frames held back by --inject reorder, per lane */
 #define WINDOW 128    /* frames in flight per (peer, lane) */
-#define MIN_RTO 5e-3
+#define MIN_RTO 10e-3
 #define MAX_RTO 200e-3
 #define SERVICE_NAP 1e-3 /* the service thread's period */
 #define LINK_WAIT 10.0   /* seconds a port may take to come up */

@@ -66,14 +66,23 @@ int lb_rel_tx_sent(struct lb_rel_tx *t, uint32_t seq, double now)
 }
 
 /* Round-trip sample from a frame sent once (Karn: never a retransmitted
- * one); RTO = max(min, 3 x smoothed RTT). */
+ * one); RTO = the larger of 3 x smoothed RTT and smoothed RTT + 4 x its
+ * mean deviation (RFC 6298): queueing behind a shaper or a descheduled
+ * peer should not look like loss. */
 static void rtt_sample(struct lb_rel_tx *t, const struct lb_rel_slot *s, double now)
 {
 	if (s->nsent != 1 || s->sent_at < 0)
 		return;
 	double r = now - s->sent_at;
-	t->srtt = t->srtt > 0 ? 0.875 * t->srtt + 0.125 * r : r;
-	t->rto = 3 * t->srtt;
+	if (t->srtt > 0) {
+		double dev = t->srtt > r ? t->srtt - r : r - t->srtt;
+		t->rttvar = 0.75 * t->rttvar + 0.25 * dev;
+		t->srtt = 0.875 * t->srtt + 0.125 * r;
+	} else {
+		t->srtt = r;
+		t->rttvar = r / 2;
+	}
+	t->rto = t->srtt + 4 * t->rttvar > 3 * t->srtt ? t->srtt + 4 * t->rttvar : 3 * t->srtt;
 	t->rto = t->rto < t->min_rto ? t->min_rto : t->rto > t->max_rto ? t->max_rto : t->rto;
 }
 

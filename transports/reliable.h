@@ -33,7 +33,7 @@ struct lb_rel_tx {
 	uint32_t base, next; /* oldest unacked, next new seq */
 	uint32_t window;     /* frames in flight at most, <= LB_REL_WINDOW */
 	uint32_t high_sack;  /* one past the highest seq acked selectively */
-	double srtt, rto, min_rto, max_rto;
+	double srtt, rttvar, rto, min_rto, max_rto; /* seconds */
 	struct lb_rel_slot slot[LB_REL_WINDOW];
 };
 
