@@ -225,7 +225,7 @@ static int has_arg(const char *eal, const char *const *names)
  * job and rank, one core, quiet logs, no telemetry socket. */
 static char *eal_args(const struct lb_tp_cfg *cfg)
 {
-	size_t cap = 4096;
+	size_t cap = (cfg->opt.eal ? strlen(cfg->opt.eal) : 0) + 256 * (cfg->lanes + 1) + 512;
 	char *s = malloc(cap);
 	if (!s)
 		return NULL;
@@ -269,9 +269,11 @@ static int eal_init(const struct lb_tp_cfg *cfg, char *err, size_t len)
 	if (eal_state)
 		return lb_errf(err, len, "dpdk: EAL was already initialised in this process (one dpdk job per process)");
 	eal_state = -1;
-	char *args = eal_args(cfg), *argv[128], *save = NULL;
-	if (!args)
+	char *args = eal_args(cfg), *shown = args ? strdup(args) : NULL, *argv[128], *save = NULL;
+	if (!shown) {
+		free(args);
 		return lb_errf(err, len, "dpdk: out of memory");
+	}
 	int argc = 0;
 	argv[argc++] = "lanebench";
 	for (char *t = strtok_r(args, " \t", &save); t && argc < 127; t = strtok_r(NULL, " \t", &save))
@@ -282,15 +284,14 @@ static int eal_init(const struct lb_tp_cfg *cfg, char *err, size_t len)
 	int rc = rte_eal_init(argc, argv);
 	if (have_mask)
 		sched_setaffinity(0, sizeof(mask), &mask);
-	if (rc < 0) {
+	if (rc < 0)
 		lb_errf(err, len, "dpdk: EAL initialisation failed (%s) with arguments: %s",
-			rte_strerror(rte_errno), cfg->opt.eal ? cfg->opt.eal : "(default)");
-		free(args);
-		return -1;
-	}
+			rte_strerror(rte_errno), shown);
+	else
+		eal_state = 1;
 	free(args);
-	eal_state = 1;
-	return 0;
+	free(shown);
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- ports ------------------------------------------------------------- */
@@ -312,10 +313,10 @@ static int port_name_lane(const char *name, uint32_t *lane, uint32_t *peer)
 static int add_port(struct lb_tp *tp, uint32_t lane, uint16_t port, int per_peer,
 		    uint32_t peer, const char *name, char *err, size_t len)
 {
-	struct lane *l = &tp->lanes[lane];
 	if (lane >= tp->cfg.lanes)
 		return lb_errf(err, len, "dpdk: port '%s' names lane %u but there are %u lanes",
 			       name, lane, tp->cfg.lanes);
+	struct lane *l = &tp->lanes[lane];
 	if (l->nports && l->per_peer != per_peer)
 		return lb_errf(err, len, "dpdk: lane %u ('%s') mixes per-peer and shared ports (port '%s')",
 			       lane, l->name, name);
@@ -382,7 +383,7 @@ static uint32_t frame_max(uint16_t port, const struct rte_eth_dev_info *di)
 	return f;
 }
 
-static int make_pool(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+static int make_pool(struct lane *l, char *err, size_t len)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	int socket = rte_eth_dev_socket_id(l->ports[0]);
@@ -393,8 +394,7 @@ static int make_pool(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 					  socket < 0 ? SOCKET_ID_ANY : socket);
 	if (!l->pool)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --eal)",
-			       l->index, l->name, n, l->frame_max, rte_strerror(rte_errno));
-	(void)tp;
+			       l->index, l->name, n, l->data_room, rte_strerror(rte_errno));
 	return 0;
 }
 
@@ -405,14 +405,15 @@ static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
 	memset(&conf, 0, sizeof(conf));
 	int socket = rte_eth_dev_socket_id(port);
 	unsigned sock = (unsigned)(socket < 0 ? SOCKET_ID_ANY : socket);
-	int rc = rte_eth_dev_configure(port, 1, 1, &conf);
 	const char *step = "configure";
-	if (rc == 0 && (step = "rx queue", rc = rte_eth_rx_queue_setup(port, 0, NB_RXD, sock, NULL, l->pool)) == 0 &&
-	    (step = "tx queue", rc = rte_eth_tx_queue_setup(port, 0, NB_TXD, sock, NULL)) == 0) {
-		/* a memif client whose server has no socket yet fails: connect
-		 * starts it again once every rank has opened its ports */
-		l->started[i] = rte_eth_dev_start(port) == 0;
-		return 0;
+	int rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0) {
+		step = "rx queue setup";
+		rc = rte_eth_rx_queue_setup(port, 0, NB_RXD, sock, NULL, l->pool);
+	}
+	if (rc == 0) {
+		step = "tx queue setup";
+		rc = rte_eth_tx_queue_setup(port, 0, NB_TXD, sock, NULL);
 	}
 	if (rc < 0) {
 		char name[RTE_ETH_NAME_MAX_LEN] = "";
@@ -420,11 +421,14 @@ static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): port '%s': %s failed: %s", l->index,
 			       l->name, name, step, rte_strerror(-rc));
 	}
-	rte_eth_promiscuous_enable(port); /* not all PMDs have it: no error */
+	/* A memif client whose server has no socket yet fails to start:
+	 * connect starts it again once every rank has opened its ports.
+	 * Frames go to the peer port's own MAC: no promiscuous mode. */
+	l->started[i] = rte_eth_dev_start(port) == 0;
 	return 0;
 }
 
-static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+static int open_lane(struct lane *l, char *err, size_t len)
 {
 	struct rte_eth_dev_info di;
 	l->frame_max = UINT32_MAX;
@@ -445,7 +449,7 @@ static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 	if (l->frame_max < LB_FRAME_ACK_LEN + 64)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): frames of %u bytes are too small",
 			       l->index, l->name, l->frame_max);
-	if (make_pool(tp, l, err, len))
+	if (make_pool(l, err, len))
 		return -1;
 	for (uint32_t i = 0; i < l->nports; i++)
 		if (start_port(l, i, err, len))
@@ -494,7 +498,7 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	if (eal_init(cfg, err, len) || map_ports(tp, err, len))
 		return -1;
 	for (uint32_t l = 0; l < cfg->lanes; l++)
-		if (open_lane(tp, &tp->lanes[l], err, len))
+		if (open_lane(&tp->lanes[l], err, len))
 			return -1;
 	return 0;
 }
@@ -634,7 +638,7 @@ static int dpdk_connect(struct lb_tp *tp, const uint8_t *all, const struct lb_tp
 	}
 	/* memif links come up when both ends exist; frames sent before are lost */
 	double t0 = now(), wait = tp->cfg.timeout < LINK_WAIT ? tp->cfg.timeout : LINK_WAIT;
-	for (int round = 1; links_down(tp, round % 10 == 0, NULL, 0) && now() < t0 + wait; round++)
+	for (int round = 1; links_down(tp, round % 30 == 0, NULL, 0) && now() < t0 + wait; round++)
 		nap(10e-3);
 	char name[RTE_ETH_NAME_MAX_LEN] = "";
 	uint32_t down = links_down(tp, 0, name, sizeof(name));
@@ -668,6 +672,10 @@ static struct rte_mbuf *data_frame(struct lb_tp *tp, struct lane *l, struct chan
 	if (!m)
 		return NULL;
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(LB_FRAME_OVERHEAD + rf->len));
+	if (!p) { /* cannot happen: frames fit the pool's data room */
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
 	struct lb_frame f = { .type = LB_FRAME_DATA, .lane = (uint16_t)l->index, .src = tp->cfg.rank,
 			      .dst = c->rank, .job = tp->expect.job, .seq = seq, .msg = rf->msg,
 			      .offset = rf->offset, .len = rf->len };
@@ -684,6 +692,10 @@ static void send_ack(struct lb_tp *tp, struct lane *l, struct chan *c)
 	if (!m)
 		return; /* the next frame from the peer asks again */
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, LB_FRAME_ACK_LEN);
+	if (!p) {
+		rte_pktmbuf_free(m);
+		return;
+	}
 	struct lb_frame f = { .type = LB_FRAME_ACK, .lane = (uint16_t)l->index, .src = tp->cfg.rank,
 			      .dst = c->rank, .job = tp->expect.job };
 	memcpy(f.dst_mac, &c->mac, 6);
