@@ -66,5 +66,22 @@ rows=$(($(wc -l <"$tmp/memif.csv" 2>/dev/null || echo 1) - 1))
 run "memif with 1% drop and duplication: byte-exact" \
 	-a multilane,vandegeijn -m 1M -s 64K -i 2 -x 0 --inject drop=0.01,dup=0.01 -o "$tmp/loss.csv"
 
+fails_with() { # expected message, --eal arguments: one rank must fail saying so
+	local want=$1 out
+	out=$("$lanebench" bcast --transport dpdk --no-pin --timeout 10 --lanes lo -a chain -m 4K \
+		-i 1 -x 0 --no-calibration --eal "$2" 2>&1)
+	if [ $? != 0 ] && echo "$out" | grep -qF "$want"; then
+		echo "ok: refused: $want"
+	else
+		echo "FAIL: expected an error with '$want', got:"
+		echo "$out" | tail -5
+		fails=$((fails + 1))
+	fi
+}
+fails_with "EAL initialisation failed" "--no-huge -m 128 --no-pci --no-such-eal-option"
+fails_with "lane 0 ('lo') has no port" "--no-huge -m 128 --no-pci"
+fails_with "names lane 3 but there are 1 lanes" \
+	"--no-huge -m 128 --no-pci --vdev net_memif_l3,role=server,id=0,socket=$tmp/x.sock,socket-abstract=no"
+
 echo "dpdk-memif: $fails failure(s)"
 [ "$fails" = 0 ]
