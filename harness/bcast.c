@@ -208,6 +208,9 @@ static void counters_now(const struct run *r, struct lb_tp_counters *c)
 		r->job.ops->counters(r->job.tp, c);
 }
 
+_Static_assert(sizeof(struct lb_tp_counters) % sizeof(uint64_t) == 0,
+	       "lb_tp_counters holds uint64_t only");
+
 static void counters_add(struct lb_tp_counters *sum, const struct lb_tp_counters *c, int sign)
 {
 	uint64_t *s = (uint64_t *)sum;

@@ -71,7 +71,7 @@ enum lb_tp_drop {
 /* "short", "ethertype", ...: column names are dropped_<name>_count. */
 extern const char *const lb_tp_drop_names[LB_DROP_REASONS];
 
-struct lb_tp_counters {
+struct lb_tp_counters { /* only uint64_t members: summed as an array */
 	uint64_t frames_sent;          /* data frames, first transmissions and again */
 	uint64_t frames_retransmitted; /* of those, transmissions after the first */
 	uint64_t frames_received;      /* data frames written into the buffer */

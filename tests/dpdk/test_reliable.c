@@ -145,8 +145,37 @@ static void test_wrap(void)
 	      "all acked across the wrap");
 }
 
+/* Steady round trips set the RTO to 3 x RTT within [min, max]; a noisy
+ * one raises it by its deviation. */
+static void test_rto(void)
+{
+	struct lb_rel_tx t;
+	uint8_t bits[LB_REL_WINDOW / 8] = { 0 };
+	lb_rel_tx_init(&t, 64, 0.001, 0.5);
+	double now = 0;
+	for (uint32_t s = 0; s < 50; s++, now += 0.01) {
+		lb_rel_tx_push(&t, &(struct lb_rel_frame){ .len = 1 });
+		lb_rel_tx_sent(&t, s, now);
+		lb_rel_tx_ack(&t, s + 1, bits, now + 0.004);
+	}
+	CHECK(check_close(t.srtt, 0.004, 1e-6), "srtt 4 ms, got %g", t.srtt);
+	CHECK(check_close(t.rto, 0.012, 1e-3), "steady: rto 3 x 4 ms, got %g", t.rto);
+	for (uint32_t s = 50; s < 100; s++, now += 0.01) {
+		lb_rel_tx_push(&t, &(struct lb_rel_frame){ .len = 1 });
+		lb_rel_tx_sent(&t, s, now);
+		lb_rel_tx_ack(&t, s + 1, bits, now + (s % 2 ? 0.001 : 0.02));
+	}
+	CHECK(t.rto > 3 * t.srtt, "noisy: rto %g above 3 x srtt %g", t.rto, t.srtt);
+	lb_rel_tx_init(&t, 64, 0.01, 0.5);
+	lb_rel_tx_push(&t, &(struct lb_rel_frame){ .len = 1 });
+	lb_rel_tx_sent(&t, 0, 0);
+	lb_rel_tx_ack(&t, 1, bits, 0.0001);
+	CHECK(t.rto == 0.01, "rto floored at the minimum, got %g", t.rto);
+}
+
 int main(void)
 {
+	test_rto();
 	test_in_order();
 	test_selective_and_timeout();
 	test_wrap();
