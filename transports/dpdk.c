@@ -27,7 +27,13 @@
  * window of in-flight frames.  Frame i of message m of a channel lands at
  * its offset inside the m-th posted receive of that channel; a frame for a
  * receive not posted yet (the peer started the iteration first) is held
- * until it is.  EAL exists once per process: one open per process. */
+ * until it is.  EAL exists once per process: one open per process.
+ *
+ * Closing.  The job closes after a barrier of all ranks (harness/job.c), so
+ * nobody still needs our acks.  af_packet and PCI ports are stopped and
+ * closed; memif ports are left to go down with the process (see
+ * close_lane), and EAL is not torn down (rte_eal_cleanup races memif's
+ * interrupt thread); the runtime directory we named is removed. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
