@@ -239,7 +239,7 @@ static char *eal_args(const struct lb_tp_cfg *cfg)
 	if (cfg->opt.eal) {
 		n += (size_t)snprintf(s + n, cap - n, "%s", cfg->opt.eal);
 	} else {
-		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 256 --no-pci");
+		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 128 --no-pci");
 		/* af_packet (22.11) reports max_rx_pktlen 1518 whatever its
 		 * framesz: standard frames, which its default 2048-byte ring
 		 * frames hold, also on a jumbo interface.  qdisc_bypass=0: our
