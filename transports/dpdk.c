@@ -14,7 +14,10 @@
  *                   peers has three ports, each its own rx/tx queue);
  *   anything else   lane i is the i-th such port, when their count is the
  *                   lane count (PCI devices in -a order).
- * A lane's address blob is the MAC of its first port.
+ * A lane's address blob is the MAC of its first port.  (net_af_packet in
+ * 22.11 names its PACKET_FANOUT group pid ^ ifindex, per network namespace:
+ * two processes of one namespace with ports on different interfaces fail
+ * to probe when their pids differ by the interfaces' xor.)
  *
  * Threads.  Each lane has a lock: the lane's thread polls under it, and a
  * service thread of ours progresses a lane nobody polled for a while (it
@@ -369,7 +372,7 @@ static int map_ports(struct lb_tp *tp, char *err, size_t len)
 	}
 	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
 		if (!tp->lanes[l].nports)
-			return lb_errf(err, len, "dpdk: lane %u ('%s') has no port (EAL arguments give none for it)",
+			return lb_errf(err, len, "dpdk: lane %u ('%s') has no port (none in the EAL arguments, or its probe failed: see EAL's messages)",
 				       l, tp->lanes[l].name);
 	return 0;
 }
