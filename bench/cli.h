@@ -72,7 +72,7 @@ struct lb_opt {
  * offset `base` of the command's options struct); the transport refuses
  * the ones that do not apply to it. */
 #define LB_TP_OPTION_ROWS(base)                                                              \
-	{ LB_OPT("eal", 0, "ARGS", "dpdk: EAL arguments for this rank, e.g. \"--vdev net_memif0,...\"",   \
+	{ LB_OPT("eal", 0, "ARGS", "dpdk: EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (default: net_af_packet on each lane)",   \
 		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, eal)) },                  \
 	{ LB_OPT("rdma-op", 0, "OP", "rdma: write (RDMA WRITE with immediate, default) or send", \
 		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, rdma_op)) },              \

@@ -118,7 +118,26 @@ static const struct lb_csv_col columns[] = {
 	{ "measured_over_refined_ratio", LB_CSV_DOUBLE },
 	{ "measured_over_sim_ratio", LB_CSV_DOUBLE },
 	{ "verified_bytes", LB_CSV_UINT },
+	/* frame counters (dpdk): empty for transports without them */
+	{ "frames_sent_count", LB_CSV_STRING },
+	{ "frames_retransmitted_count", LB_CSV_STRING },
+	{ "frames_received_count", LB_CSV_STRING },
+	{ "acks_sent_count", LB_CSV_STRING },
+	{ "frames_dropped_count", LB_CSV_STRING },
+	{ "dropped_short_count", LB_CSV_STRING },
+	{ "dropped_ethertype_count", LB_CSV_STRING },
+	{ "dropped_version_count", LB_CSV_STRING },
+	{ "dropped_job_count", LB_CSV_STRING },
+	{ "dropped_not_mine_count", LB_CSV_STRING },
+	{ "dropped_malformed_count", LB_CSV_STRING },
+	{ "dropped_range_count", LB_CSV_STRING },
+	{ "dropped_duplicate_count", LB_CSV_STRING },
+	{ "dropped_window_count", LB_CSV_STRING },
+	{ "dropped_injected_count", LB_CSV_STRING },
 };
+
+#define COUNTER_COLUMNS (5 + LB_DROP_REASONS)
+_Static_assert(LB_DROP_REASONS == 10, "one dropped_<reason>_count column per lb_tp_drop_names[]");
 
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -153,10 +172,28 @@ static int open_csv(struct sink *k, const struct lb_bcast_result *r, char *err, 
 	return k->csv ? 0 : -1;
 }
 
+/* The counter cells as decimal strings; NULL (empty) without counters. */
+static void counter_cells(const struct lb_bcast_result *r, char txt[][24], union lb_csv_val *v)
+{
+	const struct lb_tp_counters *c = &r->counters;
+	uint64_t dropped = 0;
+	for (int i = 0; i < LB_DROP_REASONS; i++)
+		dropped += c->dropped[i];
+	uint64_t n[COUNTER_COLUMNS] = { c->frames_sent, c->frames_retransmitted,
+					c->frames_received, c->acks_sent, dropped };
+	for (int i = 0; i < LB_DROP_REASONS; i++)
+		n[5 + i] = c->dropped[i];
+	for (int i = 0; i < COUNTER_COLUMNS; i++) {
+		snprintf(txt[i], sizeof(txt[i]), "%llu", (unsigned long long)n[i]);
+		v[i].s = r->has_counters ? txt[i] : NULL;
+	}
+}
+
 static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
 {
 	static const char *const idle_names[] = { "spin", "yield", "sleep" };
-	const union lb_csv_val v[NCOLUMNS] = {
+	char txt[COUNTER_COLUMNS][24];
+	union lb_csv_val v[NCOLUMNS] = {
 		{ .s = k->label }, { .s = r->transport }, { .s = r->algorithm },
 		{ .u = r->ranks }, { .u = r->lanes }, { .u = r->root },
 		{ .s = r->stripe_off ? "off" : "on" }, { .s = idle_names[r->idle] },
@@ -171,6 +208,7 @@ static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, s
 		{ .d = r->over_table }, { .d = r->over_refined }, { .d = r->over_sim },
 		{ .u = r->verified_bytes },
 	};
+	counter_cells(r, txt, v + NCOLUMNS - COUNTER_COLUMNS);
 	return lb_csv_row(k->csv, v, err, len);
 }
 

@@ -200,8 +200,50 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	return 0;
 }
 
+/* This rank's frame counters now (zero when the transport has none). */
+static void counters_now(const struct run *r, struct lb_tp_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (r->job.ops->counters)
+		r->job.ops->counters(r->job.tp, c);
+}
+
+_Static_assert(sizeof(struct lb_tp_counters) % sizeof(uint64_t) == 0,
+	       "lb_tp_counters holds uint64_t only");
+
+static void counters_add(struct lb_tp_counters *sum, const struct lb_tp_counters *c, int sign)
+{
+	uint64_t *s = (uint64_t *)sum;
+	const uint64_t *v = (const uint64_t *)c;
+	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		s[i] += sign > 0 ? v[i] : -v[i];
+}
+
+/* The configuration's counters (after - before) of every rank, summed on
+ * rank 0.  Collective; nothing to do for a transport without counters. */
+static int counters_gather(struct run *r, const struct lb_tp_counters *before,
+			   struct lb_tp_counters *sum, char *err, size_t len)
+{
+	struct lb_tp_counters mine, *all;
+	memset(sum, 0, sizeof(*sum));
+	if (!r->job.ops->counters)
+		return 0;
+	counters_now(r, &mine);
+	counters_add(&mine, before, -1);
+	all = calloc(r->job.size, sizeof(*all));
+	if (!all)
+		return lb_errf(err, len, "out of memory");
+	int rc = lb_boot_gather(r->job.boot, &mine, sizeof(mine), all, err, len);
+	for (uint32_t k = 0; rc == 0 && r->job.rank == 0 && k < r->job.size; k++)
+		counters_add(sum, &all[k], 1);
+	free(all);
+	return rc;
+}
+
 static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, size_t len)
 {
+	struct lb_tp_counters before, sum;
+	counters_now(r, &before);
 	const struct lb_algo *a;
 	uint64_t bytes, slice;
 	config_at(r->prm, r->config, &a, &bytes, &slice);
@@ -213,9 +255,13 @@ static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, s
 		rc = iterate(r, s, secs, err, len);
 	if (rc == 0)
 		rc = lb_boot_gather(r->job.boot, secs, n * sizeof(*secs), all, err, len);
+	if (rc == 0)
+		rc = counters_gather(r, &before, &sum, err, len);
 	if (rc == 0 && r->job.rank == 0) {
 		struct lb_bcast_result res = { .slice_bytes = slice };
 		rc = summarize(r, a, s, all, &res);
+		res.has_counters = r->job.ops->counters != NULL;
+		res.counters = sum;
 		if (rc == 0)
 			rc = sink(&res, arg);
 		if (rc)

@@ -15,6 +15,7 @@
 #include "algos/algos.h"
 #include "executor.h"
 #include "stats.h"
+#include "transports/transport.h"
 
 struct lb_bcast_params {
 	const struct lb_algo *const *algos;
@@ -55,6 +56,8 @@ struct lb_bcast_result {
 	double table, refined, sim; /* predicted seconds; NaN = not available */
 	double over_table, over_refined, over_sim; /* median / predicted */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
+	int has_counters;           /* the transport counts frames (dpdk) */
+	struct lb_tp_counters counters; /* summed over ranks, warm-up and timed iterations */
 };
 
 /* Called on rank 0 for every configuration, in sweep order. */

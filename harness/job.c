@@ -185,6 +185,13 @@ int lb_job_connect(struct lb_job *r, uint32_t *const *peers, const uint32_t *npe
 
 void lb_job_close(struct lb_job *j)
 {
+	char why[256];
+	/* Every rank is done with the data path before anyone closes: a peer
+	 * may still retransmit into us (and memif servers can crash when a
+	 * client disconnects while they poll).  A failed bootstrap returns at
+	 * once, so a failed job still closes. */
+	if (j->tp && j->boot)
+		(void)lb_boot_barrier(j->boot, why, sizeof(why));
 	if (j->tp)
 		j->ops->close(j->tp);
 	free(j->buf);

@@ -56,6 +56,29 @@ struct lb_completion {
 	uint8_t kind;
 };
 
+/* Frame counters of a transport that has frames (dpdk); summed over the
+ * lanes of a rank, monotonic from open.  Drop reasons: the frame parser's
+ * (see transports/dpdk_frame.h) and the reliable layer's. */
+enum lb_tp_drop {
+	LB_DROP_SHORT, LB_DROP_ETHERTYPE, LB_DROP_VERSION, LB_DROP_JOB,
+	LB_DROP_NOT_MINE, LB_DROP_MALFORMED, LB_DROP_RANGE,
+	LB_DROP_DUPLICATE, /* a frame that had arrived before */
+	LB_DROP_WINDOW,    /* beyond the receive window, or no room to hold it */
+	LB_DROP_INJECTED,  /* --inject drop */
+	LB_DROP_REASONS
+};
+
+/* "short", "ethertype", ...: column names are dropped_<name>_count. */
+extern const char *const lb_tp_drop_names[LB_DROP_REASONS];
+
+struct lb_tp_counters { /* only uint64_t members: summed as an array */
+	uint64_t frames_sent;          /* data frames, first transmissions and again */
+	uint64_t frames_retransmitted; /* of those, transmissions after the first */
+	uint64_t frames_received;      /* data frames written into the buffer */
+	uint64_t acks_sent;
+	uint64_t dropped[LB_DROP_REASONS];
+};
+
 enum lb_tp_caps {
 	LB_CAP_WAIT = 1 << 0,      /* wait() blocks until the lane may progress */
 	LB_CAP_LINE_RATE = 1 << 1, /* lane_rate() knows the link speed */
@@ -95,6 +118,8 @@ struct lb_transport {
 	void (*wait)(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds);
 	/* Optional (LB_CAP_LINE_RATE): link speed in bytes/s, 0 if unknown. */
 	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);
+	/* Optional: the frame counters since open. */
+	void (*counters)(struct lb_tp *tp, struct lb_tp_counters *out);
 	void (*close)(struct lb_tp *tp);
 };
 

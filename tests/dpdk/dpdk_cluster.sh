@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The DPDK transport on the emulated cluster (root): 8 ranks x 2 rails,
+# net_af_packet ports on the rail interfaces (the transport's default EAL
+# arguments), every algorithm and a few sizes, every byte verified by
+# lanebench itself; then 1% loss plus duplication and reordering on
+# receive (--inject): still byte-exact, and the CSV counters must show
+# retransmissions and injected drops.  (Loss is injected by the transport:
+# this kernel has no netem, and tc's gact action and matchall/basic
+# classifiers are missing too.)
+#   dpdk_cluster.sh LANEBENCH CLUSTER_SCRIPT
+set -uo pipefail
+lanebench=$1 cluster=$2
+name=lbd$$
+name=${name:0:6}
+fails=0
+if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
+	echo "SKIP: needs root and network namespaces"
+	exit 77
+fi
+ip netns del "$name-probe"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; "$cluster" down --name "$name" >/dev/null 2>&1; rm -rf /var/run/dpdk/lb-*' EXIT
+
+check() { # description, command...
+	local what=$1
+	shift
+	local out
+	if out=$("$@" 2>&1); then
+		echo "ok: $what"
+	else
+		echo "FAIL: $what"
+		echo "$out" | tail -20
+		fails=$((fails + 1))
+	fi
+}
+
+bcast() { # csv, then lanebench bcast options
+	local csv=$1
+	shift
+	timeout 150 "$cluster" run --name "$name" --timeout 140 -- \
+		"$lanebench" bcast --transport dpdk --no-pin --timeout 30 -o "$csv" "$@"
+}
+
+col() { # csv, column: the column's sum over the rows
+	awk -F, -v want="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ s += $c[want] } END { printf "%d\n", s }' "$1"
+}
+
+check "cluster up 8 x 2 rails at 1gbit" "$cluster" up 8 --rails 2 --rate 1gbit --name "$name"
+check "8 ranks x 2 rails over net_af_packet: every algorithm, 3 sizes" \
+	bcast "$tmp/clean.csv" -a all -m 4K,100000,1M -s 64K -i 3 -x 1
+rows=$(($(wc -l <"$tmp/clean.csv" 2>/dev/null || echo 1) - 1))
+[ "$rows" = 15 ] && echo "ok: 15 CSV rows" || { echo "FAIL: $rows CSV rows, want 15"; fails=$((fails + 1)); }
+check "frames counted, none dropped as foreign or out of range" \
+	test "$(col "$tmp/clean.csv" frames_sent_count)" -gt 0 -a \
+	"$(col "$tmp/clean.csv" dropped_range_count)" = 0 -a \
+	"$(col "$tmp/clean.csv" dropped_job_count)" = 0
+
+check "1% drop, 1% duplication, 2% reordering on receive: byte-exact" \
+	bcast "$tmp/loss.csv" -a all -m 100000,1M -s 64K -i 2 -x 1 \
+	--inject drop=0.01,dup=0.01,reorder=0.02
+retx=$(col "$tmp/loss.csv" frames_retransmitted_count)
+inj=$(col "$tmp/loss.csv" dropped_injected_count)
+dup=$(col "$tmp/loss.csv" dropped_duplicate_count)
+echo "counters under loss: retransmitted $retx, injected drops $inj, duplicates $dup"
+check "retransmissions, injected drops and duplicates counted" \
+	test "$retx" -gt 0 -a "$inj" -gt 0 -a "$dup" -gt 0
+check "--idle yield, multilane and chain" \
+	bcast "$tmp/yield.csv" -a multilane,chain -m 1M -s 64K -i 2 -x 1 --idle yield --no-calibration
+check "20% of all frames dropped (acks too, so final acks get lost): byte-exact" \
+	bcast "$tmp/acks.csv" -a chain,binomial -m 4K,100000 -s 64K -i 10 -x 0 --no-calibration \
+	--inject drop=0.2
+
+# One rail each: net_af_packet names its PACKET_FANOUT group (per network
+# namespace) pid ^ ifindex, so two processes with ports on different
+# interfaces collide when their pids differ by the interfaces' xor (seen:
+# "could not set PACKET_FANOUT"); on one interface they never do.
+job() { # port, csv: a second job on the same rail at the same time
+	timeout 150 "$cluster" run --name "$name" --port "$1" --timeout 140 -- \
+		"$lanebench" bcast --transport dpdk --no-pin --timeout 30 -o "$2" --lanes rail0 \
+		-a multilane,chain -m 1M -s 64K -i 5 -x 1 --no-calibration
+}
+two_jobs() {
+	job 18611 "$tmp/a.csv" >"$tmp/a.log" 2>&1 &
+	local a=$!
+	job 18612 "$tmp/b.csv" >"$tmp/b.log" 2>&1 || { wait $a; cat "$tmp/b.log"; return 1; }
+	wait $a || { cat "$tmp/a.log"; return 1; }
+}
+check "two jobs at once on the same rail: both byte-exact" two_jobs
+foreign=$(($(col "$tmp/a.csv" dropped_job_count 2>/dev/null || echo 0) + $(col "$tmp/b.csv" dropped_job_count 2>/dev/null || echo 0)))
+echo "frames of the other job dropped: $foreign"
+check "each job dropped the other's frames (by job token)" test "$foreign" -gt 0
+
+refused() { # lanebench options: must fail, saying which value was bad
+	local out
+	out=$("$lanebench" bcast --transport dpdk --lanes lo "$@" 2>&1) && return 1
+	echo "$out" | grep -q "dup: 'x' is not a probability"
+}
+check "--inject with a bad value is refused, naming it" refused --inject drop=0.5,dup=x
+"$cluster" down --name "$name" >/dev/null
+
+check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"
+check "2 ranks, root 1, every algorithm" bcast "$tmp/two.csv" -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
+
+echo "dpdk-cluster: $fails failure(s)"
+[ "$fails" = 0 ]

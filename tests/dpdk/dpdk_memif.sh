@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The DPDK transport over net_memif, without namespaces: 4 ranks x 2 rails
+# as plain processes on this host, rendezvous at 127.0.0.1, every algorithm,
+# bytes verified by lanebench.  memif links are point to point, so each
+# rank has one port per (peer, rail): vdev net_memif_l<rail>_p<peer>, the
+# lower rank of a pair is the server of the pair's socket
+# ($tmp/r<rail>-<lo>-<hi>.sock), the higher its client.  Lane names must be
+# interfaces the topology knows; memif lanes have none, so both are "lo"
+# (labels only: the ports come from --eal).
+#   dpdk_memif.sh LANEBENCH
+set -uo pipefail
+lanebench=$1
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs root (EAL runtime directory, memif sockets)"
+	exit 77
+fi
+n=4 fails=0
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+eal_of() { # rank: the EAL arguments of that rank
+	local i=$1 eal="--no-huge -m 128 --no-pci -l $(($1 % 2))"
+	for r in 0 1; do
+		for j in $(seq 0 $((n - 1))); do
+			[ "$j" = "$i" ] && continue
+			local lo=$((i < j ? i : j)) hi=$((i < j ? j : i)) role=client
+			[ "$i" = "$lo" ] && role=server
+			eal+=" --vdev net_memif_l${r}_p${j},role=$role,id=0,socket=$tmp/r$r-$lo-$hi.sock,socket-abstract=no"
+		done
+	done
+	echo "$eal"
+}
+
+run() { # description, lanebench bcast options: all ranks, bounded in time
+	local what=$1 port=$((20000 + RANDOM % 20000)) rc=0
+	shift
+	pids=()
+	for i in $(seq 0 $((n - 1))); do
+		LANEBENCH_RANK=$i LANEBENCH_SIZE=$n LANEBENCH_COORD=127.0.0.1:$port \
+			LANEBENCH_TOKEN=memif-$$-$port timeout 120 "$lanebench" bcast \
+			--transport dpdk --no-pin --timeout 30 --lanes lo,lo \
+			--eal "$(eal_of "$i")" "$@" >"$tmp/out$i" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	pids=()
+	if [ "$rc" = 0 ]; then
+		echo "ok: $what"
+	else
+		echo "FAIL: $what"
+		for i in $(seq 0 $((n - 1))); do sed "s/^/[rank $i] /" "$tmp/out$i" | tail -8; done
+		fails=$((fails + 1))
+	fi
+	rm -f "$tmp"/*.sock
+}
+
+run "4 ranks x 2 rails over memif: every algorithm, 3 sizes" \
+	-a all -m 4K,100000,2M -s 64K -i 3 -x 1 -o "$tmp/memif.csv"
+rows=$(($(wc -l <"$tmp/memif.csv" 2>/dev/null || echo 1) - 1))
+[ "$rows" = 15 ] && echo "ok: 15 CSV rows" || { echo "FAIL: $rows CSV rows, want 15"; fails=$((fails + 1)); }
+run "memif with 1% drop and duplication: byte-exact" \
+	-a multilane,vandegeijn -m 1M -s 64K -i 2 -x 0 --inject drop=0.01,dup=0.01 -o "$tmp/loss.csv"
+
+fails_with() { # expected message, --eal arguments: one rank must fail saying so
+	local want=$1 out
+	out=$("$lanebench" bcast --transport dpdk --no-pin --timeout 10 --lanes lo -a chain -m 4K \
+		-i 1 -x 0 --no-calibration --eal "$2" 2>&1)
+	if [ $? != 0 ] && echo "$out" | grep -qF "$want"; then
+		echo "ok: refused: $want"
+	else
+		echo "FAIL: expected an error with '$want', got:"
+		echo "$out" | tail -5
+		fails=$((fails + 1))
+	fi
+}
+fails_with "EAL initialisation failed" "--no-huge -m 128 --no-pci --no-such-eal-option"
+fails_with "lane 0 ('lo') has no port" "--no-huge -m 128 --no-pci"
+fails_with "names lane 3 but there are 1 lanes" \
+	"--no-huge -m 128 --no-pci --vdev net_memif_l3,role=server,id=0,socket=$tmp/x.sock,socket-abstract=no"
+
+echo "dpdk-memif: $fails failure(s)"
+[ "$fails" = 0 ]

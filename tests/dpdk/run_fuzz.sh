@@ -1,0 +1,13 @@
+#!/bin/sh
+# Runs a libFuzzer binary with a bounded number of executions, in a
+# scratch directory (crash files land there and are shown on failure).
+#   run_fuzz.sh FUZZER RUNS
+fuzzer=$(realpath "$1") runs=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+"$fuzzer" -runs="$runs" -seed=1 -max_len=256 2>log
+rc=$?
+tail -3 log
+[ "$rc" = 0 ] || { grep -A20 ERROR log; ls; }
+exit "$rc"

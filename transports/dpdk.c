@@ -1,0 +1,1132 @@
+/* dpdk: raw Ethernet frames through rte_ethdev, with our own reliable
+ * delivery (Ethernet and af_packet drop; see reliable.h) and frame format
+ * (see dpdk_frame.h).
+ *
+ * Ports and lanes.  EAL creates the ports from --eal (vdevs or PCI
+ * devices); without --eal every lane i is `--vdev net_af_packet_l<i>,
+ * iface=<lane name>`, which suits the emulated cluster.  A port belongs to
+ * a lane by its device name:
+ *   ..._l<L>        lane L, every peer of the lane (a switched fabric:
+ *                   af_packet, a PCI NIC); peers are told apart by MAC and
+ *                   by the source rank in our header;
+ *   ..._l<L>_p<P>   lane L, peer P only (a point-to-point link: memif
+ *                   gives one link per pair of ranks, so a lane with three
+ *                   peers has three ports, each its own rx/tx queue);
+ *   anything else   lane i is the i-th such port, when their count is the
+ *                   lane count (PCI devices in -a order).
+ * A lane's address blob is the MAC of its first port.  (net_af_packet in
+ * 22.11 names its PACKET_FANOUT group pid ^ ifindex, per network namespace:
+ * two processes of one namespace with ports on different interfaces fail
+ * to probe when their pids differ by the interfaces' xor.)
+ *
+ * Threads.  Each lane has a lock: the lane's thread polls under it, and a
+ * service thread of ours progresses a lane nobody polled for a while (it
+ * re-acks retransmissions and retransmits lost frames).  Without it a rank
+ * that finished its part would stop answering: if its last ack was lost, the
+ * peer would retransmit forever into a rank that no longer polls, while
+ * that rank waits for the peer in a barrier.
+ *
+ * Per (peer, lane) channel: sequence numbers, acks, retransmission, a
+ * window of in-flight frames.  Frame i of message m of a channel lands at
+ * its offset inside the m-th posted receive of that channel; a frame for a
+ * receive not posted yet (the peer started the iteration first) is held
+ * until it is.  EAL exists once per process: one open per process.
+ *
+ * Closing.  The job closes after a barrier of all ranks (harness/job.c), so
+ * nobody still needs our acks.  af_packet and PCI ports are stopped and
+ * closed; memif ports are left to go down with the process (see
+ * close_lane), and EAL is not torn down (rte_eal_cleanup races memif's
+ * interrupt thread); the runtime directory we named is removed. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "dpdk_frame.h"
+#include "reliable.h"
+#include "transport.h"
+#include "../harness/error.h"
+
+#define MAX_PORTS 64
+#define NB_RXD 512
+#define NB_TXD 512
+#define BURST 32
+#define STASH_MAX 512 /* frames held for receives not posted yet, per lane */
+#define HOLD_MAX 32   /* frames held back by --inject reorder, per lane */
+#define WINDOW 128    /* frames in flight per (peer, lane) */
+#define MIN_RTO 10e-3
+#define MAX_RTO 200e-3
+#define SERVICE_NAP 1e-3 /* the service thread's period */
+#define LINK_WAIT 10.0   /* seconds a port may take to come up */
+
+struct xfer {
+	uint64_t off, len;
+	uint64_t done;    /* send: bytes put in frames; recv: bytes arrived */
+	uint32_t end_seq; /* send: one past its last frame, once all framed */
+	uint32_t id;
+};
+
+struct queue {
+	struct xfer *q;
+	uint32_t head, count, cap;
+};
+
+struct chan { /* one (peer, lane) */
+	uint32_t rank;
+	uint16_t port;
+	struct rte_ether_addr mac;
+	struct lb_rel_tx tx;
+	struct lb_rel_rx rx;
+	struct queue sendq, recvq;
+	uint32_t framed;    /* sends of sendq fully cut into frames */
+	uint32_t send_msg;  /* msg index of sendq's head */
+	uint32_t recv_msg;  /* msg index of recvq's head */
+	int ack_due;
+};
+
+struct comps {
+	struct lb_completion *c;
+	uint32_t n, cap;
+};
+
+struct inject {
+	double drop, dup, reorder; /* probabilities */
+};
+
+struct lane {
+	pthread_mutex_t mu;
+	const char *name;
+	uint32_t index;
+	uint16_t ports[MAX_PORTS];
+	uint8_t started[MAX_PORTS]; /* rte_eth_dev_start succeeded */
+	uint32_t nports;
+	int per_peer;          /* ports named _l<L>_p<P> */
+	int32_t *port_of;      /* per_peer: [rank] -> port, -1 none */
+	struct rte_mempool *pool;
+	uint32_t frame_max;    /* bytes of the largest frame, Ethernet header included */
+	uint32_t data_room;    /* bytes of an mbuf's data: what the PMDs' rx rings want */
+	struct rte_ether_addr mac;
+	struct chan *chans;
+	uint32_t nchans;
+	int32_t *chan_of;      /* [rank] -> index into chans, -1 none */
+	struct rte_mbuf *stash[STASH_MAX];
+	uint32_t nstash;
+	int stash_dirty;
+	struct rte_mbuf *held[HOLD_MAX];
+	uint32_t nheld;
+	struct comps done;
+	struct lb_tp_counters cnt;
+	uint64_t rng;
+	atomic_llong last_poll_ns;
+};
+
+struct lb_tp {
+	struct lb_tp_cfg cfg;
+	struct lb_frame_expect expect;
+	struct inject inj;
+	uint8_t *buf;
+	size_t buflen;
+	struct lane *lanes;
+	pthread_t service;
+	int service_started;
+	atomic_int quit;
+};
+
+static int eal_state; /* 0 never, 1 up, -1 failed or torn down */
+static int own_prefix; /* we named the runtime directory: remove it at close */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void nap(double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+	nanosleep(&ts, NULL);
+}
+
+/* ---- options --------------------------------------------------------- */
+
+/* One "name=P" of --inject, P a probability in [0, 1]. */
+static int inject_item(struct inject *in, const char *item, char *err, size_t len)
+{
+	static const char *const names[] = { "drop", "dup", "reorder" };
+	double *slots[] = { &in->drop, &in->dup, &in->reorder };
+	const char *eq = strchr(item, '=');
+	for (int i = 0; eq && i < 3; i++) {
+		if (strlen(names[i]) != (size_t)(eq - item) || strncmp(item, names[i], (size_t)(eq - item)))
+			continue;
+		char *end;
+		errno = 0;
+		double p = strtod(eq + 1, &end);
+		if (errno || end == eq + 1 || *end || !(p >= 0 && p <= 1))
+			return lb_errf(err, len, "dpdk: --inject %s: '%s' is not a probability in [0, 1]",
+				       names[i], eq + 1);
+		*slots[i] = p;
+		return 0;
+	}
+	return lb_errf(err, len, "dpdk: --inject: bad item '%s' (expected drop=P, dup=P or reorder=P)",
+		       item);
+}
+
+static int parse_inject(struct inject *in, const char *spec, char *err, size_t len)
+{
+	memset(in, 0, sizeof(*in));
+	if (!spec)
+		return 0;
+	char *copy = strdup(spec), *save = NULL;
+	int rc = copy ? 0 : lb_errf(err, len, "dpdk: out of memory");
+	if (rc == 0 && !*copy)
+		rc = lb_errf(err, len, "dpdk: --inject is empty (expected drop=P,dup=P,reorder=P)");
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; rc == 0 && t;
+	     t = strtok_r(NULL, ",", &save))
+		rc = inject_item(in, t, err, len);
+	free(copy);
+	return rc;
+}
+
+/* ---- EAL --------------------------------------------------------------- */
+
+static int has_arg(const char *eal, const char *const *names)
+{
+	for (; *names; names++) {
+		const char *p = eal;
+		size_t n = strlen(*names);
+		while ((p = strstr(p, *names))) {
+			int start = p == eal || p[-1] == ' ';
+			/* "-l 0", "-l0", "--lcores=...", not "--log-level" for "-l" */
+			int end = p[n] == 0 || p[n] == ' ' || p[n] == '=' || n == 2;
+			if (start && end)
+				return 1;
+			p += n;
+		}
+	}
+	return 0;
+}
+
+/* The user's --eal or af_packet vdevs on the lanes, plus what every
+ * process needs when the user did not say: a file prefix unique to the
+ * job and rank, one core, quiet logs, no telemetry socket. */
+static char *eal_args(const struct lb_tp_cfg *cfg)
+{
+	size_t cap = (cfg->opt.eal ? strlen(cfg->opt.eal) : 0) + 256 * (cfg->lanes + 1) + 512;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	size_t n = 0;
+	if (cfg->opt.eal) {
+		n += (size_t)snprintf(s + n, cap - n, "%s", cfg->opt.eal);
+	} else {
+		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 128 --no-pci");
+		/* af_packet (22.11) reports max_rx_pktlen 1518 whatever its
+		 * framesz: standard frames, which its default 2048-byte ring
+		 * frames hold, also on a jumbo interface.  qdisc_bypass=0: our
+		 * frames go through the interface's qdisc, so a tc shaper there
+		 * (scripts/cluster's tbf) limits us as it limits TCP. */
+		for (uint32_t l = 0; l < cfg->lanes && n < cap; l++)
+			n += (size_t)snprintf(s + n, cap - n,
+					      " --vdev net_af_packet_l%u,iface=%s,qpairs=1,qdisc_bypass=0",
+					      l, cfg->lane_names[l]);
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	static const char *const prefix[] = { "--file-prefix", NULL };
+	static const char *const cores[] = { "-l", "-c", "--lcores", NULL };
+	static const char *const log[] = { "--log-level", NULL };
+	static const char *const tel[] = { "--telemetry", "--no-telemetry", NULL };
+	own_prefix = !has_arg(s, prefix);
+	if (n < cap && own_prefix)
+		n += (size_t)snprintf(s + n, cap - n, " --file-prefix lb-%016llx-r%u",
+				      (unsigned long long)lb_frame_job_hash(cfg->token), cfg->rank);
+	if (n < cap && !has_arg(s, cores))
+		n += (size_t)snprintf(s + n, cap - n, " -l %ld", ncpu > 0 ? cfg->rank % ncpu : 0);
+	if (n < cap && !has_arg(s, log))
+		n += (size_t)snprintf(s + n, cap - n, " --log-level=error");
+	if (n < cap && !has_arg(s, tel))
+		n += (size_t)snprintf(s + n, cap - n, " --no-telemetry");
+	return s;
+}
+
+/* rte_eal_init once per process.  It pins the calling thread to its main
+ * lcore; the lane threads inherit the caller's mask, so restore it. */
+static int eal_init(const struct lb_tp_cfg *cfg, char *err, size_t len)
+{
+	if (eal_state)
+		return lb_errf(err, len, "dpdk: EAL was already initialised in this process (one dpdk job per process)");
+	eal_state = -1;
+	char *args = eal_args(cfg), *shown = args ? strdup(args) : NULL, *argv[128], *save = NULL;
+	if (!shown) {
+		free(args);
+		return lb_errf(err, len, "dpdk: out of memory");
+	}
+	int argc = 0;
+	argv[argc++] = "lanebench";
+	for (char *t = strtok_r(args, " \t", &save); t && argc < 127; t = strtok_r(NULL, " \t", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	cpu_set_t mask;
+	int have_mask = sched_getaffinity(0, sizeof(mask), &mask) == 0;
+	int rc = rte_eal_init(argc, argv);
+	if (have_mask)
+		sched_setaffinity(0, sizeof(mask), &mask);
+	if (rc < 0)
+		lb_errf(err, len, "dpdk: EAL initialisation failed (%s) with arguments: %s",
+			rte_strerror(rte_errno), shown);
+	else
+		eal_state = 1;
+	free(args);
+	free(shown);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- ports ------------------------------------------------------------- */
+
+/* "..._l<L>" or "..._l<L>_p<P>": 1 (lane only), 2 (lane and peer), 0 no. */
+static int port_name_lane(const char *name, uint32_t *lane, uint32_t *peer)
+{
+	for (const char *p = strstr(name, "_l"); p; p = strstr(p + 1, "_l")) {
+		int used = 0;
+		if (sscanf(p, "_l%u%n", lane, &used) == 1 && used && p[used] == 0)
+			return 1;
+		used = 0;
+		if (sscanf(p, "_l%u_p%u%n", lane, peer, &used) == 2 && used && p[used] == 0)
+			return 2;
+	}
+	return 0;
+}
+
+static int add_port(struct lb_tp *tp, uint32_t lane, uint16_t port, int per_peer,
+		    uint32_t peer, const char *name, char *err, size_t len)
+{
+	if (lane >= tp->cfg.lanes)
+		return lb_errf(err, len, "dpdk: port '%s' names lane %u but there are %u lanes",
+			       name, lane, tp->cfg.lanes);
+	struct lane *l = &tp->lanes[lane];
+	if (l->nports && l->per_peer != per_peer)
+		return lb_errf(err, len, "dpdk: lane %u ('%s') mixes per-peer and shared ports (port '%s')",
+			       lane, l->name, name);
+	if (l->nports == MAX_PORTS)
+		return lb_errf(err, len, "dpdk: lane %u has more than %d ports", lane, MAX_PORTS);
+	if (per_peer) {
+		if (peer >= tp->cfg.size || peer == tp->cfg.rank || l->port_of[peer] >= 0)
+			return lb_errf(err, len, "dpdk: port '%s': peer %u is not another rank of this %u-rank job, or has a port already",
+				       name, peer, tp->cfg.size);
+		l->port_of[peer] = port;
+	} else if (l->nports) {
+		return lb_errf(err, len, "dpdk: lane %u ('%s') has two shared ports (second: '%s')",
+			       lane, l->name, name);
+	}
+	l->per_peer = per_peer;
+	l->ports[l->nports++] = port;
+	return 0;
+}
+
+/* Assigns every port EAL made to a lane by its name (see the top). */
+static int map_ports(struct lb_tp *tp, char *err, size_t len)
+{
+	uint16_t port, plain[MAX_PORTS];
+	uint32_t nplain = 0;
+	RTE_ETH_FOREACH_DEV(port) {
+		char name[RTE_ETH_NAME_MAX_LEN];
+		uint32_t lane = 0, peer = 0;
+		if (rte_eth_dev_get_name_by_port(port, name))
+			continue;
+		int kind = port_name_lane(name, &lane, &peer);
+		if (kind == 0 && nplain < MAX_PORTS)
+			plain[nplain++] = port;
+		else if (kind && add_port(tp, lane, port, kind == 2, peer, name, err, len))
+			return -1;
+	}
+	if (nplain && nplain != tp->cfg.lanes)
+		return lb_errf(err, len, "dpdk: %u ports without a _l<lane> name for %u lanes: name them (see --help) or give one per lane",
+			       nplain, tp->cfg.lanes);
+	for (uint32_t i = 0; i < nplain; i++) {
+		char name[RTE_ETH_NAME_MAX_LEN] = "";
+		rte_eth_dev_get_name_by_port(plain[i], name);
+		if (add_port(tp, i, plain[i], 0, 0, name, err, len))
+			return -1;
+	}
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		if (!tp->lanes[l].nports)
+			return lb_errf(err, len, "dpdk: lane %u ('%s') has no port (none in the EAL arguments, or its probe failed: see EAL's messages)",
+				       l, tp->lanes[l].name);
+	return 0;
+}
+
+/* Largest frame: the port's MTU plus the Ethernet header, within what it
+ * receives (max_rx_pktlen): jumbo frames on a port configured with a jumbo
+ * MTU whose PMD takes them; 1514 bytes on af_packet and memif, which
+ * report 1518 in DPDK 22.11. */
+static uint32_t frame_max(uint16_t port, const struct rte_eth_dev_info *di)
+{
+	uint16_t mtu = RTE_ETHER_MTU;
+	if (rte_eth_dev_get_mtu(port, &mtu) != 0 || mtu < 576)
+		mtu = RTE_ETHER_MTU;
+	uint32_t f = (uint32_t)mtu + RTE_ETHER_HDR_LEN;
+	if (di->max_rx_pktlen && di->max_rx_pktlen < f)
+		f = di->max_rx_pktlen;
+	return f;
+}
+
+static int make_pool(struct lane *l, char *err, size_t len)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int socket = rte_eth_dev_socket_id(l->ports[0]);
+	unsigned n = l->nports * (NB_RXD + NB_TXD) + STASH_MAX + HOLD_MAX + 4 * BURST * l->nports + 1024;
+	snprintf(name, sizeof(name), "lb_lane%u", l->index);
+	l->pool = rte_pktmbuf_pool_create(name, n, 0, 0,
+					  (uint16_t)(l->data_room + RTE_PKTMBUF_HEADROOM),
+					  socket < 0 ? SOCKET_ID_ANY : socket);
+	if (!l->pool)
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --eal)",
+			       l->index, l->name, n, l->data_room, rte_strerror(rte_errno));
+	return 0;
+}
+
+static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
+{
+	struct rte_eth_conf conf;
+	uint16_t port = l->ports[i];
+	memset(&conf, 0, sizeof(conf));
+	int socket = rte_eth_dev_socket_id(port);
+	unsigned sock = (unsigned)(socket < 0 ? SOCKET_ID_ANY : socket);
+	const char *step = "configure";
+	int rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0) {
+		step = "rx queue setup";
+		rc = rte_eth_rx_queue_setup(port, 0, NB_RXD, sock, NULL, l->pool);
+	}
+	if (rc == 0) {
+		step = "tx queue setup";
+		rc = rte_eth_tx_queue_setup(port, 0, NB_TXD, sock, NULL);
+	}
+	if (rc < 0) {
+		char name[RTE_ETH_NAME_MAX_LEN] = "";
+		rte_eth_dev_get_name_by_port(port, name);
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): port '%s': %s failed: %s", l->index,
+			       l->name, name, step, rte_strerror(-rc));
+	}
+	/* A memif client whose server has no socket yet fails to start:
+	 * connect starts it again once every rank has opened its ports.
+	 * Frames go to the peer port's own MAC: no promiscuous mode. */
+	l->started[i] = rte_eth_dev_start(port) == 0;
+	return 0;
+}
+
+static int open_lane(struct lane *l, char *err, size_t len)
+{
+	struct rte_eth_dev_info di;
+	l->frame_max = UINT32_MAX;
+	l->data_room = RTE_MBUF_DEFAULT_DATAROOM;
+	for (uint32_t i = 0; i < l->nports; i++) {
+		if (rte_eth_dev_info_get(l->ports[i], &di) != 0)
+			return lb_errf(err, len, "dpdk: lane %u: no device info for port %u", l->index, l->ports[i]);
+		uint32_t f = frame_max(l->ports[i], &di);
+		l->frame_max = f < l->frame_max ? f : l->frame_max;
+		/* af_packet wants room for its whole ring frame (2048 by
+		 * default), beyond max_rx_pktlen */
+		uint32_t room = di.max_rx_pktlen < 10240 ? di.max_rx_pktlen + 512 : 10240;
+		l->data_room = room > l->data_room ? room : l->data_room;
+		if (getenv("LB_DPDK_DEBUG"))
+			fprintf(stderr, "dpdk: lane %u port %u: max_rx_pktlen %u min_rx_bufsize %u frame %u\n",
+				l->index, l->ports[i], di.max_rx_pktlen, di.min_rx_bufsize, f);
+	}
+	if (l->frame_max < LB_FRAME_ACK_LEN + 64)
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): frames of %u bytes are too small",
+			       l->index, l->name, l->frame_max);
+	if (make_pool(l, err, len))
+		return -1;
+	for (uint32_t i = 0; i < l->nports; i++)
+		if (start_port(l, i, err, len))
+			return -1;
+	rte_eth_macaddr_get(l->ports[0], &l->mac);
+	return 0;
+}
+
+static int alloc_lanes(struct lb_tp *tp)
+{
+	tp->lanes = calloc(tp->cfg.lanes, sizeof(*tp->lanes));
+	if (!tp->lanes)
+		return -1;
+	for (uint32_t i = 0; i < tp->cfg.lanes; i++) {
+		struct lane *l = &tp->lanes[i];
+		pthread_mutex_init(&l->mu, NULL);
+		l->index = i;
+		l->name = tp->cfg.lane_names[i];
+		l->rng = 0x9e3779b97f4a7c15ull * (tp->cfg.rank * 64 + i + 1);
+		l->port_of = malloc(tp->cfg.size * sizeof(*l->port_of));
+		l->chan_of = malloc(tp->cfg.size * sizeof(*l->chan_of));
+		if (!l->port_of || !l->chan_of)
+			return -1;
+		memset(l->port_of, 0xff, tp->cfg.size * sizeof(*l->port_of));
+		memset(l->chan_of, 0xff, tp->cfg.size * sizeof(*l->chan_of));
+	}
+	return 0;
+}
+
+static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
+{
+	*out = NULL;
+	if (lb_tp_check_options("dpdk", &cfg->opt, "eal,inject", err, len))
+		return -1;
+	struct lb_tp *tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return lb_errf(err, len, "dpdk: out of memory");
+	*out = tp;
+	tp->cfg = *cfg;
+	tp->expect = (struct lb_frame_expect){ .job = lb_frame_job_hash(cfg->token),
+					       .rank = cfg->rank, .size = cfg->size };
+	if (parse_inject(&tp->inj, cfg->opt.inject, err, len))
+		return -1;
+	if (alloc_lanes(tp))
+		return lb_errf(err, len, "dpdk: out of memory");
+	if (eal_init(cfg, err, len) || map_ports(tp, err, len))
+		return -1;
+	for (uint32_t l = 0; l < cfg->lanes; l++)
+		if (open_lane(&tp->lanes[l], err, len))
+			return -1;
+	return 0;
+}
+
+static int dpdk_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
+{
+	memcpy(addr, &tp->lanes[lane].mac, sizeof(struct rte_ether_addr));
+	return 0;
+}
+
+/* ---- queues ------------------------------------------------------------ */
+
+static int queue_push(struct queue *q, struct xfer x)
+{
+	if (q->count == q->cap) {
+		uint32_t cap = q->cap ? q->cap * 2 : 64;
+		struct xfer *n = malloc(cap * sizeof(*n));
+		if (!n)
+			return -1;
+		for (uint32_t i = 0; i < q->count; i++)
+			n[i] = q->q[(q->head + i) % q->cap];
+		free(q->q);
+		q->q = n;
+		q->head = 0;
+		q->cap = cap;
+	}
+	q->q[(q->head + q->count++) % q->cap] = x;
+	return 0;
+}
+
+static struct xfer *queue_at(struct queue *q, uint32_t i)
+{
+	return i < q->count ? &q->q[(q->head + i) % q->cap] : NULL;
+}
+
+static void queue_pop(struct queue *q)
+{
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+}
+
+static void complete(struct lane *l, uint32_t id, uint8_t kind)
+{
+	struct comps *d = &l->done;
+	if (d->n == d->cap) {
+		uint32_t cap = d->cap ? d->cap * 2 : 64;
+		struct lb_completion *c = realloc(d->c, cap * sizeof(*c));
+		if (!c)
+			abort(); /* a lost completion would hang the job silently */
+		d->c = c;
+		d->cap = cap;
+	}
+	d->c[d->n++] = (struct lb_completion){ id, kind };
+}
+
+/* ---- connections ------------------------------------------------------- */
+
+static int link_down(uint16_t port)
+{
+	struct rte_eth_link link;
+	return rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_DOWN;
+}
+
+static int is_memif(uint16_t port, struct rte_eth_dev_info *di)
+{
+	return rte_eth_dev_info_get(port, di) == 0 && di->driver_name &&
+	       strstr(di->driver_name, "memif") != NULL;
+}
+
+/* A memif client port (devargs "role=client"): it connects once, on start. */
+static int memif_client(uint16_t port)
+{
+	struct rte_eth_dev_info di;
+	if (!is_memif(port, &di) || !di.device)
+		return 0;
+	const struct rte_devargs *da = rte_dev_devargs(di.device);
+	return da && da->args && strstr(da->args, "role=client") != NULL;
+}
+
+/* Counts ports still down, naming the first in `first`; with `kick`,
+ * (re)starts memif clients that are down (one that started before its
+ * server's socket existed connects only on start; every rank has opened
+ * its ports by the time connect runs).  Servers are left alone: one
+ * stopped while its client connects can crash. */
+static uint32_t links_down(struct lb_tp *tp, int kick, char *first, size_t len)
+{
+	uint32_t down = 0;
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		for (uint32_t i = 0; i < tp->lanes[l].nports; i++) {
+			uint16_t port = tp->lanes[l].ports[i];
+			if (!link_down(port))
+				continue;
+			if (!down++ && first)
+				rte_eth_dev_get_name_by_port(port, first);
+			if (!kick || (tp->lanes[l].started[i] && !memif_client(port)))
+				continue;
+			if (tp->lanes[l].started[i])
+				(void)rte_eth_dev_stop(port);
+			tp->lanes[l].started[i] = rte_eth_dev_start(port) == 0;
+		}
+	return down;
+}
+
+static int add_chan(struct lb_tp *tp, struct lane *l, uint32_t peer, const uint8_t *all,
+		    char *err, size_t len)
+{
+	if (peer >= tp->cfg.size || peer == tp->cfg.rank)
+		return lb_errf(err, len, "dpdk: lane %u: rank %u is not a peer", l->index, peer);
+	if (l->per_peer && l->port_of[peer] < 0)
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): no port for rank %u (a vdev named ..._l%u_p%u)",
+			       l->index, l->name, peer, l->index, peer);
+	struct chan *c = &l->chans[l->nchans];
+	memset(c, 0, sizeof(*c));
+	c->rank = peer;
+	c->port = l->per_peer ? (uint16_t)l->port_of[peer] : l->ports[0];
+	memcpy(&c->mac, all + ((size_t)peer * tp->cfg.lanes + l->index) * LB_TP_ADDR_MAX,
+	       sizeof(c->mac));
+	lb_rel_tx_init(&c->tx, WINDOW, MIN_RTO, MAX_RTO);
+	lb_rel_rx_init(&c->rx);
+	l->chan_of[peer] = (int32_t)l->nchans++;
+	return 0;
+}
+
+static void *service_main(void *arg);
+
+static int dpdk_connect(struct lb_tp *tp, const uint8_t *all, const struct lb_tp_peers *peers,
+			char *err, size_t len)
+{
+	for (uint32_t li = 0; li < tp->cfg.lanes; li++) {
+		struct lane *l = &tp->lanes[li];
+		l->chans = calloc(peers->npeers[li] + 1, sizeof(*l->chans));
+		if (!l->chans)
+			return lb_errf(err, len, "dpdk: out of memory");
+		for (uint32_t i = 0; i < peers->npeers[li]; i++)
+			if (add_chan(tp, l, peers->peers[li][i], all, err, len))
+				return -1;
+	}
+	/* memif links come up when both ends exist; frames sent before are lost */
+	double t0 = now(), wait = tp->cfg.timeout < LINK_WAIT ? tp->cfg.timeout : LINK_WAIT;
+	for (int round = 1; links_down(tp, round % 30 == 0, NULL, 0) && now() < t0 + wait; round++)
+		nap(10e-3);
+	char name[RTE_ETH_NAME_MAX_LEN] = "";
+	uint32_t down = links_down(tp, 0, name, sizeof(name));
+	if (down)
+		return lb_errf(err, len, "dpdk: %u port(s) of this rank stayed down for %.0f s, first '%s' (peer not started, or its link or socket not made?)",
+			       down, wait, name);
+	int e = pthread_create(&tp->service, NULL, service_main, tp);
+	if (e)
+		return lb_errf(err, len, "dpdk: cannot start the service thread: %s", strerror(e));
+	tp->service_started = 1;
+	return 0;
+}
+
+static int dpdk_register(struct lb_tp *tp, void *buf, size_t len, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	tp->buf = buf;
+	tp->buflen = len;
+	tp->expect.buflen = len;
+	return 0;
+}
+
+/* ---- transmit ---------------------------------------------------------- */
+
+/* A DATA frame of seq, rebuilt from the buffer (also for retransmission). */
+static struct rte_mbuf *data_frame(struct lb_tp *tp, struct lane *l, struct chan *c, uint32_t seq)
+{
+	const struct lb_rel_frame *rf = lb_rel_tx_frame(&c->tx, seq);
+	struct rte_mbuf *m = rf ? rte_pktmbuf_alloc(l->pool) : NULL;
+	if (!m)
+		return NULL;
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(LB_FRAME_OVERHEAD + rf->len));
+	if (!p) { /* cannot happen: frames fit the pool's data room */
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	struct lb_frame f = { .type = LB_FRAME_DATA, .lane = (uint16_t)l->index, .src = tp->cfg.rank,
+			      .dst = c->rank, .job = tp->expect.job, .seq = seq, .msg = rf->msg,
+			      .offset = rf->offset, .len = rf->len };
+	memcpy(f.dst_mac, &c->mac, 6);
+	memcpy(f.src_mac, &l->mac, 6);
+	size_t h = lb_frame_encode(&f, p);
+	memcpy(p + h, tp->buf + rf->offset, rf->len);
+	return m;
+}
+
+static void send_ack(struct lb_tp *tp, struct lane *l, struct chan *c)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(l->pool);
+	if (!m)
+		return; /* the next frame from the peer asks again */
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, LB_FRAME_ACK_LEN);
+	if (!p) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	struct lb_frame f = { .type = LB_FRAME_ACK, .lane = (uint16_t)l->index, .src = tp->cfg.rank,
+			      .dst = c->rank, .job = tp->expect.job };
+	memcpy(f.dst_mac, &c->mac, 6);
+	memcpy(f.src_mac, &l->mac, 6);
+	f.seq = lb_rel_rx_ack(&c->rx, f.sack);
+	lb_frame_encode(&f, p);
+	if (rte_eth_tx_burst(c->port, 0, &m, 1) == 1) {
+		l->cnt.acks_sent++;
+		c->ack_due = 0;
+	} else {
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Cuts the posted sends into new frames while the window has room. */
+static int frame_sends(struct lane *l, struct chan *c, uint32_t *seqs, int n)
+{
+	uint32_t payload = l->frame_max - LB_FRAME_OVERHEAD;
+	struct xfer *x;
+	while (n < BURST && (x = queue_at(&c->sendq, c->framed))) {
+		if (x->done == x->len) {
+			x->end_seq = c->tx.next;
+			c->framed++;
+			continue;
+		}
+		if (!lb_rel_tx_can_send(&c->tx))
+			break;
+		uint64_t k = x->len - x->done < payload ? x->len - x->done : payload;
+		struct lb_rel_frame rf = { .offset = x->off + x->done, .len = (uint32_t)k,
+					   .msg = c->send_msg + c->framed };
+		seqs[n++] = lb_rel_tx_push(&c->tx, &rf);
+		x->done += k;
+	}
+	return n;
+}
+
+/* Retransmissions due, then new frames; one burst per call. */
+static void transmit(struct lb_tp *tp, struct lane *l, struct chan *c, double t)
+{
+	uint32_t seqs[BURST];
+	struct rte_mbuf *m[BURST];
+	int n = lb_rel_tx_due(&c->tx, t, seqs, BURST), k = 0;
+	n = frame_sends(l, c, seqs, n);
+	for (int i = 0; i < n; i++)
+		if ((m[k] = data_frame(tp, l, c, seqs[i])))
+			seqs[k++] = seqs[i];
+	uint16_t sent = k ? rte_eth_tx_burst(c->port, 0, m, (uint16_t)k) : 0;
+	for (uint16_t i = 0; i < sent; i++) {
+		l->cnt.frames_sent++;
+		l->cnt.frames_retransmitted += (uint64_t)lb_rel_tx_sent(&c->tx, seqs[i], t);
+	}
+	for (int i = sent; i < k; i++) /* the queue was full: due again next time */
+		rte_pktmbuf_free(m[i]);
+}
+
+/* Sends complete in order once every frame of theirs is acknowledged. */
+static void complete_sends(struct lane *l, struct chan *c)
+{
+	struct xfer *x;
+	while (c->framed && (x = queue_at(&c->sendq, 0)) &&
+	       (int32_t)(c->tx.base - x->end_seq) >= 0) {
+		complete(l, x->id, LB_COMP_SEND);
+		queue_pop(&c->sendq);
+		c->framed--;
+		c->send_msg++;
+	}
+}
+
+/* ---- receive ----------------------------------------------------------- */
+
+static void drop(struct lane *l, enum lb_tp_drop why)
+{
+	l->cnt.dropped[why]++;
+}
+
+static void complete_recvs(struct lane *l, struct chan *c)
+{
+	struct xfer *x;
+	while ((x = queue_at(&c->recvq, 0)) && x->done == x->len) {
+		complete(l, x->id, LB_COMP_RECV);
+		queue_pop(&c->recvq);
+		c->recv_msg++;
+	}
+}
+
+/* A new DATA frame: into its posted receive, or held (returns 1) until
+ * that receive is posted. */
+static int take_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struct lb_frame *f)
+{
+	int32_t idx = (int32_t)(f->msg - c->recv_msg);
+	if (idx < 0) {
+		drop(l, LB_DROP_RANGE); /* a new frame of a finished message */
+		return 0;
+	}
+	struct xfer *x = queue_at(&c->recvq, (uint32_t)idx);
+	if (!x) {
+		if (l->nstash < STASH_MAX)
+			return 1;
+		drop(l, LB_DROP_WINDOW);
+		return 0;
+	}
+	if (!lb_frame_in_range(f->offset, f->len, x->off, x->len)) {
+		drop(l, LB_DROP_RANGE);
+		return 0;
+	}
+	memcpy(tp->buf + f->offset, f->payload, f->len);
+	x->done += f->len;
+	lb_rel_rx_accept(&c->rx, f->seq);
+	c->ack_due = 1;
+	l->cnt.frames_received++;
+	complete_recvs(l, c);
+	return 0;
+}
+
+static int on_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struct lb_frame *f)
+{
+	switch (lb_rel_rx_check(&c->rx, f->seq)) {
+	case LB_REL_DUP:
+		c->ack_due = 1; /* our ack may have been lost */
+		drop(l, LB_DROP_DUPLICATE);
+		return 0;
+	case LB_REL_AHEAD:
+		drop(l, LB_DROP_WINDOW);
+		return 0;
+	default:
+		return take_data(tp, l, c, f);
+	}
+}
+
+/* Handles one frame; returns 1 if it keeps the mbuf (held for later). */
+static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
+{
+	struct lb_frame f;
+	if (m->nb_segs != 1) {
+		drop(l, LB_DROP_MALFORMED);
+		return 0;
+	}
+	struct lb_frame_expect e = tp->expect;
+	e.lane = (uint16_t)l->index;
+	enum lb_frame_verdict v = lb_frame_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+						 rte_pktmbuf_data_len(m), &e, &f);
+	int32_t ci = v == LB_FRAME_OK ? l->chan_of[f.src] : -1;
+	if (v != LB_FRAME_OK || ci < 0) {
+		drop(l, v != LB_FRAME_OK ? (enum lb_tp_drop)(v - 1) : LB_DROP_NOT_MINE);
+		return 0;
+	}
+	struct chan *c = &l->chans[ci];
+	if (f.type == LB_FRAME_DATA)
+		return on_data(tp, l, c, &f);
+	lb_rel_tx_ack(&c->tx, f.seq, f.sack, now());
+	complete_sends(l, c);
+	return 0;
+}
+
+static void on_frame_free(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
+{
+	if (!on_frame(tp, l, m))
+		rte_pktmbuf_free(m);
+	else
+		l->stash[l->nstash++] = m;
+}
+
+static double rnd(struct lane *l)
+{
+	l->rng ^= l->rng << 13;
+	l->rng ^= l->rng >> 7;
+	l->rng ^= l->rng << 17;
+	return (l->rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* --inject: drop, duplicate or hold back a received frame. */
+static void inject(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
+{
+	const struct inject *in = &tp->inj;
+	if (in->drop > 0 && rnd(l) < in->drop) {
+		drop(l, LB_DROP_INJECTED);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (in->reorder > 0 && l->nheld < HOLD_MAX && rnd(l) < in->reorder) {
+		l->held[l->nheld++] = m;
+		return;
+	}
+	if (in->dup > 0 && rnd(l) < in->dup) {
+		struct rte_mbuf *copy = rte_pktmbuf_copy(m, l->pool, 0, UINT32_MAX);
+		if (copy)
+			on_frame_free(tp, l, copy);
+	}
+	on_frame_free(tp, l, m);
+}
+
+static void receive(struct lb_tp *tp, struct lane *l)
+{
+	struct rte_mbuf *m[BURST];
+	uint32_t held = l->nheld;
+	for (uint32_t p = 0; p < l->nports; p++) {
+		uint16_t n = rte_eth_rx_burst(l->ports[p], 0, m, BURST);
+		for (uint16_t i = 0; i < n; i++)
+			inject(tp, l, m[i]);
+	}
+	/* frames held back before this burst arrive after it: reordered */
+	for (uint32_t i = 0; i < held; i++)
+		on_frame_free(tp, l, l->held[i]);
+	memmove(l->held, l->held + held, (l->nheld - held) * sizeof(*l->held));
+	l->nheld -= held;
+}
+
+/* Frames held for receives not posted then: try them again. */
+static void replay_stash(struct lb_tp *tp, struct lane *l)
+{
+	uint32_t n = l->nstash;
+	struct rte_mbuf *m[STASH_MAX];
+	memcpy(m, l->stash, n * sizeof(*m));
+	l->nstash = 0;
+	l->stash_dirty = 0;
+	for (uint32_t i = 0; i < n; i++)
+		on_frame_free(tp, l, m[i]);
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+static void progress(struct lb_tp *tp, struct lane *l)
+{
+	if (l->stash_dirty)
+		replay_stash(tp, l);
+	receive(tp, l);
+	double t = now();
+	for (uint32_t i = 0; i < l->nchans; i++) {
+		struct chan *c = &l->chans[i];
+		if (c->ack_due)
+			send_ack(tp, l, c);
+		if (lb_rel_tx_inflight(&c->tx) || c->framed < c->sendq.count)
+			transmit(tp, l, c, t);
+		complete_sends(l, c); /* zero-length sends need no ack */
+	}
+}
+
+static void *service_main(void *arg)
+{
+	struct lb_tp *tp = arg;
+	while (!atomic_load(&tp->quit)) {
+		nap(SERVICE_NAP);
+		long long t = now_ns();
+		for (uint32_t i = 0; i < tp->cfg.lanes; i++) {
+			struct lane *l = &tp->lanes[i];
+			if (t - atomic_load(&l->last_poll_ns) < 2 * SERVICE_NAP * 1e9 ||
+			    pthread_mutex_trylock(&l->mu) != 0)
+				continue;
+			progress(tp, l);
+			pthread_mutex_unlock(&l->mu);
+		}
+	}
+	return NULL;
+}
+
+static struct chan *chan_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
+{
+	struct lane *l = &tp->lanes[lane];
+	return peer < tp->cfg.size && l->chan_of[peer] >= 0 ? &l->chans[l->chan_of[peer]] : NULL;
+}
+
+static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+		     uint64_t len, uint32_t id, int send)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct chan *c = chan_for(tp, lane, peer);
+	if (!c || off > tp->buflen || len > tp->buflen - off)
+		return -1;
+	pthread_mutex_lock(&l->mu);
+	int rc = queue_push(send ? &c->sendq : &c->recvq,
+			    (struct xfer){ .off = off, .len = len, .id = id });
+	if (!send) {
+		l->stash_dirty |= l->nstash > 0;
+		complete_recvs(l, c);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return rc;
+}
+
+static int dpdk_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			  uint64_t len, uint32_t id)
+{
+	return dpdk_post(tp, lane, peer, off, len, id, 1);
+}
+
+static int dpdk_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			  uint64_t len, uint32_t id)
+{
+	return dpdk_post(tp, lane, peer, off, len, id, 0);
+}
+
+static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
+		     char *err, size_t len)
+{
+	struct lane *l = &tp->lanes[lane];
+	(void)err;
+	(void)len;
+	pthread_mutex_lock(&l->mu);
+	atomic_store(&l->last_poll_ns, now_ns());
+	progress(tp, l);
+	int n = (int)l->done.n < max ? (int)l->done.n : max;
+	if (n > 0) {
+		memcpy(out, l->done.c, (size_t)n * sizeof(*out));
+		memmove(l->done.c, l->done.c + n, (l->done.n - (uint32_t)n) * sizeof(*out));
+		l->done.n -= (uint32_t)n;
+	}
+	pthread_mutex_unlock(&l->mu);
+	return n;
+}
+
+/* No descriptor to sleep on: a short nap, so acks and retransmissions
+ * keep their pace when ranks share cores.  (Tried: 20 us naps with a 1 us
+ * timer slack halve the 8-byte p2p latency, 67 -> 33 us, but made 8 x 2
+ * broadcasts ~20% slower on 2 busy cores: wakeups steal the CPU.) */
+static void dpdk_wait(struct lb_tp *tp, uint32_t lane, double seconds)
+{
+	(void)tp;
+	(void)lane;
+	nap(seconds < 50e-6 ? seconds : 50e-6);
+}
+
+static void dpdk_counters(struct lb_tp *tp, struct lb_tp_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; tp->lanes && i < tp->cfg.lanes; i++) {
+		struct lane *l = &tp->lanes[i];
+		pthread_mutex_lock(&l->mu);
+		const struct lb_tp_counters *c = &l->cnt;
+		out->frames_sent += c->frames_sent;
+		out->frames_retransmitted += c->frames_retransmitted;
+		out->frames_received += c->frames_received;
+		out->acks_sent += c->acks_sent;
+		for (int r = 0; r < LB_DROP_REASONS; r++)
+			out->dropped[r] += c->dropped[r];
+		pthread_mutex_unlock(&l->mu);
+	}
+}
+
+/* Stops and closes the lane's ports, except memif's: the PMD handles a
+ * peer's disconnect in EAL's interrupt thread, and a local stop at the
+ * same time, or after it, frees the shared regions twice (seen: "Invalid
+ * memory", crashes).  Left open, a memif port goes down with the process,
+ * and every peer only ever handles disconnects in one thread.  The pool
+ * stays too: a running port may still hold its mbufs. */
+static void close_lane(struct lane *l)
+{
+	int keep = 0;
+	for (uint32_t i = 0; i < l->nports; i++) {
+		struct rte_eth_dev_info di;
+		if (is_memif(l->ports[i], &di)) {
+			keep = 1;
+			continue;
+		}
+		if (l->started[i])
+			rte_eth_dev_stop(l->ports[i]);
+		rte_eth_dev_close(l->ports[i]);
+	}
+	for (uint32_t i = 0; i < l->nstash; i++)
+		rte_pktmbuf_free(l->stash[i]);
+	for (uint32_t i = 0; i < l->nheld; i++)
+		rte_pktmbuf_free(l->held[i]);
+	if (!keep)
+		rte_mempool_free(l->pool);
+	for (uint32_t i = 0; i < l->nchans; i++) {
+		free(l->chans[i].sendq.q);
+		free(l->chans[i].recvq.q);
+	}
+	free(l->chans);
+	free(l->port_of);
+	free(l->chan_of);
+	free(l->done.c);
+	pthread_mutex_destroy(&l->mu);
+}
+
+/* With --no-huge, EAL keeps its runtime directory (config, fbarrays) after
+ * cleanup; one per job and rank would pile up in /var/run/dpdk. */
+static void eal_cleanup(void)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	/* No rte_eal_cleanup(): it frees memory under the interrupt thread,
+	 * where memif may still be handling a peer's disconnect (seen to
+	 * crash); the process ends soon after and EAL cannot start twice. */
+	eal_state = -1;
+	DIR *d = own_prefix ? opendir(dir) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+	if (d) {
+		closedir(d);
+		rmdir(dir);
+	}
+}
+
+static void dpdk_close(struct lb_tp *tp)
+{
+	if (!tp)
+		return;
+	atomic_store(&tp->quit, 1);
+	if (tp->service_started)
+		pthread_join(tp->service, NULL);
+	for (uint32_t i = 0; tp->lanes && i < tp->cfg.lanes; i++)
+		close_lane(&tp->lanes[i]);
+	free(tp->lanes);
+	if (eal_state == 1)
+		eal_cleanup();
+	free(tp);
+}
+
+const struct lb_transport lb_transport_dpdk = {
+	.name = "dpdk",
+	.summary = "rte_ethdev raw Ethernet, one port per lane (or per peer), own reliable delivery",
+	.caps = LB_CAP_WAIT,
+	.open = dpdk_open,
+	.local_address = dpdk_local_address,
+	.connect = dpdk_connect,
+	.register_buffer = dpdk_register,
+	.post_send = dpdk_post_send,
+	.post_recv = dpdk_post_recv,
+	.poll = dpdk_poll,
+	.wait = dpdk_wait,
+	.counters = dpdk_counters,
+	.close = dpdk_close,
+};
