@@ -1019,10 +1019,11 @@ static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
  * keep their pace when ranks share cores.  (Tried: 20 us naps with a 1 us
  * timer slack halve the 8-byte p2p latency, 67 -> 33 us, but made 8 x 2
  * broadcasts ~20% slower on 2 busy cores: wakeups steal the CPU.) */
-static void dpdk_wait(struct lb_tp *tp, uint32_t lane, double seconds)
+static void dpdk_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
 {
 	(void)tp;
 	(void)lane;
+	(void)wake_fd; /* the nap is short: a woken lane finds its block next round */
 	nap(seconds < 50e-6 ? seconds : 50e-6);
 }
 
@@ -1118,6 +1119,7 @@ static void dpdk_close(struct lb_tp *tp)
 const struct lb_transport lb_transport_dpdk = {
 	.name = "dpdk",
 	.summary = "rte_ethdev raw Ethernet, one port per lane (or per peer), own reliable delivery",
+	.nic_kind = "network",
 	.caps = LB_CAP_WAIT,
 	.open = dpdk_open,
 	.local_address = dpdk_local_address,
