@@ -58,6 +58,7 @@
 #define CHUNK_MAX (1u << 30)
 #define CM_TIMEOUT_MS 5000
 #define RNR_TIMER 6              /* IB encoding: 0.12 ms */
+#define ACK_TIMEOUT 14           /* IB encoding: 4.096 us << 14 = 67 ms */
 #define STASH 32
 
 enum op_mode { OP_WRITE, OP_SEND };
@@ -492,6 +493,16 @@ static void drop_id(struct conn *c)
 	c->sq_used = c->rq_used = 0;
 }
 
+/* A lost packet costs one local ACK timeout before the retransmission;
+ * rdma_cm's RoCE default (~0.5 s) would turn one drop into a visible
+ * stall, 67 ms is still far above any round trip here.  Best effort:
+ * kernels before 5.x lack the option. */
+static void ack_timeout(struct rdma_cm_id *id)
+{
+	uint8_t t = ACK_TIMEOUT;
+	(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
+}
+
 static void rnr_timer(struct conn *c)
 {
 	struct ibv_qp_attr a = { .min_rnr_timer = RNR_TIMER };
@@ -549,6 +560,7 @@ static int on_request(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, siz
 	struct rdma_conn_param p = conn_param(NULL, 0);
 	c->id = ev->id;
 	c->id->context = c;
+	ack_timeout(c->id);
 	if (create_qp(tp, c, err, len))
 		return -1;
 	if (rdma_accept(c->id, &p))
@@ -590,6 +602,7 @@ static int on_event(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, size_
 	struct conn *c = ev->id->context;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ack_timeout(c->id);
 		if (rdma_resolve_route(c->id, CM_TIMEOUT_MS)) {
 			snprintf(c->last_err, sizeof(c->last_err), "rdma_resolve_route: %s", strerror(errno));
 			c->state = CONN_RETRY;
