@@ -121,6 +121,8 @@ struct lane {
 	char dev[64];
 	uint32_t ip; /* network order */
 	struct rdma_cm_id *listen;
+	struct rdma_event_channel *cm; /* the lane's connections after setup */
+	unsigned polls;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
@@ -737,6 +739,26 @@ static void start_due(struct lb_tp *tp)
 		}
 }
 
+/* After setup each lane's connections move to a channel of the lane's own,
+ * which its thread watches: a peer that exits or dies disconnects, and a
+ * rank that only waits to receive from it would otherwise never know (no
+ * work request of its own fails). */
+static int watch_peers(struct lb_tp *tp, char *err, size_t len)
+{
+	for (uint32_t i = 0; i < tp->cfg.lanes; i++) {
+		struct lane *l = &tp->lanes[i];
+		if (!(l->cm = rdma_create_event_channel()))
+			return lb_errf(err, len, "rdma lane '%s': rdma_create_event_channel: %s", l->name,
+				       strerror(errno));
+		fcntl(l->cm->fd, F_SETFL, fcntl(l->cm->fd, F_GETFL) | O_NONBLOCK);
+		for (uint32_t k = 0; k < l->nconns; k++)
+			if (rdma_migrate_id(l->conns[k].id, l->cm))
+				return lb_errf(err, len, "rdma lane '%s': rdma_migrate_id (rank %u): %s",
+					       l->name, l->conns[k].peer, strerror(errno));
+	}
+	return 0;
+}
+
 static int rdma_connect_all(struct lb_tp *tp, const uint8_t *all, const struct lb_tp_peers *peers,
 			    char *err, size_t len)
 {
@@ -756,7 +778,7 @@ static int rdma_connect_all(struct lb_tp *tp, const uint8_t *all, const struct l
 		if (cm_events(tp, err, len))
 			return -1;
 	}
-	return 0;
+	return watch_peers(tp, err, len);
 }
 
 /* ---- data path ------------------------------------------------------------ */
@@ -999,11 +1021,26 @@ static int next_wcs(struct lane *l, struct ibv_wc *wc, int max)
 	return ibv_poll_cq(l->cq, max, wc);
 }
 
+/* Data phase: any CM event on a connection means the peer went away. */
+static void peer_events(struct lb_tp *tp, uint32_t lane)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct rdma_cm_event *ev;
+	while (l->cm && rdma_get_cm_event(l->cm, &ev) == 0) {
+		const struct conn *c = ev->id->context;
+		lane_fail(tp, lane, "rdma lane '%s': rank %u disconnected (%s): did it exit or die?",
+			  l->name, c->peer, rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+	}
+}
+
 static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
 		     char *err, size_t len)
 {
 	struct lane *l = &tp->lanes[lane];
 	int n = 0;
+	if ((++l->polls & 255) == 0) /* a syscall: not on every poll */
+		peer_events(tp, lane);
 	for (uint32_t i = 0; !l->err[0] && tp->mode == OP_WRITE && i < l->nconns; i++)
 		settle(tp, &l->conns[i], out, &n, max);
 	while (!l->err[0] && n < max) {
@@ -1042,12 +1079,14 @@ static void rdma_wait(struct lb_tp *tp, uint32_t lane, double seconds)
 		l->stash_at = 0;
 		return;
 	}
-	struct pollfd pf = { l->ch->fd, POLLIN, 0 };
-	if (ppoll(&pf, 1, &ts, NULL) <= 0)
+	struct pollfd pf[2] = { { l->ch->fd, POLLIN, 0 }, { l->cm ? l->cm->fd : -1, POLLIN, 0 } };
+	if (ppoll(pf, 2, &ts, NULL) <= 0)
 		return;
+	if (pf[1].revents)
+		peer_events(tp, lane);
 	struct ibv_cq *cq;
 	void *ctx;
-	if (ibv_get_cq_event(l->ch, &cq, &ctx) == 0) {
+	if ((pf[0].revents & POLLIN) && ibv_get_cq_event(l->ch, &cq, &ctx) == 0) {
 		l->armed = 0;
 		if (++l->unacked >= 64) { /* acks take a lock: batch them */
 			ibv_ack_cq_events(l->cq, l->unacked);
@@ -1063,7 +1102,8 @@ static double rdma_lane_rate(struct lb_tp *tp, uint32_t lane)
 
 /* ---- teardown ----------------------------------------------------------- */
 
-/* Reverse order of creation: QPs and ids, CQ, channel, MR, PD, listener. */
+/* Reverse order of creation: QPs and ids (and their event channel), CQ,
+ * completion channel, MR, PD, listener. */
 static void close_lane(struct lane *l)
 {
 	for (uint32_t i = 0; l->conns && i < l->nconns; i++) {
@@ -1073,6 +1113,8 @@ static void close_lane(struct lane *l)
 		free(c->recvq.q);
 		free(c->arrived);
 	}
+	if (l->cm) /* after the ids migrated to it */
+		rdma_destroy_event_channel(l->cm);
 	if (l->cq) {
 		if (l->unacked)
 			ibv_ack_cq_events(l->cq, l->unacked);
