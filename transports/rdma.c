@@ -72,8 +72,9 @@ struct blob {
 	uint16_t has_mr;
 	uint32_t rkey;
 	uint32_t max_msg;
-	uint64_t addr;
+	uint64_t addr, len; /* the registered buffer */
 };
+_Static_assert(sizeof(struct blob) <= LB_TP_ADDR_MAX, "an address blob is at most LB_TP_ADDR_MAX bytes");
 
 /* Private data of the connect request. */
 struct hello {
@@ -407,7 +408,7 @@ static int rdma_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
 	struct blob b = { .ip = l->ip, .port = rdma_get_src_port(l->listen),
 			  .has_mr = htons(l->mr != NULL), .rkey = htonl(l->mr ? l->mr->rkey : 0),
 			  .max_msg = htonl(l->max_msg),
-			  .addr = htobe64((uint64_t)(uintptr_t)tp->buf) };
+			  .addr = htobe64((uint64_t)(uintptr_t)tp->buf), .len = htobe64(tp->buflen) };
 	memcpy(addr, &b, sizeof(b));
 	return 0;
 }
@@ -686,7 +687,7 @@ static int setup_lane(struct lb_tp *tp, uint32_t lane, const struct lb_tp_peers 
 		*c = (struct conn){ .tp = tp, .lane = lane, .peer = p, .connector = p > tp->cfg.rank };
 		c->remote = (struct blob){ .ip = b->ip, .port = b->port, .has_mr = ntohs(b->has_mr),
 					   .rkey = ntohl(b->rkey), .max_msg = ntohl(b->max_msg),
-					   .addr = be64toh(b->addr) };
+					   .addr = be64toh(b->addr), .len = be64toh(b->len) };
 		c->chunk = c->remote.max_msg && c->remote.max_msg < l->max_msg ? c->remote.max_msg : l->max_msg;
 		if (tp->mode == OP_WRITE && (!c->remote.has_mr || !l->mr))
 			return lb_errf(err, len, "rdma lane '%s': write mode needs the buffers registered before connecting (rank %u's is not)",
@@ -886,6 +887,8 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 	struct conn *c = conn_for(tp, lane, peer);
 	if (!c || c->state != CONN_UP || !tp->buf || off > tp->buflen || len > tp->buflen - off)
 		return -1;
+	if (send && tp->mode == OP_WRITE && (off > c->remote.len || len > c->remote.len - off))
+		return -1; /* beyond the peer's buffer: its MR would refuse the write */
 	struct fifo *q = send ? &c->sendq : &c->recvq;
 	if (q->count >= QUEUE_MAX)
 		return 1;
