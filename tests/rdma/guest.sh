@@ -37,6 +37,18 @@ t p2p-write 2 p2p --transport rdma -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/p
 t p2p-send 2 p2p --transport rdma --rdma-op send -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/ps.csv
 t p2p-write-spin 2 p2p --transport rdma -m 8,1M -i 10 -w 2 --idle spin -o /tmp/pspin.csv
 
+# lanes named by device port instead of address (rank i: rxe_n<i>r0:1, rxe_n<i>r1)
+t0=$(date +%s) tok=dev$$ st=0
+for i in 0 1; do
+	LANEBENCH_RANK=$i LANEBENCH_SIZE=2 LANEBENCH_COORD=10.99.1.1:18516 LANEBENCH_TOKEN=$tok \
+		LANEBENCH_LANES=rxe_n${i}r0:1,rxe_n${i}r1 timeout 100 "$lb" p2p --transport rdma -m 8,64K \
+		-i 5 -x 1 -o /tmp/dev$i.csv >/tmp/dev$i.out 2>&1 &
+done
+wait %1 || st=1
+wait %2 || st=1
+if [ $st = 0 ] && grep -q ',rxe_n0r1,' /tmp/dev0.csv; then ok "p2p with lanes named by device" $(($(date +%s) - t0))
+else bad "p2p with lanes named by device"; tail -3 /tmp/dev0.out /tmp/dev1.out | sed 's/^/    /'; fi
+
 # the line rate comes from ibv_query_port: the efficiency column is filled
 for f in /tmp/w.csv /tmp/pw.csv; do
 	r=$(field $f lane_rate_bytes_per_second) e=$(field $f efficiency_ratio)
