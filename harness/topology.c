@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include <hwloc.h>
@@ -234,8 +235,16 @@ static int local_iface(const char *name, char *ifname, size_t n, char *err, size
 	return i ? 0 : 1;
 }
 
+/* An RDMA device hwloc does not list (Soft-RoCE rxe, siw: no PCI parent). */
+static int rdma_device(const char *name, size_t n)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%.*s", (int)n, name);
+	return n > 0 && n < 64 && access(path, F_OK) == 0;
+}
+
 /* The device behind a lane name: *dev is its hwloc object, or NULL for a
- * local interface hwloc does not know (veth, bridge, lo). */
+ * local interface or RDMA device hwloc does not know (veth, bridge, lo, rxe). */
 static int resolve(const struct lb_topo *t, const char *name, hwloc_obj_t *dev, char *err, size_t len)
 {
 	char ifname[64];
@@ -244,7 +253,7 @@ static int resolve(const struct lb_topo *t, const char *name, hwloc_obj_t *dev, 
 	*dev = find_dev(t, name, strlen(name));
 	if (!*dev && is_port(name + base))
 		*dev = find_dev(t, name, base);
-	if (*dev)
+	if (*dev || (rdma_device(name, base) && (!name[base] || is_port(name + base))))
 		return 0;
 	rc = local_iface(name, ifname, sizeof(ifname), err, len);
 	if (rc > 0)

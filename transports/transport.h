@@ -2,8 +2,9 @@
  * transport (tcp.c, dpdk.c, rdma.c), listed in lb_transports[].
  *
  * Life of a transport instance (one per rank, all of its lanes):
- *   open -> local_address (per lane, exchanged through the bootstrap)
- *   -> connect (the channels the schedule needs) -> register_buffer
+ *   open -> register_buffer (once: RDMA publishes its address and key)
+ *   -> local_address (per lane, exchanged through the bootstrap)
+ *   -> connect (the channels the schedule needs)
  *   -> per iteration: post_recv / post_send / poll (from the lane's thread)
  *   -> close (always, also after any failure; releases in reverse order).
  *

@@ -1,0 +1,1166 @@
+/* rdma: RC queue pairs over libibverbs, connected with librdmacm.
+ *
+ * A lane is an RDMA device port ("rxe0:1", "mlx5_0" = port 1), an IPv4
+ * address, or a network interface; it is bound to one IPv4 address, and
+ * rdma_cm picks the device that owns it.  Per lane: a listening cm_id (made
+ * in open, so it exists before any peer learns our address), a PD, the
+ * message buffer registered once, one CQ (with a completion channel under
+ * --idle sleep), and one RC QP per peer.  Lower ranks connect to higher
+ * ones, with the source address bound so traffic leaves through the lane.
+ *
+ * The address blob carries IPv4, CM port, the buffer's address and rkey and
+ * the port's largest message, so each side knows where it may write.
+ *
+ * --rdma-op write (default): a message is RDMA WRITEs straight into the
+ * peer's buffer at the same offset, the last one with immediate data.  The
+ * immediate consumes one of the receiver's pre-posted zero-length RECVs (a
+ * ring per QP, reposted on each completion) and carries a code of
+ * (sequence, offset, length); the receiver matches it against its oldest
+ * posted receive of that (peer, lane), so a schedule mismatch is an error,
+ * not silent corruption.  Writing into place at any time is safe because
+ * the schedule dedicates each block range to one transfer per iteration
+ * and iterations are separated by a barrier.
+ * --rdma-op send: SEND/RECV, each posted receive is a RECV into place.
+ *
+ * Receiver not ready: a SEND (or a notification beyond the ring) that finds
+ * no RECV gets an RNR NAK; rnr_retry_count 7 means "retry forever", which is
+ * right here because the receiver always posts eventually (its lane thread
+ * runs the same schedule) and the executor's own timeout names a stuck
+ * peer; a finite count would turn a slow rank under TCG into a fatal
+ * error.  Each QP's RNR timer is lowered to 0.12 ms after connecting
+ * (rdma_cm leaves it at 0 = 655 ms) so a late receive costs little.
+ *
+ * Messages longer than the ports' max_msg_sz are split into chunks; SEND
+ * mode splits receives the same way (both sides use the smaller limit). */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <infiniband/verbs.h>
+#include <poll.h>
+#include <rdma/rdma_cma.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "transport.h"
+#include "../harness/error.h"
+#include "../harness/executor.h"
+
+#define HELLO_MAGIC 0x4c425248u  /* "LBRH" */
+#define REJECT_MAGIC 0x4c42524au /* "LBRJ" */
+#define QP_DEPTH 256             /* send and receive WRs per QP */
+#define QUEUE_MAX 8192           /* messages a (peer, lane) queues in software */
+#define INLINE_WANT 128          /* bytes asked for inline sends */
+#define CHUNK_MAX (1u << 30)
+#define CM_TIMEOUT_MS 5000
+#define RNR_TIMER 6              /* IB encoding: 0.12 ms */
+#define ACK_TIMEOUT 14           /* IB encoding: 4.096 us << 14 = 67 ms */
+#define STASH 32
+
+enum op_mode { OP_WRITE, OP_SEND };
+enum conn_state { CONN_IDLE, CONN_RESOLVING, CONN_CONNECTING, CONN_UP, CONN_RETRY };
+enum wr_kind { WR_SEND = 0, WR_RECV = 1 };
+
+/* One lane's address blob (big-endian fields). */
+struct blob {
+	uint32_t ip;   /* already network order */
+	uint16_t port; /* already network order */
+	uint16_t has_mr;
+	uint32_t rkey;
+	uint32_t max_msg;
+	uint64_t addr, len; /* the registered buffer */
+};
+_Static_assert(sizeof(struct blob) <= LB_TP_ADDR_MAX, "an address blob is at most LB_TP_ADDR_MAX bytes");
+
+/* Private data of the connect request. */
+struct hello {
+	uint32_t magic, rank, lane, mode;
+	uint64_t token;
+};
+
+struct reject {
+	uint32_t magic;
+	char why[100];
+};
+
+struct msg {
+	uint64_t off, len;
+	uint32_t id, code;
+	uint32_t chunks, posted, done;
+};
+
+struct fifo {
+	struct msg *q;
+	uint32_t head, count, cap;
+};
+
+struct conn {
+	struct rdma_cm_id *id;
+	struct lb_tp *tp;
+	uint32_t lane, peer;
+	int state, connector;
+	double retry_at;
+	char last_err[128];
+	struct blob remote; /* host order */
+	uint64_t chunk;     /* bytes per WR: both ports' max_msg_sz */
+	uint32_t depth;     /* WRs per queue of the QP */
+	uint32_t max_inline;
+	struct fifo sendq, recvq;
+	uint32_t sidx, ridx;         /* first message not fully posted */
+	uint32_t sq_used, rq_used;   /* WRs outstanding */
+	uint32_t send_seq, recv_seq; /* messages so far, for the codes */
+	uint32_t *arrived;           /* write mode: notification codes not yet matched */
+	uint32_t arr_head, arr_count, arr_cap;
+} __attribute__((aligned(8)));
+
+struct lane {
+	const char *name;
+	char dev[64];
+	uint32_t ip; /* network order */
+	struct rdma_cm_id *listen;
+	struct rdma_event_channel *cm; /* the lane's connections after setup */
+	unsigned polls;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	uint32_t max_msg, max_wr;
+	int max_cqe;
+	double rate;
+	struct conn *conns;
+	uint32_t nconns;
+	int32_t *conn_of; /* [size]: index into conns, or -1 */
+	int armed;
+	unsigned unacked;
+	struct ibv_wc stash[STASH];
+	int nstash, stash_at;
+	char err[256]; /* a data-path failure poll() reports */
+};
+
+struct lb_tp {
+	struct lb_tp_cfg cfg;
+	int mode;
+	uint64_t token;
+	struct rdma_event_channel *ec;
+	uint8_t *buf;
+	size_t buflen;
+	struct lane *lanes;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static const char *ip_str(uint32_t ip, char *s)
+{
+	return inet_ntop(AF_INET, &ip, s, INET_ADDRSTRLEN);
+}
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* What the immediate carries: the message's place in the channel and its
+ * bytes, so the receiver detects a sender that is out of step. */
+static uint32_t msg_code(uint32_t seq, uint64_t off, uint64_t len)
+{
+	uint64_t v[3] = { seq, off, len };
+	uint64_t h = fnv(v, sizeof(v), 0xcbf29ce484222325ull);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static inline uint32_t chunks_of(uint64_t len, uint64_t chunk)
+{
+	return len == 0 ? 1 : (uint32_t)((len + chunk - 1) / chunk);
+}
+
+/* ---- lanes: name -> IPv4 address ---------------------------------------- */
+
+/* A RoCE port's GID table holds its IPv4 addresses as ::ffff:a.b.c.d. */
+static int port_ipv4(struct ibv_context *ctx, uint8_t port, uint32_t *ip)
+{
+	struct ibv_port_attr pa;
+	if (ibv_query_port(ctx, port, &pa))
+		return -1;
+	static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	for (int i = 0; i < pa.gid_tbl_len; i++) {
+		union ibv_gid g;
+		if (ibv_query_gid(ctx, port, i, &g) == 0 && memcmp(g.raw, v4, 12) == 0) {
+			memcpy(ip, g.raw + 12, 4);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "dev" or "dev:port" naming one of the host's devices: its IPv4 address. */
+static int device_lane(const char *name, struct ibv_device **devs, int n, uint32_t *ip,
+		       char *err, size_t len)
+{
+	char dev[64];
+	snprintf(dev, sizeof(dev), "%s", name);
+	char *colon = strchr(dev, ':');
+	long port = 1;
+	if (colon) {
+		*colon = 0;
+		char *end;
+		port = strtol(colon + 1, &end, 10);
+		if (*end || port < 1 || port > 255)
+			return lb_errf(err, len, "rdma lane '%s': bad port '%s'", name, colon + 1);
+	}
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ibv_get_device_name(devs[i]), dev) != 0)
+			continue;
+		struct ibv_context *ctx = ibv_open_device(devs[i]);
+		int rc = ctx ? port_ipv4(ctx, (uint8_t)port, ip) : -1;
+		if (ctx)
+			ibv_close_device(ctx);
+		if (rc)
+			return lb_errf(err, len, "rdma lane '%s': port %ld of %s has no IPv4 address (no RoCE GID); name the lane by its IPoIB/RoCE IPv4 address",
+				       name, port, dev);
+		return 1;
+	}
+	return 0;
+}
+
+static int interface_lane(const char *name, uint32_t *ip)
+{
+	struct ifaddrs *ifs, *i;
+	if (getifaddrs(&ifs) != 0)
+		return 0;
+	for (i = ifs; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && strcmp(i->ifa_name, name) == 0) {
+			*ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+			break;
+		}
+	freeifaddrs(ifs);
+	return i != NULL;
+}
+
+/* The lane's IPv4 address: given, of a device port, or of an interface. */
+static int resolve_lane(struct lane *l, char *err, size_t len)
+{
+	int n = 0;
+	struct ibv_device **devs = ibv_get_device_list(&n);
+	if (!devs || n == 0) {
+		if (devs)
+			ibv_free_device_list(devs);
+		return lb_errf(err, len, "rdma lane '%s': no RDMA device on this host (load a driver, e.g. rdma_rxe for Soft-RoCE or mlx5_ib)",
+			       l->name);
+	}
+	int rc = 0;
+	if (inet_pton(AF_INET, l->name, &l->ip) != 1) {
+		rc = device_lane(l->name, devs, n, &l->ip, err, len);
+		if (rc == 0 && !interface_lane(l->name, &l->ip)) {
+			char names[256] = "";
+			for (int i = 0; i < n && strlen(names) < sizeof(names) - 70; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 i ? ", " : "", ibv_get_device_name(devs[i]));
+			rc = lb_errf(err, len, "rdma lane '%s': not an IPv4 address, RDMA device or interface with an IPv4 address (devices: %s)",
+				     l->name, names);
+		}
+	}
+	ibv_free_device_list(devs);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- open ------------------------------------------------------------------ */
+
+static double port_rate(const struct ibv_port_attr *pa)
+{
+	/* Data rate per lane (Gb/s, after line coding) by IBV_SPEED_*. */
+	static const struct { int code; double gbps; } speeds[] = {
+		{ 1, 2.0 }, { 2, 4.0 }, { 4, 8.0 }, { 8, 10.0 }, { 16, 13.64 },
+		{ 32, 25.0 }, { 64, 50.0 }, { 128, 100.0 }, { 256, 200.0 },
+	};
+	static const struct { int code, lanes; } widths[] = {
+		{ 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 },
+	};
+	double g = 0;
+	int w = 0;
+	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (speeds[i].code == pa->active_speed)
+			g = speeds[i].gbps;
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
+		if (widths[i].code == pa->active_width)
+			w = widths[i].lanes;
+	return g * w * 1e9 / 8;
+}
+
+/* The device rdma_cm bound the lane to: limits and line rate. */
+static int query_device(struct lane *l, char *err, size_t len)
+{
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	snprintf(l->dev, sizeof(l->dev), "%s", ibv_get_device_name(l->ctx->device));
+	if (ibv_query_device(l->ctx, &da) || ibv_query_port(l->ctx, l->listen->port_num, &pa))
+		return lb_errf(err, len, "rdma lane '%s': cannot query %s port %u: %s", l->name, l->dev,
+			       l->listen->port_num, strerror(errno));
+	if (pa.state != IBV_PORT_ACTIVE)
+		return lb_errf(err, len, "rdma lane '%s': %s port %u is %s, not active", l->name, l->dev,
+			       l->listen->port_num, ibv_port_state_str(pa.state));
+	l->max_msg = pa.max_msg_sz && pa.max_msg_sz < CHUNK_MAX ? pa.max_msg_sz : CHUNK_MAX;
+	l->max_wr = (uint32_t)da.max_qp_wr;
+	l->max_cqe = da.max_cqe;
+	l->rate = port_rate(&pa);
+	return 0;
+}
+
+/* Listens on the lane's address; the bound cm_id names the device. */
+static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+{
+	char a[INET_ADDRSTRLEN];
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = l->ip };
+	if (rdma_create_id(tp->ec, &l->listen, l, RDMA_PS_TCP))
+		return lb_errf(err, len, "rdma lane '%s': rdma_create_id: %s", l->name, strerror(errno));
+	if (rdma_bind_addr(l->listen, (struct sockaddr *)&sa))
+		return lb_errf(err, len, "rdma lane '%s': cannot bind to %s: %s (no RDMA device has this address?)",
+			       l->name, ip_str(l->ip, a), strerror(errno));
+	if (!(l->ctx = l->listen->verbs))
+		return lb_errf(err, len, "rdma lane '%s': address %s belongs to no RDMA device",
+			       l->name, ip_str(l->ip, a));
+	if (rdma_listen(l->listen, 64))
+		return lb_errf(err, len, "rdma lane '%s': cannot listen on %s: %s", l->name,
+			       ip_str(l->ip, a), strerror(errno));
+	if (query_device(l, err, len))
+		return -1;
+	if (!(l->pd = ibv_alloc_pd(l->ctx)))
+		return lb_errf(err, len, "rdma lane '%s': ibv_alloc_pd on %s: %s", l->name, l->dev,
+			       strerror(errno));
+	return 0;
+}
+
+static int parse_mode(const struct lb_tp_cfg *cfg, int *mode, char *err, size_t len)
+{
+	const char *op = cfg->opt.rdma_op;
+	if (lb_tp_check_options("rdma", &cfg->opt, "rdma-op", err, len))
+		return -1;
+	if (!op || strcmp(op, "write") == 0)
+		*mode = OP_WRITE;
+	else if (strcmp(op, "send") == 0)
+		*mode = OP_SEND;
+	else
+		return lb_errf(err, len, "rdma: --rdma-op '%s': expected write or send", op);
+	return 0;
+}
+
+static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
+{
+	*out = NULL;
+	int mode = OP_WRITE;
+	if (parse_mode(cfg, &mode, err, len))
+		return -1;
+	struct lb_tp *tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return lb_errf(err, len, "rdma: out of memory");
+	*out = tp;
+	tp->cfg = *cfg;
+	tp->mode = mode;
+	tp->token = fnv(cfg->token ? cfg->token : "", cfg->token ? strlen(cfg->token) : 0,
+			0xcbf29ce484222325ull);
+	if (!(tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes))))
+		return lb_errf(err, len, "rdma: out of memory");
+	for (uint32_t i = 0; i < cfg->lanes; i++) {
+		tp->lanes[i].name = cfg->lane_names[i];
+		if (resolve_lane(&tp->lanes[i], err, len))
+			return -1;
+	}
+	if (!(tp->ec = rdma_create_event_channel()))
+		return lb_errf(err, len, "rdma lane '%s': cannot open the RDMA connection manager: %s (is rdma_ucm loaded?)",
+			       tp->lanes[0].name, strerror(errno));
+	for (uint32_t i = 0; i < cfg->lanes; i++)
+		if (open_lane(tp, &tp->lanes[i], err, len))
+			return -1;
+	return 0;
+}
+
+/* Registered once per lane (each lane has its own PD). */
+static int rdma_register(struct lb_tp *tp, void *buf, size_t len, char *err, size_t errlen)
+{
+	tp->buf = buf;
+	tp->buflen = len;
+	for (uint32_t i = 0; i < tp->cfg.lanes; i++) {
+		struct lane *l = &tp->lanes[i];
+		l->mr = ibv_reg_mr(l->pd, buf, len ? len : 1,
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (!l->mr)
+			return lb_errf(err, errlen, "rdma lane '%s': cannot register %zu bytes on %s: %s",
+				       l->name, len, l->dev, strerror(errno));
+	}
+	return 0;
+}
+
+static int rdma_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct blob b = { .ip = l->ip, .port = rdma_get_src_port(l->listen),
+			  .has_mr = htons(l->mr != NULL), .rkey = htonl(l->mr ? l->mr->rkey : 0),
+			  .max_msg = htonl(l->max_msg),
+			  .addr = htobe64((uint64_t)(uintptr_t)tp->buf), .len = htobe64(tp->buflen) };
+	memcpy(addr, &b, sizeof(b));
+	return 0;
+}
+
+/* ---- connection setup ---------------------------------------------------- */
+
+static struct conn *conn_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
+{
+	struct lane *l = &tp->lanes[lane];
+	return peer < tp->cfg.size && l->conn_of[peer] >= 0 ? &l->conns[l->conn_of[peer]] : NULL;
+}
+
+static void *wr_tag(struct conn *c, int kind)
+{
+	return (void *)((uintptr_t)c | (uintptr_t)kind);
+}
+
+/* Write mode: one zero-length RECV per notification the peer may send. */
+static int post_notify_recvs(struct conn *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct ibv_recv_wr wr = { .wr_id = (uintptr_t)wr_tag(c, WR_RECV) }, *bad;
+		if (ibv_post_recv(c->id->qp, &wr, &bad))
+			return -1;
+		c->rq_used++;
+	}
+	return 0;
+}
+
+static int create_qp(struct lb_tp *tp, struct conn *c, char *err, size_t len)
+{
+	struct lane *l = &tp->lanes[c->lane];
+	uint32_t depth = l->max_wr < QP_DEPTH ? l->max_wr : QP_DEPTH;
+	struct ibv_qp_init_attr qa = {
+		.send_cq = l->cq, .recv_cq = l->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+		.cap = { .max_send_wr = depth, .max_recv_wr = depth, .max_send_sge = 1,
+			 .max_recv_sge = 1, .max_inline_data = INLINE_WANT },
+	};
+	if (c->id->verbs != l->ctx)
+		return lb_errf(err, len, "rdma lane '%s': the connection with rank %u uses device %s, not the lane's %s (check the routing of the lane's address)",
+			       l->name, c->peer, ibv_get_device_name(c->id->verbs->device), l->dev);
+	if (rdma_create_qp(c->id, l->pd, &qa)) {
+		qa.cap.max_inline_data = 0; /* a device without inline support */
+		if (rdma_create_qp(c->id, l->pd, &qa))
+			return lb_errf(err, len, "rdma lane '%s': cannot create a QP for rank %u on %s: %s",
+				       l->name, c->peer, l->dev, strerror(errno));
+	}
+	c->max_inline = qa.cap.max_inline_data;
+	c->depth = depth;
+	if (tp->mode == OP_WRITE && post_notify_recvs(c, depth))
+		return lb_errf(err, len, "rdma lane '%s': cannot post receives for rank %u: %s",
+			       l->name, c->peer, strerror(errno));
+	return 0;
+}
+
+static struct rdma_conn_param conn_param(const void *pd, uint8_t pdlen)
+{
+	return (struct rdma_conn_param){ .private_data = pd, .private_data_len = pdlen,
+					 .retry_count = 7, .rnr_retry_count = 7 };
+}
+
+/* Starts resolving the peer's address from the lane's own. */
+static void start_connect(struct lb_tp *tp, struct conn *c)
+{
+	struct lane *l = &tp->lanes[c->lane];
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = l->ip };
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_addr.s_addr = c->remote.ip,
+				   .sin_port = c->remote.port };
+	c->state = CONN_RESOLVING;
+	if (rdma_create_id(tp->ec, &c->id, c, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst, CM_TIMEOUT_MS)) {
+		snprintf(c->last_err, sizeof(c->last_err), "rdma_resolve_addr: %s", strerror(errno));
+		c->state = CONN_RETRY;
+	}
+}
+
+static void drop_id(struct conn *c)
+{
+	if (c->id) {
+		if (c->id->qp)
+			rdma_destroy_qp(c->id);
+		rdma_destroy_id(c->id);
+		c->id = NULL;
+	}
+	c->sq_used = c->rq_used = 0;
+}
+
+/* A lost packet costs one local ACK timeout before the retransmission;
+ * rdma_cm's RoCE default (~0.5 s) would turn one drop into a visible
+ * stall, 67 ms is still far above any round trip here.  Best effort:
+ * kernels before 5.x lack the option. */
+static void ack_timeout(struct rdma_cm_id *id)
+{
+	uint8_t t = ACK_TIMEOUT;
+	(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
+}
+
+static void rnr_timer(struct conn *c)
+{
+	struct ibv_qp_attr a = { .min_rnr_timer = RNR_TIMER };
+	(void)ibv_modify_qp(c->id->qp, &a, IBV_QP_MIN_RNR_TIMER); /* best effort */
+}
+
+static int route_resolved(struct lb_tp *tp, struct conn *c, char *err, size_t len)
+{
+	struct hello h = { htonl(HELLO_MAGIC), htonl(tp->cfg.rank), htonl(c->lane), htonl(tp->mode),
+			   htobe64(tp->token) };
+	struct rdma_conn_param p = conn_param(&h, sizeof(h));
+	if (create_qp(tp, c, err, len))
+		return -1;
+	if (rdma_connect(c->id, &p)) {
+		snprintf(c->last_err, sizeof(c->last_err), "rdma_connect: %s", strerror(errno));
+		c->state = CONN_RETRY;
+		return 0;
+	}
+	c->state = CONN_CONNECTING;
+	return 0;
+}
+
+/* Why an incoming request is refused, or NULL to accept it. */
+static const char *check_hello(struct lb_tp *tp, struct lane *l, const struct rdma_cm_event *ev,
+			       uint32_t *rank)
+{
+	const struct hello *h = ev->param.conn.private_data;
+	if (ev->param.conn.private_data_len < sizeof(*h) || ntohl(h->magic) != HELLO_MAGIC)
+		return "not a lanebench connection";
+	if (be64toh(h->token) != tp->token)
+		return "wrong job token";
+	if (ntohl(h->mode) != (uint32_t)tp->mode)
+		return "the ranks disagree on --rdma-op";
+	*rank = ntohl(h->rank);
+	uint32_t lane = (uint32_t)(l - tp->lanes);
+	struct conn *c = ntohl(h->lane) == lane ? conn_for(tp, lane, *rank) : NULL;
+	if (!c || c->connector || c->id)
+		return "unexpected rank on this lane";
+	return NULL;
+}
+
+static int on_request(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, size_t len)
+{
+	struct lane *l = ev->listen_id->context;
+	uint32_t rank = 0;
+	const char *why = check_hello(tp, l, ev, &rank);
+	if (why) {
+		struct reject r = { htonl(REJECT_MAGIC), "" };
+		snprintf(r.why, sizeof(r.why), "%s", why);
+		fprintf(stderr, "lanebench: rdma lane '%s': refused a connection: %s\n", l->name, why);
+		rdma_reject(ev->id, &r, sizeof(r));
+		return 1; /* the caller destroys the id after the ack */
+	}
+	struct conn *c = conn_for(tp, (uint32_t)(l - tp->lanes), rank);
+	struct rdma_conn_param p = conn_param(NULL, 0);
+	c->id = ev->id;
+	c->id->context = c;
+	ack_timeout(c->id);
+	if (create_qp(tp, c, err, len))
+		return -1;
+	if (rdma_accept(c->id, &p))
+		return lb_errf(err, len, "rdma lane '%s': cannot accept rank %u: %s", l->name, rank,
+			       strerror(errno));
+	c->state = CONN_CONNECTING;
+	return 0;
+}
+
+/* A refusal from our own peer is final; anything else is retried. */
+static int on_rejected(struct lb_tp *tp, struct conn *c, const struct rdma_cm_event *ev,
+		       char *err, size_t len)
+{
+	const struct reject *r = ev->param.conn.private_data;
+	char a[INET_ADDRSTRLEN];
+	if (r && ev->param.conn.private_data_len >= sizeof(*r) && ntohl(r->magic) == REJECT_MAGIC)
+		return lb_errf(err, len, "rdma lane '%s': rank %u at %s:%u refused the connection: %.100s",
+			       tp->lanes[c->lane].name, c->peer, ip_str(c->remote.ip, a),
+			       ntohs(c->remote.port), r->why);
+	snprintf(c->last_err, sizeof(c->last_err), "rejected (reason %d)", ev->status);
+	c->state = CONN_RETRY;
+	return 0;
+}
+
+static int is_listener(const struct lb_tp *tp, const struct rdma_cm_id *id)
+{
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		if (tp->lanes[l].listen == id)
+			return 1;
+	return 0;
+}
+
+static int on_event(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, size_t len)
+{
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return on_request(tp, ev, err, len);
+	if (is_listener(tp, ev->id))
+		return 0;
+	struct conn *c = ev->id->context;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ack_timeout(c->id);
+		if (rdma_resolve_route(c->id, CM_TIMEOUT_MS)) {
+			snprintf(c->last_err, sizeof(c->last_err), "rdma_resolve_route: %s", strerror(errno));
+			c->state = CONN_RETRY;
+		}
+		return 0;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		return route_resolved(tp, c, err, len);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		c->state = CONN_UP;
+		rnr_timer(c);
+		return 0;
+	case RDMA_CM_EVENT_REJECTED:
+		return c->connector ? on_rejected(tp, c, ev, err, len) : 0;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DISCONNECTED:
+		snprintf(c->last_err, sizeof(c->last_err), "%s (status %d)", rdma_event_str(ev->event),
+			 ev->status);
+		if (c->connector) {
+			c->state = CONN_RETRY;
+			return 0;
+		}
+		c->state = CONN_IDLE; /* the connector tries again; forget this attempt */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Handles every queued CM event; ids to drop are dropped after the ack. */
+static int cm_events(struct lb_tp *tp, char *err, size_t len)
+{
+	struct rdma_cm_event *ev;
+	while (rdma_get_cm_event(tp->ec, &ev) == 0) {
+		struct rdma_cm_id *id = ev->id;
+		int rejected_request = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST;
+		int rc = on_event(tp, ev, err, len);
+		rdma_ack_cm_event(ev);
+		if (rc < 0)
+			return -1;
+		if (rc == 1 && rejected_request) {
+			rdma_destroy_id(id);
+		} else if (rc == 1) {
+			struct conn *c = id->context;
+			drop_id(c);
+		}
+	}
+	return errno == EAGAIN || errno == EWOULDBLOCK ? 0
+		: lb_errf(err, len, "rdma: rdma_get_cm_event: %s", strerror(errno));
+}
+
+/* Per lane: a CQ for all its QPs (and a channel to sleep on), then one
+ * connection slot per peer. */
+static int setup_lane(struct lb_tp *tp, uint32_t lane, const struct lb_tp_peers *peers,
+		      const uint8_t *all, char *err, size_t len)
+{
+	struct lane *l = &tp->lanes[lane];
+	uint32_t np = peers->npeers[lane];
+	int cqe = (int)(np * 2 * QP_DEPTH + 16);
+	if (cqe > l->max_cqe)
+		return lb_errf(err, len, "rdma lane '%s': %u peers need %d CQ entries, %s has %d",
+			       l->name, np, cqe, l->dev, l->max_cqe);
+	if (tp->cfg.idle == LB_IDLE_SLEEP && !(l->ch = ibv_create_comp_channel(l->ctx)))
+		return lb_errf(err, len, "rdma lane '%s': ibv_create_comp_channel: %s", l->name, strerror(errno));
+	if (!(l->cq = ibv_create_cq(l->ctx, cqe, NULL, l->ch, 0)))
+		return lb_errf(err, len, "rdma lane '%s': cannot create a CQ of %d entries: %s", l->name,
+			       cqe, strerror(errno));
+	l->conns = calloc(np + 1, sizeof(*l->conns));
+	l->conn_of = malloc(tp->cfg.size * sizeof(*l->conn_of));
+	if (!l->conns || !l->conn_of)
+		return lb_errf(err, len, "rdma: out of memory");
+	memset(l->conn_of, 0xff, tp->cfg.size * sizeof(*l->conn_of));
+	for (uint32_t i = 0; i < np; i++) {
+		uint32_t p = peers->peers[lane][i];
+		const struct blob *b = (const void *)(all + ((size_t)p * tp->cfg.lanes + lane) * LB_TP_ADDR_MAX);
+		struct conn *c = &l->conns[l->nconns];
+		*c = (struct conn){ .tp = tp, .lane = lane, .peer = p, .connector = p > tp->cfg.rank };
+		c->remote = (struct blob){ .ip = b->ip, .port = b->port, .has_mr = ntohs(b->has_mr),
+					   .rkey = ntohl(b->rkey), .max_msg = ntohl(b->max_msg),
+					   .addr = be64toh(b->addr), .len = be64toh(b->len) };
+		c->chunk = c->remote.max_msg && c->remote.max_msg < l->max_msg ? c->remote.max_msg : l->max_msg;
+		if (tp->mode == OP_WRITE && (!c->remote.has_mr || !l->mr))
+			return lb_errf(err, len, "rdma lane '%s': write mode needs the buffers registered before connecting (rank %u's is not)",
+				       l->name, l->mr ? p : tp->cfg.rank);
+		l->conn_of[p] = (int32_t)l->nconns++;
+	}
+	return 0;
+}
+
+static int setup_done(struct lb_tp *tp)
+{
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++)
+			if (tp->lanes[l].conns[i].state != CONN_UP)
+				return 0;
+	return 1;
+}
+
+/* Names the first connection still missing. */
+static int setup_timeout(struct lb_tp *tp, char *err, size_t len)
+{
+	char a[INET_ADDRSTRLEN];
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++) {
+			struct conn *c = &tp->lanes[l].conns[i];
+			if (c->state == CONN_UP)
+				continue;
+			return lb_errf(err, len, "rdma lane '%s': timeout after %.0f s %s rank %u at %s:%u%s%s",
+				       tp->lanes[l].name, tp->cfg.timeout,
+				       c->connector ? "connecting to" : "waiting for",
+				       c->peer, ip_str(c->remote.ip, a), ntohs(c->remote.port),
+				       c->last_err[0] ? ": last error: " : "", c->last_err);
+		}
+	return lb_errf(err, len, "rdma: connection setup timed out");
+}
+
+static void start_due(struct lb_tp *tp)
+{
+	double t = now();
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++) {
+			struct conn *c = &tp->lanes[l].conns[i];
+			if (c->state == CONN_RETRY) {
+				drop_id(c);
+				c->state = CONN_IDLE;
+				c->retry_at = t + 0.1;
+			}
+			if (c->connector && c->state == CONN_IDLE && t >= c->retry_at)
+				start_connect(tp, c);
+		}
+}
+
+/* After setup each lane's connections move to a channel of the lane's own,
+ * which its thread watches: a peer that exits or dies disconnects, and a
+ * rank that only waits to receive from it would otherwise never know (no
+ * work request of its own fails). */
+static int watch_peers(struct lb_tp *tp, char *err, size_t len)
+{
+	for (uint32_t i = 0; i < tp->cfg.lanes; i++) {
+		struct lane *l = &tp->lanes[i];
+		if (!(l->cm = rdma_create_event_channel()))
+			return lb_errf(err, len, "rdma lane '%s': rdma_create_event_channel: %s", l->name,
+				       strerror(errno));
+		fcntl(l->cm->fd, F_SETFL, fcntl(l->cm->fd, F_GETFL) | O_NONBLOCK);
+		for (uint32_t k = 0; k < l->nconns; k++)
+			if (rdma_migrate_id(l->conns[k].id, l->cm))
+				return lb_errf(err, len, "rdma lane '%s': rdma_migrate_id (rank %u): %s",
+					       l->name, l->conns[k].peer, strerror(errno));
+	}
+	return 0;
+}
+
+static int rdma_connect_all(struct lb_tp *tp, const uint8_t *all, const struct lb_tp_peers *peers,
+			    char *err, size_t len)
+{
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		if (setup_lane(tp, l, peers, all, err, len))
+			return -1;
+	int fd = tp->ec->fd;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	double deadline = now() + tp->cfg.timeout;
+	while (!setup_done(tp)) {
+		if (now() > deadline)
+			return setup_timeout(tp, err, len);
+		start_due(tp);
+		struct pollfd pf = { fd, POLLIN, 0 };
+		if (poll(&pf, 1, 20) < 0 && errno != EINTR)
+			return lb_errf(err, len, "rdma: poll: %s", strerror(errno));
+		if (cm_events(tp, err, len))
+			return -1;
+	}
+	return watch_peers(tp, err, len);
+}
+
+/* ---- data path ------------------------------------------------------------ */
+
+static int fifo_push(struct fifo *q, struct msg m)
+{
+	if (q->count == q->cap) {
+		uint32_t cap = q->cap ? q->cap * 2 : 64;
+		struct msg *n = malloc(cap * sizeof(*n));
+		if (!n)
+			return -1;
+		for (uint32_t i = 0; i < q->count; i++)
+			n[i] = q->q[(q->head + i) % q->cap];
+		free(q->q);
+		q->q = n;
+		q->head = 0;
+		q->cap = cap;
+	}
+	q->q[(q->head + q->count++) % q->cap] = m;
+	return 0;
+}
+
+static struct msg *fifo_at(struct fifo *q, uint32_t i)
+{
+	return &q->q[(q->head + i) % q->cap];
+}
+
+static void fifo_pop(struct fifo *q)
+{
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+}
+
+static int lane_fail(struct lb_tp *tp, uint32_t lane, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int lane_fail(struct lb_tp *tp, uint32_t lane, const char *fmt, ...)
+{
+	struct lane *l = &tp->lanes[lane];
+	if (!l->err[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(l->err, sizeof(l->err), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Posts as many chunk WRs of the queued sends as the send queue takes. */
+static int pump_sends(struct lb_tp *tp, struct conn *c)
+{
+	struct lane *l = &tp->lanes[c->lane];
+	while (c->sidx < c->sendq.count && c->sq_used < c->depth) {
+		struct msg *m = fifo_at(&c->sendq, c->sidx);
+		uint64_t at = m->posted * c->chunk, n = m->len - at < c->chunk ? m->len - at : c->chunk;
+		int last = m->posted + 1 == m->chunks;
+		struct ibv_sge sge = { (uintptr_t)(tp->buf + m->off + at), (uint32_t)n, l->mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = (uintptr_t)wr_tag(c, WR_SEND), .sg_list = &sge,
+					  .num_sge = n ? 1 : 0, .send_flags = IBV_SEND_SIGNALED }, *bad;
+		if (n <= c->max_inline)
+			wr.send_flags |= IBV_SEND_INLINE;
+		if (tp->mode == OP_WRITE) {
+			wr.opcode = last ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+			wr.wr.rdma.remote_addr = c->remote.addr + m->off + at;
+			wr.wr.rdma.rkey = c->remote.rkey;
+		} else {
+			wr.opcode = last ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		}
+		wr.imm_data = htonl(m->code);
+		int e = ibv_post_send(c->id->qp, &wr, &bad);
+		if (e)
+			return lane_fail(tp, c->lane, "rdma lane '%s': posting a send to rank %u failed: %s",
+					 l->name, c->peer, strerror(e));
+		c->sq_used++;
+		if (++m->posted == m->chunks)
+			c->sidx++;
+	}
+	return 0;
+}
+
+/* Send mode: posts the queued receives' chunk RECVs as room allows. */
+static int pump_recvs(struct lb_tp *tp, struct conn *c)
+{
+	struct lane *l = &tp->lanes[c->lane];
+	while (c->ridx < c->recvq.count && c->rq_used < c->depth) {
+		struct msg *m = fifo_at(&c->recvq, c->ridx);
+		uint64_t at = m->posted * c->chunk, n = m->len - at < c->chunk ? m->len - at : c->chunk;
+		struct ibv_sge sge = { (uintptr_t)(tp->buf + m->off + at), (uint32_t)n, l->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = (uintptr_t)wr_tag(c, WR_RECV), .sg_list = &sge,
+					  .num_sge = n ? 1 : 0 }, *bad;
+		int e = ibv_post_recv(c->id->qp, &wr, &bad);
+		if (e)
+			return lane_fail(tp, c->lane, "rdma lane '%s': posting a receive from rank %u failed: %s",
+					 l->name, c->peer, strerror(e));
+		c->rq_used++;
+		if (++m->posted == m->chunks)
+			c->ridx++;
+	}
+	return 0;
+}
+
+static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off, uint64_t len,
+		     uint32_t id, int send)
+{
+	struct conn *c = conn_for(tp, lane, peer);
+	if (!c || c->state != CONN_UP || !tp->buf || off > tp->buflen || len > tp->buflen - off)
+		return -1;
+	if (send && tp->mode == OP_WRITE && (off > c->remote.len || len > c->remote.len - off))
+		return -1; /* beyond the peer's buffer: its MR would refuse the write */
+	struct fifo *q = send ? &c->sendq : &c->recvq;
+	if (q->count >= QUEUE_MAX)
+		return 1;
+	uint32_t seq = send ? c->send_seq++ : c->recv_seq++;
+	struct msg m = { .off = off, .len = len, .id = id, .code = msg_code(seq, off, len),
+			 .chunks = chunks_of(len, c->chunk) };
+	if (fifo_push(q, m))
+		return -1;
+	/* A failure to post is kept in the lane and reported by the next poll. */
+	if (send)
+		(void)pump_sends(tp, c);
+	else if (tp->mode == OP_SEND)
+		(void)pump_recvs(tp, c);
+	return 0;
+}
+
+static int rdma_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			  uint64_t len, uint32_t id)
+{
+	return rdma_post(tp, lane, peer, off, len, id, 1);
+}
+
+static int rdma_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			  uint64_t len, uint32_t id)
+{
+	return rdma_post(tp, lane, peer, off, len, id, 0);
+}
+
+static int arrive(struct conn *c, uint32_t code)
+{
+	if (c->arr_count == c->arr_cap) {
+		uint32_t cap = c->arr_cap ? c->arr_cap * 2 : 64, *n = malloc(cap * sizeof(*n));
+		if (!n)
+			return -1;
+		for (uint32_t i = 0; i < c->arr_count; i++)
+			n[i] = c->arrived[(c->arr_head + i) % c->arr_cap];
+		free(c->arrived);
+		c->arrived = n;
+		c->arr_head = 0;
+		c->arr_cap = cap;
+	}
+	c->arrived[(c->arr_head + c->arr_count++) % c->arr_cap] = code;
+	return 0;
+}
+
+static int out_of_step(struct lb_tp *tp, struct conn *c, const struct msg *m)
+{
+	return lane_fail(tp, c->lane, "rdma lane '%s': rank %u sent a message other than the receive posted for bytes [%llu,+%llu) (out of step)",
+			 tp->lanes[c->lane].name, c->peer, (unsigned long long)m->off,
+			 (unsigned long long)m->len);
+}
+
+/* Write mode: completes posted receives whose notification arrived. */
+static int settle(struct lb_tp *tp, struct conn *c, struct lb_completion *out, int *n, int max)
+{
+	while (*n < max && c->recvq.count && c->arr_count) {
+		struct msg *m = fifo_at(&c->recvq, 0);
+		if (c->arrived[c->arr_head] != m->code)
+			return out_of_step(tp, c, m);
+		out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
+		c->arr_head = (c->arr_head + 1) % c->arr_cap;
+		c->arr_count--;
+		fifo_pop(&c->recvq);
+	}
+	return 0;
+}
+
+static int send_done(struct lb_tp *tp, struct conn *c, struct lb_completion *out, int *n)
+{
+	struct msg *m = fifo_at(&c->sendq, 0);
+	c->sq_used--;
+	if (++m->done < m->chunks)
+		return 0;
+	out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_SEND };
+	fifo_pop(&c->sendq);
+	c->sidx--;
+	return pump_sends(tp, c);
+}
+
+/* Send mode: a chunk of the oldest posted receive arrived. */
+static int recv_done(struct lb_tp *tp, struct conn *c, const struct ibv_wc *wc,
+		     struct lb_completion *out, int *n)
+{
+	struct msg *m = fifo_at(&c->recvq, 0);
+	uint64_t at = m->done * c->chunk, want = m->len - at < c->chunk ? m->len - at : c->chunk;
+	c->rq_used--;
+	if (wc->byte_len != want)
+		return out_of_step(tp, c, m);
+	if (++m->done < m->chunks)
+		return 0;
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM) || ntohl(wc->imm_data) != m->code)
+		return out_of_step(tp, c, m);
+	out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
+	fifo_pop(&c->recvq);
+	c->ridx--;
+	return pump_recvs(tp, c);
+}
+
+static int wc_failed(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc, const struct conn *c)
+{
+	return lane_fail(tp, lane, "rdma lane '%s': %s with rank %u failed: %s (status %d, vendor error 0x%x)",
+			 tp->lanes[lane].name, ((uintptr_t)wc->wr_id & 1) ? "receive" : "send",
+			 c->peer, ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
+}
+
+static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
+		  struct lb_completion *out, int *n, int max)
+{
+	struct conn *c = (struct conn *)((uintptr_t)wc->wr_id & ~(uintptr_t)1);
+	if (wc->status != IBV_WC_SUCCESS)
+		return wc_failed(tp, lane, wc, c);
+	if (!((uintptr_t)wc->wr_id & 1))
+		return send_done(tp, c, out, n);
+	if (tp->mode == OP_SEND)
+		return recv_done(tp, c, wc, out, n);
+	c->rq_used--;
+	if (arrive(c, ntohl(wc->imm_data)) || post_notify_recvs(c, 1))
+		return lane_fail(tp, lane, "rdma lane '%s': cannot repost a receive for rank %u",
+				 tp->lanes[lane].name, c->peer);
+	return settle(tp, c, out, n, max);
+}
+
+/* Completions from the stash wait() filled, else from the CQ. */
+static int next_wcs(struct lane *l, struct ibv_wc *wc, int max)
+{
+	if (l->stash_at < l->nstash) {
+		int k = l->nstash - l->stash_at < max ? l->nstash - l->stash_at : max;
+		memcpy(wc, l->stash + l->stash_at, (size_t)k * sizeof(*wc));
+		l->stash_at += k;
+		return k;
+	}
+	l->nstash = l->stash_at = 0;
+	return ibv_poll_cq(l->cq, max, wc);
+}
+
+/* Data phase: any CM event on a connection means the peer went away. */
+static void peer_events(struct lb_tp *tp, uint32_t lane)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct rdma_cm_event *ev;
+	while (l->cm && rdma_get_cm_event(l->cm, &ev) == 0) {
+		const struct conn *c = ev->id->context;
+		lane_fail(tp, lane, "rdma lane '%s': rank %u disconnected (%s): did it exit or die?",
+			  l->name, c->peer, rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+	}
+}
+
+static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
+		     char *err, size_t len)
+{
+	struct lane *l = &tp->lanes[lane];
+	int n = 0;
+	if ((++l->polls & 255) == 0) /* a syscall: not on every poll */
+		peer_events(tp, lane);
+	for (uint32_t i = 0; !l->err[0] && tp->mode == OP_WRITE && i < l->nconns; i++)
+		settle(tp, &l->conns[i], out, &n, max);
+	while (!l->err[0] && n < max) {
+		struct ibv_wc wc[STASH];
+		int want = max - n < STASH ? max - n : STASH; /* each WC completes at most one op */
+		int k = next_wcs(l, wc, want);
+		if (k < 0)
+			lane_fail(tp, lane, "rdma lane '%s': ibv_poll_cq failed", l->name);
+		for (int i = 0; i < k && !l->err[0]; i++)
+			one_wc(tp, lane, &wc[i], out, &n, max);
+		if (k < want)
+			break;
+	}
+	if (l->err[0])
+		return lb_errf(err, len, "%s", l->err);
+	return n;
+}
+
+/* Sleeps on the completion channel until the CQ has something. */
+static void rdma_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+	if (!l->ch) {
+		nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+		return;
+	}
+	if (l->stash_at < l->nstash)
+		return;
+	if (!l->armed && ibv_req_notify_cq(l->cq, 0) == 0)
+		l->armed = 1;
+	/* A completion queued before arming raises no event: look once more. */
+	int k = ibv_poll_cq(l->cq, STASH, l->stash);
+	if (k > 0) {
+		l->nstash = k;
+		l->stash_at = 0;
+		return;
+	}
+	struct pollfd pf[3] = { { l->ch->fd, POLLIN, 0 }, { l->cm ? l->cm->fd : -1, POLLIN, 0 },
+				{ wake_fd, POLLIN, 0 } };
+	if (ppoll(pf, 3, &ts, NULL) <= 0)
+		return;
+	if (pf[1].revents)
+		peer_events(tp, lane);
+	struct ibv_cq *cq;
+	void *ctx;
+	if ((pf[0].revents & POLLIN) && ibv_get_cq_event(l->ch, &cq, &ctx) == 0) {
+		l->armed = 0;
+		if (++l->unacked >= 64) { /* acks take a lock: batch them */
+			ibv_ack_cq_events(l->cq, l->unacked);
+			l->unacked = 0;
+		}
+	}
+}
+
+static double rdma_lane_rate(struct lb_tp *tp, uint32_t lane)
+{
+	return tp->lanes[lane].rate;
+}
+
+/* ---- teardown ----------------------------------------------------------- */
+
+/* Reverse order of creation: QPs and ids (and their event channel), CQ,
+ * completion channel, MR, PD, listener. */
+static void close_lane(struct lane *l)
+{
+	for (uint32_t i = 0; l->conns && i < l->nconns; i++) {
+		struct conn *c = &l->conns[i];
+		drop_id(c);
+		free(c->sendq.q);
+		free(c->recvq.q);
+		free(c->arrived);
+	}
+	if (l->cm) /* after the ids migrated to it */
+		rdma_destroy_event_channel(l->cm);
+	if (l->cq) {
+		if (l->unacked)
+			ibv_ack_cq_events(l->cq, l->unacked);
+		ibv_destroy_cq(l->cq);
+	}
+	if (l->ch)
+		ibv_destroy_comp_channel(l->ch);
+	if (l->mr)
+		ibv_dereg_mr(l->mr);
+	if (l->pd)
+		ibv_dealloc_pd(l->pd);
+	if (l->listen)
+		rdma_destroy_id(l->listen);
+	free(l->conns);
+	free(l->conn_of);
+}
+
+static void rdma_close(struct lb_tp *tp)
+{
+	if (!tp)
+		return;
+	for (uint32_t i = tp->lanes ? tp->cfg.lanes : 0; i-- > 0;)
+		close_lane(&tp->lanes[i]);
+	if (tp->ec)
+		rdma_destroy_event_channel(tp->ec);
+	free(tp->lanes);
+	free(tp);
+}
+
+const struct lb_transport lb_transport_rdma = {
+	.name = "rdma",
+	.summary = "RDMA RC queue pairs (libibverbs, rdma_cm): WRITE with immediate, or SEND/RECV",
+	.nic_kind = "openfabrics",
+	.caps = LB_CAP_WAIT | LB_CAP_LINE_RATE,
+	.open = rdma_open,
+	.local_address = rdma_local_address,
+	.connect = rdma_connect_all,
+	.register_buffer = rdma_register,
+	.post_send = rdma_post_send,
+	.post_recv = rdma_post_recv,
+	.poll = rdma_poll,
+	.wait = rdma_wait,
+	.lane_rate = rdma_lane_rate,
+	.close = rdma_close,
+};
