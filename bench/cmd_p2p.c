@@ -80,14 +80,16 @@ struct p2p_row {
 static int emit(const struct p2p_opts *o, const struct lb_job *j, struct lb_csv *csv,
 		const struct p2p_row *r, char *err, size_t len)
 {
-	char sz[24], mn[24], med[24], p99[24];
+	char sz[24], mn[24], med[24], p99[24], eff[16] = "-";
 	lb_format_size(r->bytes, sz, sizeof(sz));
+	if (!isnan(r->efficiency)) /* unknown line rate: "-", as in bcast */
+		snprintf(eff, sizeof(eff), "%.3f", r->efficiency);
 	lb_format_seconds(r->lat.min, mn, sizeof(mn));
 	lb_format_seconds(r->lat.median, med, sizeof(med));
 	lb_format_seconds(r->lat.p99, p99, sizeof(p99));
-	printf("%4u %-10s %8s %8u %11s %11s %11s %12.2f %10.3f %6.3f\n", r->lane,
+	printf("%4u %-10s %8s %8u %11s %11s %11s %12.2f %10.3f %6s\n", r->lane,
 	       j->lane_names[r->lane], sz, o->iterations, mn, med, p99, r->bw.median / 1e6,
-	       r->bw.median * 8 / 1e9, r->efficiency);
+	       r->bw.median * 8 / 1e9, eff);
 	const union lb_csv_val v[NCOLUMNS] = {
 		{ .s = j->ops->name }, { .u = r->lane }, { .s = j->lane_names[r->lane] },
 		{ .u = r->bytes }, { .u = o->iterations }, { .u = o->window },
