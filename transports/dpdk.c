@@ -59,6 +59,7 @@
 
 #include "dpdk_frame.h"
 #include "reliable.h"
+#include "ring.h"
 #include "transport.h"
 #include "../harness/error.h"
 
@@ -81,18 +82,13 @@ struct xfer {
 	uint32_t id;
 };
 
-struct queue {
-	struct xfer *q;
-	uint32_t head, count, cap;
-};
-
 struct chan { /* one (peer, lane) */
 	uint32_t rank;
 	uint16_t port;
 	struct rte_ether_addr mac;
 	struct lb_rel_tx tx;
 	struct lb_rel_rx rx;
-	struct queue sendq, recvq;
+	struct lb_ring sendq, recvq; /* of struct xfer */
 	uint32_t framed;    /* sends of sendq fully cut into frames */
 	uint32_t send_msg;  /* msg index of sendq's head */
 	uint32_t recv_msg;  /* msg index of recvq's head */
@@ -520,33 +516,9 @@ static int dpdk_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
 
 /* ---- queues ------------------------------------------------------------ */
 
-static int queue_push(struct queue *q, struct xfer x)
+static struct xfer *queue_at(struct lb_ring *q, uint32_t i)
 {
-	if (q->count == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 64;
-		struct xfer *n = malloc(cap * sizeof(*n));
-		if (!n)
-			return -1;
-		for (uint32_t i = 0; i < q->count; i++)
-			n[i] = q->q[(q->head + i) % q->cap];
-		free(q->q);
-		q->q = n;
-		q->head = 0;
-		q->cap = cap;
-	}
-	q->q[(q->head + q->count++) % q->cap] = x;
-	return 0;
-}
-
-static struct xfer *queue_at(struct queue *q, uint32_t i)
-{
-	return i < q->count ? &q->q[(q->head + i) % q->cap] : NULL;
-}
-
-static void queue_pop(struct queue *q)
-{
-	q->head = (q->head + 1) % q->cap;
-	q->count--;
+	return lb_ring_at(q, i, sizeof(struct xfer));
 }
 
 static void complete(struct lane *l, uint32_t id, uint8_t kind)
@@ -767,7 +739,7 @@ static void complete_sends(struct lane *l, struct chan *c)
 	while (c->framed && (x = queue_at(&c->sendq, 0)) &&
 	       (int32_t)(c->tx.base - x->end_seq) >= 0) {
 		complete(l, x->id, LB_COMP_SEND);
-		queue_pop(&c->sendq);
+		lb_ring_pop(&c->sendq);
 		c->framed--;
 		c->send_msg++;
 	}
@@ -785,7 +757,7 @@ static void complete_recvs(struct lane *l, struct chan *c)
 	struct xfer *x;
 	while ((x = queue_at(&c->recvq, 0)) && x->done == x->len) {
 		complete(l, x->id, LB_COMP_RECV);
-		queue_pop(&c->recvq);
+		lb_ring_pop(&c->recvq);
 		c->recv_msg++;
 	}
 }
@@ -974,8 +946,8 @@ static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 	if (!c || off > tp->buflen || len > tp->buflen - off)
 		return -1;
 	pthread_mutex_lock(&l->mu);
-	int rc = queue_push(send ? &c->sendq : &c->recvq,
-			    (struct xfer){ .off = off, .len = len, .id = id });
+	struct xfer x = { .off = off, .len = len, .id = id };
+	int rc = lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
 	if (!send) {
 		l->stash_dirty |= l->nstash > 0;
 		complete_recvs(l, c);
@@ -1070,8 +1042,8 @@ static void close_lane(struct lane *l)
 	if (!keep)
 		rte_mempool_free(l->pool);
 	for (uint32_t i = 0; i < l->nchans; i++) {
-		free(l->chans[i].sendq.q);
-		free(l->chans[i].recvq.q);
+		lb_ring_free(&l->chans[i].sendq);
+		lb_ring_free(&l->chans[i].recvq);
 	}
 	free(l->chans);
 	free(l->port_of);

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ring.h"
 #include "transport.h"
 #include "../harness/error.h"
 #include "../harness/executor.h"
@@ -93,11 +94,6 @@ struct msg {
 	uint32_t chunks, posted, done;
 };
 
-struct fifo {
-	struct msg *q;
-	uint32_t head, count, cap;
-};
-
 struct conn {
 	struct rdma_cm_id *id;
 	struct lb_tp *tp;
@@ -109,12 +105,11 @@ struct conn {
 	uint64_t chunk;     /* bytes per WR: both ports' max_msg_sz */
 	uint32_t depth;     /* WRs per queue of the QP */
 	uint32_t max_inline;
-	struct fifo sendq, recvq;
+	struct lb_ring sendq, recvq; /* of struct msg */
 	uint32_t sidx, ridx;         /* first message not fully posted */
 	uint32_t sq_used, rq_used;   /* WRs outstanding */
 	uint32_t send_seq, recv_seq; /* messages so far, for the codes */
-	uint32_t *arrived;           /* write mode: notification codes not yet matched */
-	uint32_t arr_head, arr_count, arr_cap;
+	struct lb_ring arrived;      /* write mode: notification codes (uint32_t) not yet matched */
 } __attribute__((aligned(8)));
 
 struct lane {
@@ -784,33 +779,9 @@ static int rdma_connect_all(struct lb_tp *tp, const uint8_t *all, const struct l
 
 /* ---- data path ------------------------------------------------------------ */
 
-static int fifo_push(struct fifo *q, struct msg m)
+static struct msg *fifo_at(struct lb_ring *q, uint32_t i)
 {
-	if (q->count == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 64;
-		struct msg *n = malloc(cap * sizeof(*n));
-		if (!n)
-			return -1;
-		for (uint32_t i = 0; i < q->count; i++)
-			n[i] = q->q[(q->head + i) % q->cap];
-		free(q->q);
-		q->q = n;
-		q->head = 0;
-		q->cap = cap;
-	}
-	q->q[(q->head + q->count++) % q->cap] = m;
-	return 0;
-}
-
-static struct msg *fifo_at(struct fifo *q, uint32_t i)
-{
-	return &q->q[(q->head + i) % q->cap];
-}
-
-static void fifo_pop(struct fifo *q)
-{
-	q->head = (q->head + 1) % q->cap;
-	q->count--;
+	return lb_ring_at(q, i, sizeof(struct msg));
 }
 
 static int lane_fail(struct lb_tp *tp, uint32_t lane, const char *fmt, ...)
@@ -889,13 +860,13 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 		return -1;
 	if (send && tp->mode == OP_WRITE && (off > c->remote.len || len > c->remote.len - off))
 		return -1; /* beyond the peer's buffer: its MR would refuse the write */
-	struct fifo *q = send ? &c->sendq : &c->recvq;
+	struct lb_ring *q = send ? &c->sendq : &c->recvq;
 	if (q->count >= QUEUE_MAX)
 		return 1;
 	uint32_t seq = send ? c->send_seq++ : c->recv_seq++;
 	struct msg m = { .off = off, .len = len, .id = id, .code = msg_code(seq, off, len),
 			 .chunks = chunks_of(len, c->chunk) };
-	if (fifo_push(q, m))
+	if (lb_ring_push(q, &m, sizeof(m)))
 		return -1;
 	/* A failure to post is kept in the lane and reported by the next poll. */
 	if (send)
@@ -919,19 +890,7 @@ static int rdma_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64
 
 static int arrive(struct conn *c, uint32_t code)
 {
-	if (c->arr_count == c->arr_cap) {
-		uint32_t cap = c->arr_cap ? c->arr_cap * 2 : 64, *n = malloc(cap * sizeof(*n));
-		if (!n)
-			return -1;
-		for (uint32_t i = 0; i < c->arr_count; i++)
-			n[i] = c->arrived[(c->arr_head + i) % c->arr_cap];
-		free(c->arrived);
-		c->arrived = n;
-		c->arr_head = 0;
-		c->arr_cap = cap;
-	}
-	c->arrived[(c->arr_head + c->arr_count++) % c->arr_cap] = code;
-	return 0;
+	return lb_ring_push(&c->arrived, &code, sizeof(code));
 }
 
 static int out_of_step(struct lb_tp *tp, struct conn *c, const struct msg *m)
@@ -944,14 +903,14 @@ static int out_of_step(struct lb_tp *tp, struct conn *c, const struct msg *m)
 /* Write mode: completes posted receives whose notification arrived. */
 static int settle(struct lb_tp *tp, struct conn *c, struct lb_completion *out, int *n, int max)
 {
-	while (*n < max && c->recvq.count && c->arr_count) {
+	const uint32_t *code;
+	while (*n < max && c->recvq.count && (code = lb_ring_at(&c->arrived, 0, sizeof(*code)))) {
 		struct msg *m = fifo_at(&c->recvq, 0);
-		if (c->arrived[c->arr_head] != m->code)
+		if (*code != m->code)
 			return out_of_step(tp, c, m);
 		out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
-		c->arr_head = (c->arr_head + 1) % c->arr_cap;
-		c->arr_count--;
-		fifo_pop(&c->recvq);
+		lb_ring_pop(&c->arrived);
+		lb_ring_pop(&c->recvq);
 	}
 	return 0;
 }
@@ -963,7 +922,7 @@ static int send_done(struct lb_tp *tp, struct conn *c, struct lb_completion *out
 	if (++m->done < m->chunks)
 		return 0;
 	out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_SEND };
-	fifo_pop(&c->sendq);
+	lb_ring_pop(&c->sendq);
 	c->sidx--;
 	return pump_sends(tp, c);
 }
@@ -982,7 +941,7 @@ static int recv_done(struct lb_tp *tp, struct conn *c, const struct ibv_wc *wc,
 	if (!(wc->wc_flags & IBV_WC_WITH_IMM) || ntohl(wc->imm_data) != m->code)
 		return out_of_step(tp, c, m);
 	out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
-	fifo_pop(&c->recvq);
+	lb_ring_pop(&c->recvq);
 	c->ridx--;
 	return pump_recvs(tp, c);
 }
@@ -1113,9 +1072,9 @@ static void close_lane(struct lane *l)
 	for (uint32_t i = 0; l->conns && i < l->nconns; i++) {
 		struct conn *c = &l->conns[i];
 		drop_id(c);
-		free(c->sendq.q);
-		free(c->recvq.q);
-		free(c->arrived);
+		lb_ring_free(&c->sendq);
+		lb_ring_free(&c->recvq);
+		lb_ring_free(&c->arrived);
 	}
 	if (l->cm) /* after the ids migrated to it */
 		rdma_destroy_event_channel(l->cm);

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ring.h"
 #include "transport.h"
 #include "../harness/error.h"
 
@@ -56,15 +57,10 @@ struct xfer {
 	uint32_t id;
 };
 
-struct queue {
-	struct xfer *q;
-	uint32_t head, count, cap;
-};
-
 struct conn {
 	int fd;
 	uint32_t peer;
-	struct queue sendq, recvq;
+	struct lb_ring sendq, recvq; /* of struct xfer */
 	struct frame shdr, rhdr; /* header of the head message, wire order */
 };
 
@@ -461,33 +457,9 @@ static int tcp_connect(struct lb_tp *tp, const uint8_t *all,
 
 /* ---- data path --------------------------------------------------------- */
 
-static int queue_push(struct queue *q, struct xfer x)
+static struct xfer *queue_head(struct lb_ring *q)
 {
-	if (q->count == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 64;
-		struct xfer *n = malloc(cap * sizeof(*n));
-		if (!n)
-			return -1;
-		for (uint32_t i = 0; i < q->count; i++)
-			n[i] = q->q[(q->head + i) % q->cap];
-		free(q->q);
-		q->q = n;
-		q->head = 0;
-		q->cap = cap;
-	}
-	q->q[(q->head + q->count++) % q->cap] = x;
-	return 0;
-}
-
-static struct xfer *queue_head(struct queue *q)
-{
-	return q->count ? &q->q[q->head] : NULL;
-}
-
-static void queue_pop(struct queue *q)
-{
-	q->head = (q->head + 1) % q->cap;
-	q->count--;
+	return lb_ring_at(q, 0, sizeof(struct xfer));
 }
 
 static struct conn *conn_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
@@ -502,8 +474,8 @@ static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer,
 	struct conn *c = conn_for(tp, lane, peer);
 	if (!c || off > tp->buflen || len > tp->buflen - off)
 		return -1;
-	return queue_push(send ? &c->sendq : &c->recvq,
-			  (struct xfer){ .off = off, .len = len, .id = id });
+	struct xfer x = { .off = off, .len = len, .id = id };
+	return lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
 }
 
 static int tcp_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer,
@@ -549,7 +521,7 @@ static int progress_send(struct lb_tp *tp, uint32_t lane, struct conn *c,
 		if (x->done < hdr + x->len)
 			return 0;
 		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_SEND };
-		queue_pop(&c->sendq);
+		lb_ring_pop(&c->sendq);
 	}
 	return 0;
 }
@@ -588,7 +560,7 @@ static int progress_recv(struct lb_tp *tp, uint32_t lane, struct conn *c,
 		if (x->done < hdr + x->len)
 			continue;
 		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_RECV };
-		queue_pop(&c->recvq);
+		lb_ring_pop(&c->recvq);
 	}
 	return 0;
 }
@@ -661,8 +633,8 @@ static void tcp_close(struct lb_tp *tp)
 		struct lane *ln = &tp->lanes[l];
 		for (uint32_t i = 0; i < ln->nconns; i++) {
 			close(ln->conns[i].fd);
-			free(ln->conns[i].sendq.q);
-			free(ln->conns[i].recvq.q);
+			lb_ring_free(&ln->conns[i].sendq);
+			lb_ring_free(&ln->conns[i].recvq);
 		}
 		if (ln->listen_fd >= 0)
 			close(ln->listen_fd);
