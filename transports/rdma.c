@@ -946,11 +946,23 @@ static int recv_done(struct lb_tp *tp, struct conn *c, const struct ibv_wc *wc,
 	return pump_recvs(tp, c);
 }
 
-static int wc_failed(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc, const struct conn *c)
+/* A failed work request: which transfer it belonged to (the oldest one
+ * not completed: a QP completes its WRs in order), so a refusal can be
+ * traced to the bytes and the chunk that caused it. */
+static int wc_failed(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc, struct conn *c)
 {
-	return lane_fail(tp, lane, "rdma lane '%s': %s with rank %u failed: %s (status %d, vendor error 0x%x)",
-			 tp->lanes[lane].name, ((uintptr_t)wc->wr_id & 1) ? "receive" : "send",
-			 c->peer, ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
+	int recv = (uintptr_t)wc->wr_id & 1;
+	struct lb_ring *q = recv ? &c->recvq : &c->sendq;
+	char what[128] = "";
+	if (q->count && (!recv || tp->mode == OP_SEND)) {
+		const struct msg *m = fifo_at(q, 0);
+		snprintf(what, sizeof(what), " of bytes [%llu,+%llu) (chunk %u of %u, %s)",
+			 (unsigned long long)m->off, (unsigned long long)m->len, m->done + 1,
+			 m->chunks, tp->mode == OP_WRITE ? "RDMA WRITE" : "SEND");
+	}
+	return lane_fail(tp, lane, "rdma lane '%s': %s%s with rank %u failed: %s (status %d, vendor error 0x%x)",
+			 tp->lanes[lane].name, recv ? "receive" : "send", what, c->peer,
+			 ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
 }
 
 static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
@@ -967,7 +979,9 @@ static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
 	if (arrive(c, ntohl(wc->imm_data)) || post_notify_recvs(c, 1))
 		return lane_fail(tp, lane, "rdma lane '%s': cannot repost a receive for rank %u",
 				 tp->lanes[lane].name, c->peer);
-	return settle(tp, c, out, n, max);
+	/* At most one completion per WC: poll() takes no more WCs than it has
+	 * room for; codes left over are settled at the start of the next poll. */
+	return settle(tp, c, out, n, *n + 1 < max ? *n + 1 : max);
 }
 
 /* Completions from the stash wait() filled, else from the CQ. */
