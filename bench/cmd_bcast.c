@@ -81,7 +81,11 @@ static void bcast_more_help(FILE *out)
 	      "at LANEBENCH_COORD=host:port (rank 0 listens) and present LANEBENCH_TOKEN.\n"
 	      "scripts/cluster run sets all of these.  Every iteration's bytes are checked\n"
 	      "on every rank; a mismatch is an error, never a number.  Time per iteration\n"
-	      "is the slowest rank's.  The CSV columns are described in results/README.md.\n",
+	      "is the slowest rank's.  The CSV columns are described in results/README.md.\n"
+	      "\nA rank that dies or stops answering stops the others: each exits with\n"
+	      "status 3 and a message naming it (a dpdk peer counts as gone after 3 s of\n"
+	      "silence, or half of --timeout if that is shorter).  Exit statuses: see\n"
+	      "lanebench --help.\n",
 	      out);
 }
 
@@ -274,11 +278,11 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	if (rc) {
 		lb_csv_abort(k.csv); /* a failed run leaves no numbers behind */
 		lb_cli_error(cmd, NULL, "%s", err);
-		return 1;
+		return lb_cli_exit_status(rc);
 	}
 	if (k.csv && lb_csv_close(k.csv, err, sizeof(err))) {
 		lb_cli_error(cmd, NULL, "%s", err);
-		return 1;
+		return LB_EXIT_FAILED;
 	}
 	if (k.csv)
 		printf("results: %s\n", k.path);

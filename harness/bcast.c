@@ -86,6 +86,23 @@ static int sweep_peers(struct run *r, uint32_t **peers, uint32_t *npeers, char *
 
 /* ---- one configuration --------------------------------------------------- */
 
+/* Seconds a rank that lost a peer waits for the report behind it: a peer
+ * that failed on its own sends it before closing its lanes, but on a busy
+ * machine it may arrive just after we saw them close. */
+#define REPORT_WAIT 0.5
+
+/* This rank lost a peer: if a report explains it (that peer failed and
+ * said why, or the rank whose death started it), it goes first, then what
+ * this rank saw. */
+static void name_root_cause(struct run *r, char *err, size_t len)
+{
+	char cause[512], seen[512];
+	if (lb_boot_take_report(r->job.boot, REPORT_WAIT, cause, sizeof(cause)) == 0)
+		return;
+	snprintf(seen, sizeof(seen), "%s", err);
+	snprintf(err, len, "%s -- %s", cause, seen);
+}
+
 static void progress(const struct run *r, const struct lb_schedule *s, uint32_t it)
 {
 	if (!r->prm->progress || r->job.rank != 0 || !isatty(STDERR_FILENO))
@@ -109,8 +126,14 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 		lb_pattern_fill(r->job.buf, s->bytes, id);
 	else
 		memset(r->job.buf, 0, s->bytes);
-	if (lb_boot_barrier(r->job.boot, err, len) || lb_exec_iteration(x, secs, err, len))
-		return -1;
+	int rc = lb_boot_barrier(r->job.boot, err, len);
+	if (rc)
+		return rc;
+	rc = lb_exec_iteration(x, secs, err, len);
+	if (rc == LB_EPEER)
+		name_root_cause(r, err, len);
+	if (rc)
+		return rc;
 	if (r->job.rank != s->root && lb_pattern_check(r->job.buf, s->bytes, id, &bad))
 		return lb_errf(err, len, "rank %u: wrong data at byte %llu of %llu (%s, iteration %u)",
 			       r->job.rank, (unsigned long long)bad, (unsigned long long)s->bytes,
@@ -293,10 +316,11 @@ static int set_up(struct run *r, char *err, size_t len)
 				    .tp_options = p->tp_options };
 	for (size_t i = 0; i < p->nsizes; i++)
 		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
-	if (lb_job_open(&r->job, &jp, err, len))
-		return -1;
+	int rc = lb_job_open(&r->job, &jp, err, len);
+	if (rc)
+		return rc;
 	uint32_t *peers[LB_JOB_MAX_LANES] = { 0 }, npeers[LB_JOB_MAX_LANES];
-	int rc = lb_job_agree(&r->job, sweep_peers(r, peers, npeers, err, len), err, len);
+	rc = lb_job_agree(&r->job, sweep_peers(r, peers, npeers, err, len), err, len);
 	if (rc == 0)
 		rc = lb_job_connect(&r->job, peers, npeers, err, len);
 	for (uint32_t l = 0; l < r->job.lanes; l++)
