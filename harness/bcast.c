@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "calibrate.h"
 #include "error.h"
@@ -15,7 +14,6 @@
 #include "pattern.h"
 #include "transports/sim.h"
 #include "transports/transport.h"
-#include "units.h"
 
 struct run {
 	const struct lb_bcast_params *prm;
@@ -103,21 +101,21 @@ static void name_root_cause(struct run *r, char *err, size_t len)
 	snprintf(err, len, "%s -- %s", cause, seen);
 }
 
-static void progress(const struct run *r, const struct lb_schedule *s, uint32_t it)
+static void announce(const struct run *r, const struct lb_schedule *s, uint32_t it)
 {
-	if (!r->prm->progress || r->job.rank != 0 || !isatty(STDERR_FILENO))
+	const struct lb_algo *a;
+	struct lb_bcast_step st = { .rank = r->job.rank, .algorithm = s->algo, .config = r->config,
+				    .nconfigs = r->nconfigs, .iteration = it + 1,
+				    .iterations = r->prm->warmup + r->prm->iterations };
+	if (!r->prm->on_iteration)
 		return;
-	char sz[32];
-	lb_format_size(s->bytes, sz, sizeof(sz));
-	fprintf(stderr, "\r[%zu/%zu] %-10s %6s  iteration %u/%u   ", r->config + 1, r->nconfigs,
-		s->algo, sz, it + 1, r->prm->warmup + r->prm->iterations);
-	if (r->config + 1 == r->nconfigs && it + 1 == r->prm->warmup + r->prm->iterations)
-		fprintf(stderr, "\r%60s\r", "");
+	config_at(r->prm, r->config, &a, &st.bytes, &st.slice_bytes);
+	r->prm->on_iteration(&st, r->prm->on_iteration_arg);
 }
 
 /* One timed iteration: fresh pattern at the root, cleared elsewhere, start
  * together, run, then check every byte. */
-static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule *s,
+static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule *s, uint32_t it,
 		     double *secs, char *err, size_t len)
 {
 	uint32_t id = ++r->pattern_id;
@@ -129,6 +127,7 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 	int rc = lb_boot_barrier(r->job.boot, err, len);
 	if (rc)
 		return rc;
+	announce(r, s, it);
 	rc = lb_exec_iteration(x, secs, err, len);
 	if (rc == LB_EPEER)
 		name_root_cause(r, err, len);
@@ -152,8 +151,7 @@ static int iterate(struct run *r, const struct lb_schedule *s, double *secs,
 	int rc = lb_exec_new(&xc, &x, err, len);
 	for (uint32_t it = 0; rc == 0 && it < r->prm->warmup + r->prm->iterations; it++) {
 		double t;
-		progress(r, s, it);
-		rc = iteration(r, x, s, &t, err, len);
+		rc = iteration(r, x, s, it, &t, err, len);
 		if (rc == 0 && it >= r->prm->warmup)
 			secs[it - r->prm->warmup] = t;
 	}
