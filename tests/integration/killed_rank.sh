@@ -111,7 +111,7 @@ one_case() { # signal
 		report="$report rank $r ${elapsed} s,"
 		awk -v e="$elapsed" -v w="$worst" 'BEGIN { exit !(e > w) }' && worst=$elapsed
 		[ "$st" = 3 ] || fail "$transport $sig: rank $r exit status '$st', want 3"
-		[[ $line =~ rank\ $VICTIM[^0-9] ]] || fail "$transport $sig: rank $r does not name rank $VICTIM: '$line'"
+		[[ $line =~ rank\ $VICTIM([^0-9]|$) ]] || fail "$transport $sig: rank $r does not name rank $VICTIM: '$line'"
 		awk -v e="$elapsed" -v t="$TIMEOUT" 'BEGIN { exit !(e < t) }' ||
 			fail "$transport $sig: rank $r exited $elapsed s after the signal (limit: --timeout $TIMEOUT s)"
 	done
