@@ -57,7 +57,6 @@
  * reads/writes are retried; send() uses MSG_NOSIGNAL (no SIGPIPE); all
  * state lives in the handle. */
 #include "bootstrap.h"
-#include "error.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -73,6 +72,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "error.h"
 
 #define MAGIC       0x4c42424fu
 #define VERSION     1u
