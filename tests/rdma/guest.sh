@@ -87,8 +87,11 @@ for i in 0 1 3; do
 done
 if [ -n "$victim" ] && [ $named = 3 ] && awk -v d="$dt" 'BEGIN { exit !(d < 10) }'; then
 	ok "rank 2 killed: ranks 0, 1, 3 exit 3 naming it; kill-to-exit (rdma) $dt s: $(grep -v ' started$' /tmp/kill/rank1.err | tail -1)" "$dt"
+elif [ -z "$victim" ]; then
+	bad "rank 2 killed: the run ended (exit $st) before rank 2 could be killed"
+	tail -8 /tmp/kill.out | sed 's/^/    /'
 else
-	bad "rank 2 killed: launch exit $st after $dt s, $named of 3 survivors exit 3 naming it (victim '$victim')"
+	bad "rank 2 killed: launch exit $st after $dt s, $named of 3 survivors exit 3 naming it"
 	tail -8 /tmp/kill.out | sed 's/^/    /'
 fi
 
