@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "harness/error.h"
 #include "harness/units.h"
 
 /* getopt's value for a long-only option: past every char. */
@@ -60,6 +61,11 @@ void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 	va_start(ap, fmt);
 	verror(cmd, find_opt(cmd, opt_name), fmt, ap);
 	va_end(ap);
+}
+
+int lb_cli_exit_status(int rc)
+{
+	return rc == 0 ? 0 : rc == LB_EPEER ? LB_EXIT_PEER : LB_EXIT_FAILED;
 }
 
 /* ---- setters, one per kind ---- */

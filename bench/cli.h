@@ -105,7 +105,14 @@ enum lb_cli_status {
 	LB_CLI_USAGE,   /* error printed: exit 2 */
 };
 
-#define LB_EXIT_USAGE 2
+/* Exit statuses of every command; lanebench --help and the README list them. */
+#define LB_EXIT_FAILED 1 /* the run failed; the message says why */
+#define LB_EXIT_USAGE 2  /* bad command line or input */
+#define LB_EXIT_PEER 3   /* stopped because another rank died, disconnected, stopped
+			  * answering, or failed itself; the message names it */
+
+/* The exit status of a run that returned rc (0, -1, or LB_EPEER). */
+int lb_cli_exit_status(int rc);
 
 /* Largest rank count the commands accept: bounds memory on a typo. */
 #define LB_MAX_RANKS (1u << 20)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "harness/bcast.h"
@@ -18,7 +19,7 @@ struct bcast_opts {
 	struct lb_algo_set algos;
 	struct lb_list sizes, slices;
 	uint32_t iterations, warmup, root;
-	int stripe_off, allgather, idle, no_calibration, no_pin;
+	int stripe_off, allgather, idle, no_calibration, no_pin, verbose;
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
@@ -65,6 +66,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_FLAG, OFF(no_pin)) },
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for set-up steps and for one iteration",
 	  LB_OPT_SECONDS, OFF(timeout)), .def = "60s" },
+	{ LB_OPT("verbose", 'v', NULL, "every rank says on stderr when each iteration's data phase starts (\"lanebench bcast: rank 2: chain 4M slice 64K: iteration 3/12 started\"): follow a run in its logs, or act once data moves",
+	  LB_OPT_FLAG, OFF(verbose)) },
 	{ LB_OPT("label", 0, "NAME", "name of this run in the CSV and its file name",
 	  LB_OPT_STRING, OFF(label)) },
 	{ LB_OPT("output", 'o', "FILE", "CSV file (default results/<time>-<label>.csv)",
@@ -81,7 +84,11 @@ static void bcast_more_help(FILE *out)
 	      "at LANEBENCH_COORD=host:port (rank 0 listens) and present LANEBENCH_TOKEN.\n"
 	      "scripts/cluster run sets all of these.  Every iteration's bytes are checked\n"
 	      "on every rank; a mismatch is an error, never a number.  Time per iteration\n"
-	      "is the slowest rank's.  The CSV columns are described in results/README.md.\n",
+	      "is the slowest rank's.  The CSV columns are described in results/README.md.\n"
+	      "\nA rank that dies or stops answering stops the others: each exits with\n"
+	      "status 3 and a message naming it (a dpdk peer counts as gone after 3 s of\n"
+	      "silence, or half of --timeout if that is shorter).  Exit statuses: see\n"
+	      "lanebench --help.\n",
 	      out);
 }
 
@@ -254,6 +261,28 @@ static int sink_result(const struct lb_bcast_result *r, void *arg)
 	return 0;
 }
 
+/* Before each iteration's data phase: with --verbose a line per rank and
+ * iteration (logs; tests wait for it before they kill a rank), else rank
+ * 0's progress line on a terminal. */
+static void on_iteration(const struct lb_bcast_step *st, void *arg)
+{
+	const struct bcast_opts *o = arg;
+	char size[24], slice[24];
+	lb_format_size(st->bytes, size, sizeof(size));
+	if (o->verbose) {
+		lb_format_size(st->slice_bytes ? st->slice_bytes : st->bytes, slice, sizeof(slice));
+		fprintf(stderr, "lanebench bcast: rank %u: %s %s slice %s: iteration %u/%u started\n",
+			st->rank, st->algorithm, size, slice, st->iteration, st->iterations);
+		return;
+	}
+	if (st->rank != 0 || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\r[%zu/%zu] %-10s %6s  iteration %u/%u   ", st->config + 1, st->nconfigs,
+		st->algorithm, size, st->iteration, st->iterations);
+	if (st->config + 1 == st->nconfigs && st->iteration == st->iterations)
+		fprintf(stderr, "\r%60s\r", "");
+}
+
 static int bcast(const struct lb_cmd *cmd, void *base)
 {
 	const struct bcast_opts *o = base;
@@ -266,7 +295,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		.tp_options = o->tpo,
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
 		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
-		.progress = 1,
+		.on_iteration = on_iteration, .on_iteration_arg = (void *)o,
 	};
 	struct sink k = { .o = o };
 	char err[512] = "";
@@ -274,11 +303,11 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	if (rc) {
 		lb_csv_abort(k.csv); /* a failed run leaves no numbers behind */
 		lb_cli_error(cmd, NULL, "%s", err);
-		return 1;
+		return lb_cli_exit_status(rc);
 	}
 	if (k.csv && lb_csv_close(k.csv, err, sizeof(err))) {
 		lb_cli_error(cmd, NULL, "%s", err);
-		return 1;
+		return LB_EXIT_FAILED;
 	}
 	if (k.csv)
 		printf("results: %s\n", k.path);

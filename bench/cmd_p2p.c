@@ -137,8 +137,8 @@ static int sweep(const struct p2p_opts *o, struct lb_job *j, struct lb_csv *csv,
 			int rc = j->rank > 1 ? 0 : measure(o, j, l, o->sizes.v[i], &row, err, len);
 			if (rc == 0 && j->rank == 0)
 				rc = emit(o, j, csv, &row, err, len);
-			if (lb_job_agree(j, rc, err, len))
-				return -1;
+			if ((rc = lb_job_agree(j, rc, err, len)) != 0)
+				return rc;
 		}
 	return 0;
 }
@@ -176,7 +176,7 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 	lb_job_close(&j);
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
-	return rc ? 1 : 0;
+	return lb_cli_exit_status(rc);
 }
 
 static int run_p2p(const struct lb_cmd *cmd, int argc, char **argv)

@@ -34,7 +34,10 @@ static void usage(FILE *out)
 	fputs("\ntransports built in:\n", out);
 	for (size_t i = 0; lb_transports[i]; i++)
 		fprintf(out, "  %-10s %s\n", lb_transports[i]->name, lb_transports[i]->summary);
-	fputs("\n'lanebench <command> --help' describes a command's options.\n", out);
+	fputs("\nexit status: 0 done; 1 failed (the message says why); 2 bad command line\n"
+	      "or input; 3 stopped because another rank of the job died, disconnected,\n"
+	      "stopped answering or failed itself (the message names it).\n"
+	      "\n'lanebench <command> --help' describes a command's options.\n", out);
 }
 
 static const struct lb_cmd *find_command(const char *name)

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "calibrate.h"
 #include "error.h"
@@ -15,7 +14,6 @@
 #include "pattern.h"
 #include "transports/sim.h"
 #include "transports/transport.h"
-#include "units.h"
 
 struct run {
 	const struct lb_bcast_params *prm;
@@ -86,21 +84,38 @@ static int sweep_peers(struct run *r, uint32_t **peers, uint32_t *npeers, char *
 
 /* ---- one configuration --------------------------------------------------- */
 
-static void progress(const struct run *r, const struct lb_schedule *s, uint32_t it)
+/* Seconds a rank that lost a peer waits for the report behind it: a peer
+ * that failed on its own sends it before closing its lanes, but on a busy
+ * machine it may arrive just after we saw them close. */
+#define REPORT_WAIT 0.5
+
+/* This rank lost a peer: if a report explains it (that peer failed and
+ * said why, or the rank whose death started it), it goes first, then what
+ * this rank saw. */
+static void name_root_cause(struct run *r, char *err, size_t len)
 {
-	if (!r->prm->progress || r->job.rank != 0 || !isatty(STDERR_FILENO))
+	char cause[512], seen[512];
+	if (lb_boot_take_report(r->job.boot, REPORT_WAIT, cause, sizeof(cause)) == 0)
 		return;
-	char sz[32];
-	lb_format_size(s->bytes, sz, sizeof(sz));
-	fprintf(stderr, "\r[%zu/%zu] %-10s %6s  iteration %u/%u   ", r->config + 1, r->nconfigs,
-		s->algo, sz, it + 1, r->prm->warmup + r->prm->iterations);
-	if (r->config + 1 == r->nconfigs && it + 1 == r->prm->warmup + r->prm->iterations)
-		fprintf(stderr, "\r%60s\r", "");
+	snprintf(seen, sizeof(seen), "%s", err);
+	snprintf(err, len, "%s -- %s", cause, seen);
+}
+
+static void announce(const struct run *r, const struct lb_schedule *s, uint32_t it)
+{
+	const struct lb_algo *a;
+	struct lb_bcast_step st = { .rank = r->job.rank, .algorithm = s->algo, .config = r->config,
+				    .nconfigs = r->nconfigs, .iteration = it + 1,
+				    .iterations = r->prm->warmup + r->prm->iterations };
+	if (!r->prm->on_iteration)
+		return;
+	config_at(r->prm, r->config, &a, &st.bytes, &st.slice_bytes);
+	r->prm->on_iteration(&st, r->prm->on_iteration_arg);
 }
 
 /* One timed iteration: fresh pattern at the root, cleared elsewhere, start
  * together, run, then check every byte. */
-static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule *s,
+static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule *s, uint32_t it,
 		     double *secs, char *err, size_t len)
 {
 	uint32_t id = ++r->pattern_id;
@@ -109,8 +124,15 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 		lb_pattern_fill(r->job.buf, s->bytes, id);
 	else
 		memset(r->job.buf, 0, s->bytes);
-	if (lb_boot_barrier(r->job.boot, err, len) || lb_exec_iteration(x, secs, err, len))
-		return -1;
+	int rc = lb_boot_barrier(r->job.boot, err, len);
+	if (rc)
+		return rc;
+	announce(r, s, it);
+	rc = lb_exec_iteration(x, secs, err, len);
+	if (rc == LB_EPEER)
+		name_root_cause(r, err, len);
+	if (rc)
+		return rc;
 	if (r->job.rank != s->root && lb_pattern_check(r->job.buf, s->bytes, id, &bad))
 		return lb_errf(err, len, "rank %u: wrong data at byte %llu of %llu (%s, iteration %u)",
 			       r->job.rank, (unsigned long long)bad, (unsigned long long)s->bytes,
@@ -129,8 +151,7 @@ static int iterate(struct run *r, const struct lb_schedule *s, double *secs,
 	int rc = lb_exec_new(&xc, &x, err, len);
 	for (uint32_t it = 0; rc == 0 && it < r->prm->warmup + r->prm->iterations; it++) {
 		double t;
-		progress(r, s, it);
-		rc = iteration(r, x, s, &t, err, len);
+		rc = iteration(r, x, s, it, &t, err, len);
 		if (rc == 0 && it >= r->prm->warmup)
 			secs[it - r->prm->warmup] = t;
 	}
@@ -293,10 +314,11 @@ static int set_up(struct run *r, char *err, size_t len)
 				    .tp_options = p->tp_options };
 	for (size_t i = 0; i < p->nsizes; i++)
 		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
-	if (lb_job_open(&r->job, &jp, err, len))
-		return -1;
+	int rc = lb_job_open(&r->job, &jp, err, len);
+	if (rc)
+		return rc;
 	uint32_t *peers[LB_JOB_MAX_LANES] = { 0 }, npeers[LB_JOB_MAX_LANES];
-	int rc = lb_job_agree(&r->job, sweep_peers(r, peers, npeers, err, len), err, len);
+	rc = lb_job_agree(&r->job, sweep_peers(r, peers, npeers, err, len), err, len);
 	if (rc == 0)
 		rc = lb_job_connect(&r->job, peers, npeers, err, len);
 	for (uint32_t l = 0; l < r->job.lanes; l++)

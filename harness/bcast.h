@@ -17,6 +17,16 @@
 #include "stats.h"
 #include "transports/transport.h"
 
+/* Where a rank is in the sweep, told just before an iteration's data
+ * phase (after the barrier that starts it: every rank is in it). */
+struct lb_bcast_step {
+	uint32_t rank;
+	const char *algorithm;
+	uint64_t bytes, slice_bytes;
+	size_t config, nconfigs;        /* 0-based configuration of the sweep; their count */
+	uint32_t iteration, iterations; /* 1-based, warm-up ones included; their count */
+};
+
 struct lb_bcast_params {
 	const struct lb_algo *const *algos;
 	size_t nalgos;
@@ -36,7 +46,9 @@ struct lb_bcast_params {
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
-	int progress;              /* show a progress line (rank 0, terminal) */
+	/* Optional, on every rank: each iteration's start (progress, logs). */
+	void (*on_iteration)(const struct lb_bcast_step *step, void *arg);
+	void *on_iteration_arg;
 };
 
 struct lb_bcast_result {
@@ -64,7 +76,11 @@ struct lb_bcast_result {
 typedef int (*lb_bcast_sink)(const struct lb_bcast_result *r, void *arg);
 
 /* Collective: every rank of the job calls it.  Returns 0, or -1 with a
- * reason naming the rank, lane or value that failed. */
+ * reason naming the rank, lane or value that failed -- LB_EPEER
+ * (harness/error.h) when another rank is the cause: it died, disconnected,
+ * stopped answering or failed itself.  A rank that lost a peer mid-run
+ * names the root cause when there is one to learn (that peer's own
+ * report, or the rank whose death started it). */
 int lb_bcast_run(const struct lb_bcast_params *prm, lb_bcast_sink sink,
 		 void *sink_arg, char *err, size_t errlen);
 

@@ -73,6 +73,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "error.h"
+
 #define MAGIC       0x4c42424fu
 #define VERSION     1u
 #define HDR_LEN     24u
@@ -114,6 +116,7 @@ struct lb_boot {
 	struct pollfd *pfd;   /* root: poll set */
 	uint32_t *pfd_rank;   /* root: rank of pfd[i] */
 	int failed;
+	int code;             /* what a failed handle returns: -1, or LB_EPEER */
 	char why[ERR_LEN];
 };
 
@@ -1014,6 +1017,7 @@ static struct lb_boot *boot_new(const struct lb_boot_cfg *c)
 	b->size = c->size;
 	b->timeout = c->timeout;
 	b->fd = -1;
+	b->code = -1;
 	snprintf(b->coord, sizeof(b->coord), "%.255s", c->coord);
 	if (!root)
 		return b;
@@ -1084,6 +1088,7 @@ void lb_boot_abort(struct lb_boot *b, const char *reason)
 		return;
 	copy_line(r, sizeof(r), reason);
 	b->failed = 1;
+	b->code = -1;
 	fail(b->why, sizeof(b->why), "rank %u aborted: %s", b->rank, r);
 	if (b->size > 1)
 		tell_others(b, b->rank == 0 ? b->why : r);
@@ -1226,16 +1231,125 @@ static int peer_coll(struct lb_boot *b, const struct coll *c, char *err, size_t 
 	return peer_reply(b, c, deadline + GRACE, err, len);
 }
 
+/* ---- the report behind a lost peer ---------------------------------------- */
+
+enum report { REPORT_NONE, REPORT_PARTIAL, REPORT_OTHER, REPORT_ABORT, REPORT_CLOSED };
+
+/* What a connection holds now, without taking it: an ABORT (its header in
+ * *h), a close, something else (a collective a rank already entered), a
+ * header not all there yet, or nothing. */
+static enum report peek_report(int fd, struct hdr *h)
+{
+	uint8_t buf[HDR_LEN];
+	ssize_t n = recv(fd, buf, HDR_LEN, MSG_PEEK | MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno == ECONNRESET))
+		return REPORT_CLOSED;
+	if (n < 0)
+		return REPORT_NONE;
+	if (n < (ssize_t)HDR_LEN)
+		return REPORT_PARTIAL;
+	hdr_unpack(buf, h);
+	return !hdr_check(h) && h->type == T_ABORT ? REPORT_ABORT : REPORT_OTHER;
+}
+
+/* Rank 0, one look at every rank not yet ruled out (got[r]): the lowest
+ * rank that closed without a word (it died: the cause itself), else the
+ * first ABORT.  Fails the handle with it, telling everyone. */
+static int root_report(struct lb_boot *b, nfds_t n, char *err, size_t len)
+{
+	char reason[ABORT_MAX + 1];
+	int aborted = -1;
+	struct hdr h, ah;
+	for (nfds_t i = 0; i < n; i++) {
+		uint32_t r = b->pfd_rank[i];
+		enum report k = b->pfd[i].revents ? peek_report(b->fds[r], &h) : REPORT_NONE;
+		if (k == REPORT_CLOSED)
+			return fail_tell(b, err, len, "rank %u disconnected", r);
+		if (k == REPORT_ABORT && aborted < 0) {
+			aborted = (int)r;
+			ah = h;
+		}
+		b->got[r] |= k == REPORT_OTHER;
+	}
+	if (aborted < 0)
+		return 0;
+	if (recv_hdr(b->fds[aborted], &ah, now() + ABORT_WAIT) ||
+	    recv_reason(b->fds[aborted], &ah, reason, now() + ABORT_WAIT))
+		return fail_tell(b, err, len, "rank %d disconnected", aborted);
+	return fail_tell(b, err, len, "rank %d aborted: %s", aborted, reason);
+}
+
+/* A non-root rank: rank 0's relay, or its close. */
+static int peer_report(struct lb_boot *b, char *err, size_t len)
+{
+	char reason[ABORT_MAX + 1];
+	struct hdr h;
+	switch (peek_report(b->fd, &h)) {
+	case REPORT_CLOSED:
+		return peer_io_error(b, IO_EOF, err, len);
+	case REPORT_ABORT:
+		if (recv_hdr(b->fd, &h, now() + ABORT_WAIT) ||
+		    recv_reason(b->fd, &h, reason, now() + ABORT_WAIT))
+			return peer_io_error(b, IO_EOF, err, len);
+		return fail_quiet(b, err, len, "%s", reason);
+	case REPORT_OTHER:
+		return 1; /* not a report: leave it to the next collective */
+	default:
+		return 0;
+	}
+}
+
+int lb_boot_take_report(struct lb_boot *b, double wait, char *err, size_t errlen)
+{
+	double deadline = now() + wait;
+	if (!b || b->failed || b->size == 1)
+		return 0;
+	if (b->rank == 0)
+		memset(b->got, 0, b->size);
+	for (;;) {
+		nfds_t n = 1;
+		struct pollfd one = { .fd = b->fd, .events = POLLIN };
+		struct pollfd *set = b->rank == 0 ? b->pfd : &one;
+		if (b->rank == 0 && (n = root_pollset(b)) == 0)
+			return 0;
+		int k = poll(set, n, ms_until(deadline));
+		if (k < 0 && errno != EINTR)
+			return 0;
+		int rc = k <= 0 ? 0 : b->rank == 0 ? root_report(b, n, err, errlen)
+						    : peer_report(b, err, errlen);
+		if (rc < 0) {
+			b->code = LB_EPEER;
+			return LB_EPEER;
+		}
+		if (rc > 0 || now() >= deadline)
+			return 0;
+		if (k > 0)
+			poll(NULL, 0, 1); /* a header still arriving: do not spin on it */
+	}
+}
+
 /* ---- collectives: all ranks ---------------------------------------------- */
 
+/* A failed handle's reason and code. */
+static int still_failed(const struct lb_boot *b, char *err, size_t len)
+{
+	fail(err, len, "%s", b->why);
+	return b->code;
+}
+
+/* Whatever fails in the exchange itself is another rank's doing: it went
+ * away, stopped answering, aborted or broke the protocol (LB_EPEER). */
 static int coll_run(struct lb_boot *b, const struct coll *c, char *err, size_t len)
 {
 	b->seq++;
 	if (b->failed)
-		return fail(err, len, "%s", b->why);
+		return still_failed(b, err, len);
 	if (b->size == 1)
 		return 0;
-	return b->rank == 0 ? root_coll(b, c, err, len) : peer_coll(b, c, err, len);
+	if ((b->rank == 0 ? root_coll(b, c, err, len) : peer_coll(b, c, err, len)) == 0)
+		return 0;
+	b->code = LB_EPEER;
+	return b->code;
 }
 
 /* Bad arguments on one rank fail the job: the others are told. */
@@ -1243,7 +1357,7 @@ static int coll_args(struct lb_boot *b, const char *name, size_t n, size_t limit
 		     char *err, size_t len)
 {
 	if (b->failed)
-		return fail(err, len, "%s", b->why);
+		return still_failed(b, err, len);
 	if (n > limit)
 		return fail_tell(b, err, len, "rank %u: %s of %zu bytes is over the bootstrap's limit "
 				 "of %zu bytes", b->rank, name, n, limit);
@@ -1262,10 +1376,11 @@ int lb_boot_barrier(struct lb_boot *b, char *err, size_t errlen)
 int lb_boot_allgather(struct lb_boot *b, const void *mine, size_t len, void *all, char *err,
 		      size_t errlen)
 {
-	if (coll_args(b, "allgather", len, MSG_CAP / b->size, len == 0 || (mine && all), err,
-		      errlen)) {
+	int rc = coll_args(b, "allgather", len, MSG_CAP / b->size, len == 0 || (mine && all), err,
+			   errlen);
+	if (rc) {
 		b->seq++;
-		return -1;
+		return rc;
 	}
 	if (len)
 		memmove((uint8_t *)all + (size_t)b->rank * len, mine, len);
@@ -1277,9 +1392,10 @@ int lb_boot_allgather(struct lb_boot *b, const void *mine, size_t len, void *all
 
 int lb_boot_bcast(struct lb_boot *b, void *buf, size_t len, char *err, size_t errlen)
 {
-	if (coll_args(b, "bcast", len, MSG_CAP, len == 0 || buf, err, errlen)) {
+	int rc = coll_args(b, "bcast", len, MSG_CAP, len == 0 || buf, err, errlen);
+	if (rc) {
 		b->seq++;
-		return -1;
+		return rc;
 	}
 	struct coll c = { .op = OP_BCAST, .arg = (uint32_t)len, .reply = buf,
 			  .reply_len = (uint32_t)len, .reply_dst = buf };
@@ -1290,9 +1406,10 @@ static int gather_op(struct lb_boot *b, uint8_t op, const void *mine, size_t len
 		     char *err, size_t errlen)
 {
 	int bufs_ok = len == 0 || (mine && (all || b->rank != 0));
-	if (coll_args(b, op_names[op], len, MSG_CAP, bufs_ok, err, errlen)) {
+	int rc = coll_args(b, op_names[op], len, MSG_CAP, bufs_ok, err, errlen);
+	if (rc) {
 		b->seq++;
-		return -1;
+		return rc;
 	}
 	if (len && b->rank == 0)
 		memmove(all, mine, len);
@@ -1348,7 +1465,9 @@ int lb_boot_agree(struct lb_boot *b, int ok, const char *reason, char *err, size
 		rc = coll_run(b, &c, err, errlen);
 	}
 	verdict[VERDICT - 1] = '\0';
-	if (rc == 0 && verdict[0])
-		return fail(err, errlen, "%s", verdict);
+	if (rc == 0 && verdict[0]) {
+		fail(err, errlen, "%s", verdict);
+		return ok ? LB_EPEER : -1;
+	}
 	return rc;
 }

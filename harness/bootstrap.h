@@ -13,7 +13,10 @@
  * with the same reason.  A failed lb_boot_agree is not such a failure.
  *
  * All functions return 0, or -1 with a one-line reason in err (err may be
- * NULL or errlen 0).  Nothing is printed to stdout; rank 0 logs refused
+ * NULL or errlen 0) -- LB_EPEER (harness/error.h) instead when the cause is
+ * another rank's: a collective whose exchange failed (a rank disconnected,
+ * did not answer, aborted or broke the protocol), an agreement another
+ * rank refused.  Nothing is printed to stdout; rank 0 logs refused
  * connections to stderr. */
 #ifndef LB_BOOTSTRAP_H
 #define LB_BOOTSTRAP_H
@@ -81,6 +84,15 @@ int lb_boot_agree(struct lb_boot *b, int ok, const char *reason, char *err, size
  * aborted: <reason>", and so does this rank's next one.  Does nothing if
  * the handle already failed.  Never blocks longer than ~1 s. */
 void lb_boot_abort(struct lb_boot *b, const char *reason);
+
+/* After this rank lost a peer in the data phase (a transport said
+ * LB_EPEER): waits up to `wait` seconds for the report that explains it --
+ * the ABORT a failing rank sent before it quit, relayed by rank 0, or at
+ * rank 0 a rank's connection closed without a word ("rank 2 disconnected":
+ * it died).  Found: the handle fails with that reason (rank 0 tells every
+ * rank), err gets it, returns LB_EPEER.  Else 0 and err is untouched;
+ * messages of a collective some rank already entered are left alone. */
+int lb_boot_take_report(struct lb_boot *b, double wait, char *err, size_t errlen);
 
 /* Releases everything, also after failures; NULL is fine. */
 void lb_boot_close(struct lb_boot *b);

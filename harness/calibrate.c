@@ -69,10 +69,23 @@ static int run_rounds(struct lb_boot *boot, const struct lb_calib_cfg *c,
 				double lat, bw;
 				ok = measure(c, l, me, (uint32_t)peer, &lat, &bw, why, sizeof(why)) == 0;
 			}
-		if (lb_boot_agree(boot, ok, why, err, len))
-			return -1;
+		int rc = lb_boot_agree(boot, ok, why, err, len);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+/* Every rank's figures (all[rank]: k latencies, then k bandwidths). */
+static void take_figures(struct lb_calib *out, const double *all, uint32_t size, uint32_t k)
+{
+	for (uint32_t r = 0; r < size; r++)
+		for (uint32_t l = 0; l < k; l++) {
+			out->latency[r * k + l] = all[r * 2 * k + l];
+			out->bandwidth[r * k + l] = all[r * 2 * k + k + l];
+		}
+	out->latency_median = median_of(out->latency, size * k);
+	out->bandwidth_median = median_of(out->bandwidth, size * k);
 }
 
 int lb_calibrate(struct lb_boot *boot, const struct lb_calib_cfg *c,
@@ -86,22 +99,15 @@ int lb_calibrate(struct lb_boot *boot, const struct lb_calib_cfg *c,
 	double *all = calloc((size_t)size * 2 * k, sizeof(*all));
 	out->latency = calloc((size_t)size * k, sizeof(double));
 	out->bandwidth = calloc((size_t)size * k, sizeof(double));
-	int rc = -1;
-	if (!mine || !all || !out->latency || !out->bandwidth) {
-		lb_errf(err, len, "calibration: out of memory");
-	} else if (size > 1 && run_rounds(boot, c, mine, err, len) == 0 &&
-		   lb_boot_allgather(boot, mine, 2 * k * sizeof(double), all, err, len) == 0) {
-		for (uint32_t r = 0; r < size; r++)
-			for (uint32_t l = 0; l < k; l++) {
-				out->latency[r * k + l] = all[r * 2 * k + l];
-				out->bandwidth[r * k + l] = all[r * 2 * k + k + l];
-			}
-		out->latency_median = median_of(out->latency, size * k);
-		out->bandwidth_median = median_of(out->bandwidth, size * k);
-		rc = 0;
-	} else if (size == 1) {
+	int rc = 0;
+	if (!mine || !all || !out->latency || !out->bandwidth)
+		rc = lb_errf(err, len, "calibration: out of memory");
+	else if (size == 1)
 		rc = 0; /* nothing to measure: no transfers happen */
-	}
+	else if ((rc = run_rounds(boot, c, mine, err, len)) == 0)
+		rc = lb_boot_allgather(boot, mine, 2 * k * sizeof(double), all, err, len);
+	if (rc == 0 && size > 1)
+		take_figures(out, all, size, k);
 	free(mine);
 	free(all);
 	return rc;

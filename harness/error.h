@@ -9,4 +9,9 @@
 int lb_errf(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Returned instead of -1 when the failure is another rank's: it died,
+ * disconnected, stopped answering, or failed and said so.  The reason
+ * names that rank; `lanebench` exits with status 3 (LB_EXIT_PEER). */
+#define LB_EPEER (-2)
+
 #endif

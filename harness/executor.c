@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "error.h"
+
 #define COMP_BATCH 64
 
 struct lane_ctx {
@@ -28,7 +30,7 @@ struct lane_ctx {
 	int wake_fd;
 	atomic_int parked;
 	char err[256];
-	int failed;
+	int failed;       /* the lane's code: 0, -1, or LB_EPEER (its peer is gone) */
 };
 
 struct lb_exec {
@@ -50,18 +52,19 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int lane_fail(struct lane_ctx *lc, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* code: -1, or LB_EPEER when the transport lost the peer. */
+static int lane_fail(struct lane_ctx *lc, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static int lane_fail(struct lane_ctx *lc, const char *fmt, ...)
+static int lane_fail(struct lane_ctx *lc, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(lc->err, sizeof(lc->err), fmt, ap);
 	va_end(ap);
-	lc->failed = 1;
+	lc->failed = code;
 	atomic_store(&lc->x->abort, 1);
-	return -1;
+	return code;
 }
 
 static void idle(const struct lb_exec *x, uint32_t lane, int wake_fd, double max_wait)
@@ -129,7 +132,7 @@ static int post(struct lane_ctx *lc, const struct lb_op *op, uint32_t i)
 		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i)
 		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i);
 	if (rc < 0)
-		return lane_fail(lc, "lane %u: %s to rank %u of bytes [%llu,+%llu) refused by the transport",
+		return lane_fail(lc, -1, "lane %u: %s to rank %u of bytes [%llu,+%llu) refused by the transport",
 				 lc->lane, op->kind == LB_SEND ? "send" : "receive", op->peer,
 				 (unsigned long long)off, (unsigned long long)len);
 	return rc;
@@ -140,12 +143,12 @@ static int lane_timeout(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (!lc->op_done[i])
-			return lane_fail(lc, "lane %u: no completion within %.0f s: still %s blocks [%u,%u) %s rank %u",
+			return lane_fail(lc, -1, "lane %u: no completion within %.0f s: still %s blocks [%u,%u) %s rank %u",
 					 lc->lane, lc->x->cfg.timeout,
 					 ops[i].kind == LB_SEND ? "sending" : "receiving",
 					 ops[i].first_block, ops[i].first_block + ops[i].nblocks,
 					 ops[i].kind == LB_SEND ? "to" : "from", ops[i].peer);
-	return lane_fail(lc, "lane %u: timeout", lc->lane);
+	return lane_fail(lc, -1, "lane %u: timeout", lc->lane);
 }
 
 struct cursor {
@@ -190,7 +193,7 @@ static int complete(struct lane_ctx *lc, const struct lb_op *ops, struct cursor 
 	int k = x->cfg.tp_ops->poll(x->cfg.tp, lc->lane, comp, COMP_BATCH, why, sizeof(why));
 	int arrived = 0;
 	if (k < 0)
-		return lane_fail(lc, "%s", why);
+		return lane_fail(lc, k == LB_EPEER ? LB_EPEER : -1, "%s", why);
 	for (int i = 0; i < k; i++) {
 		if (comp[i].kind == LB_COMP_RECV) {
 			mark_present(lc->x, &ops[comp[i].id]);
@@ -376,7 +379,7 @@ int lb_exec_iteration(struct lb_exec *x, double *seconds, char *err, size_t len)
 	for (uint32_t l = 0; l < x->cfg.sched->lanes; l++)
 		if (x->lanes[l].failed) {
 			snprintf(err, len, "rank %u %s", x->cfg.rank, x->lanes[l].err);
-			return -1;
+			return x->lanes[l].failed;
 		}
 	return 0;
 }

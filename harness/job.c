@@ -151,13 +151,16 @@ int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size
 	j->timeout = p->timeout;
 	j->rank = lb_boot_rank(j->boot);
 	j->size = lb_boot_size(j->boot);
-	if (lb_job_agree(j, plan_lanes(j, p, err, len), err, len) || same_lane_count(j, err, len))
-		return -1;
+	int rc = lb_job_agree(j, plan_lanes(j, p, err, len), err, len);
+	if (rc == 0)
+		rc = same_lane_count(j, err, len);
+	if (rc)
+		return rc;
 	report_plan(j);
-	if (lb_job_agree(j, open_transport(j, p, err, len), err, len) ||
-	    lb_job_agree(j, register_buffer(j, p->buffer_bytes, err, len), err, len))
-		return -1;
-	return lane_rate(j, p->lane_rate, err, len);
+	rc = lb_job_agree(j, open_transport(j, p, err, len), err, len);
+	if (rc == 0)
+		rc = lb_job_agree(j, register_buffer(j, p->buffer_bytes, err, len), err, len);
+	return rc ? rc : lane_rate(j, p->lane_rate, err, len);
 }
 
 /* Addresses through the bootstrap, then the connections. */

@@ -41,15 +41,18 @@ struct lb_job {
 	double lane_rate;      /* slowest lane anywhere, bytes/s; 0 unknown */
 };
 
-/* Collective.  On failure the job is still to be closed. */
+/* Collective.  On failure the job is still to be closed.  Like every
+ * collective step here, fails with LB_EPEER (harness/error.h) rather than
+ * -1 when another rank is the cause. */
 int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size_t errlen);
 
 /* Exchanges lane addresses and connects to peers[lane][0..npeers[lane]). */
 int lb_job_connect(struct lb_job *j, uint32_t *const *peers, const uint32_t *npeers,
 		   char *err, size_t errlen);
 
-/* Agrees on a local step's outcome: 0 everywhere, or -1 everywhere with the
- * lowest failing rank's reason in err. */
+/* Agrees on a local step's outcome: 0 everywhere, or a failure everywhere
+ * with the lowest failing rank's reason in err: -1 where the step failed,
+ * LB_EPEER on the ranks where it did not. */
 int lb_job_agree(struct lb_job *j, int rc, char *err, size_t errlen);
 
 /* Executor pin callback: binds lane `lane`'s thread per the plan. */

@@ -32,6 +32,14 @@
  * receive not posted yet (the peer started the iteration first) is held
  * until it is.  EAL exists once per process: one open per process.
  *
+ * Dead peers.  Every channel sends the peer something at least every
+ * KEEPALIVE (its ack, if nothing else), from the lane's thread or the
+ * service thread, so a live peer is never silent for long even when it
+ * has no data for us.  A channel that waits for its peer (a send not
+ * acknowledged, a receive not filled) and has heard nothing from it --
+ * data, ack or keepalive -- for SILENCE_MAX (at most half of --timeout)
+ * makes poll() fail with LB_EPEER, naming lane and rank.
+ *
  * Closing.  The job closes after a barrier of all ranks (harness/job.c), so
  * nobody still needs our acks.  af_packet and PCI ports are stopped and
  * closed; memif ports are left to go down with the process (see
@@ -73,6 +81,13 @@
 #define MIN_RTO 10e-3
 #define MAX_RTO 200e-3
 #define SERVICE_NAP 1e-3 /* the service thread's period */
+/* An idle channel's ack goes out this often: the peer's proof of life. */
+#define KEEPALIVE 0.1
+/* Silence of a peer we wait for that means it is gone: 30 keepalives, so
+ * 20% loss (--inject drop=0.2: 0.2^30) cannot fake it, nor can a rank
+ * descheduled for a while on a busy machine (the longest silence of a live
+ * peer seen in dpdk_cluster.sh, 8 ranks on 2 shared cores, 20% loss: 0.4 s). */
+#define SILENCE_MAX 3.0
 #define LINK_WAIT 10.0   /* seconds a port may take to come up */
 
 struct xfer {
@@ -93,6 +108,9 @@ struct chan { /* one (peer, lane) */
 	uint32_t send_msg;  /* msg index of sendq's head */
 	uint32_t recv_msg;  /* msg index of recvq's head */
 	int ack_due;
+	double heard_at;    /* last frame from the peer: data, ack or keepalive */
+	double sent_at;     /* last frame to the peer */
+	double busy_since;  /* when the channel last got work after none */
 };
 
 struct comps {
@@ -129,6 +147,8 @@ struct lane {
 	struct lb_tp_counters cnt;
 	uint64_t rng;
 	atomic_llong last_poll_ns;
+	double rx_at;          /* when the current receive burst was taken */
+	double longest_quiet;  /* of a peer while waited for (LB_DPDK_DEBUG) */
 };
 
 struct lb_tp {
@@ -138,6 +158,7 @@ struct lb_tp {
 	uint8_t *buf;
 	size_t buflen;
 	struct lane *lanes;
+	double silence_max;    /* seconds: SILENCE_MAX, or half of --timeout */
 	pthread_t service;
 	int service_started;
 	atomic_int quit;
@@ -494,6 +515,7 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		return lb_errf(err, len, "dpdk: out of memory");
 	*out = tp;
 	tp->cfg = *cfg;
+	tp->silence_max = cfg->timeout / 2 < SILENCE_MAX ? cfg->timeout / 2 : SILENCE_MAX;
 	tp->expect = (struct lb_frame_expect){ .job = lb_frame_job_hash(cfg->token),
 					       .rank = cfg->rank, .size = cfg->size };
 	if (parse_inject(&tp->inj, cfg->opt.inject, err, len))
@@ -667,7 +689,7 @@ static struct rte_mbuf *data_frame(struct lb_tp *tp, struct lane *l, struct chan
 	return m;
 }
 
-static void send_ack(struct lb_tp *tp, struct lane *l, struct chan *c)
+static void send_ack(struct lb_tp *tp, struct lane *l, struct chan *c, double t)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(l->pool);
 	if (!m)
@@ -686,6 +708,7 @@ static void send_ack(struct lb_tp *tp, struct lane *l, struct chan *c)
 	if (rte_eth_tx_burst(c->port, 0, &m, 1) == 1) {
 		l->cnt.acks_sent++;
 		c->ack_due = 0;
+		c->sent_at = t;
 	} else {
 		rte_pktmbuf_free(m);
 	}
@@ -724,6 +747,7 @@ static void transmit(struct lb_tp *tp, struct lane *l, struct chan *c, double t)
 		if ((m[k] = data_frame(tp, l, c, seqs[i])))
 			seqs[k++] = seqs[i];
 	uint16_t sent = k ? rte_eth_tx_burst(c->port, 0, m, (uint16_t)k) : 0;
+	c->sent_at = sent ? t : c->sent_at;
 	for (uint16_t i = 0; i < sent; i++) {
 		l->cnt.frames_sent++;
 		l->cnt.frames_retransmitted += (uint64_t)lb_rel_tx_sent(&c->tx, seqs[i], t);
@@ -806,8 +830,9 @@ static int on_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struc
 	}
 }
 
-/* Handles one frame; returns 1 if it keeps the mbuf (held for later). */
-static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
+/* Handles one frame, `fresh` off the wire (not replayed from the stash);
+ * returns 1 if it keeps the mbuf (held for later). */
+static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fresh)
 {
 	struct lb_frame f;
 	if (m->nb_segs != 1) {
@@ -824,6 +849,8 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
 		return 0;
 	}
 	struct chan *c = &l->chans[ci];
+	if (fresh)
+		c->heard_at = l->rx_at;
 	if (f.type == LB_FRAME_DATA)
 		return on_data(tp, l, c, &f);
 	lb_rel_tx_ack(&c->tx, f.seq, f.sack, now());
@@ -831,9 +858,9 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
 	return 0;
 }
 
-static void on_frame_free(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
+static void on_frame_free(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fresh)
 {
-	if (!on_frame(tp, l, m))
+	if (!on_frame(tp, l, m, fresh))
 		rte_pktmbuf_free(m);
 	else
 		l->stash[l->nstash++] = m;
@@ -863,15 +890,16 @@ static void inject(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
 	if (in->dup > 0 && rnd(l) < in->dup) {
 		struct rte_mbuf *copy = rte_pktmbuf_copy(m, l->pool, 0, UINT32_MAX);
 		if (copy)
-			on_frame_free(tp, l, copy);
+			on_frame_free(tp, l, copy, 1);
 	}
-	on_frame_free(tp, l, m);
+	on_frame_free(tp, l, m, 1);
 }
 
 static void receive(struct lb_tp *tp, struct lane *l)
 {
 	struct rte_mbuf *m[BURST];
 	uint32_t held = l->nheld;
+	l->rx_at = now();
 	for (uint32_t p = 0; p < l->nports; p++) {
 		uint16_t n = rte_eth_rx_burst(l->ports[p], 0, m, BURST);
 		for (uint16_t i = 0; i < n; i++)
@@ -879,7 +907,7 @@ static void receive(struct lb_tp *tp, struct lane *l)
 	}
 	/* frames held back before this burst arrive after it: reordered */
 	for (uint32_t i = 0; i < held; i++)
-		on_frame_free(tp, l, l->held[i]);
+		on_frame_free(tp, l, l->held[i], 1);
 	memmove(l->held, l->held + held, (l->nheld - held) * sizeof(*l->held));
 	l->nheld -= held;
 }
@@ -893,7 +921,7 @@ static void replay_stash(struct lb_tp *tp, struct lane *l)
 	l->nstash = 0;
 	l->stash_dirty = 0;
 	for (uint32_t i = 0; i < n; i++)
-		on_frame_free(tp, l, m[i]);
+		on_frame_free(tp, l, m[i], 0); /* heard when it arrived, not now */
 }
 
 /* ---- progress ----------------------------------------------------------- */
@@ -906,8 +934,8 @@ static void progress(struct lb_tp *tp, struct lane *l)
 	double t = now();
 	for (uint32_t i = 0; i < l->nchans; i++) {
 		struct chan *c = &l->chans[i];
-		if (c->ack_due)
-			send_ack(tp, l, c);
+		if (c->ack_due || t - c->sent_at >= KEEPALIVE)
+			send_ack(tp, l, c, t);
 		if (lb_rel_tx_inflight(&c->tx) || c->framed < c->sendq.count)
 			transmit(tp, l, c, t);
 		complete_sends(l, c); /* zero-length sends need no ack */
@@ -946,6 +974,8 @@ static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 	if (!c || off > tp->buflen || len > tp->buflen - off)
 		return -1;
 	pthread_mutex_lock(&l->mu);
+	if (!c->sendq.count && !c->recvq.count)
+		c->busy_since = now(); /* silence before this is no one's fault */
 	struct xfer x = { .off = off, .len = len, .id = id };
 	int rc = lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
 	if (!send) {
@@ -968,16 +998,36 @@ static int dpdk_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64
 	return dpdk_post(tp, lane, peer, off, len, id, 0);
 }
 
+/* A peer we wait for (a send not acknowledged, a receive not filled) that
+ * sent nothing for silence_max is gone: LB_EPEER. */
+static int peer_silent(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+{
+	double t = now();
+	for (uint32_t i = 0; i < l->nchans; i++) {
+		const struct chan *c = &l->chans[i];
+		if (!c->sendq.count && !c->recvq.count)
+			continue;
+		double quiet = t - (c->heard_at > c->busy_since ? c->heard_at : c->busy_since);
+		l->longest_quiet = quiet > l->longest_quiet ? quiet : l->longest_quiet;
+		if (quiet <= tp->silence_max)
+			continue;
+		lb_errf(err, len, "dpdk lane '%s': rank %u stopped answering (nothing from it for %.1f s while %s it): did it exit or die?",
+			l->name, c->rank, quiet, c->sendq.count ? "sending to" : "receiving from");
+		return LB_EPEER;
+	}
+	return 0;
+}
+
 static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
 		     char *err, size_t len)
 {
 	struct lane *l = &tp->lanes[lane];
-	(void)err;
-	(void)len;
 	pthread_mutex_lock(&l->mu);
 	atomic_store(&l->last_poll_ns, now_ns());
 	progress(tp, l);
-	int n = (int)l->done.n < max ? (int)l->done.n : max;
+	int n = peer_silent(tp, l, err, len);
+	if (n == 0)
+		n = (int)l->done.n < max ? (int)l->done.n : max;
 	if (n > 0) {
 		memcpy(out, l->done.c, (size_t)n * sizeof(*out));
 		memmove(l->done.c, l->done.c + n, (l->done.n - (uint32_t)n) * sizeof(*out));
@@ -1025,6 +1075,9 @@ static void dpdk_counters(struct lb_tp *tp, struct lb_tp_counters *out)
 static void close_lane(struct lane *l)
 {
 	int keep = 0;
+	if (getenv("LB_DPDK_DEBUG"))
+		fprintf(stderr, "dpdk: lane %u: longest silence of a peer waited for: %.3f s\n",
+			l->index, l->longest_quiet);
 	for (uint32_t i = 0; i < l->nports; i++) {
 		struct rte_eth_dev_info di;
 		if (is_memif(l->ports[i], &di)) {

@@ -135,6 +135,7 @@ struct lane {
 	struct ibv_wc stash[STASH];
 	int nstash, stash_at;
 	char err[256]; /* a data-path failure poll() reports */
+	int err_code;  /* and what poll() returns with it: -1 or LB_EPEER */
 };
 
 struct lb_tp {
@@ -784,19 +785,39 @@ static struct msg *fifo_at(struct lb_ring *q, uint32_t i)
 	return lb_ring_at(q, i, sizeof(struct msg));
 }
 
+/* The lane's first failure sticks: code -1, or LB_EPEER (the peer is gone). */
+static int lane_vfail(struct lb_tp *tp, uint32_t lane, int code, const char *fmt, va_list ap)
+{
+	struct lane *l = &tp->lanes[lane];
+	if (!l->err[0]) {
+		vsnprintf(l->err, sizeof(l->err), fmt, ap);
+		l->err_code = code;
+	}
+	return code;
+}
+
 static int lane_fail(struct lb_tp *tp, uint32_t lane, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static int lane_fail(struct lb_tp *tp, uint32_t lane, const char *fmt, ...)
 {
-	struct lane *l = &tp->lanes[lane];
-	if (!l->err[0]) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(l->err, sizeof(l->err), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = lane_vfail(tp, lane, -1, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int lane_fail_as(struct lb_tp *tp, uint32_t lane, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int lane_fail_as(struct lb_tp *tp, uint32_t lane, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = lane_vfail(tp, lane, code, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Posts as many chunk WRs of the queued sends as the send queue takes. */
@@ -946,6 +967,14 @@ static int recv_done(struct lb_tp *tp, struct conn *c, const struct ibv_wc *wc,
 	return pump_recvs(tp, c);
 }
 
+/* Statuses that mean the peer is gone: the QP gave up retrying (no ack,
+ * or no receive posted), or was flushed after its connection broke. */
+static int peer_gone_status(enum ibv_wc_status s)
+{
+	return s == IBV_WC_RETRY_EXC_ERR || s == IBV_WC_RNR_RETRY_EXC_ERR ||
+	       s == IBV_WC_WR_FLUSH_ERR || s == IBV_WC_REM_ABORT_ERR;
+}
+
 /* A failed work request: which transfer it belonged to (the oldest one
  * not completed: a QP completes its WRs in order), so a refusal can be
  * traced to the bytes and the chunk that caused it. */
@@ -960,9 +989,10 @@ static int wc_failed(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc, s
 			 (unsigned long long)m->off, (unsigned long long)m->len, m->done + 1,
 			 m->chunks, tp->mode == OP_WRITE ? "RDMA WRITE" : "SEND");
 	}
-	return lane_fail(tp, lane, "rdma lane '%s': %s%s with rank %u failed: %s (status %d, vendor error 0x%x)",
-			 tp->lanes[lane].name, recv ? "receive" : "send", what, c->peer,
-			 ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
+	return lane_fail_as(tp, lane, peer_gone_status(wc->status) ? LB_EPEER : -1,
+			    "rdma lane '%s': %s%s with rank %u failed: %s (status %d, vendor error 0x%x)",
+			    tp->lanes[lane].name, recv ? "receive" : "send", what, c->peer,
+			    ibv_wc_status_str(wc->status), wc->status, wc->vendor_err);
 }
 
 static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
@@ -1004,8 +1034,9 @@ static void peer_events(struct lb_tp *tp, uint32_t lane)
 	struct rdma_cm_event *ev;
 	while (l->cm && rdma_get_cm_event(l->cm, &ev) == 0) {
 		const struct conn *c = ev->id->context;
-		lane_fail(tp, lane, "rdma lane '%s': rank %u disconnected (%s): did it exit or die?",
-			  l->name, c->peer, rdma_event_str(ev->event));
+		lane_fail_as(tp, lane, LB_EPEER,
+			     "rdma lane '%s': rank %u disconnected (%s): did it exit or die?",
+			     l->name, c->peer, rdma_event_str(ev->event));
 		rdma_ack_cm_event(ev);
 	}
 }
@@ -1030,8 +1061,10 @@ static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		if (k < want)
 			break;
 	}
-	if (l->err[0])
-		return lb_errf(err, len, "%s", l->err);
+	if (l->err[0]) {
+		lb_errf(err, len, "%s", l->err);
+		return l->err_code;
+	}
 	return n;
 }
 

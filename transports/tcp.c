@@ -493,9 +493,10 @@ static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer,
 static int peer_gone(struct lb_tp *tp, uint32_t lane, const struct conn *c,
 		     ssize_t k, char *err, size_t len)
 {
-	return lb_errf(err, len, "tcp lane '%s': rank %u %s%s (did it exit or die?)",
-		    tp->lanes[lane].name, c->peer, k == 0 ? "closed the connection" : "connection: ",
-		    k == 0 ? "" : strerror(errno));
+	lb_errf(err, len, "tcp lane '%s': rank %u %s%s (did it exit or die?)",
+		tp->lanes[lane].name, c->peer, k == 0 ? "closed the connection" : "connection: ",
+		k == 0 ? "" : strerror(errno));
+	return LB_EPEER;
 }
 
 /* Sends as much of the head messages as the socket takes. */
@@ -572,9 +573,9 @@ static int tcp_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	int n = 0;
 	for (uint32_t i = 0; i < l->nconns; i++) {
 		struct conn *c = &l->conns[i];
-		if (progress_send(tp, lane, c, out, &n, max, err, len) ||
-		    progress_recv(tp, lane, c, out, &n, max, err, len))
-			return -1;
+		int rc = progress_send(tp, lane, c, out, &n, max, err, len);
+		if (rc || (rc = progress_recv(tp, lane, c, out, &n, max, err, len)))
+			return rc;
 	}
 	return n;
 }

@@ -110,7 +110,9 @@ struct lb_transport {
 	int (*post_recv)(struct lb_tp *tp, uint32_t lane, uint32_t peer,
 			 uint64_t offset, uint64_t len, uint32_t id);
 	/* Progress the lane: returns the number of completions written to out
-	 * (0: nothing yet), or -1 with a reason naming peer and lane. */
+	 * (0: nothing yet), or -1 with a reason naming peer and lane --
+	 * LB_EPEER (harness/error.h) when the peer is gone: it closed the
+	 * connection, disconnected, or stopped answering. */
 	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		    int max, char *err, size_t errlen);
 	/* Optional (LB_CAP_WAIT): block up to `seconds` until the lane may

@@ -4,6 +4,7 @@
  * Each child checks what it sees, exits 0 or 1, and has alarm() as a
  * safety net; the parent bounds its waits too and kills what is left. */
 #include "harness/bootstrap.h"
+#include "harness/error.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -223,11 +224,12 @@ static void happy_agree(struct lb_boot *b, uint32_t rank)
 	char err[ERRN];
 	T(lb_boot_agree(b, 1, "ignored", err, ERRN) == 0, "agree, all ok: %s", err);
 	int rc = lb_boot_agree(b, rank != 3, "disk full\non /dev/sda", err, ERRN);
-	T(rc == -1 && strcmp(err, "rank 3: disk full on /dev/sda") == 0, "agree, rank 3: %d '%s'",
-	  rc, err);
+	/* -1 where it failed, LB_EPEER where another rank did */
+	T(rc == (rank == 3 ? -1 : LB_EPEER) && strcmp(err, "rank 3: disk full on /dev/sda") == 0,
+	  "agree, rank 3: %d '%s'", rc, err);
 	snprintf(err, ERRN, "r%u failed", rank); /* reason and err the same buffer */
 	rc = lb_boot_agree(b, rank != 2 && rank != 4, err, err, ERRN);
-	T(rc == -1 && strcmp(err, "rank 2: r2 failed (and 1 more)") == 0, "agree, ranks 2 and 4: %d '%s'",
+	T(rc == (rank == 2 || rank == 4 ? -1 : LB_EPEER) && strcmp(err, "rank 2: r2 failed (and 1 more)") == 0, "agree, ranks 2 and 4: %d '%s'",
 	  rc, err);
 	/* a failed agreement is not a failed job */
 	T(lb_boot_barrier(b, err, ERRN) == 0, "barrier after a failed agree: %s", err);
@@ -445,17 +447,19 @@ static struct lb_boot *start(const struct job *j, uint32_t rank)
 	return b;
 }
 
-/* The next barrier fails within limit seconds with exactly want. */
-static void barrier_fails(struct lb_boot *b, const char *want, double limit)
+/* The next barrier fails within limit seconds with exactly want and
+ * code (-1: this rank's failure, LB_EPEER: another's). */
+static void barrier_fails(struct lb_boot *b, int code, const char *want, double limit)
 {
 	char err[ERRN];
 	double t0 = now();
 	int rc = lb_boot_barrier(b, err, ERRN);
 	double dt = now() - t0;
-	T(rc == -1 && strcmp(err, want) == 0, "barrier: %d '%s', expected '%s'", rc, err, want);
+	T(rc == code && strcmp(err, want) == 0, "barrier: %d '%s', expected %d '%s'", rc, err,
+	  code, want);
 	T(dt < limit, "failed after %.2f s", dt);
 	rc = lb_boot_barrier(b, err, ERRN); /* the handle stays failed */
-	T(rc == -1 && strcmp(err, want) == 0, "second barrier: %d '%s'", rc, err);
+	T(rc == code && strcmp(err, want) == 0, "second barrier: %d '%s'", rc, err);
 }
 
 static void r_exit(const struct job *j, uint32_t rank)
@@ -464,7 +468,7 @@ static void r_exit(const struct job *j, uint32_t rank)
 	if (b && rank == 3)
 		_exit(0); /* no goodbye */
 	if (b)
-		barrier_fails(b, "rank 3 disconnected", 2);
+		barrier_fails(b, LB_EPEER, "rank 3 disconnected", 2);
 	lb_boot_close(b);
 }
 
@@ -476,7 +480,7 @@ static void r_root_gone(const struct job *j, uint32_t rank)
 		_exit(0);
 	snprintf(want, sizeof(want), "coordinator (rank 0) at %s closed the connection", j->coord);
 	if (b)
-		barrier_fails(b, want, 2);
+		barrier_fails(b, LB_EPEER, want, 2);
 	lb_boot_close(b);
 }
 
@@ -492,7 +496,7 @@ static void r_abort(const struct job *j, uint32_t rank)
 		lb_boot_abort(b, who_aborts ? "GPU on fire" : "out\nof paper");
 	}
 	if (b)
-		barrier_fails(b, want, 2);
+		barrier_fails(b, rank == who_aborts ? -1 : LB_EPEER, want, 2);
 	lb_boot_close(b);
 }
 
@@ -504,7 +508,7 @@ static void r_mismatch(const struct job *j, uint32_t rank)
 	if (!b)
 		return;
 	int rc = lb_boot_allgather(b, mine, rank == 2 ? 16 : 8, all, err, ERRN);
-	T(rc == -1 && strcmp(err, "rank 2 called allgather(16 bytes) but rank 0 called "
+	T(rc == LB_EPEER && strcmp(err, "rank 2 called allgather(16 bytes) but rank 0 called "
 			     "allgather(8 bytes)") == 0, "allgather: %d '%s'", rc, err);
 	lb_boot_close(b);
 }
@@ -515,7 +519,63 @@ static void r_silent_rank(const struct job *j, uint32_t rank)
 	if (b && rank == 2)
 		sleep_ms(3300);
 	if (b)
-		barrier_fails(b, "rank 2 did not answer within 2 s", rank == 2 ? 1 : 3.2);
+		barrier_fails(b, LB_EPEER, "rank 2 did not answer within 2 s", rank == 2 ? 1 : 3.2);
+	lb_boot_close(b);
+}
+
+/* take_report finds the cause within limit seconds: want, LB_EPEER, and
+ * the handle stays failed with it. */
+static void report_is(struct lb_boot *b, const char *want, double limit)
+{
+	char err[ERRN] = "";
+	double t0 = now();
+	int rc = lb_boot_take_report(b, 3, err, ERRN);
+	double dt = now() - t0;
+	T(rc == LB_EPEER && strcmp(err, want) == 0, "report: %d '%s', expected '%s'", rc, err, want);
+	T(dt < limit, "report after %.2f s", dt);
+	barrier_fails(b, LB_EPEER, want, 0.5);
+}
+
+/* A rank dies in the data phase: rank 0 sees its connection close and
+ * tells the others, who were looking for a report. */
+static void r_report_death(const struct job *j, uint32_t rank)
+{
+	struct lb_boot *b = start(j, rank);
+	if (b && rank == 3)
+		_exit(0);
+	if (b)
+		report_is(b, "rank 3 disconnected", 1.5);
+	lb_boot_close(b);
+}
+
+/* A rank fails and says why before it quits: its report wins. */
+static void r_report_abort(const struct job *j, uint32_t rank)
+{
+	struct lb_boot *b = start(j, rank);
+	if (b && rank == 2) {
+		lb_boot_abort(b, "lane 0: rank 1 closed the connection");
+		sleep_ms(500); /* then quits, as lanebench does */
+	} else if (b) {
+		report_is(b, "rank 2 aborted: lane 0: rank 1 closed the connection", 1.5);
+	}
+	lb_boot_close(b);
+}
+
+/* Nothing to report: take_report returns 0 after its wait and leaves the
+ * barrier rank 1 already entered to the barrier. */
+static void r_report_none(const struct job *j, uint32_t rank)
+{
+	char err[ERRN] = "untouched";
+	struct lb_boot *b = start(j, rank);
+	if (!b)
+		return;
+	if (rank != 1) {
+		double t0 = now();
+		int rc = lb_boot_take_report(b, 0.3, err, ERRN);
+		T(rc == 0 && strcmp(err, "untouched") == 0, "report: %d '%s'", rc, err);
+		T(now() - t0 < 1, "report took %.2f s", now() - t0);
+	}
+	T(lb_boot_barrier(b, err, ERRN) == 0, "barrier after no report: %s", err);
 	lb_boot_close(b);
 }
 
@@ -723,6 +783,7 @@ static void test_single(void)
 	T(lb_boot_gather(b, &v, 8, &all, err, ERRN) == 0 && all == 42, "gather: %s", err);
 	T(lb_boot_bcast(b, &v, 8, err, ERRN) == 0 && v == 42, "bcast: %s", err);
 	T(lb_boot_agree(b, 1, NULL, err, ERRN) == 0, "agree: %s", err);
+	T(lb_boot_take_report(b, 0.1, err, ERRN) == 0, "report, alone: '%s'", err);
 	T(lb_boot_agree(b, 0, "no lanes", err, ERRN) == -1 && strcmp(err, "rank 0: no lanes") == 0,
 	  "agree: '%s'", err);
 	T(lb_boot_bcast(b, &v, 17u << 20, err, ERRN) == -1 && has(err, "over the bootstrap's limit"),
@@ -808,6 +869,12 @@ int main(void)
 	run_all(&j, r_mismatch);
 	j = new_job("no-answer", 3, 2);
 	run_all(&j, r_silent_rank);
+	j = new_job("report-death", 4, 5);
+	run_all(&j, r_report_death);
+	j = new_job("report-abort", 4, 5);
+	run_all(&j, r_report_abort);
+	j = new_job("report-none", 4, 5);
+	run_all(&j, r_report_none);
 	printf("bootstrap: %.2f s, %s\n", now() - t0, failures ? "FAILED" : "all checks passed");
 	return failures ? 1 : 0;
 }

@@ -46,8 +46,12 @@ expect_usage() {
 
 # --- help -----------------------------------------------------------------
 expect_ok --help
-for w in plan sim multi-rail simulator "cost model"; do
+for w in plan sim multi-rail simulator "cost model" "exit status" "3 stopped because another rank"; do
 	case $out in *"$w"*) ;; *) fail "lanebench --help lacks '$w'" ;; esac
+done
+expect_ok bcast --help
+for w in --verbose "-v," "iteration 3/12 started" "status 3"; do
+	case $out in *"$w"*) ;; *) fail "lanebench bcast --help lacks '$w'" ;; esac
 done
 expect_ok --version
 case $out in "lanebench "[0-9]*) ;; *) fail "--version printed '$out'" ;; esac

@@ -9,7 +9,8 @@
 # (not root, or network namespaces unavailable).
 set -uo pipefail
 cluster=${1:?usage: cluster_test.sh path/to/scripts/cluster}
-name=lbt
+name=lbt$$ # unique: other checkouts may run this test at the same time
+name=${name:0:6}
 fails=0
 
 if [ "$(id -u)" != 0 ]; then
@@ -300,11 +301,19 @@ else
 	fail "run: --timeout 2 -> exit $rc after $took s, $left processes left, output: $(cat "$tmp/o")"
 fi
 
-# run: TERM to `cluster run` kills every rank
-"$cluster" run --name "$name" -- sleep 30 >"$tmp/o" 2>&1 &
+# run: TERM to `cluster run` kills every rank -- sent once every rank runs
+# (each touches a file first), not after a guessed delay
+mkdir "$tmp/up"
+# shellcheck disable=SC2016 # expanded by the rank's sh
+"$cluster" run --name "$name" -- sh -c 'touch "$0/$LANEBENCH_RANK"; exec sleep 30' "$tmp/up" \
+	>"$tmp/o" 2>&1 &
 runner=$!
 bg+=("$runner")
-sleep 1
+for _ in $(seq 100); do # bounded: 10 s
+	[ "$(find "$tmp/up" -type f | wc -l)" = 3 ] && break
+	sleep 0.1
+done
+[ "$(find "$tmp/up" -type f | wc -l)" = 3 ] || fail "run: the 3 ranks did not start within 10 s"
 kill -TERM $runner
 start=$SECONDS
 for _ in $(seq 100); do kill -0 $runner 2>/dev/null || break; sleep 0.1; done

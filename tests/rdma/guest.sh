@@ -71,23 +71,35 @@ st=$?
 if [ $st = 1 ] && grep -q "rdma lane '127.0.0.1'" /tmp/lo.out; then ok "non-RDMA lane named: $(tail -1 /tmp/lo.out)" 0
 else bad "non-RDMA lane: exit $st: $(tail -2 /tmp/lo.out)"; fi
 
-# a rank killed mid-run: the others stop within seconds, naming it
-t0=$(date +%s)
+# a rank killed mid-run, once it says its second iteration started (not
+# after a fixed sleep): the others exit 3 within --timeout 10 s, naming it
 "$rxevm" launch 4 --timeout 60 --log-dir /tmp/kill -- "$lb" bcast --transport rdma -a chain -m 4M \
-	-i 500 -x 0 --no-calibration --idle sleep -o /tmp/k.csv >/tmp/kill.out 2>&1 &
-run=$!
-sleep 6
-for p in $(pgrep -f 'lanebench bcast'); do
-	grep -qz LANEBENCH_RANK=2 /proc/$p/environ 2>/dev/null && kill -9 $p
+	-i 500 -x 0 --no-calibration --idle sleep --timeout 10 --verbose -o /tmp/k.csv >/tmp/kill.out 2>&1 &
+run=$! n=0 victim=''
+until grep -qE 'iteration 2/[0-9]+ started' /tmp/kill/rank2.err 2>/dev/null || [ $n -ge 600 ]; do
+	sleep 0.1 # bounded: 60 s
+	n=$((n + 1))
 done
+for d in /proc/[0-9]*; do # rank 2's lanebench (not the timeout wrapping it)
+	[ "$(cat "$d/comm" 2>/dev/null)" = lanebench ] && grep -qxz LANEBENCH_RANK=2 "$d/environ" 2>/dev/null &&
+		victim=${d#/proc/}
+done
+t0=$(date +%s.%N)
+[ -n "$victim" ] && kill -9 "$victim"
 wait $run
-st=$? dt=$(($(date +%s) - t0))
-# Whichever notices first names rank 2: a lane (its CM event or a failed
-# work completion) or the bootstrap (its TCP connection closed).
-if [ $st != 0 ] && [ $dt -lt 40 ] && grep -qE "rank 2 disconnected|with rank 2 failed" /tmp/kill.out; then
-	ok "rank 2 killed: $(grep -m1 -oE "(rdma lane .*|rank 2 disconnected.*)" /tmp/kill.out)" $dt
+st=$? dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+named=0
+for i in 0 1 3; do
+	grep -q "^rxe-vm launch: rank $i exited with status 3\$" /tmp/kill.out &&
+		grep -v ' started$' "/tmp/kill/rank$i.err" | tail -1 | grep -qE 'rank 2([^0-9]|$)' && named=$((named + 1))
+done
+if [ -n "$victim" ] && [ $named = 3 ] && awk -v d="$dt" 'BEGIN { exit !(d < 10) }'; then
+	ok "rank 2 killed: ranks 0, 1, 3 exit 3 naming it; kill-to-exit (rdma) $dt s: $(grep -v ' started$' /tmp/kill/rank1.err | tail -1)" "$dt"
+elif [ -z "$victim" ]; then
+	bad "rank 2 killed: the run ended (exit $st) before rank 2 could be killed"
+	tail -8 /tmp/kill.out | sed 's/^/    /'
 else
-	bad "rank 2 killed: launch exit $st after $dt s"
+	bad "rank 2 killed: launch exit $st after $dt s, $named of 3 survivors exit 3 naming it"
 	tail -8 /tmp/kill.out | sed 's/^/    /'
 fi
 
