@@ -76,6 +76,8 @@ struct lb_opt {
 		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, eal)) },                  \
 	{ LB_OPT("rdma-op", 0, "OP", "rdma: write (RDMA WRITE with immediate, default) or send", \
 		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, rdma_op)) },              \
+	{ LB_OPT("rdma-ack-timeout", 0, "TIME", "rdma: wait for an ack before retransmitting, rounded up to 4.096us x 2^n (default 67ms, as perftest; raise it where round trips stall, e.g. under emulation)", \
+		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, rdma_ack_timeout)) },     \
 	{ LB_OPT("inject", 0, "FAULTS", "testing (dpdk): drop/duplicate/reorder received frames, drop=0.01,dup=0.01,reorder=0.01", \
 		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, inject)) }
 

@@ -50,6 +50,7 @@
 #include "transport.h"
 #include "../harness/error.h"
 #include "../harness/executor.h"
+#include "../harness/units.h"
 
 #define HELLO_MAGIC 0x4c425248u  /* "LBRH" */
 #define REJECT_MAGIC 0x4c42524au /* "LBRJ" */
@@ -60,6 +61,7 @@
 #define CM_TIMEOUT_MS 5000
 #define RNR_TIMER 6              /* IB encoding: 0.12 ms */
 #define ACK_TIMEOUT 14           /* IB encoding: 4.096 us << 14 = 67 ms */
+#define ACK_TIMEOUT_MAX 31       /* the encoding's 5 bits; 0 means "never" */
 #define STASH 32
 
 enum op_mode { OP_WRITE, OP_SEND };
@@ -141,6 +143,7 @@ struct lane {
 struct lb_tp {
 	struct lb_tp_cfg cfg;
 	int mode;
+	uint8_t ack_timeout; /* IB encoding, --rdma-ack-timeout */
 	uint64_t token;
 	struct rdma_event_channel *ec;
 	uint8_t *buf;
@@ -341,7 +344,7 @@ static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 static int parse_mode(const struct lb_tp_cfg *cfg, int *mode, char *err, size_t len)
 {
 	const char *op = cfg->opt.rdma_op;
-	if (lb_tp_check_options("rdma", &cfg->opt, "rdma-op", err, len))
+	if (lb_tp_check_options("rdma", &cfg->opt, "rdma-op,rdma-ack-timeout", err, len))
 		return -1;
 	if (!op || strcmp(op, "write") == 0)
 		*mode = OP_WRITE;
@@ -352,11 +355,32 @@ static int parse_mode(const struct lb_tp_cfg *cfg, int *mode, char *err, size_t 
 	return 0;
 }
 
+/* --rdma-ack-timeout: the smallest IB encoding n with 4.096 us x 2^n at
+ * least the time asked for. */
+static int parse_ack_timeout(const struct lb_tp_cfg *cfg, uint8_t *t, char *err, size_t len)
+{
+	const char *s = cfg->opt.rdma_ack_timeout;
+	double secs, longest = 4.096e-6 * (double)(1ull << ACK_TIMEOUT_MAX);
+	char why[128];
+	*t = ACK_TIMEOUT;
+	if (!s)
+		return 0;
+	if (lb_parse_seconds(s, &secs, why, sizeof(why)))
+		return lb_errf(err, len, "rdma: --rdma-ack-timeout '%s': %s", s, why);
+	if (secs <= 0 || secs > longest)
+		return lb_errf(err, len, "rdma: --rdma-ack-timeout '%s': expected more than 0 and at most %.0f s",
+			       s, longest);
+	for (*t = 1; 4.096e-6 * (double)(1ull << *t) < secs; (*t)++)
+		;
+	return 0;
+}
+
 static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
 {
 	*out = NULL;
 	int mode = OP_WRITE;
-	if (parse_mode(cfg, &mode, err, len))
+	uint8_t ack = ACK_TIMEOUT;
+	if (parse_mode(cfg, &mode, err, len) || parse_ack_timeout(cfg, &ack, err, len))
 		return -1;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
@@ -364,6 +388,7 @@ static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	*out = tp;
 	tp->cfg = *cfg;
 	tp->mode = mode;
+	tp->ack_timeout = ack;
 	tp->token = fnv(cfg->token ? cfg->token : "", cfg->token ? strlen(cfg->token) : 0,
 			0xcbf29ce484222325ull);
 	if (!(tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes))))
@@ -494,11 +519,15 @@ static void drop_id(struct conn *c)
 
 /* A lost packet costs one local ACK timeout before the retransmission;
  * rdma_cm's RoCE default (~0.5 s) would turn one drop into a visible
- * stall, 67 ms is still far above any round trip here.  Best effort:
- * kernels before 5.x lack the option. */
-static void ack_timeout(struct rdma_cm_id *id)
+ * stall, 67 ms (perftest's default too) is far above a round trip on a
+ * real fabric.  Not under emulation: a timeout shorter than a stalled
+ * round trip retransmits what was never lost, and Soft-RoCE's retry path
+ * (Linux 6.1) can then re-send a write the responder refuses as an invalid
+ * request -- hence --rdma-ack-timeout.  Best effort: kernels before 5.x
+ * lack the option. */
+static void ack_timeout(const struct lb_tp *tp, struct rdma_cm_id *id)
 {
-	uint8_t t = ACK_TIMEOUT;
+	uint8_t t = tp->ack_timeout;
 	(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t, sizeof(t));
 }
 
@@ -559,7 +588,7 @@ static int on_request(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, siz
 	struct rdma_conn_param p = conn_param(NULL, 0);
 	c->id = ev->id;
 	c->id->context = c;
-	ack_timeout(c->id);
+	ack_timeout(tp, c->id);
 	if (create_qp(tp, c, err, len))
 		return -1;
 	if (rdma_accept(c->id, &p))
@@ -601,7 +630,7 @@ static int on_event(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, size_
 	struct conn *c = ev->id->context;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ack_timeout(c->id);
+		ack_timeout(tp, c->id);
 		if (rdma_resolve_route(c->id, CM_TIMEOUT_MS)) {
 			snprintf(c->last_err, sizeof(c->last_err), "rdma_resolve_route: %s", strerror(errno));
 			c->state = CONN_RETRY;

@@ -45,7 +45,8 @@ int lb_tp_check_options(const char *transport, const struct lb_tp_options *o,
 			const char *takes, char *err, size_t errlen)
 {
 	const struct { const char *name, *value; } given[] = {
-		{ "eal", o->eal }, { "rdma-op", o->rdma_op }, { "inject", o->inject },
+		{ "eal", o->eal }, { "rdma-op", o->rdma_op },
+		{ "rdma-ack-timeout", o->rdma_ack_timeout }, { "inject", o->inject },
 	};
 	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
 		if (given[i].value && !takes_option(takes, given[i].name)) {

@@ -26,6 +26,7 @@ struct lb_tp; /* a transport instance */
 struct lb_tp_options {
 	const char *eal;     /* dpdk: EAL arguments, as --eal gave them */
 	const char *rdma_op; /* rdma: "write" (WRITE with immediate) or "send" */
+	const char *rdma_ack_timeout; /* rdma: local ACK timeout, "67ms" */
 	const char *inject;  /* testing: faults on receive, "drop=P,dup=P,reorder=P" */
 };
 
@@ -39,7 +40,7 @@ struct lb_tp_cfg {
 };
 
 /* For open(): fails naming the first option in `o` not in `takes` (a
- * comma list of "eal", "rdma-op", "inject"). */
+ * comma list of "eal", "rdma-op", "rdma-ack-timeout", "inject"). */
 int lb_tp_check_options(const char *transport, const struct lb_tp_options *o,
 			const char *takes, char *err, size_t errlen);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The rdma transport on this host, no guest: without RDMA devices a run
-# fails with a reason naming the lane (not a crash); --rdma-op is checked
-# by rdma and refused by tcp.
+# fails with a reason naming the lane (not a crash); --rdma-op and
+# --rdma-ack-timeout are checked by rdma and refused by tcp.
 #   rdma_host_test.sh LANEBENCH
 set -uo pipefail
 lb=$(readlink -f "${1:?usage: rdma_host_test.sh path/to/lanebench}")
@@ -34,6 +34,14 @@ else
 fi
 expect_fail "bad --rdma-op is named" "--rdma-op 'read': expected write or send" \
 	"$lb" "${run[@]}" --transport rdma --rdma-op read
+expect_fail "bad --rdma-ack-timeout is named" "--rdma-ack-timeout 'soon'" \
+	"$lb" "${run[@]}" --transport rdma --rdma-ack-timeout soon
+expect_fail "--rdma-ack-timeout 0 is refused" "--rdma-ack-timeout '0': expected more than 0" \
+	"$lb" "${run[@]}" --transport rdma --rdma-ack-timeout 0
+expect_fail "--rdma-ack-timeout beyond the IB encoding is refused" "--rdma-ack-timeout '3h'|--rdma-ack-timeout '10000'" \
+	"$lb" "${run[@]}" --transport rdma --rdma-ack-timeout 10000
+expect_fail "tcp refuses --rdma-ack-timeout" "--rdma-ack-timeout does not apply to the tcp transport" \
+	"$lb" "${run[@]}" --transport tcp --rdma-ack-timeout 1s
 expect_fail "tcp refuses --rdma-op" "--rdma-op does not apply to the tcp transport" \
 	"$lb" "${run[@]}" --transport tcp --rdma-op send
 "$lb" --help | grep -q '^  rdma ' && echo "ok: --help lists rdma" ||
