@@ -121,22 +121,38 @@ static int register_buffer(struct lb_job *r, uint64_t bytes, char *err, size_t l
 	return r->ops->register_buffer(r->tp, r->buf, max, err, len);
 }
 
+double lb_slowest_rate(const double *rates, size_t n)
+{
+	double slowest = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(rates[i] > 0)) /* unknown (0 or NaN): so is the minimum */
+			return 0;
+		slowest = i == 0 || rates[i] < slowest ? rates[i] : slowest;
+	}
+	return slowest;
+}
+
+/* This rank's lanes as the transport knows them (0 without lane_rate). */
+static double my_slowest_rate(const struct lb_job *r)
+{
+	double rates[LB_JOB_MAX_LANES];
+	if (!r->ops->lane_rate)
+		return 0;
+	for (uint32_t l = 0; l < r->lanes; l++)
+		rates[l] = r->ops->lane_rate(r->tp, l);
+	return lb_slowest_rate(rates, r->lanes);
+}
+
 /* The slowest lane rate anywhere: stated by the user, or known to the
- * transport (0 when any lane's is unknown). */
+ * transport on every rank (0 when any lane's is unknown). */
 static int lane_rate(struct lb_job *r, double stated, char *err, size_t len)
 {
-	double mine = stated;
-	for (uint32_t l = 0; mine == 0 && r->ops->lane_rate && l < r->lanes; l++) {
-		double v = r->ops->lane_rate(r->tp, l);
-		mine = l == 0 || v < mine ? v : mine;
-	}
+	double mine = stated > 0 ? stated : my_slowest_rate(r);
 	double *all = calloc(r->size, sizeof(*all));
 	if (!all)
 		return lb_errf(err, len, "out of memory");
 	int rc = lb_boot_allgather(r->boot, &mine, sizeof(mine), all, err, len);
-	r->lane_rate = all[0];
-	for (uint32_t i = 1; i < r->size; i++)
-		r->lane_rate = all[i] < r->lane_rate ? all[i] : r->lane_rate;
+	r->lane_rate = rc == 0 ? lb_slowest_rate(all, r->size) : 0;
 	free(all);
 	return rc;
 }

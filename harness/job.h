@@ -55,6 +55,10 @@ int lb_job_agree(struct lb_job *j, int rc, char *err, size_t errlen);
 /* Executor pin callback: binds lane `lane`'s thread per the plan. */
 void lb_job_pin(uint32_t lane, void *job);
 
+/* The smallest of n lane rates (bytes/s), or 0 when n is 0 or any rate is
+ * unknown (0 or NaN): one unknown lane makes the slowest unknown. */
+double lb_slowest_rate(const double *rates, size_t n);
+
 /* Releases everything, in reverse order; safe after any failure. */
 void lb_job_close(struct lb_job *j);
 
