@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "harness/error.h"
+#include "harness/job.h"
 #include "harness/units.h"
 
 /* getopt's value for a long-only option: past every char. */
@@ -457,6 +459,18 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 	snprintf(err, errlen, "unknown algorithm '%.*s' in '%s': expected all or a comma list of %s",
 		 (int)len, name, arg, known);
 	return -1;
+}
+
+int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen)
+{
+	double t;
+	if (lb_parse_seconds(arg, &t, err, errlen))
+		return -1;
+	if (!(t > 0 && t <= LB_MAX_TIMEOUT))
+		return lb_errf(err, errlen, "bad timeout '%s': expected more than 0 and at most %.0f s",
+			       arg, LB_MAX_TIMEOUT);
+	*(double *)target = t;
+	return 0;
 }
 
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)

@@ -135,6 +135,10 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
 void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Handler for --timeout: seconds in (0, LB_MAX_TIMEOUT] into a double;
+ * a field left at 0 means "not given" (struct lb_job_params.timeout). */
+int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen);
+
 /* Shared option types for algorithms, from the registry (lb_algos[]). */
 #define LB_ALGO_SET_MAX 64
 

@@ -46,8 +46,8 @@ static const struct lb_opt opts[] = {
 	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of a lane, for the efficiency column",
 	  LB_OPT_RATE, OFF(lane_rate)) },
-	{ LB_OPT("timeout", 0, "SECONDS", "limit for set-up steps and one repetition",
-	  LB_OPT_SECONDS, OFF(timeout)), .def = "60s" },
+	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, one repetition (default $LANEBENCH_TIMEOUT, else 60s)",
+	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout },
 	{ LB_OPT("output", 'o', "FILE", "also write the results as CSV", LB_OPT_STRING,
 	  OFF(output)) },
 };
@@ -111,7 +111,7 @@ static int measure(const struct p2p_opts *o, struct lb_job *j, uint32_t lane, ui
 		.ops = j->ops, .tp = j->tp, .buf = j->buf, .lane = lane, .peer = !j->rank,
 		.initiator = j->rank == 0, .bytes = bytes, .iters = o->iterations,
 		.warmup = o->warmup, .window = o->window, .idle = (enum lb_idle)o->idle,
-		.timeout = o->timeout,
+		.timeout = j->timeout,
 	};
 	int rc = lb_p2p_latency(&c, s, err, len);
 	lb_stats_compute(s, o->iterations, &row->lat);

@@ -123,7 +123,7 @@ static int iterate(struct run *r, const struct lb_schedule *s, double *secs,
 		   char *err, size_t len)
 {
 	struct lb_exec_cfg xc = { .sched = s, .rank = r->job.rank, .tp_ops = r->job.ops, .tp = r->job.tp,
-				  .buf = r->job.buf, .idle = r->prm->idle, .timeout = r->prm->timeout,
+				  .buf = r->job.buf, .idle = r->prm->idle, .timeout = r->job.timeout,
 				  .pin = r->prm->pin ? lb_job_pin : NULL, .pin_arg = &r->job };
 	struct lb_exec *x = NULL;
 	int rc = lb_exec_new(&xc, &x, err, len);
@@ -279,7 +279,7 @@ static int calibrate(struct run *r, char *err, size_t len)
 {
 	struct lb_calib_cfg c = { .ops = r->job.ops, .tp = r->job.tp, .buf = r->job.buf, .lanes = r->job.lanes,
 				  .bw_bytes = r->prm->calib_bytes, .window = 8, .iters = 5,
-				  .idle = r->prm->idle, .timeout = r->prm->timeout };
+				  .idle = r->prm->idle, .timeout = r->job.timeout };
 	return lb_calibrate(r->job.boot, &c, &r->cal, err, len);
 }
 

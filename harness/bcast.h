@@ -32,7 +32,8 @@ struct lb_bcast_params {
 	const char *transport;     /* "tcp" */
 	enum lb_idle idle;
 	struct lb_tp_options tp_options; /* --eal, --rdma-op, --inject */
-	double timeout;            /* seconds: setup steps and one iteration */
+	double timeout;            /* seconds: every wait, from the rendezvous to one
+				    * iteration; 0 = $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */

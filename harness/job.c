@@ -105,7 +105,7 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 		return lb_errf(err, len, "unknown transport '%s'", p->transport);
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
 				 .lane_names = r->lane_names, .token = r->token,
-				 .timeout = p->timeout, .idle = p->idle, .opt = p->tp_options };
+				 .timeout = r->timeout, .idle = p->idle, .opt = p->tp_options };
 	return r->ops->open(&cfg, &r->tp, err, len);
 }
 
@@ -161,10 +161,16 @@ int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size
 {
 	struct lb_boot_cfg bc;
 	memset(j, 0, sizeof(*j));
-	if (lb_boot_env(&bc, err, len) || lb_boot_open(&bc, &j->boot, err, len))
+	if (lb_boot_env(&bc, err, len))
+		return -1;
+	/* The rendezvous is the first wait of the job: it obeys the same
+	 * limit as every later one. */
+	if (p->timeout > 0)
+		bc.timeout = p->timeout;
+	j->timeout = bc.timeout;
+	if (lb_boot_open(&bc, &j->boot, err, len))
 		return -1;
 	snprintf(j->token, sizeof(j->token), "%s", bc.token);
-	j->timeout = p->timeout;
 	j->rank = lb_boot_rank(j->boot);
 	j->size = lb_boot_size(j->boot);
 	if (lb_job_agree(j, plan_lanes(j, p, err, len), err, len) || same_lane_count(j, err, len))

@@ -15,10 +15,14 @@
 
 #define LB_JOB_MAX_LANES 16
 
+/* Largest timeout, in seconds (the bootstrap's limit). */
+#define LB_MAX_TIMEOUT 1e6
+
 struct lb_job_params {
 	const char *lanes;     /* "rail0,rail1", "auto", NULL: $LANEBENCH_LANES or auto */
 	const char *transport; /* "tcp" */
-	double timeout;
+	double timeout;        /* seconds for every wait, start-up included;
+				* 0: $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;      /* bytes/s stated by the user; 0: ask the transport */
 	uint64_t buffer_bytes;
 	int idle;              /* enum lb_idle, passed to the transport */
@@ -31,7 +35,7 @@ struct lb_job {
 	const char *lane_names[LB_JOB_MAX_LANES];
 	char *lane_spec;
 	char token[129];
-	double timeout;
+	double timeout;        /* as resolved: the parameter, or the environment's */
 	struct lb_topo *topo;
 	struct lb_lane_plan plan[LB_JOB_MAX_LANES];
 	const struct lb_transport *ops;
