@@ -461,6 +461,23 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 	return -1;
 }
 
+int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks)
+{
+	const char *from = NULL;
+	char err[768];
+	uint32_t size = lb_job_launched(&from, err, sizeof(err));
+	if (size == 0) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	if (size < min_ranks) {
+		lb_cli_error(cmd, NULL, "needs a job of at least %u ranks, this one has %u (%s=%u)",
+			     min_ranks, size, from, size);
+		return LB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen)
 {
 	double t;

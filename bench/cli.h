@@ -135,6 +135,11 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
 void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* For commands run by every rank of a job: 0 when this process is a rank
+ * of a job of at least min_ranks (from the environment), else prints why
+ * and how to launch one, and returns LB_EXIT_USAGE. */
+int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks);
+
 /* Handler for --timeout: seconds in (0, LB_MAX_TIMEOUT] into a double;
  * a field left at 0 means "not given" (struct lb_job_params.timeout). */
 int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen);

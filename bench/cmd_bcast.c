@@ -79,7 +79,9 @@ static void bcast_more_help(FILE *out)
 	      "LANEBENCH_RANK/LANEBENCH_SIZE, SLURM_PROCID/SLURM_NTASKS,\n"
 	      "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE or PMI_RANK/PMI_SIZE; ranks meet\n"
 	      "at LANEBENCH_COORD=host:port (rank 0 listens) and present LANEBENCH_TOKEN.\n"
-	      "scripts/cluster run sets all of these.  Every iteration's bytes are checked\n"
+	      "scripts/cluster run sets all of these; without a rank and size the command\n"
+	      "refuses to run (LANEBENCH_RANK=0 LANEBENCH_SIZE=1: one rank, on purpose; no\n"
+	      "data moves, so no bandwidth is reported).  Every iteration's bytes are checked\n"
 	      "on every rank; a mismatch is an error, never a number.  Time per iteration\n"
 	      "is the slowest rank's.  The CSV columns are described in results/README.md.\n",
 	      out);
@@ -224,7 +226,7 @@ static const char *fmt_ratio(double v, char *buf, size_t len)
 
 static void table_row(const struct sink *k, const struct lb_bcast_result *r)
 {
-	char bytes[24], slice[24], med[24], p99[24], sim[24], e[16], t[16], f[16], m[16];
+	char bytes[24], slice[24], med[24], p99[24], sim[24], mbs[24] = "-", e[16], t[16], f[16], m[16];
 	if (k->rows == 0)
 		printf("%-11s %7s %7s %11s %11s %10s %6s %11s %9s %9s %9s\n", "algorithm", "bytes",
 		       "slice", "median", "p99", "MB/s", "eff", "sim", "meas/tab", "meas/ref",
@@ -234,8 +236,10 @@ static void table_row(const struct sink *k, const struct lb_bcast_result *r)
 	lb_format_seconds(r->time.median, med, sizeof(med));
 	lb_format_seconds(r->time.p99, p99, sizeof(p99));
 	lb_format_seconds(r->sim, sim, sizeof(sim));
-	printf("%-11s %7s %7s %11s %11s %10.2f %6s %11s %9s %9s %9s\n", r->algorithm, bytes,
-	       slice, med, p99, r->algbw / 1e6, fmt_ratio(r->efficiency, e, sizeof(e)),
+	if (!isnan(r->algbw))
+		snprintf(mbs, sizeof(mbs), "%.2f", r->algbw / 1e6);
+	printf("%-11s %7s %7s %11s %11s %10s %6s %11s %9s %9s %9s\n", r->algorithm, bytes,
+	       slice, med, p99, mbs, fmt_ratio(r->efficiency, e, sizeof(e)),
 	       isnan(r->sim) ? "-" : sim, fmt_ratio(r->over_table, t, sizeof(t)),
 	       fmt_ratio(r->over_refined, f, sizeof(f)), fmt_ratio(r->over_sim, m, sizeof(m)));
 	fflush(stdout);
@@ -270,7 +274,10 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	};
 	struct sink k = { .o = o };
 	char err[512] = "";
-	int rc = lb_bcast_run(&p, sink_result, &k, err, sizeof(err));
+	int rc = lb_cli_require_job(cmd, 1);
+	if (rc)
+		return rc;
+	rc = lb_bcast_run(&p, sink_result, &k, err, sizeof(err));
 	if (rc) {
 		lb_csv_abort(k.csv); /* a failed run leaves no numbers behind */
 		lb_cli_error(cmd, NULL, "%s", err);

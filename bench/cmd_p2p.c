@@ -154,9 +154,10 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 	struct lb_job j;
 	struct lb_csv *csv = NULL;
 	char err[512] = "";
-	int rc = lb_job_open(&j, &jp, err, sizeof(err));
-	if (rc == 0 && j.size < 2)
-		rc = lb_errf(err, sizeof(err), "p2p needs two ranks (LANEBENCH_SIZE=%u)", j.size);
+	int rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
+	if (rc)
+		return rc;
+	rc = lb_job_open(&j, &jp, err, sizeof(err));
 	uint32_t peer[1] = { !j.rank }, *peers[LB_JOB_MAX_LANES], npeers[LB_JOB_MAX_LANES];
 	for (uint32_t l = 0; l < LB_JOB_MAX_LANES; l++)
 		peers[l] = peer, npeers[l] = j.rank < 2;
@@ -179,6 +180,14 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 	return rc ? 1 : 0;
 }
 
+static void p2p_more_help(FILE *out)
+{
+	fputs("Every rank of a job of at least two runs this command (launched as for\n"
+	      "bcast: see lanebench bcast --help); ranks 0 and 1 measure, the others only\n"
+	      "take part in the set-up.  Outside a job it refuses to run.  The CSV columns\n"
+	      "are described in results/README.md.\n", out);
+}
+
 static int run_p2p(const struct lb_cmd *cmd, int argc, char **argv)
 {
 	struct p2p_opts o = { 0 };
@@ -191,6 +200,6 @@ const struct lb_cmd lb_cmd_p2p = {
 	.usage = "[-m SIZES] [-i N] [-w N] [--lanes LIST] [-o FILE]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
-	.more_help = NULL,
+	.more_help = p2p_more_help,
 	.run = run_p2p,
 };

@@ -190,8 +190,11 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 		.calib_lane_bw = r->cal.bandwidth_median,
 		.verified_bytes = s->bytes * (s->ranks - 1) * (uint64_t)(n + r->prm->warmup),
 	};
-	res->algbw = s->bytes / res->time.median;
-	res->efficiency = r->job.lane_rate > 0
+	/* One rank moves no byte: its "bandwidth" would be the message size
+	 * over an empty iteration's overhead (terabytes per second). */
+	int moved = s->ranks > 1;
+	res->algbw = moved ? s->bytes / res->time.median : NAN;
+	res->efficiency = moved && r->job.lane_rate > 0
 		? (double)s->bytes / (s->lanes * r->job.lane_rate) / res->time.median : NAN;
 	predict(r, a, s, res);
 	res->over_table = ratio(res->time.median, res->table);

@@ -49,7 +49,7 @@ struct lb_bcast_result {
 	uint32_t slices;            /* blocks of the schedule */
 	uint32_t iterations, warmup;
 	struct lb_stats time;       /* seconds; per iteration the slowest rank */
-	double algbw;               /* bytes / median time */
+	double algbw;               /* bytes / median time; NaN for 1 rank (nothing moves) */
 	double lane_rate;           /* bytes/s, 0 = unknown */
 	double efficiency;          /* (M / (k x lane_rate)) / median; NaN unknown */
 	double calib_latency;       /* medians of the calibration */

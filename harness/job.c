@@ -157,6 +157,22 @@ static int lane_rate(struct lb_job *r, double stated, char *err, size_t len)
 	return rc;
 }
 
+uint32_t lb_job_launched(const char **size_from, char *err, size_t len)
+{
+	struct lb_boot_cfg bc;
+	if (lb_boot_env(&bc, err, len))
+		return 0;
+	*size_from = bc.size_from;
+	if (bc.size_from)
+		return bc.size;
+	lb_errf(err, len, "not started as a rank of a job (no LANEBENCH_RANK/LANEBENCH_SIZE, "
+		"SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE or PMI_RANK/PMI_SIZE "
+		"in the environment): launch one process per host with 'scripts/cluster run -- lanebench ...', "
+		"srun or mpirun (with LANEBENCH_COORD=host:port), or set LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "
+		"to run alone (no data moves)");
+	return 0;
+}
+
 int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size_t len)
 {
 	struct lb_boot_cfg bc;

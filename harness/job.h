@@ -45,6 +45,14 @@ struct lb_job {
 	double lane_rate;      /* slowest lane anywhere, bytes/s; 0 unknown */
 };
 
+/* Before anything else: was this process started as a rank of a job?
+ * Rank and size must come from the environment (lb_boot_env): a silent
+ * "rank 0 of 1" runs nothing real and reports absurd bandwidths.  An
+ * explicit size of 1 (LANEBENCH_SIZE=1) is a job.  Returns the job size,
+ * or 0 with a message that says how to launch in err; *size_from gets the
+ * variable that set the size. */
+uint32_t lb_job_launched(const char **size_from, char *err, size_t errlen);
+
 /* Collective.  On failure the job is still to be closed. */
 int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size_t errlen);
 

@@ -4,6 +4,9 @@
 # Usage: cli_test.sh path/to/lanebench
 set -u
 B=${1:?usage: cli_test.sh path/to/lanebench}
+# Not a rank of a job, whatever the caller's environment says.
+unset LANEBENCH_RANK LANEBENCH_SIZE SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK \
+	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -96,6 +99,13 @@ expect_usage "--algorithm" plan -p 4 -m 1M
 expect_usage "root 8" plan -a chain -p 8 -r 8 -m 1M
 expect_usage "root 8" sim -p 8 -r 8
 expect_usage "root 4" sim -p 8,4,16 -r 4
+
+# bcast and p2p outside a job: refused, saying how to launch one.
+expect_usage "scripts/cluster run" bcast -a chain -m 4K
+expect_usage "LANEBENCH_RANK=0 LANEBENCH_SIZE=1" bcast
+expect_usage "srun or mpirun" p2p -m 8
+LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_usage "at least 2 ranks, this one has 1 (LANEBENCH_SIZE=1)" p2p
+expect_usage "'0'" bcast --timeout 0
 
 # --- plan -------------------------------------------------------------------
 for a in $algos; do

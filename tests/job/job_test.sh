@@ -55,5 +55,20 @@ alone 0 "rank(s) 1 never connected" "timeout after 3 s" bcast --no-pin
 alone 1 "coordinator (rank 0)" "timeout after 3 s" bcast --no-pin
 alone 0 "rank(s) 1 never connected" "timeout after 3 s" p2p
 
+# --- one rank, explicitly: it runs, but reports no bandwidth ------------------
+# (nothing moves: bytes over an empty iteration would be terabytes per second)
+if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
+	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>&1; then
+	if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
+		$c["time_median_seconds"] == "" { bad++ } END { exit !(NR == 5 && !bad) }' "$tmp/one.csv"; then
+		ok "LANEBENCH_SIZE=1 bcast: 4 rows, times but empty bandwidth and efficiency"
+	else
+		fail "LANEBENCH_SIZE=1 bcast: CSV: $(cut -d, -f3,4,19-21 "$tmp/one.csv" | tr '\n' ' ')"
+	fi
+else
+	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.out")"
+fi
+
 echo "job: $fails failure(s)"
 [ "$fails" = 0 ]
