@@ -106,6 +106,8 @@ enum lb_cli_status {
 };
 
 #define LB_EXIT_USAGE 2
+/* The work cannot fit in this machine's memory (refused before allocating). */
+#define LB_EXIT_TOO_BIG 3
 
 /* Largest rank count the commands accept: bounds memory on a typo. */
 #define LB_MAX_RANKS (1u << 20)

@@ -34,7 +34,10 @@ static void usage(FILE *out)
 	fputs("\ntransports built in:\n", out);
 	for (size_t i = 0; lb_transports[i]; i++)
 		fprintf(out, "  %-10s %s\n", lb_transports[i]->name, lb_transports[i]->summary);
-	fputs("\n'lanebench <command> --help' describes a command's options.\n", out);
+	fputs("\n'lanebench <command> --help' describes a command's options.\n\n"
+	      "exit status: 0 done; 1 the run failed (the reason is on stderr); 2 bad usage\n"
+	      "(options, or bcast/p2p started outside a job); 3 the work cannot fit in\n"
+	      "memory (sim, refused before allocating).\n", out);
 }
 
 static const struct lb_cmd *find_command(const char *name)

@@ -47,6 +47,18 @@ expect_usage() {
 	esac
 }
 
+# expect_status STATUS NEEDLE ARGS...: that exit status, NEEDLE on stderr
+expect_status() {
+	local want=$1 needle=$2
+	shift 2
+	run "$@"
+	[ "$rc" -eq "$want" ] || fail "lanebench $*: exit $rc, want $want: $err"
+	case $err in
+	*"$needle"*) ;;
+	*) fail "lanebench $*: stderr lacks \"$needle\": $err" ;;
+	esac
+}
+
 # --- help -----------------------------------------------------------------
 expect_ok --help
 for w in plan sim multi-rail simulator "cost model"; do
@@ -171,6 +183,16 @@ expect_ok sim -a all -p 8 -m 4K,1M -o "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -o: want a table of header + 10 rows on stdout: $out"
 head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
 grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+
+# A sweep that cannot fit in memory is refused before anything is
+# allocated or written, with its own status (3), naming the configuration.
+expect_status 3 "vandegeijn with 1048576 ranks" sim -a chain,vandegeijn -p 8,1048576 -m 4K,1G \
+	-o "$tmp/res/big.csv"
+case $err in *"memory"*"available"*) ;; *) fail "sim too big: no memory figures: $err" ;; esac
+[ ! -e "$tmp/res/big.csv" ] && [ -z "$out" ] || fail "sim too big: wrote output: $out"
+# A configuration no builder accepts is a usage error, found before output.
+expect_usage "more than 16777216 slices" sim -a chain -p 4 -m 4K,1T --slice 1
+[ -z "$out" ] || fail "sim with an unbuildable configuration printed: $out"
 
 run sim -p 4 -m 4K -o "$tmp/missing/sim.csv"
 [ "$rc" -ne 0 ] || fail "sim -o into a missing directory succeeded"
