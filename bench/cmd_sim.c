@@ -4,12 +4,15 @@
  * aligned table on stdout when the CSV goes to a file). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "harness/csv.h"
+#include "harness/error.h"
 #include "harness/memory.h"
+#include "harness/stop.h"
 #include "harness/units.h"
 #include "transports/sim.h"
 
@@ -176,31 +179,26 @@ static void eval_models(const struct sim_opts *o, const struct lb_algo *a,
 }
 
 /* Builds, optionally validates, and simulates one configuration.
- * Returns 0 or an exit status, the error printed. */
-static int simulate(const struct lb_cmd *cmd, const struct sim_opts *o,
-		    const struct lb_algo_params *prm, struct sim_row *r)
+ * Returns 0, or -1 with the reason in err. */
+static int simulate(const struct sim_opts *o, const struct lb_algo_params *prm,
+		    struct sim_row *r, char *err, size_t len)
 {
 	struct lb_sim_net net = {
 		.alpha = o->alpha, .lane_bw = o->bw, .sites = o->sites,
 		.wan_alpha = o->wan_alpha < 0 ? o->alpha : o->wan_alpha,
 	};
 	struct lb_sim_result res = { 0 };
-	char err[512];
+	char why[384];
 	int rc = 0;
-	struct lb_schedule *s = lb_algo_build(r->algo, prm, err, sizeof(err));
-	if (!s) {
-		lb_cli_error(cmd, NULL, "%s", err);
-		return LB_EXIT_USAGE;
-	}
-	if (o->validate && lb_sched_validate(s, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "%s, %u ranks, %llu bytes, slice %llu: invalid schedule: %s",
+	struct lb_schedule *s = lb_algo_build(r->algo, prm, err, len);
+	if (!s)
+		return -1;
+	if (o->validate && lb_sched_validate(s, why, sizeof(why)))
+		rc = lb_errf(err, len, "%s, %u ranks, %llu bytes, slice %llu: invalid schedule: %s",
 			     r->algo->name, prm->ranks, (unsigned long long)prm->bytes,
-			     (unsigned long long)prm->slice_bytes, err);
-		rc = 1;
-	} else if (lb_sim_run(s, &net, &res, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "%s, %u ranks: %s", r->algo->name, prm->ranks, err);
-		rc = 1;
-	}
+			     (unsigned long long)prm->slice_bytes, why);
+	else if (lb_sim_run(s, &net, &res, why, sizeof(why)))
+		rc = lb_errf(err, len, "%s, %u ranks: %s", r->algo->name, prm->ranks, why);
 	r->slices = s->nblocks;
 	r->sim = res.seconds;
 	lb_sched_free(s);
@@ -217,47 +215,68 @@ static struct lb_algo_params params_of(const struct sim_opts *o, uint32_t ranks,
 	};
 }
 
-static int run_config(const struct lb_cmd *cmd, const struct sim_opts *o,
-		      struct sim_row *r)
+static int run_config(const struct sim_opts *o, struct sim_row *r, char *err, size_t len)
 {
 	struct lb_algo_params prm = params_of(o, r->ranks, r->bytes, r->slice);
-	int rc = simulate(cmd, o, &prm, r);
+	int rc = simulate(o, &prm, r, err, len);
 	if (rc == 0)
 		eval_models(o, r->algo, &prm, r);
 	return rc;
 }
 
-/* Each configuration becomes a row, CSV first; stops at the first error. */
-static int sweep_sizes(const struct lb_cmd *cmd, const struct sim_opts *o,
-		       const struct lb_algo *algo, uint32_t ranks,
-		       struct lb_csv *csv, FILE *table)
+/* A failed write to stdout: its reader went away (EPIPE) means stop, as
+ * SIGPIPE would have, keeping the file; anything else is an error. */
+static int stdout_failed(int reader_gone, char *err, size_t len)
 {
-	char err[512];
+	if (reader_gone || errno == EPIPE) {
+		lb_stop_request(SIGPIPE);
+		return 0;
+	}
+	return lb_errf(err, len, "cannot write the table to stdout: %s",
+		       strerror(errno ? errno : EIO));
+}
+
+/* The row to the CSV, then to the table (flushed: a reader of the pipe
+ * sees it now, and a closed pipe is noticed at the next row). */
+static int emit(const struct sim_opts *o, const struct sim_row *r, struct lb_csv *csv,
+		FILE *table, char *err, size_t len)
+{
+	if (csv_row(csv, o, r, err, len))
+		return lb_csv_reader_gone(csv) ? stdout_failed(1, err, len) : -1;
+	if (!table)
+		return 0;
+	errno = 0;
+	table_row(table, o, r);
+	if (fflush(table) == EOF || ferror(table))
+		return stdout_failed(0, err, len);
+	return 0;
+}
+
+/* Each configuration becomes a row; stops at the first error (-1, the
+ * reason in err) or when asked to (a signal, stdout closed: 0). */
+static int sweep_sizes(const struct sim_opts *o, const struct lb_algo *algo, uint32_t ranks,
+		       struct lb_csv *csv, FILE *table, char *err, size_t len)
+{
 	for (size_t m = 0; m < o->sizes.n; m++) {
 		for (size_t i = 0; i < o->slices.n; i++) {
 			struct sim_row r = { .algo = algo, .ranks = ranks,
 					     .bytes = o->sizes.v[m], .slice = o->slices.v[i] };
-			int rc = run_config(cmd, o, &r);
-			if (rc)
-				return rc;
-			if (csv_row(csv, o, &r, err, sizeof(err))) {
-				lb_cli_error(cmd, NULL, "%s", err);
-				return 1;
-			}
-			if (table)
-				table_row(table, o, &r);
+			if (*lb_stop_flag())
+				return 0;
+			if (run_config(o, &r, err, len) || emit(o, &r, csv, table, err, len))
+				return -1;
 		}
 	}
 	return 0;
 }
 
-static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o,
-		 struct lb_csv *csv, FILE *table)
+static int sweep(const struct sim_opts *o, struct lb_csv *csv, FILE *table, char *err,
+		 size_t len)
 {
 	for (size_t a = 0; a < o->algos.n; a++) {
 		for (size_t p = 0; p < o->ranks.n; p++) {
-			int rc = sweep_sizes(cmd, o, o->algos.a[a], (uint32_t)o->ranks.v[p],
-					     csv, table);
+			int rc = sweep_sizes(o, o->algos.a[a], (uint32_t)o->ranks.v[p], csv, table,
+					     err, len);
 			if (rc)
 				return rc;
 		}
@@ -362,6 +381,22 @@ static int check_root(const struct lb_cmd *cmd, const struct sim_opts *o)
 	return 0;
 }
 
+/* Closes the CSV: complete, or with the trailer saying why the sweep
+ * stopped early.  After a signal the process ends by that signal. */
+static int finish(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why)
+{
+	int sig = *lb_stop_flag();
+	char err[512];
+	const char *reason = sig ? lb_stop_reason(sig) : rc ? why : NULL;
+	int closed = reason ? lb_csv_close_incomplete(csv, reason, err, sizeof(err))
+			    : lb_csv_close(csv, err, sizeof(err));
+	if (closed)
+		lb_cli_error(cmd, "output", "%s", err);
+	if (sig)
+		lb_stop_exit(sig);
+	return rc || closed ? 1 : 0;
+}
+
 static int sim(const struct lb_cmd *cmd, void *base)
 {
 	const struct sim_opts *o = base;
@@ -379,22 +414,13 @@ static int sim(const struct lb_cmd *cmd, void *base)
 		lb_cli_error(cmd, "output", "%s", err);
 		return 1;
 	}
+	lb_stop_arm(); /* from here on there are results to keep */
 	if (to_file)
 		table_header(stdout, o);
-	rc = sweep(cmd, o, csv, to_file ? stdout : NULL);
-	if (rc) {
-		lb_csv_abort(csv);
-		return rc;
-	}
-	if (lb_csv_close(csv, err, sizeof(err))) {
-		lb_cli_error(cmd, "output", "%s", err);
-		return 1;
-	}
-	if (to_file && (fflush(stdout) == EOF || ferror(stdout))) {
-		lb_cli_error(cmd, NULL, "cannot write the table to stdout: %s", strerror(errno));
-		return 1;
-	}
-	return 0;
+	rc = sweep(o, csv, to_file ? stdout : NULL, err, sizeof(err));
+	if (rc)
+		lb_cli_error(cmd, NULL, "%s", err);
+	return finish(cmd, csv, rc, err);
 }
 
 static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)
