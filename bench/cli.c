@@ -1,5 +1,7 @@
 /* Option tables -> getopt_long, setters and help.  See cli.h. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "cli.h"
 #include "harness/error.h"
 #include "harness/job.h"
+#include "harness/stop.h"
 #include "harness/units.h"
 
 /* getopt's value for a long-only option: past every char. */
@@ -459,6 +462,45 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 	snprintf(err, errlen, "unknown algorithm '%.*s' in '%s': expected all or a comma list of %s",
 		 (int)len, name, arg, known);
 	return -1;
+}
+
+int lb_cli_flush_table(FILE *out, char *err, size_t len)
+{
+	errno = 0;
+	if (fflush(out) != EOF && !ferror(out))
+		return 0;
+	if (errno == EPIPE) {
+		lb_stop_request(SIGPIPE);
+		return 0;
+	}
+	return lb_errf(err, len, "cannot write the table to stdout: %s", strerror(errno ? errno : EIO));
+}
+
+/* "interrupted (SIGINT): kept 12 rows in f.csv, marked incomplete". */
+static void say_kept(const struct lb_cmd *cmd, const struct lb_csv *csv, const char *reason)
+{
+	uint64_t rows = lb_csv_rows(csv);
+	if (rows)
+		lb_cli_error(cmd, NULL, "%s: kept %llu rows in %s, marked incomplete", reason,
+			     (unsigned long long)rows, lb_csv_path(csv));
+	else
+		lb_cli_error(cmd, NULL, "%s: no row finished, no file written", reason);
+}
+
+int lb_cli_finish_csv(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why)
+{
+	int sig = *lb_stop_flag();
+	const char *reason = sig ? lb_stop_reason(sig) : rc ? why : NULL;
+	char err[512];
+	if (reason && sig != SIGPIPE && csv)
+		say_kept(cmd, csv, sig ? reason : "the run failed");
+	int closed = reason ? lb_csv_close_incomplete(csv, reason, err, sizeof(err))
+			    : lb_csv_close(csv, err, sizeof(err));
+	if (closed)
+		lb_cli_error(cmd, "output", "%s", err);
+	if (sig)
+		lb_stop_exit(sig);
+	return rc || closed ? 1 : 0;
 }
 
 int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks)

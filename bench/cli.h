@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "algos/algos.h"
+#include "harness/csv.h"
 #include "transports/transport.h"
 
 enum lb_opt_kind {
@@ -136,6 +137,20 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
  * With opt_name (a long name of the table) the option is named too. */
 void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* After a row of the table on stdout: flushes it, so a reader sees it now
+ * and a closed pipe is noticed at once.  A reader gone (EPIPE) asks the
+ * sweep to stop as SIGPIPE would (harness/stop.h) and returns 0; another
+ * write error returns -1 with a message in err. */
+int lb_cli_flush_table(FILE *out, char *err, size_t errlen);
+
+/* Ends a command that writes a CSV (csv may be NULL: no row yet).  rc is
+ * the sweep's outcome, why its error (already printed).  Closes the CSV
+ * complete if rc is 0 and no signal asked to stop, else as incomplete
+ * with the signal's reason or why, and says on stderr how many rows were
+ * kept where (not for a closed stdout: that stops quietly).  After a
+ * signal the process ends by it; otherwise returns the exit status. */
+int lb_cli_finish_csv(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why);
 
 /* For commands run by every rank of a job: 0 when this process is a rank
  * of a job of at least min_ranks (from the environment), else prints why

@@ -4,6 +4,7 @@
  * result to two sinks: the CSV file and a table on stdout. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "cli.h"
 #include "harness/bcast.h"
 #include "harness/csv.h"
+#include "harness/stop.h"
 #include "harness/units.h"
 
 struct bcast_opts {
@@ -242,20 +244,38 @@ static void table_row(const struct sink *k, const struct lb_bcast_result *r)
 	       slice, med, p99, mbs, fmt_ratio(r->efficiency, e, sizeof(e)),
 	       isnan(r->sim) ? "-" : sim, fmt_ratio(r->over_table, t, sizeof(t)),
 	       fmt_ratio(r->over_refined, f, sizeof(f)), fmt_ratio(r->over_sim, m, sizeof(m)));
-	fflush(stdout);
+}
+
+/* The file opens with the first result (its name holds the job's size);
+ * from then on a signal stops the sweep instead of losing the file. */
+static int first_result(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
+{
+	if (open_csv(k, r, err, len))
+		return -1;
+	lb_stop_arm();
+	return 0;
 }
 
 static int sink_result(const struct lb_bcast_result *r, void *arg)
 {
 	struct sink *k = arg;
 	char err[512];
-	if ((!k->csv && open_csv(k, r, err, sizeof(err))) || csv_row(k, r, err, sizeof(err))) {
-		fprintf(stderr, "lanebench bcast: %s\n", err);
-		return -1;
+	int rc = !k->csv ? first_result(k, r, err, sizeof(err)) : 0;
+	if (rc == 0 && csv_row(k, r, err, sizeof(err))) {
+		if (lb_csv_reader_gone(k->csv))
+			lb_stop_request(SIGPIPE); /* the CSV's reader left: stop, quietly */
+		else
+			rc = -1;
 	}
-	table_row(k, r);
-	k->rows++;
-	return 0;
+	if (rc == 0) {
+		table_row(k, r);
+		rc = lb_cli_flush_table(stdout, err, sizeof(err));
+	}
+	if (rc)
+		fprintf(stderr, "lanebench bcast: %s\n", err);
+	else
+		k->rows++;
+	return rc;
 }
 
 static int bcast(const struct lb_cmd *cmd, void *base)
@@ -270,7 +290,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		.tp_options = o->tpo,
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
 		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
-		.progress = 1,
+		.progress = 1, .stop = lb_stop_flag(),
 	};
 	struct sink k = { .o = o };
 	char err[512] = "";
@@ -278,18 +298,12 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	if (rc)
 		return rc;
 	rc = lb_bcast_run(&p, sink_result, &k, err, sizeof(err));
-	if (rc) {
-		lb_csv_abort(k.csv); /* a failed run leaves no numbers behind */
+	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
-		return 1;
-	}
-	if (k.csv && lb_csv_close(k.csv, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "%s", err);
-		return 1;
-	}
-	if (k.csv)
+	rc = lb_cli_finish_csv(cmd, k.csv, rc, err); /* after a signal: ends by it */
+	if (rc == 0 && k.csv)
 		printf("results: %s\n", k.path);
-	return 0;
+	return rc;
 }
 
 static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)

@@ -224,32 +224,21 @@ static int run_config(const struct sim_opts *o, struct sim_row *r, char *err, si
 	return rc;
 }
 
-/* A failed write to stdout: its reader went away (EPIPE) means stop, as
- * SIGPIPE would have, keeping the file; anything else is an error. */
-static int stdout_failed(int reader_gone, char *err, size_t len)
-{
-	if (reader_gone || errno == EPIPE) {
-		lb_stop_request(SIGPIPE);
-		return 0;
-	}
-	return lb_errf(err, len, "cannot write the table to stdout: %s",
-		       strerror(errno ? errno : EIO));
-}
-
 /* The row to the CSV, then to the table (flushed: a reader of the pipe
  * sees it now, and a closed pipe is noticed at the next row). */
 static int emit(const struct sim_opts *o, const struct sim_row *r, struct lb_csv *csv,
 		FILE *table, char *err, size_t len)
 {
-	if (csv_row(csv, o, r, err, len))
-		return lb_csv_reader_gone(csv) ? stdout_failed(1, err, len) : -1;
+	if (csv_row(csv, o, r, err, len)) {
+		if (!lb_csv_reader_gone(csv))
+			return -1;
+		lb_stop_request(SIGPIPE); /* the CSV's own reader left: stop quietly */
+		return 0;
+	}
 	if (!table)
 		return 0;
-	errno = 0;
 	table_row(table, o, r);
-	if (fflush(table) == EOF || ferror(table))
-		return stdout_failed(0, err, len);
-	return 0;
+	return lb_cli_flush_table(table, err, len);
 }
 
 /* Each configuration becomes a row; stops at the first error (-1, the
@@ -381,22 +370,6 @@ static int check_root(const struct lb_cmd *cmd, const struct sim_opts *o)
 	return 0;
 }
 
-/* Closes the CSV: complete, or with the trailer saying why the sweep
- * stopped early.  After a signal the process ends by that signal. */
-static int finish(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why)
-{
-	int sig = *lb_stop_flag();
-	char err[512];
-	const char *reason = sig ? lb_stop_reason(sig) : rc ? why : NULL;
-	int closed = reason ? lb_csv_close_incomplete(csv, reason, err, sizeof(err))
-			    : lb_csv_close(csv, err, sizeof(err));
-	if (closed)
-		lb_cli_error(cmd, "output", "%s", err);
-	if (sig)
-		lb_stop_exit(sig);
-	return rc || closed ? 1 : 0;
-}
-
 static int sim(const struct lb_cmd *cmd, void *base)
 {
 	const struct sim_opts *o = base;
@@ -420,7 +393,7 @@ static int sim(const struct lb_cmd *cmd, void *base)
 	rc = sweep(o, csv, to_file ? stdout : NULL, err, sizeof(err));
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
-	return finish(cmd, csv, rc, err);
+	return lb_cli_finish_csv(cmd, csv, rc, err);
 }
 
 static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)

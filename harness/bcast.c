@@ -118,19 +118,32 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 	return 0;
 }
 
+/* Asked to stop (a signal on this rank): -1 with the reason. */
+static int stopped(const struct run *r, char *err, size_t len)
+{
+	const volatile sig_atomic_t *stop = r->prm->stop;
+	if (!stop || !*stop)
+		return 0;
+	return lb_errf(err, len, "rank %u stopped: %s (signal %d)", r->job.rank, strsignal(*stop),
+		       (int)*stop);
+}
+
 /* Warm-up and timed iterations; local times into secs[]. */
 static int iterate(struct run *r, const struct lb_schedule *s, double *secs,
 		   char *err, size_t len)
 {
 	struct lb_exec_cfg xc = { .sched = s, .rank = r->job.rank, .tp_ops = r->job.ops, .tp = r->job.tp,
 				  .buf = r->job.buf, .idle = r->prm->idle, .timeout = r->job.timeout,
-				  .pin = r->prm->pin ? lb_job_pin : NULL, .pin_arg = &r->job };
+				  .pin = r->prm->pin ? lb_job_pin : NULL, .pin_arg = &r->job,
+				  .stop = r->prm->stop };
 	struct lb_exec *x = NULL;
 	int rc = lb_exec_new(&xc, &x, err, len);
 	for (uint32_t it = 0; rc == 0 && it < r->prm->warmup + r->prm->iterations; it++) {
 		double t;
 		progress(r, s, it);
-		rc = iteration(r, x, s, &t, err, len);
+		rc = stopped(r, err, len);
+		if (rc == 0)
+			rc = iteration(r, x, s, &t, err, len);
 		if (rc == 0 && it >= r->prm->warmup)
 			secs[it - r->prm->warmup] = t;
 	}
@@ -267,8 +280,10 @@ static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, s
 		res.counters = sum;
 		if (rc == 0)
 			rc = sink(&res, arg);
-		if (rc)
-			lb_boot_abort(r->job.boot, "rank 0 could not record the results");
+		if (rc) {
+			lb_errf(err, len, "rank 0 could not record the results");
+			lb_boot_abort(r->job.boot, err);
+		}
 	}
 	free(secs);
 	free(all);

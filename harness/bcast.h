@@ -38,6 +38,9 @@ struct lb_bcast_params {
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	int progress;              /* show a progress line (rank 0, terminal) */
+	/* Optional: non-zero (a signal's number) stops the sweep at once, the
+	 * other ranks told; lb_bcast_run then fails with "stopped by signal". */
+	const volatile sig_atomic_t *stop;
 };
 
 struct lb_bcast_result {

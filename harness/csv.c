@@ -246,6 +246,11 @@ int lb_csv_close_incomplete(struct lb_csv *c, const char *reason, char *err, siz
 	return lb_csv_close(c, err, errlen);
 }
 
+const char *lb_csv_path(const struct lb_csv *c)
+{
+	return shown(c);
+}
+
 uint64_t lb_csv_rows(const struct lb_csv *c)
 {
 	return c ? c->rows : 0;

@@ -66,6 +66,9 @@ int lb_csv_close(struct lb_csv *c, char *err, size_t errlen);
  * message and the file discarded. */
 int lb_csv_close_incomplete(struct lb_csv *c, const char *reason, char *err, size_t errlen);
 
+/* The path as given, or "<stdout>". */
+const char *lb_csv_path(const struct lb_csv *c);
+
 /* Rows written so far; 0 for NULL. */
 uint64_t lb_csv_rows(const struct lb_csv *c);
 
