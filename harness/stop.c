@@ -18,7 +18,7 @@ static void on_signal(int sig)
 
 /* SA_RESTART: a write blocked on a slow reader resumes instead of failing
  * half way through a row. */
-static void catch(int sig)
+static void record(int sig)
 {
 	struct sigaction sa, old;
 	if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
@@ -33,7 +33,7 @@ static void catch(int sig)
 void lb_stop_arm(void)
 {
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		catch(stop_signals[i]);
+		record(stop_signals[i]);
 	signal(SIGPIPE, SIG_IGN);
 }
 
