@@ -9,10 +9,6 @@ unset LANEBENCH_RANK LANEBENCH_SIZE SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RA
 	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The EXIT trap runs on a signal only when the signal is trapped (meson
-# sends TERM on a timeout).
-trap 'exit 130' INT
-trap 'exit 143' TERM
 failures=0
 
 fail() {

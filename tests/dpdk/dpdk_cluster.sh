@@ -37,8 +37,6 @@ remove_stale_eal_dirs() {
 	return 0
 }
 trap 'rm -rf "$tmp"; "$cluster" down --name "$name" >/dev/null 2>&1; remove_stale_eal_dirs' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 check() { # description, command...
 	local what=$1

@@ -22,10 +22,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-# The EXIT trap runs on a signal only when the signal is trapped (meson
-# sends TERM on a timeout).
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 eal_of() { # rank: the EAL arguments of that rank
 	local i=$1 eal="--no-huge -m 128 --no-pci -l $(($1 % 2))"

@@ -5,8 +5,8 @@
 fuzzer=$(realpath "$1") runs=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# The EXIT trap runs on a signal only when the signal is trapped (meson
-# sends TERM on a timeout).
+# dash (sh) runs the EXIT trap on a signal only when that signal is
+# trapped, unlike bash (meson sends TERM on a timeout).
 trap 'exit 130' INT
 trap 'exit 143' TERM
 cd "$dir" || exit 1

@@ -15,10 +15,6 @@ if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
 fi
 ip netns del "$name-probe"
 trap '"$cluster" down --name "$name" >/dev/null 2>&1' EXIT
-# The EXIT trap runs on a signal only when the signal is trapped (meson
-# sends TERM on a timeout).
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 check() { # description, command...
 	local what=$1

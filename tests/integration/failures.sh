@@ -15,10 +15,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-# The EXIT trap runs on a signal only when the signal is trapped (meson
-# sends TERM on a timeout).
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 expect_fail() { # description, expected text, command...
 	local what=$1 want=$2

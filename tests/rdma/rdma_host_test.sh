@@ -8,10 +8,6 @@ lb=$(readlink -f "${1:?usage: rdma_host_test.sh path/to/lanebench}")
 fails=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The EXIT trap runs on a signal only when the signal is trapped (meson
-# sends TERM on a timeout).
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 expect_fail() { # description, stderr regex, command...
 	local what=$1 re=$2 st
