@@ -43,6 +43,7 @@ struct lb_cost_in {
 };
 
 typedef struct lb_schedule *(*lb_build_fn)(const struct lb_algo_params *prm);
+typedef uint64_t (*lb_blocks_fn)(const struct lb_algo_params *prm);
 typedef double (*lb_cost_fn)(const struct lb_cost_in *in);
 
 struct lb_algo {
@@ -52,6 +53,7 @@ struct lb_algo {
 	lb_cost_fn cost_table;    /* seed 003 Table 1, as printed */
 	lb_cost_fn cost_refined;  /* counts slices: pipeline fill, per-slice alpha */
 	lb_cost_fn cost_two_site; /* seed 003 section 6 (NULL: none given) */
+	lb_blocks_fn blocks;      /* blocks its builder makes (NULL: one per slice) */
 };
 
 extern const struct lb_algo lb_algos[];
@@ -59,11 +61,29 @@ extern const size_t lb_nalgos;
 
 const struct lb_algo *lb_algo_find(const char *name);
 
+/* 0 when a can build prm, else -1 with the bad value named in err
+ * ("chain: root 8 out of range for 8 ranks (0..7)").  Allocates nothing. */
+int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
+		  char *err, size_t errlen);
+
 /* Checks prm (naming the bad value in err), then builds and finalizes.
  * Returns NULL with err set on bad parameters or allocation failure. */
 struct lb_schedule *lb_algo_build(const struct lb_algo *a,
 				  const struct lb_algo_params *prm,
 				  char *err, size_t errlen);
+
+/* What a schedule of prm will take, from its dimensions alone, before
+ * anything is built: the builder's block count, the ops every schedule
+ * has at least (each non-root rank receives each slice once, a SEND at
+ * one end and a RECV at the other) and the bytes those take -- plus, with
+ * validate, what lb_sched_validate allocates.  A lower bound: builders
+ * may emit more ops (van de Geijn cuts per chunk) and grow by doubling. */
+struct lb_sched_estimate {
+	uint64_t blocks, ops, bytes;
+};
+
+void lb_algo_estimate(const struct lb_algo *a, const struct lb_algo_params *prm,
+		      int validate, struct lb_sched_estimate *out);
 
 /* Number of slices (= blocks for the pipelined algorithms). */
 static inline uint32_t lb_slice_count(uint64_t bytes, uint64_t slice_bytes)
@@ -79,6 +99,8 @@ struct lb_schedule *lb_build_binary(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_binomial(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm);
+
+uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
 
 double lb_cost_chain_table(const struct lb_cost_in *in);
 double lb_cost_chain_refined(const struct lb_cost_in *in);

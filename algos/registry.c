@@ -37,6 +37,7 @@ const struct lb_algo lb_algos[] = {
 		.cost_table = lb_cost_vandegeijn_table,
 		.cost_refined = lb_cost_vandegeijn_refined,
 		.cost_two_site = NULL,
+		.blocks = lb_blocks_vandegeijn,
 	},
 	{
 		.name = "multilane",
@@ -58,8 +59,22 @@ const struct lb_algo *lb_algo_find(const char *name)
 	return NULL;
 }
 
-static int check_params(const struct lb_algo *a, const struct lb_algo_params *prm,
-			char *err, size_t len)
+void lb_algo_estimate(const struct lb_algo *a, const struct lb_algo_params *prm,
+		      int validate, struct lb_sched_estimate *out)
+{
+	/* (not lb_slice_count: a count beyond 32 bits must not wrap here) */
+	uint64_t slices = prm->slice_bytes && prm->slice_bytes < prm->bytes
+		? lb_div_ceil(prm->bytes, prm->slice_bytes) : 1;
+	out->blocks = a->blocks ? a->blocks(prm) : slices;
+	out->ops = lb_mul_sat(2 * (uint64_t)(prm->ranks - 1), slices);
+	out->bytes = lb_sched_min_bytes(prm->ranks, prm->lanes, out->ops);
+	if (validate)
+		out->bytes = lb_add_sat(out->bytes, lb_sched_validate_min_bytes(prm->ranks, out->blocks,
+										 out->ops));
+}
+
+int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
+		  char *err, size_t len)
 {
 	const char *why = NULL;
 	char buf[160];
@@ -80,6 +95,10 @@ static int check_params(const struct lb_algo *a, const struct lb_algo_params *pr
 		snprintf(buf, sizeof(buf), "slice %llu bytes cuts %llu bytes into more than %u slices",
 			 (unsigned long long)prm->slice_bytes,
 			 (unsigned long long)prm->bytes, LB_MAX_BLOCKS), why = buf;
+	else if (a->blocks && a->blocks(prm) > LB_MAX_BLOCKS)
+		snprintf(buf, sizeof(buf), "%u ranks x slices of %llu bytes cut %llu bytes into more than %u blocks",
+			 prm->ranks, (unsigned long long)prm->slice_bytes,
+			 (unsigned long long)prm->bytes, LB_MAX_BLOCKS), why = buf;
 	else if (a->build == lb_build_vandegeijn &&
 		 prm->allgather == LB_ALLGATHER_DOUBLING &&
 		 (prm->ranks & (prm->ranks - 1)))
@@ -94,7 +113,7 @@ struct lb_schedule *lb_algo_build(const struct lb_algo *a,
 				  const struct lb_algo_params *prm,
 				  char *err, size_t errlen)
 {
-	if (check_params(a, prm, err, errlen))
+	if (lb_algo_check(a, prm, err, errlen))
 		return NULL;
 	struct lb_schedule *s = a->build(prm);
 	if (!s || lb_sched_finalize(s)) {

@@ -129,6 +129,12 @@ size_t lb_sched_op_count(const struct lb_schedule *s)
 	return n;
 }
 
+uint64_t lb_sched_min_bytes(uint32_t ranks, uint32_t lanes, uint64_t ops)
+{
+	uint64_t per_rank = sizeof(struct lb_rank_ops) + ((uint64_t)lanes + 1) * sizeof(uint32_t);
+	return lb_add_sat(lb_mul_sat(ops, sizeof(struct lb_op)), ranks * per_rank);
+}
+
 int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
 			uint32_t *peers)
 {

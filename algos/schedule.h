@@ -71,6 +71,18 @@ static inline uint64_t lb_div_ceil(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
+/* Products and sums for size estimates of absurd inputs (a 1-byte slice
+ * of 1 TiB): they saturate at UINT64_MAX instead of wrapping to small. */
+static inline uint64_t lb_mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static inline uint64_t lb_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Sites (seed 003 section 3.2): ranks are split into `sites` contiguous
  * ranges of equal size, the first (ranks % sites) ranges one rank larger. */
 static inline uint32_t lb_site_first(uint32_t ranks, uint32_t sites, uint32_t i)
@@ -114,6 +126,13 @@ static inline const struct lb_op *lb_lane_ops(const struct lb_schedule *s,
 }
 
 size_t lb_sched_op_count(const struct lb_schedule *s);
+
+/* Bytes a finalized schedule of `ops` ops takes at least (ops and the
+ * per-rank tables), before anything is allocated. */
+uint64_t lb_sched_min_bytes(uint32_t ranks, uint32_t lanes, uint64_t ops);
+
+/* Bytes lb_sched_validate allocates at least for such a schedule. */
+uint64_t lb_sched_validate_min_bytes(uint32_t ranks, uint64_t blocks, uint64_t ops);
 
 /* The distinct peers rank r exchanges data with on `lane`, ascending, into
  * peers[] (room for ranks entries).  Returns the count, or -1 (no memory). */

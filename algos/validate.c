@@ -314,6 +314,16 @@ out:
 	return rc;
 }
 
+/* The larger of the two phases: channel matching holds the SENDs, the
+ * RECVs and a sort buffer (one message each per transfer, ops / 2);
+ * execution holds two bytes per (rank, block). */
+uint64_t lb_sched_validate_min_bytes(uint32_t ranks, uint64_t blocks, uint64_t ops)
+{
+	uint64_t channels = lb_mul_sat(ops / 2, 3 * sizeof(struct msg));
+	uint64_t execution = lb_mul_sat(2 * (uint64_t)ranks, blocks);
+	return channels > execution ? channels : execution;
+}
+
 int lb_sched_validate(const struct lb_schedule *s, char *err, size_t len)
 {
 	if (!s->finalized)

@@ -97,12 +97,19 @@ static int use_ring(const struct lb_algo_params *prm)
 	       (prm->allgather == LB_ALLGATHER_AUTO && !pow2);
 }
 
-struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm)
+/* p chunks of q blocks, a block at most one slice. */
+uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm)
 {
 	uint64_t chunk = lb_div_ceil(prm->bytes, prm->ranks);
 	uint64_t slice = prm->slice_bytes ? prm->slice_bytes : prm->bytes;
-	uint64_t q = lb_div_ceil(chunk, slice);
-	if (q * prm->ranks > LB_MAX_BLOCKS)
+	return lb_mul_sat(lb_div_ceil(chunk, slice), prm->ranks);
+}
+
+struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm)
+{
+	uint64_t slice = prm->slice_bytes ? prm->slice_bytes : prm->bytes;
+	uint64_t blocks = lb_blocks_vandegeijn(prm), q = blocks / prm->ranks;
+	if (blocks > LB_MAX_BLOCKS)
 		return NULL;
 	struct vdg g = { .p = prm->ranks, .q = (uint32_t)q };
 	g.s = lb_sched_for(prm, "vandegeijn", (uint32_t)(q * prm->ranks));

@@ -1,11 +1,15 @@
 /* Option tables -> getopt_long, setters and help.  See cli.h. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "harness/error.h"
+#include "harness/job.h"
+#include "harness/stop.h"
 #include "harness/units.h"
 
 /* getopt's value for a long-only option: past every char. */
@@ -463,6 +467,74 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 	snprintf(err, errlen, "unknown algorithm '%.*s' in '%s': expected all or a comma list of %s",
 		 (int)len, name, arg, known);
 	return -1;
+}
+
+int lb_cli_flush_table(FILE *out, char *err, size_t len)
+{
+	errno = 0;
+	if (fflush(out) != EOF && !ferror(out))
+		return 0;
+	if (errno == EPIPE) {
+		lb_stop_request(SIGPIPE);
+		return 0;
+	}
+	return lb_errf(err, len, "cannot write the table to stdout: %s", strerror(errno ? errno : EIO));
+}
+
+/* "interrupted (SIGINT): kept 12 rows in f.csv, marked incomplete". */
+static void say_kept(const struct lb_cmd *cmd, const struct lb_csv *csv, const char *reason)
+{
+	uint64_t rows = lb_csv_rows(csv);
+	if (rows)
+		lb_cli_error(cmd, NULL, "%s: kept %llu rows in %s, marked incomplete", reason,
+			     (unsigned long long)rows, lb_csv_path(csv));
+	else
+		lb_cli_error(cmd, NULL, "%s: no row finished, no file written", reason);
+}
+
+int lb_cli_finish_csv(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why)
+{
+	int sig = *lb_stop_flag();
+	const char *reason = sig ? lb_stop_reason(sig) : rc ? why : NULL;
+	char err[512];
+	if (reason && sig != SIGPIPE && csv)
+		say_kept(cmd, csv, sig ? reason : "the run failed");
+	int closed = reason ? lb_csv_close_incomplete(csv, reason, err, sizeof(err))
+			    : lb_csv_close(csv, err, sizeof(err));
+	if (closed)
+		lb_cli_error(cmd, "output", "%s", err);
+	if (sig)
+		lb_stop_exit(sig);
+	return closed ? LB_EXIT_FAILED : lb_cli_exit_status(rc);
+}
+
+int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks)
+{
+	const char *from = NULL;
+	char err[768];
+	uint32_t size = lb_job_launched(&from, err, sizeof(err));
+	if (size == 0) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	if (size < min_ranks) {
+		lb_cli_error(cmd, NULL, "needs a job of at least %u ranks, this one has %u (%s=%u)",
+			     min_ranks, size, from, size);
+		return LB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen)
+{
+	double t;
+	if (lb_parse_seconds(arg, &t, err, errlen))
+		return -1;
+	if (!(t > 0 && t <= LB_MAX_TIMEOUT))
+		return lb_errf(err, errlen, "bad timeout '%s': expected more than 0 and at most %.0f s",
+			       arg, LB_MAX_TIMEOUT);
+	*(double *)target = t;
+	return 0;
 }
 
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "algos/algos.h"
+#include "harness/csv.h"
 #include "transports/transport.h"
 
 enum lb_opt_kind {
@@ -108,10 +109,13 @@ enum lb_cli_status {
 };
 
 /* Exit statuses of every command; lanebench --help and the README list them. */
-#define LB_EXIT_FAILED 1 /* the run failed; the message says why */
-#define LB_EXIT_USAGE 2  /* bad command line or input */
-#define LB_EXIT_PEER 3   /* stopped because another rank died, disconnected, stopped
-			  * answering, or failed itself; the message names it */
+#define LB_EXIT_FAILED 1   /* the run failed; the message says why */
+#define LB_EXIT_USAGE 2    /* bad command line or input */
+#define LB_EXIT_PEER 3     /* stopped because another rank died, disconnected, stopped
+			    * answering, or failed itself; the message names it */
+#define LB_EXIT_TOO_BIG 4  /* the work cannot fit in this machine's memory (refused
+			    * before allocating) */
+/* 128 + N: stopped by signal N, after closing the CSV (harness/stop.h). */
 
 /* The exit status of a run that returned rc (0, -1, or LB_EPEER). */
 int lb_cli_exit_status(int rc);
@@ -143,6 +147,29 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
  * With opt_name (a long name of the table) the option is named too. */
 void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* After a row of the table on stdout: flushes it, so a reader sees it now
+ * and a closed pipe is noticed at once.  A reader gone (EPIPE) asks the
+ * sweep to stop as SIGPIPE would (harness/stop.h) and returns 0; another
+ * write error returns -1 with a message in err. */
+int lb_cli_flush_table(FILE *out, char *err, size_t errlen);
+
+/* Ends a command that writes a CSV (csv may be NULL: no row yet).  rc is
+ * the sweep's outcome, why its error (already printed).  Closes the CSV
+ * complete if rc is 0 and no signal asked to stop, else as incomplete
+ * with the signal's reason or why, and says on stderr how many rows were
+ * kept where (not for a closed stdout: that stops quietly).  After a
+ * signal the process ends by it; otherwise returns the exit status. */
+int lb_cli_finish_csv(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why);
+
+/* For commands run by every rank of a job: 0 when this process is a rank
+ * of a job of at least min_ranks (from the environment), else prints why
+ * and how to launch one, and returns LB_EXIT_USAGE. */
+int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks);
+
+/* Handler for --timeout: seconds in (0, LB_MAX_TIMEOUT] into a double;
+ * a field left at 0 means "not given" (struct lb_job_params.timeout). */
+int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen);
 
 /* Shared option types for algorithms, from the registry (lb_algos[]). */
 #define LB_ALGO_SET_MAX 64

@@ -4,6 +4,7 @@
  * result to two sinks: the CSV file and a table on stdout. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "cli.h"
 #include "harness/bcast.h"
 #include "harness/csv.h"
+#include "harness/stop.h"
 #include "harness/units.h"
 
 struct bcast_opts {
@@ -64,8 +66,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_FLAG, OFF(no_calibration)) },
 	{ LB_OPT("no-pin", 0, NULL, "do not bind lane threads to cores near their NIC",
 	  LB_OPT_FLAG, OFF(no_pin)) },
-	{ LB_OPT("timeout", 0, "SECONDS", "limit for set-up steps and for one iteration",
-	  LB_OPT_SECONDS, OFF(timeout)), .def = "60s" },
+	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, calibration, one iteration (default $LANEBENCH_TIMEOUT, else 60s)",
+	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout },
 	{ LB_OPT("verbose", 'v', NULL, "every rank says on stderr when each iteration's data phase starts (\"lanebench bcast: rank 2: chain 4M slice 64K: iteration 3/12 started\"): follow a run in its logs, or act once data moves",
 	  LB_OPT_FLAG, OFF(verbose)) },
 	{ LB_OPT("label", 0, "NAME", "name of this run in the CSV and its file name",
@@ -82,7 +84,9 @@ static void bcast_more_help(FILE *out)
 	      "LANEBENCH_RANK/LANEBENCH_SIZE, SLURM_PROCID/SLURM_NTASKS,\n"
 	      "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE or PMI_RANK/PMI_SIZE; ranks meet\n"
 	      "at LANEBENCH_COORD=host:port (rank 0 listens) and present LANEBENCH_TOKEN.\n"
-	      "scripts/cluster run sets all of these.  Every iteration's bytes are checked\n"
+	      "scripts/cluster run sets all of these; without a rank and size the command\n"
+	      "refuses to run (LANEBENCH_RANK=0 LANEBENCH_SIZE=1: one rank, on purpose; no\n"
+	      "data moves, so no bandwidth is reported).  Every iteration's bytes are checked\n"
 	      "on every rank; a mismatch is an error, never a number.  Time per iteration\n"
 	      "is the slowest rank's.  The CSV columns are described in results/README.md.\n"
 	      "\nA rank that dies or stops answering stops the others: each exits with\n"
@@ -231,7 +235,7 @@ static const char *fmt_ratio(double v, char *buf, size_t len)
 
 static void table_row(const struct sink *k, const struct lb_bcast_result *r)
 {
-	char bytes[24], slice[24], med[24], p99[24], sim[24], e[16], t[16], f[16], m[16];
+	char bytes[24], slice[24], med[24], p99[24], sim[24], mbs[24] = "-", e[16], t[16], f[16], m[16];
 	if (k->rows == 0)
 		printf("%-11s %7s %7s %11s %11s %10s %6s %11s %9s %9s %9s\n", "algorithm", "bytes",
 		       "slice", "median", "p99", "MB/s", "eff", "sim", "meas/tab", "meas/ref",
@@ -241,24 +245,44 @@ static void table_row(const struct sink *k, const struct lb_bcast_result *r)
 	lb_format_seconds(r->time.median, med, sizeof(med));
 	lb_format_seconds(r->time.p99, p99, sizeof(p99));
 	lb_format_seconds(r->sim, sim, sizeof(sim));
-	printf("%-11s %7s %7s %11s %11s %10.2f %6s %11s %9s %9s %9s\n", r->algorithm, bytes,
-	       slice, med, p99, r->algbw / 1e6, fmt_ratio(r->efficiency, e, sizeof(e)),
+	if (!isnan(r->algbw))
+		snprintf(mbs, sizeof(mbs), "%.2f", r->algbw / 1e6);
+	printf("%-11s %7s %7s %11s %11s %10s %6s %11s %9s %9s %9s\n", r->algorithm, bytes,
+	       slice, med, p99, mbs, fmt_ratio(r->efficiency, e, sizeof(e)),
 	       isnan(r->sim) ? "-" : sim, fmt_ratio(r->over_table, t, sizeof(t)),
 	       fmt_ratio(r->over_refined, f, sizeof(f)), fmt_ratio(r->over_sim, m, sizeof(m)));
-	fflush(stdout);
+}
+
+/* The file opens with the first result (its name holds the job's size);
+ * from then on a signal stops the sweep instead of losing the file. */
+static int first_result(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
+{
+	if (open_csv(k, r, err, len))
+		return -1;
+	lb_stop_arm();
+	return 0;
 }
 
 static int sink_result(const struct lb_bcast_result *r, void *arg)
 {
 	struct sink *k = arg;
 	char err[512];
-	if ((!k->csv && open_csv(k, r, err, sizeof(err))) || csv_row(k, r, err, sizeof(err))) {
-		fprintf(stderr, "lanebench bcast: %s\n", err);
-		return -1;
+	int rc = !k->csv ? first_result(k, r, err, sizeof(err)) : 0;
+	if (rc == 0 && csv_row(k, r, err, sizeof(err))) {
+		if (lb_csv_reader_gone(k->csv))
+			lb_stop_request(SIGPIPE); /* the CSV's reader left: stop, quietly */
+		else
+			rc = -1;
 	}
-	table_row(k, r);
-	k->rows++;
-	return 0;
+	if (rc == 0) {
+		table_row(k, r);
+		rc = lb_cli_flush_table(stdout, err, sizeof(err));
+	}
+	if (rc)
+		fprintf(stderr, "lanebench bcast: %s\n", err);
+	else
+		k->rows++;
+	return rc;
 }
 
 /* Before each iteration's data phase: with --verbose a line per rank and
@@ -296,22 +320,20 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
 		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
 		.on_iteration = on_iteration, .on_iteration_arg = (void *)o,
+		.stop = lb_stop_flag(),
 	};
 	struct sink k = { .o = o };
 	char err[512] = "";
-	int rc = lb_bcast_run(&p, sink_result, &k, err, sizeof(err));
-	if (rc) {
-		lb_csv_abort(k.csv); /* a failed run leaves no numbers behind */
+	int rc = lb_cli_require_job(cmd, 1);
+	if (rc)
+		return rc;
+	rc = lb_bcast_run(&p, sink_result, &k, err, sizeof(err));
+	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
-		return lb_cli_exit_status(rc);
-	}
-	if (k.csv && lb_csv_close(k.csv, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "%s", err);
-		return LB_EXIT_FAILED;
-	}
-	if (k.csv)
+	rc = lb_cli_finish_csv(cmd, k.csv, rc, err); /* after a signal: ends by it */
+	if (rc == 0 && k.csv)
 		printf("results: %s\n", k.path);
-	return 0;
+	return rc;
 }
 
 static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)

@@ -75,9 +75,19 @@ static void print_key(const struct layout *l, const struct lb_table *t, size_t r
 	}
 }
 
-static void header(const struct layout *l, const char *const *files)
+/* "A: results/x.csv", and what its trailer says when the run stopped early. */
+static void file_line(const char *name, const char *path, const struct lb_table *t)
 {
-	printf("A: %s\nB: %s\n", files[0], files[1]);
+	printf("%s: %s", name, path);
+	if (t->note)
+		printf("  (%s)", t->note);
+	putchar('\n');
+}
+
+static void header(const struct layout *l, const char *const *files, const struct lb_table *t)
+{
+	file_line("A", files[0], &t[0]);
+	file_line("B", files[1], &t[1]);
 	for (size_t k = 0; k < 5 && l->keys[k]; k++)
 		printf("%-*s ", k == 0 ? 11 : 7, l->keys[k][0] == 'm' ? "bytes" :
 		       l->keys[k][0] == 's' ? "slice" : l->keys[k]);
@@ -122,7 +132,7 @@ static int compare(const struct lb_cmd *cmd, void *base)
 			     o->files[0], o->files[1]);
 		goto out;
 	}
-	header(l, o->files);
+	header(l, o->files, t);
 	size_t common = compare_rows(l, &t[0], &t[1]);
 	printf("%zu configurations in both (A has %zu, B has %zu)\n", common, t[0].nrows, t[1].nrows);
 	if (common == 0)
@@ -144,7 +154,9 @@ static void compare_more_help(FILE *out)
 {
 	fputs("Rows are matched on algorithm, ranks, lanes, message and slice size (bcast\n"
 	      "CSVs) or lane and message size (p2p CSVs).  'B/A time' below 1 means B is\n"
-	      "faster; 'B/A bw' above 1 means B moves more bytes per second.\n", out);
+	      "faster; 'B/A bw' above 1 means B moves more bytes per second.  A run that\n"
+	      "stopped early (its CSV ends in a '# lanebench: incomplete ...' line) is\n"
+	      "compared on the rows it has, and its file line says so.\n", out);
 }
 
 const struct lb_cmd lb_cmd_compare = {

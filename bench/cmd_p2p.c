@@ -3,6 +3,7 @@
  * windowed streaming bandwidth per message size, lane by lane.  Ranks
  * beyond 1 only take part in the set-up. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "harness/job.h"
 #include "harness/p2p.h"
 #include "harness/stats.h"
+#include "harness/stop.h"
 #include "harness/units.h"
 
 struct p2p_opts {
@@ -46,8 +48,8 @@ static const struct lb_opt opts[] = {
 	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of a lane, for the efficiency column",
 	  LB_OPT_RATE, OFF(lane_rate)) },
-	{ LB_OPT("timeout", 0, "SECONDS", "limit for set-up steps and one repetition",
-	  LB_OPT_SECONDS, OFF(timeout)), .def = "60s" },
+	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, one repetition (default $LANEBENCH_TIMEOUT, else 60s)",
+	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout },
 	{ LB_OPT("output", 'o', "FILE", "also write the results as CSV", LB_OPT_STRING,
 	  OFF(output)) },
 };
@@ -77,10 +79,23 @@ struct p2p_row {
 	double efficiency;
 };
 
+/* Rank 0: the row to the CSV (if any), then to the table, flushed. */
 static int emit(const struct p2p_opts *o, const struct lb_job *j, struct lb_csv *csv,
 		const struct p2p_row *r, char *err, size_t len)
 {
 	char sz[24], mn[24], med[24], p99[24], eff[16] = "-";
+	const union lb_csv_val v[NCOLUMNS] = {
+		{ .s = j->ops->name }, { .u = r->lane }, { .s = j->lane_names[r->lane] },
+		{ .u = r->bytes }, { .u = o->iterations }, { .u = o->window },
+		{ .d = r->lat.min }, { .d = r->lat.median }, { .d = r->lat.p99 },
+		{ .d = r->bw.median }, { .d = r->bw.max },
+		{ .d = j->lane_rate > 0 ? j->lane_rate : NAN }, { .d = r->efficiency },
+	};
+	if (csv && lb_csv_row(csv, v, err, len)) {
+		if (!lb_csv_reader_gone(csv))
+			return -1;
+		lb_stop_request(SIGPIPE); /* the CSV's reader left: stop, quietly */
+	}
 	lb_format_size(r->bytes, sz, sizeof(sz));
 	if (!isnan(r->efficiency)) /* unknown line rate: "-", as in bcast */
 		snprintf(eff, sizeof(eff), "%.3f", r->efficiency);
@@ -90,14 +105,7 @@ static int emit(const struct p2p_opts *o, const struct lb_job *j, struct lb_csv 
 	printf("%4u %-10s %8s %8u %11s %11s %11s %12.2f %10.3f %6s\n", r->lane,
 	       j->lane_names[r->lane], sz, o->iterations, mn, med, p99, r->bw.median / 1e6,
 	       r->bw.median * 8 / 1e9, eff);
-	const union lb_csv_val v[NCOLUMNS] = {
-		{ .s = j->ops->name }, { .u = r->lane }, { .s = j->lane_names[r->lane] },
-		{ .u = r->bytes }, { .u = o->iterations }, { .u = o->window },
-		{ .d = r->lat.min }, { .d = r->lat.median }, { .d = r->lat.p99 },
-		{ .d = r->bw.median }, { .d = r->bw.max },
-		{ .d = j->lane_rate > 0 ? j->lane_rate : NAN }, { .d = r->efficiency },
-	};
-	return csv ? lb_csv_row(csv, v, err, len) : 0;
+	return lb_cli_flush_table(stdout, err, len);
 }
 
 /* Ranks 0 and 1 measure one size on one lane; rank 0 keeps the figures. */
@@ -111,7 +119,7 @@ static int measure(const struct p2p_opts *o, struct lb_job *j, uint32_t lane, ui
 		.ops = j->ops, .tp = j->tp, .buf = j->buf, .lane = lane, .peer = !j->rank,
 		.initiator = j->rank == 0, .bytes = bytes, .iters = o->iterations,
 		.warmup = o->warmup, .window = o->window, .idle = (enum lb_idle)o->idle,
-		.timeout = o->timeout,
+		.timeout = j->timeout, .stop = lb_stop_flag(),
 	};
 	int rc = lb_p2p_latency(&c, s, err, len);
 	lb_stats_compute(s, o->iterations, &row->lat);
@@ -137,6 +145,10 @@ static int sweep(const struct p2p_opts *o, struct lb_job *j, struct lb_csv *csv,
 			int rc = j->rank > 1 ? 0 : measure(o, j, l, o->sizes.v[i], &row, err, len);
 			if (rc == 0 && j->rank == 0)
 				rc = emit(o, j, csv, &row, err, len);
+			if (*lb_stop_flag()) { /* rank 1 may be in a data phase: tell it now */
+				lb_boot_abort(j->boot, "rank 0 was stopped by a signal");
+				return -1;
+			}
 			if ((rc = lb_job_agree(j, rc, err, len)) != 0)
 				return rc;
 		}
@@ -154,29 +166,37 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 	struct lb_job j;
 	struct lb_csv *csv = NULL;
 	char err[512] = "";
-	int rc = lb_job_open(&j, &jp, err, sizeof(err));
-	if (rc == 0 && j.size < 2)
-		rc = lb_errf(err, sizeof(err), "p2p needs two ranks (LANEBENCH_SIZE=%u)", j.size);
+	int rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
+	if (rc)
+		return rc;
+	rc = lb_job_open(&j, &jp, err, sizeof(err));
 	uint32_t peer[1] = { !j.rank }, *peers[LB_JOB_MAX_LANES], npeers[LB_JOB_MAX_LANES];
 	for (uint32_t l = 0; l < LB_JOB_MAX_LANES; l++)
 		peers[l] = peer, npeers[l] = j.rank < 2;
 	if (rc == 0)
 		rc = lb_job_connect(&j, peers, npeers, err, sizeof(err));
 	if (rc == 0) { /* rank 0's file, agreed so nobody waits for a rank that quit */
-		if (j.rank == 0 && o->output)
-			csv = lb_csv_open(o->output, columns, NCOLUMNS, err, sizeof(err));
+		if (j.rank == 0 && o->output && (csv = lb_csv_open(o->output, columns, NCOLUMNS,
+								   err, sizeof(err))))
+			lb_stop_arm(); /* results to keep: a signal stops the sweep */
 		rc = lb_job_agree(&j, j.rank == 0 && o->output && !csv ? -1 : 0, err, sizeof(err));
 	}
 	if (rc == 0)
 		rc = sweep(o, &j, csv, err, sizeof(err));
-	if (rc == 0 && csv)
-		rc = lb_csv_close(csv, err, sizeof(err));
-	else
-		lb_csv_abort(csv);
 	lb_job_close(&j);
-	if (rc)
+	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
+	if (csv) /* after a signal: ends by it */
+		return lb_cli_finish_csv(cmd, csv, rc, err);
 	return lb_cli_exit_status(rc);
+}
+
+static void p2p_more_help(FILE *out)
+{
+	fputs("Every rank of a job of at least two runs this command (launched as for\n"
+	      "bcast: see lanebench bcast --help); ranks 0 and 1 measure, the others only\n"
+	      "take part in the set-up.  Outside a job it refuses to run.  The CSV columns\n"
+	      "are described in results/README.md.\n", out);
 }
 
 static int run_p2p(const struct lb_cmd *cmd, int argc, char **argv)
@@ -191,6 +211,6 @@ const struct lb_cmd lb_cmd_p2p = {
 	.usage = "[-m SIZES] [-i N] [-w N] [--lanes LIST] [-o FILE]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
-	.more_help = NULL,
+	.more_help = p2p_more_help,
 	.run = run_p2p,
 };

@@ -4,11 +4,15 @@
  * aligned table on stdout when the CSV goes to a file). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "harness/csv.h"
+#include "harness/error.h"
+#include "harness/memory.h"
+#include "harness/stop.h"
 #include "harness/units.h"
 #include "transports/sim.h"
 
@@ -60,7 +64,11 @@ static void sim_more_help(FILE *out)
 {
 	fputs("algorithms:\n", out);
 	lb_cli_list_algos(out);
-	fputs("\nThe CSV columns are described in results/README.md.\n", out);
+	fputs("\nBefore any output every configuration is checked: one no algorithm can\n"
+	      "build is a usage error (exit 2); a sweep whose largest configuration needs\n"
+	      "more memory than is available (MemAvailable, the memory cgroup, ulimit) is\n"
+	      "refused with exit status 4, naming it and both figures.\n"
+	      "The CSV columns are described in results/README.md.\n", out);
 }
 
 /* One configuration's results, every derived number included: the sinks
@@ -171,87 +179,182 @@ static void eval_models(const struct sim_opts *o, const struct lb_algo *a,
 }
 
 /* Builds, optionally validates, and simulates one configuration.
- * Returns 0 or an exit status, the error printed. */
-static int simulate(const struct lb_cmd *cmd, const struct sim_opts *o,
-		    const struct lb_algo_params *prm, struct sim_row *r)
+ * Returns 0, or -1 with the reason in err. */
+static int simulate(const struct sim_opts *o, const struct lb_algo_params *prm,
+		    struct sim_row *r, char *err, size_t len)
 {
 	struct lb_sim_net net = {
 		.alpha = o->alpha, .lane_bw = o->bw, .sites = o->sites,
 		.wan_alpha = o->wan_alpha < 0 ? o->alpha : o->wan_alpha,
 	};
 	struct lb_sim_result res = { 0 };
-	char err[512];
+	char why[384];
 	int rc = 0;
-	struct lb_schedule *s = lb_algo_build(r->algo, prm, err, sizeof(err));
-	if (!s) {
-		lb_cli_error(cmd, NULL, "%s", err);
-		return LB_EXIT_USAGE;
-	}
-	if (o->validate && lb_sched_validate(s, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "%s, %u ranks, %llu bytes, slice %llu: invalid schedule: %s",
+	struct lb_schedule *s = lb_algo_build(r->algo, prm, err, len);
+	if (!s)
+		return -1;
+	if (o->validate && lb_sched_validate(s, why, sizeof(why)))
+		rc = lb_errf(err, len, "%s, %u ranks, %llu bytes, slice %llu: invalid schedule: %s",
 			     r->algo->name, prm->ranks, (unsigned long long)prm->bytes,
-			     (unsigned long long)prm->slice_bytes, err);
-		rc = 1;
-	} else if (lb_sim_run(s, &net, &res, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "%s, %u ranks: %s", r->algo->name, prm->ranks, err);
-		rc = 1;
-	}
+			     (unsigned long long)prm->slice_bytes, why);
+	else if (lb_sim_run(s, &net, &res, why, sizeof(why)))
+		rc = lb_errf(err, len, "%s, %u ranks: %s", r->algo->name, prm->ranks, why);
 	r->slices = s->nblocks;
 	r->sim = res.seconds;
 	lb_sched_free(s);
 	return rc;
 }
 
-static int run_config(const struct lb_cmd *cmd, const struct sim_opts *o,
-		      struct sim_row *r)
+static struct lb_algo_params params_of(const struct sim_opts *o, uint32_t ranks,
+				       uint64_t bytes, uint64_t slice)
 {
-	struct lb_algo_params prm = {
-		.ranks = r->ranks, .root = o->root, .lanes = o->lanes, .bytes = r->bytes,
-		.slice_bytes = r->slice, .stripe_off = o->stripe_off,
+	return (struct lb_algo_params){
+		.ranks = ranks, .root = o->root, .lanes = o->lanes, .bytes = bytes,
+		.slice_bytes = slice, .stripe_off = o->stripe_off,
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
 	};
-	int rc = simulate(cmd, o, &prm, r);
+}
+
+static int run_config(const struct sim_opts *o, struct sim_row *r, char *err, size_t len)
+{
+	struct lb_algo_params prm = params_of(o, r->ranks, r->bytes, r->slice);
+	int rc = simulate(o, &prm, r, err, len);
 	if (rc == 0)
 		eval_models(o, r->algo, &prm, r);
 	return rc;
 }
 
-/* Each configuration becomes a row, CSV first; stops at the first error. */
-static int sweep_sizes(const struct lb_cmd *cmd, const struct sim_opts *o,
-		       const struct lb_algo *algo, uint32_t ranks,
-		       struct lb_csv *csv, FILE *table)
+/* The row to the CSV, then to the table (flushed: a reader of the pipe
+ * sees it now, and a closed pipe is noticed at the next row). */
+static int emit(const struct sim_opts *o, const struct sim_row *r, struct lb_csv *csv,
+		FILE *table, char *err, size_t len)
 {
-	char err[512];
+	if (csv_row(csv, o, r, err, len)) {
+		if (!lb_csv_reader_gone(csv))
+			return -1;
+		lb_stop_request(SIGPIPE); /* the CSV's own reader left: stop quietly */
+		return 0;
+	}
+	if (!table)
+		return 0;
+	table_row(table, o, r);
+	return lb_cli_flush_table(table, err, len);
+}
+
+/* Each configuration becomes a row; stops at the first error (-1, the
+ * reason in err) or when asked to (a signal, stdout closed: 0). */
+static int sweep_sizes(const struct sim_opts *o, const struct lb_algo *algo, uint32_t ranks,
+		       struct lb_csv *csv, FILE *table, char *err, size_t len)
+{
 	for (size_t m = 0; m < o->sizes.n; m++) {
 		for (size_t i = 0; i < o->slices.n; i++) {
 			struct sim_row r = { .algo = algo, .ranks = ranks,
 					     .bytes = o->sizes.v[m], .slice = o->slices.v[i] };
-			int rc = run_config(cmd, o, &r);
-			if (rc)
-				return rc;
-			if (csv_row(csv, o, &r, err, sizeof(err))) {
-				lb_cli_error(cmd, NULL, "%s", err);
-				return 1;
-			}
-			if (table)
-				table_row(table, o, &r);
+			if (*lb_stop_flag())
+				return 0;
+			if (run_config(o, &r, err, len) || emit(o, &r, csv, table, err, len))
+				return -1;
 		}
 	}
 	return 0;
 }
 
-static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o,
-		 struct lb_csv *csv, FILE *table)
+static int sweep(const struct sim_opts *o, struct lb_csv *csv, FILE *table, char *err,
+		 size_t len)
 {
 	for (size_t a = 0; a < o->algos.n; a++) {
 		for (size_t p = 0; p < o->ranks.n; p++) {
-			int rc = sweep_sizes(cmd, o, o->algos.a[a], (uint32_t)o->ranks.v[p],
-					     csv, table);
+			int rc = sweep_sizes(o, o->algos.a[a], (uint32_t)o->ranks.v[p], csv, table,
+					     err, len);
 			if (rc)
 				return rc;
 		}
 	}
 	return 0;
+}
+
+/* ---- memory: refuse a sweep that cannot fit before allocating ---- */
+
+/* The configuration of the sweep that needs the most memory. */
+struct need {
+	const struct lb_algo *algo;
+	uint32_t ranks;
+	uint64_t bytes, slice, blocks, memory;
+};
+
+/* Schedule (and validator) plus simulator, from the dimensions alone. */
+static void consider(const struct sim_opts *o, const struct lb_algo *a, uint32_t ranks,
+		     uint64_t bytes, uint64_t slice, struct need *n)
+{
+	struct lb_algo_params prm = params_of(o, ranks, bytes, slice);
+	struct lb_sched_estimate e;
+	lb_algo_estimate(a, &prm, o->validate, &e);
+	uint64_t memory = lb_add_sat(e.bytes, lb_sim_bytes(ranks, o->lanes, e.blocks));
+	if (memory > n->memory)
+		*n = (struct need){ a, ranks, bytes, slice, e.blocks, memory };
+}
+
+/* Every configuration of one algorithm and rank count: buildable (else
+ * the error names it), and the largest so far in n. */
+static int check_sizes(const struct lb_cmd *cmd, const struct sim_opts *o,
+		       const struct lb_algo *a, uint32_t ranks, struct need *n)
+{
+	char err[256];
+	for (size_t m = 0; m < o->sizes.n; m++) {
+		for (size_t s = 0; s < o->slices.n; s++) {
+			struct lb_algo_params prm = params_of(o, ranks, o->sizes.v[m], o->slices.v[s]);
+			if (lb_algo_check(a, &prm, err, sizeof(err))) {
+				lb_cli_error(cmd, NULL, "%s", err);
+				return -1;
+			}
+			consider(o, a, ranks, o->sizes.v[m], o->slices.v[s], n);
+		}
+	}
+	return 0;
+}
+
+/* The whole sweep, before any output: 0, or -1 with the error printed. */
+static int check_sweep(const struct lb_cmd *cmd, const struct sim_opts *o, struct need *n)
+{
+	for (size_t a = 0; a < o->algos.n; a++)
+		for (size_t p = 0; p < o->ranks.n; p++)
+			if (check_sizes(cmd, o, o->algos.a[a], (uint32_t)o->ranks.v[p], n))
+				return -1;
+	return 0;
+}
+
+/* "21.9 GiB": memory sizes are rarely exact powers of two. */
+static void format_memory(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int i = 0;
+	while (v >= 1024 && i < 6)
+		v /= 1024, i++;
+	snprintf(buf, len, "%.1f %s", v, units[i]);
+}
+
+/* Every configuration can be built and the largest fits: 0; else
+ * LB_EXIT_USAGE or LB_EXIT_TOO_BIG (the largest configuration named). */
+static int check_configs(const struct lb_cmd *cmd, const struct sim_opts *o)
+{
+	struct need n = { 0 };
+	const char *what;
+	char need[32], have[32], bytes[24], slice[24];
+	if (check_sweep(cmd, o, &n))
+		return LB_EXIT_USAGE;
+	uint64_t available = lb_mem_available(&what);
+	if (n.memory <= available)
+		return 0;
+	format_memory(n.memory, need, sizeof(need));
+	format_memory(available, have, sizeof(have));
+	lb_format_size(n.bytes, bytes, sizeof(bytes));
+	lb_format_size(n.slice, slice, sizeof(slice));
+	lb_cli_error(cmd, NULL, "%s with %u ranks x %u lanes, %s in slices of %s (%llu blocks per rank) "
+		     "needs at least %s of memory, more than the %s available (%s): use fewer ranks, "
+		     "larger slices or smaller messages", n.algo->name, n.ranks, o->lanes, bytes, slice,
+		     (unsigned long long)n.blocks, need, have, what);
+	return LB_EXIT_TOO_BIG;
 }
 
 static int check_root(const struct lb_cmd *cmd, const struct sim_opts *o)
@@ -274,6 +377,9 @@ static int sim(const struct lb_cmd *cmd, void *base)
 	char err[512];
 	if (check_root(cmd, o))
 		return LB_EXIT_USAGE;
+	int rc = check_configs(cmd, o);
+	if (rc)
+		return rc;
 	struct lb_csv *csv = lb_csv_open(o->output, columns,
 					 two_site(o) ? NCOLUMNS : NCOLUMNS_ONE_SITE,
 					 err, sizeof(err));
@@ -281,22 +387,13 @@ static int sim(const struct lb_cmd *cmd, void *base)
 		lb_cli_error(cmd, "output", "%s", err);
 		return 1;
 	}
+	lb_stop_arm(); /* from here on there are results to keep */
 	if (to_file)
 		table_header(stdout, o);
-	int rc = sweep(cmd, o, csv, to_file ? stdout : NULL);
-	if (rc) {
-		lb_csv_abort(csv);
-		return rc;
-	}
-	if (lb_csv_close(csv, err, sizeof(err))) {
-		lb_cli_error(cmd, "output", "%s", err);
-		return 1;
-	}
-	if (to_file && (fflush(stdout) == EOF || ferror(stdout))) {
-		lb_cli_error(cmd, NULL, "cannot write the table to stdout: %s", strerror(errno));
-		return 1;
-	}
-	return 0;
+	rc = sweep(o, csv, to_file ? stdout : NULL, err, sizeof(err));
+	if (rc)
+		lb_cli_error(cmd, NULL, "%s", err);
+	return lb_cli_finish_csv(cmd, csv, rc, err);
 }
 
 static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)

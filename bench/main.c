@@ -34,10 +34,17 @@ static void usage(FILE *out)
 	fputs("\ntransports built in:\n", out);
 	for (size_t i = 0; lb_transports[i]; i++)
 		fprintf(out, "  %-10s %s\n", lb_transports[i]->name, lb_transports[i]->summary);
-	fputs("\nexit status: 0 done; 1 failed (the message says why); 2 bad command line\n"
-	      "or input; 3 stopped because another rank of the job died, disconnected,\n"
-	      "stopped answering or failed itself (the message names it).\n"
-	      "\n'lanebench <command> --help' describes a command's options.\n", out);
+	fputs("\n'lanebench <command> --help' describes a command's options.\n\n"
+	      "CSV rows are written as they are measured.  A run stopped early (Ctrl-C,\n"
+	      "TERM, HUP, stdout closed, or an error) keeps the rows it finished, and the\n"
+	      "file's last line says so: '# lanebench: incomplete after N rows: <why>'\n"
+	      "(results/README.md).\n\n"
+	      "exit status: 0 done; 1 the run failed (the reason is on stderr); 2 bad usage\n"
+	      "(options, or bcast/p2p started outside a job);\n"
+	      "3 stopped because another rank of the job died, disconnected, stopped\n"
+	      "answering or failed itself (the message names it); 4 the work cannot fit\n"
+	      "in memory (sim, refused before allocating); 128+N stopped by signal N,\n"
+	      "after closing the CSV: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 stdout closed.\n", out);
 }
 
 static const struct lb_cmd *find_command(const char *name)

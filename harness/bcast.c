@@ -140,18 +140,31 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 	return 0;
 }
 
+/* Asked to stop (a signal on this rank): -1 with the reason. */
+static int stopped(const struct run *r, char *err, size_t len)
+{
+	const volatile sig_atomic_t *stop = r->prm->stop;
+	if (!stop || !*stop)
+		return 0;
+	return lb_errf(err, len, "rank %u stopped: %s (signal %d)", r->job.rank, strsignal(*stop),
+		       (int)*stop);
+}
+
 /* Warm-up and timed iterations; local times into secs[]. */
 static int iterate(struct run *r, const struct lb_schedule *s, double *secs,
 		   char *err, size_t len)
 {
 	struct lb_exec_cfg xc = { .sched = s, .rank = r->job.rank, .tp_ops = r->job.ops, .tp = r->job.tp,
-				  .buf = r->job.buf, .idle = r->prm->idle, .timeout = r->prm->timeout,
-				  .pin = r->prm->pin ? lb_job_pin : NULL, .pin_arg = &r->job };
+				  .buf = r->job.buf, .idle = r->prm->idle, .timeout = r->job.timeout,
+				  .pin = r->prm->pin ? lb_job_pin : NULL, .pin_arg = &r->job,
+				  .stop = r->prm->stop };
 	struct lb_exec *x = NULL;
 	int rc = lb_exec_new(&xc, &x, err, len);
 	for (uint32_t it = 0; rc == 0 && it < r->prm->warmup + r->prm->iterations; it++) {
 		double t;
-		rc = iteration(r, x, s, it, &t, err, len);
+		rc = stopped(r, err, len);
+		if (rc == 0)
+			rc = iteration(r, x, s, it, &t, err, len);
 		if (rc == 0 && it >= r->prm->warmup)
 			secs[it - r->prm->warmup] = t;
 	}
@@ -211,8 +224,11 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 		.calib_lane_bw = r->cal.bandwidth_median,
 		.verified_bytes = s->bytes * (s->ranks - 1) * (uint64_t)(n + r->prm->warmup),
 	};
-	res->algbw = s->bytes / res->time.median;
-	res->efficiency = r->job.lane_rate > 0
+	/* One rank moves no byte: its "bandwidth" would be the message size
+	 * over an empty iteration's overhead (terabytes per second). */
+	int moved = s->ranks > 1;
+	res->algbw = moved ? s->bytes / res->time.median : NAN;
+	res->efficiency = moved && r->job.lane_rate > 0
 		? (double)s->bytes / (s->lanes * r->job.lane_rate) / res->time.median : NAN;
 	predict(r, a, s, res);
 	res->over_table = ratio(res->time.median, res->table);
@@ -285,8 +301,10 @@ static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, s
 		res.counters = sum;
 		if (rc == 0)
 			rc = sink(&res, arg);
-		if (rc)
-			lb_boot_abort(r->job.boot, "rank 0 could not record the results");
+		if (rc) {
+			lb_errf(err, len, "rank 0 could not record the results");
+			lb_boot_abort(r->job.boot, err);
+		}
 	}
 	free(secs);
 	free(all);
@@ -300,7 +318,7 @@ static int calibrate(struct run *r, char *err, size_t len)
 {
 	struct lb_calib_cfg c = { .ops = r->job.ops, .tp = r->job.tp, .buf = r->job.buf, .lanes = r->job.lanes,
 				  .bw_bytes = r->prm->calib_bytes, .window = 8, .iters = 5,
-				  .idle = r->prm->idle, .timeout = r->prm->timeout };
+				  .idle = r->prm->idle, .timeout = r->job.timeout };
 	return lb_calibrate(r->job.boot, &c, &r->cal, err, len);
 }
 

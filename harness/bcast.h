@@ -42,13 +42,17 @@ struct lb_bcast_params {
 	const char *transport;     /* "tcp" */
 	enum lb_idle idle;
 	struct lb_tp_options tp_options; /* --eal, --rdma-op, --inject */
-	double timeout;            /* seconds: setup steps and one iteration */
+	double timeout;            /* seconds: every wait, from the rendezvous to one
+				    * iteration; 0 = $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* Optional, on every rank: each iteration's start (progress, logs). */
 	void (*on_iteration)(const struct lb_bcast_step *step, void *arg);
 	void *on_iteration_arg;
+	/* Optional: non-zero (a signal's number) stops the sweep at once, the
+	 * other ranks told; lb_bcast_run then fails with "stopped by signal". */
+	const volatile sig_atomic_t *stop;
 };
 
 struct lb_bcast_result {
@@ -60,7 +64,7 @@ struct lb_bcast_result {
 	uint32_t slices;            /* blocks of the schedule */
 	uint32_t iterations, warmup;
 	struct lb_stats time;       /* seconds; per iteration the slowest rank */
-	double algbw;               /* bytes / median time */
+	double algbw;               /* bytes / median time; NaN for 1 rank (nothing moves) */
 	double lane_rate;           /* bytes/s, 0 = unknown */
 	double efficiency;          /* (M / (k x lane_rate)) / median; NaN unknown */
 	double calib_latency;       /* medians of the calibration */

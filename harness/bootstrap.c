@@ -245,6 +245,7 @@ static int env_rank_size(struct lb_boot_cfg *c, char *err, size_t len)
 		if (parse_u32(r, 0, c->size - 1, &c->rank))
 			return fail(err, len, "%s='%s' is not a rank (expected 0..%u)",
 				    pairs[i][0], r, c->size - 1);
+		c->size_from = pairs[i][1];
 		return 0;
 	}
 	if (!env("LANEBENCH_RANK") != !env("LANEBENCH_SIZE"))

@@ -29,6 +29,8 @@ struct lb_boot_cfg {
 	char coord[256];   /* "host:port" of rank 0's listener (IPv4 literal or name) */
 	char token[129];   /* job token every rank presents; non-empty when size > 1 */
 	double timeout;    /* seconds: for connecting, and for each collective */
+	const char *size_from; /* lb_boot_env: the variable that gave the size
+				* ("SLURM_NTASKS"); NULL when none did */
 };
 
 struct lb_boot;
@@ -36,7 +38,8 @@ struct lb_boot;
 /* From the environment: rank/size from the first complete pair among
  * LANEBENCH_RANK/LANEBENCH_SIZE, SLURM_PROCID/SLURM_NTASKS,
  * OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE; none ->
- * rank 0 of 1 (but only one of LANEBENCH_RANK/LANEBENCH_SIZE is an error).
+ * rank 0 of 1 with size_from NULL (but only one of
+ * LANEBENCH_RANK/LANEBENCH_SIZE is an error).
  * LANEBENCH_COORD (required when size > 1), LANEBENCH_TOKEN (when size > 1:
  * required unless SLURM_JOB_ID ("slurm-<id>"), OMPI_MCA_orte_ess_jobid
  * ("ompi-<id>") or PMIX_NAMESPACE ("pmix-<ns>") gives a job-unique value),

@@ -1,5 +1,7 @@
-/* The CSV sink.  Files go through a temporary name and a rename so a crash
- * or error never leaves a truncated result that looks like a real one. */
+/* The CSV sink.  Rows are flushed as they come, to a temporary name that
+ * is renamed into place at the end -- complete, or with a trailer that
+ * says why it stopped -- so a file under its own name is never a
+ * truncated result that looks like a whole one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,7 +22,9 @@ struct lb_csv {
 	char *tmp;
 	const struct lb_csv_col *cols;
 	size_t ncols;
+	uint64_t rows;
 	int failed;
+	int reader_gone; /* a write failed with EPIPE */
 };
 
 static const char *shown(const struct lb_csv *c)
@@ -75,12 +79,13 @@ static void free_sink(struct lb_csv *c)
 }
 
 /* RFC 4180: quote a field holding a delimiter, quote or line break, and
- * double the quotes inside. */
+ * double the quotes inside.  A '#' is quoted too: readers that skip
+ * comments (gnuplot, pandas comment='#') must not take a row for one. */
 static void put_string(FILE *f, const char *s)
 {
 	if (!s)
 		return;
-	if (!s[strcspn(s, ",\"\r\n")]) {
+	if (!s[strcspn(s, ",\"\r\n#")]) {
 		fputs(s, f);
 		return;
 	}
@@ -116,6 +121,7 @@ static int check_stream(struct lb_csv *c, char *err, size_t errlen)
 		return 0;
 	int e = errno ? errno : EIO;
 	c->failed = 1;
+	c->reader_gone |= e == EPIPE;
 	return lb_errf(err, errlen, "cannot write '%s': %s", shown(c), strerror(e));
 }
 
@@ -128,6 +134,7 @@ static int write_header(struct lb_csv *c, char *err, size_t errlen)
 		put_string(c->f, c->cols[i].name);
 	}
 	fputc('\n', c->f);
+	fflush(c->f);
 	return check_stream(c, err, errlen);
 }
 
@@ -175,7 +182,14 @@ int lb_csv_row(struct lb_csv *c, const union lb_csv_val *vals,
 		put_value(c->f, c->cols[i].kind, vals[i]);
 	}
 	fputc('\n', c->f);
-	return check_stream(c, err, errlen);
+	/* Flushed per row: a sweep killed outright (SIGKILL, a crash) keeps
+	 * what it measured in the temporary file, and a pipe reader sees
+	 * each row as it is measured. */
+	fflush(c->f);
+	if (check_stream(c, err, errlen))
+		return -1;
+	c->rows++;
+	return 0;
 }
 
 /* Flushes (and for files syncs, closes, renames): everything reaches the
@@ -206,6 +220,45 @@ int lb_csv_close(struct lb_csv *c, char *err, size_t errlen)
 	int rc = finish(c, err, errlen);
 	free_sink(c);
 	return rc;
+}
+
+/* "# lanebench: incomplete after 12 rows: <reason>", the reason on one
+ * line and without commas or quotes, so that a reader that does not skip
+ * comments sees one short field, never a shifted row. */
+static void write_trailer(struct lb_csv *c, const char *reason)
+{
+	fprintf(c->f, "# lanebench: incomplete after %llu rows: ", (unsigned long long)c->rows);
+	for (const char *s = reason && *reason ? reason : "stopped"; *s; s++)
+		fputc(*s == ',' ? ';' : *s == '"' ? '\'' : (unsigned char)*s < 0x20 ? ' ' : *s, c->f);
+	fputc('\n', c->f);
+}
+
+int lb_csv_close_incomplete(struct lb_csv *c, const char *reason, char *err, size_t errlen)
+{
+	if (!c)
+		return 0;
+	if (c->reader_gone || (c->tmp && c->rows == 0)) {
+		lb_csv_abort(c); /* nobody to tell, or nothing measured to keep */
+		return 0;
+	}
+	if (!c->failed)
+		write_trailer(c, reason);
+	return lb_csv_close(c, err, errlen);
+}
+
+const char *lb_csv_path(const struct lb_csv *c)
+{
+	return shown(c);
+}
+
+uint64_t lb_csv_rows(const struct lb_csv *c)
+{
+	return c ? c->rows : 0;
+}
+
+int lb_csv_reader_gone(const struct lb_csv *c)
+{
+	return c && c->reader_gone;
 }
 
 void lb_csv_abort(struct lb_csv *c)

@@ -5,11 +5,21 @@
  * doubles as "%.9g", and NaN (a value that does not exist, such as a model
  * the algorithm lacks) as an empty field.  Lines end in "\n".
  *
- * A file is written to a temporary name in its directory and renamed into
- * place by a successful lb_csv_close(), so readers never see half a file;
- * after any error (or lb_csv_abort) the temporary file is removed.  A NULL
- * path or "-" writes to stdout; an existing device or FIFO ("/dev/stdout")
- * is written in place.  Errors name the path and strerror. */
+ * Every row is flushed as it is written.  A file is written to a temporary
+ * name in its directory ("<path>.tmp.<pid>.<n>") and renamed into place by
+ * lb_csv_close() (the run completed) or lb_csv_close_incomplete() (it
+ * stopped early: interrupted, or an error), which first appends one
+ * trailer line
+ *
+ *	# lanebench: incomplete after 12 rows: interrupted (SIGINT)
+ *
+ * So a file under its own name is either complete, with no '#' line, or
+ * ends in that trailer; never silently short.  After a write error (or
+ * lb_csv_abort) the temporary file is removed; only a process killed
+ * outright (SIGKILL, a crash) leaves it, holding every finished row.  A
+ * NULL path or "-" writes to stdout; an existing device or FIFO
+ * ("/dev/stdout") is written in place (with the trailer too).  Errors
+ * name the path and strerror. */
 #ifndef LB_CSV_H
 #define LB_CSV_H
 
@@ -47,6 +57,24 @@ int lb_csv_row(struct lb_csv *c, const union lb_csv_val *vals,
  * or -1 with a message and the file discarded (a failed sink always gives
  * -1).  c may be NULL. */
 int lb_csv_close(struct lb_csv *c, char *err, size_t errlen);
+
+/* The run stopped before its last row: appends the trailer with reason
+ * (one line; commas and quotes are replaced) and commits like
+ * lb_csv_close.  With no row written yet the file is discarded instead
+ * (nothing was measured; an older file of that name is left alone), and
+ * a pipe whose reader is gone is just closed.  Returns 0, or -1 with a
+ * message and the file discarded. */
+int lb_csv_close_incomplete(struct lb_csv *c, const char *reason, char *err, size_t errlen);
+
+/* The path as given, or "<stdout>". */
+const char *lb_csv_path(const struct lb_csv *c);
+
+/* Rows written so far; 0 for NULL. */
+uint64_t lb_csv_rows(const struct lb_csv *c);
+
+/* A write failed because the reader of the pipe went away (EPIPE, with
+ * SIGPIPE ignored): the caller stops as if it had got SIGPIPE. */
+int lb_csv_reader_gone(const struct lb_csv *c);
 
 /* Discards the output (removes the temporary file) and frees c; for error
  * paths elsewhere.  c may be NULL. */

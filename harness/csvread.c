@@ -83,6 +83,31 @@ static int push_cell(struct cells *c, const char *s)
 	return (c->v[c->n++] = strdup(s)) ? 0 : -1;
 }
 
+#define TRAILER "# lanebench: "
+
+/* A line starting with '#' (a comment, as gnuplot and pandas' comment='#'
+ * read it): skipped, but lanebench's trailer is kept as t->note.  Returns
+ * 1 if the line was one (and is consumed), 0 if not, -1 out of memory. */
+static int comment_line(struct reader *r, struct lb_table *t)
+{
+	int c = fgetc(r->f);
+	if (c != '#') {
+		if (c != EOF)
+			ungetc(c, r->f);
+		return 0;
+	}
+	r->len = 0;
+	for (; c != EOF && c != '\n'; c = fgetc(r->f))
+		if (c != '\r' && put(r, c))
+			return -1;
+	if (strncmp(r->field, TRAILER, strlen(TRAILER)) == 0) {
+		free(t->note);
+		if (!(t->note = strdup(r->field + strlen(TRAILER))))
+			return -1;
+	}
+	return 1;
+}
+
 /* Reads every row into c; the header fixes the width. */
 static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 		     const char *path, char *err, size_t len)
@@ -91,6 +116,11 @@ static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 		size_t start = c->n;
 		int end = ',', rc = 0;
 		r->line++;
+		int comment = comment_line(r, t);
+		if (comment < 0)
+			return lb_errf(err, len, "%s: out of memory", path);
+		if (comment)
+			continue;
 		while (end == ',' && (rc = read_field(r, &end)) == 0)
 			if (push_cell(c, r->field))
 				return lb_errf(err, len, "%s: out of memory", path);
@@ -134,6 +164,7 @@ int lb_table_read(const char *path, struct lb_table *t, char *err, size_t len)
 		for (size_t i = 0; i < c.n; i++)
 			free(c.v[i]);
 		free(c.v);
+		free(t->note);
 		memset(t, 0, sizeof(*t));
 	}
 	return rc;
@@ -157,5 +188,6 @@ void lb_table_free(struct lb_table *t)
 	for (size_t i = 0; t->cells && i < (t->nrows + 1) * t->ncols; i++)
 		free(t->cells[i]);
 	free(t->cells);
+	free(t->note);
 	memset(t, 0, sizeof(*t));
 }

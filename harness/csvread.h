@@ -1,5 +1,8 @@
 /* Reading CSV files back (for `lanebench compare`): RFC 4180 fields, the
- * first row is the header; every row must have the header's width. */
+ * first row is the header; every row must have the header's width.  Lines
+ * starting with '#' are comments and skipped; the trailer lanebench
+ * appends to a run that stopped early ("# lanebench: incomplete after 12
+ * rows: ...") is kept as the table's note. */
 #ifndef LB_CSVREAD_H
 #define LB_CSVREAD_H
 
@@ -8,6 +11,7 @@
 struct lb_table {
 	size_t ncols, nrows; /* nrows excludes the header */
 	char **cells;        /* (nrows + 1) x ncols, row 0 the header */
+	char *note;          /* "incomplete after 12 rows: ...", or NULL */
 };
 
 /* Returns 0, or -1 with a message naming the file and line. */

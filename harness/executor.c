@@ -243,6 +243,8 @@ static int run_lane(struct lane_ctx *lc)
 			return -1;
 		if (atomic_load(&x->abort))
 			return -1;
+		if (x->cfg.stop && *x->cfg.stop)
+			return lane_fail(lc, -1, "lane %u: stopped by signal %d", lc->lane, (int)*x->cfg.stop);
 		if (progressed)
 			continue;
 		if (now() > deadline)

@@ -105,7 +105,7 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 		return lb_errf(err, len, "unknown transport '%s'", p->transport);
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
 				 .lane_names = r->lane_names, .token = r->token,
-				 .timeout = p->timeout, .idle = p->idle, .opt = p->tp_options };
+				 .timeout = r->timeout, .idle = p->idle, .opt = p->tp_options };
 	return r->ops->open(&cfg, &r->tp, err, len);
 }
 
@@ -121,34 +121,72 @@ static int register_buffer(struct lb_job *r, uint64_t bytes, char *err, size_t l
 	return r->ops->register_buffer(r->tp, r->buf, max, err, len);
 }
 
+double lb_slowest_rate(const double *rates, size_t n)
+{
+	double slowest = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(rates[i] > 0)) /* unknown (0 or NaN): so is the minimum */
+			return 0;
+		slowest = i == 0 || rates[i] < slowest ? rates[i] : slowest;
+	}
+	return slowest;
+}
+
+/* This rank's lanes as the transport knows them (0 without lane_rate). */
+static double my_slowest_rate(const struct lb_job *r)
+{
+	double rates[LB_JOB_MAX_LANES];
+	if (!r->ops->lane_rate)
+		return 0;
+	for (uint32_t l = 0; l < r->lanes; l++)
+		rates[l] = r->ops->lane_rate(r->tp, l);
+	return lb_slowest_rate(rates, r->lanes);
+}
+
 /* The slowest lane rate anywhere: stated by the user, or known to the
- * transport (0 when any lane's is unknown). */
+ * transport on every rank (0 when any lane's is unknown). */
 static int lane_rate(struct lb_job *r, double stated, char *err, size_t len)
 {
-	double mine = stated;
-	for (uint32_t l = 0; mine == 0 && r->ops->lane_rate && l < r->lanes; l++) {
-		double v = r->ops->lane_rate(r->tp, l);
-		mine = l == 0 || v < mine ? v : mine;
-	}
+	double mine = stated > 0 ? stated : my_slowest_rate(r);
 	double *all = calloc(r->size, sizeof(*all));
 	if (!all)
 		return lb_errf(err, len, "out of memory");
 	int rc = lb_boot_allgather(r->boot, &mine, sizeof(mine), all, err, len);
-	r->lane_rate = all[0];
-	for (uint32_t i = 1; i < r->size; i++)
-		r->lane_rate = all[i] < r->lane_rate ? all[i] : r->lane_rate;
+	r->lane_rate = rc == 0 ? lb_slowest_rate(all, r->size) : 0;
 	free(all);
 	return rc;
+}
+
+uint32_t lb_job_launched(const char **size_from, char *err, size_t len)
+{
+	struct lb_boot_cfg bc;
+	if (lb_boot_env(&bc, err, len))
+		return 0;
+	*size_from = bc.size_from;
+	if (bc.size_from)
+		return bc.size;
+	lb_errf(err, len, "not started as a rank of a job (no LANEBENCH_RANK/LANEBENCH_SIZE, "
+		"SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE or PMI_RANK/PMI_SIZE "
+		"in the environment): launch one process per host with 'scripts/cluster run -- lanebench ...', "
+		"srun or mpirun (with LANEBENCH_COORD=host:port), or set LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "
+		"to run alone (no data moves)");
+	return 0;
 }
 
 int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size_t len)
 {
 	struct lb_boot_cfg bc;
 	memset(j, 0, sizeof(*j));
-	if (lb_boot_env(&bc, err, len) || lb_boot_open(&bc, &j->boot, err, len))
+	if (lb_boot_env(&bc, err, len))
+		return -1;
+	/* The rendezvous is the first wait of the job: it obeys the same
+	 * limit as every later one. */
+	if (p->timeout > 0)
+		bc.timeout = p->timeout;
+	j->timeout = bc.timeout;
+	if (lb_boot_open(&bc, &j->boot, err, len))
 		return -1;
 	snprintf(j->token, sizeof(j->token), "%s", bc.token);
-	j->timeout = p->timeout;
 	j->rank = lb_boot_rank(j->boot);
 	j->size = lb_boot_size(j->boot);
 	int rc = lb_job_agree(j, plan_lanes(j, p, err, len), err, len);

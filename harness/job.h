@@ -15,10 +15,14 @@
 
 #define LB_JOB_MAX_LANES 16
 
+/* Largest timeout, in seconds (the bootstrap's limit). */
+#define LB_MAX_TIMEOUT 1e6
+
 struct lb_job_params {
 	const char *lanes;     /* "rail0,rail1", "auto", NULL: $LANEBENCH_LANES or auto */
 	const char *transport; /* "tcp" */
-	double timeout;
+	double timeout;        /* seconds for every wait, start-up included;
+				* 0: $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;      /* bytes/s stated by the user; 0: ask the transport */
 	uint64_t buffer_bytes;
 	int idle;              /* enum lb_idle, passed to the transport */
@@ -31,7 +35,7 @@ struct lb_job {
 	const char *lane_names[LB_JOB_MAX_LANES];
 	char *lane_spec;
 	char token[129];
-	double timeout;
+	double timeout;        /* as resolved: the parameter, or the environment's */
 	struct lb_topo *topo;
 	struct lb_lane_plan plan[LB_JOB_MAX_LANES];
 	const struct lb_transport *ops;
@@ -40,6 +44,14 @@ struct lb_job {
 	uint64_t buflen;
 	double lane_rate;      /* slowest lane anywhere, bytes/s; 0 unknown */
 };
+
+/* Before anything else: was this process started as a rank of a job?
+ * Rank and size must come from the environment (lb_boot_env): a silent
+ * "rank 0 of 1" runs nothing real and reports absurd bandwidths.  An
+ * explicit size of 1 (LANEBENCH_SIZE=1) is a job.  Returns the job size,
+ * or 0 with a message that says how to launch in err; *size_from gets the
+ * variable that set the size. */
+uint32_t lb_job_launched(const char **size_from, char *err, size_t errlen);
 
 /* Collective.  On failure the job is still to be closed.  Like every
  * collective step here, fails with LB_EPEER (harness/error.h) rather than
@@ -57,6 +69,10 @@ int lb_job_agree(struct lb_job *j, int rc, char *err, size_t errlen);
 
 /* Executor pin callback: binds lane `lane`'s thread per the plan. */
 void lb_job_pin(uint32_t lane, void *job);
+
+/* The smallest of n lane rates (bytes/s), or 0 when n is 0 or any rate is
+ * unknown (0 or NaN): one unknown lane makes the slowest unknown. */
+double lb_slowest_rate(const double *rates, size_t n);
 
 /* Releases everything, in reverse order; safe after any failure. */
 void lb_job_close(struct lb_job *j);

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void)
@@ -30,6 +31,10 @@ static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends,
 		}
 		if (k > 0)
 			continue;
+		if (c->stop && *c->stop) {
+			snprintf(err, len, "p2p lane %u: stopped: %s", c->lane, strsignal(*c->stop));
+			return -1;
+		}
 		if (now() > deadline) {
 			snprintf(err, len, "p2p lane %u: rank %u did not answer within %.0f s",
 				 c->lane, c->peer, c->timeout);

@@ -5,6 +5,7 @@
 #ifndef LB_P2P_H
 #define LB_P2P_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct lb_p2p_cfg {
 	uint32_t window;   /* messages in flight per bandwidth repetition */
 	enum lb_idle idle;
 	double timeout;    /* seconds for one repetition */
+	const volatile sig_atomic_t *stop; /* optional: non-zero stops at once */
 };
 
 /* One-way latency samples (round trip / 2), `iters` of them, written by

@@ -1,4 +1,5 @@
-/* CSV reading: quoting, CRLF, blank lines, ragged rows named by line. */
+/* CSV reading: quoting, CRLF, blank lines, comments and lanebench's
+ * "incomplete" trailer, ragged rows named by line. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -28,6 +29,18 @@ int main(void)
 	      lb_table_cell(&t, 0, note));
 	CHECK(strcmp(lb_table_cell(&t, 1, 0), "binary") == 0 && !lb_table_cell(&t, 1, note)[0],
 	      "second row");
+	lb_table_free(&t);
+
+	/* A run that stopped early: comments skipped, lanebench's trailer kept. */
+	p = write_tmp("# made by hand\na,b\n1,\"#2\"\n# lanebench: incomplete after 1 rows: interrupted (SIGINT)\n");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) == 0, "trailer: %s", err);
+	CHECK(t.ncols == 2 && t.nrows == 1 && strcmp(lb_table_cell(&t, 0, 1), "#2") == 0,
+	      "trailer: shape %zux%zu", t.nrows, t.ncols);
+	CHECK(t.note && strcmp(t.note, "incomplete after 1 rows: interrupted (SIGINT)") == 0,
+	      "note '%s'", t.note ? t.note : "(null)");
+	lb_table_free(&t);
+	p = write_tmp("a,b\n1,2\n");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) == 0 && !t.note, "complete file has a note");
 	lb_table_free(&t);
 
 	p = write_tmp("a,b\n1,2\n3\n");

@@ -207,6 +207,13 @@ static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 	return 0;
 }
 
+uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks)
+{
+	uint64_t per_slot = 2 * sizeof(double) + sizeof(uint32_t) + 1 + sizeof(struct event);
+	return lb_add_sat(lb_mul_sat(lb_mul_sat(ranks, blocks), sizeof(double)),
+			  (uint64_t)ranks * lanes * per_slot);
+}
+
 int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 	       struct lb_sim_result *res, char *err, size_t errlen)
 {

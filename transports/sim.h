@@ -41,6 +41,10 @@ struct lb_sim_result {
 			      * held every block (root: 0) */
 };
 
+/* Bytes lb_sim_run allocates for a schedule of these dimensions: an
+ * arrival time per (rank, block) and per-(rank, lane) state. */
+uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks);
+
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
  * network parameters, a stuck schedule, out of memory). */
 int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,

@@ -745,10 +745,21 @@ static void test_env(void)
 			 c.timeout == e->timeout), "env case %zu: rank %u size %u token '%s' timeout %g",
 		  i, c.rank, c.size, c.token, c.timeout);
 	}
-	env_set((const char *const[]){ "LANEBENCH_RANK=1", "LANEBENCH_SIZE=2", "LANEBENCH_TOKEN=t",
-				       "LANEBENCH_COORD=127.0.0.1:18515", NULL });
 	struct lb_boot_cfg c;
 	char err[ERRN];
+	/* Where the size came from: callers refuse a job nobody launched. */
+	env_set((const char *const[]){ NULL });
+	T(lb_boot_env(&c, err, ERRN) == 0 && c.size_from == NULL, "no job: size_from '%s'",
+	  c.size_from ? c.size_from : "(null)");
+	env_set((const char *const[]){ "LANEBENCH_RANK=0", "LANEBENCH_SIZE=1", NULL });
+	T(lb_boot_env(&c, err, ERRN) == 0 && c.size_from && strcmp(c.size_from, "LANEBENCH_SIZE") == 0,
+	  "explicit size 1: size_from '%s'", c.size_from ? c.size_from : "(null)");
+	env_set((const char *const[]){ "SLURM_PROCID=0", "SLURM_NTASKS=3", "SLURM_JOB_ID=1",
+				       "LANEBENCH_COORD=h:1", NULL });
+	T(lb_boot_env(&c, err, ERRN) == 0 && c.size_from && strcmp(c.size_from, "SLURM_NTASKS") == 0,
+	  "slurm: size_from '%s'", c.size_from ? c.size_from : "(null)");
+	env_set((const char *const[]){ "LANEBENCH_RANK=1", "LANEBENCH_SIZE=2", "LANEBENCH_TOKEN=t",
+				       "LANEBENCH_COORD=127.0.0.1:18515", NULL });
 	T(lb_boot_env(&c, err, ERRN) == 0 && strcmp(c.coord, "127.0.0.1:18515") == 0, "coord '%s'",
 	  c.coord);
 	env_set((const char *const[]){ NULL });

@@ -3,7 +3,10 @@
 # name the bad value with exit status 2, plan output (dot parses), sim CSV.
 # Usage: cli_test.sh path/to/lanebench
 set -u
-B=${1:?usage: cli_test.sh path/to/lanebench}
+B=$(realpath "${1:?usage: cli_test.sh path/to/lanebench}") # some checks cd
+# Not a rank of a job, whatever the caller's environment says.
+unset LANEBENCH_RANK LANEBENCH_SIZE SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK \
+	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -41,6 +44,18 @@ expect_usage() {
 	case $err in
 	"lanebench"*) ;;
 	*) fail "lanebench $*: stderr does not start with 'lanebench': $err" ;;
+	esac
+}
+
+# expect_status STATUS NEEDLE ARGS...: that exit status, NEEDLE on stderr
+expect_status() {
+	local want=$1 needle=$2
+	shift 2
+	run "$@"
+	[ "$rc" -eq "$want" ] || fail "lanebench $*: exit $rc, want $want: $err"
+	case $err in
+	*"$needle"*) ;;
+	*) fail "lanebench $*: stderr lacks \"$needle\": $err" ;;
 	esac
 }
 
@@ -100,6 +115,13 @@ expect_usage "--algorithm" plan -p 4 -m 1M
 expect_usage "root 8" plan -a chain -p 8 -r 8 -m 1M
 expect_usage "root 8" sim -p 8 -r 8
 expect_usage "root 4" sim -p 8,4,16 -r 4
+
+# bcast and p2p outside a job: refused, saying how to launch one.
+expect_usage "scripts/cluster run" bcast -a chain -m 4K
+expect_usage "LANEBENCH_RANK=0 LANEBENCH_SIZE=1" bcast
+expect_usage "srun or mpirun" p2p -m 8
+LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_usage "at least 2 ranks, this one has 1 (LANEBENCH_SIZE=1)" p2p
+expect_usage "'0'" bcast --timeout 0
 
 # --- plan -------------------------------------------------------------------
 for a in $algos; do
@@ -165,6 +187,75 @@ expect_ok sim -a all -p 8 -m 4K,1M -o "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -o: want a table of header + 10 rows on stdout: $out"
 head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
 grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+
+# A sweep that cannot fit in memory is refused before anything is
+# allocated or written, with its own status (3), naming the configuration.
+expect_status 4 "vandegeijn with 1048576 ranks" sim -a chain,vandegeijn -p 8,1048576 -m 4K,1G \
+	-o "$tmp/res/big.csv"
+case $err in *"memory"*"available"*) ;; *) fail "sim too big: no memory figures: $err" ;; esac
+[ ! -e "$tmp/res/big.csv" ] && [ -z "$out" ] || fail "sim too big: wrote output: $out"
+# A configuration no builder accepts is a usage error, found before output.
+expect_usage "more than 16777216 slices" sim -a chain -p 4 -m 4K,1T --slice 1
+[ -z "$out" ] || fail "sim with an unbuildable configuration printed: $out"
+
+# --- sim stopped early: the rows it finished, a valid file, nothing else ------
+# A sweep far too long to finish before it is stopped (about a minute).
+long_sweep=(sim -a all -p 2:4096 -m 4K:64M)
+# The first rows of the same sweep, run to the end, to compare the kept
+# ones with (90 rows: a stopped run may have written more than it showed).
+"$B" sim -a chain -p 2:64 -m 4K:64M >"$tmp/ref.csv" 2>&1 || fail "reference sim failed"
+trailer_re='^# lanebench: incomplete after '
+
+# check_partial FILE WHY: header, then rows equal to the reference's first
+# rows, then exactly one trailer naming WHY; no temporary file beside it.
+check_partial() {
+	local f=$1 why=$2 rows same
+	rows=$(grep -c -v '^#' "$f")
+	same=$(wc -l <"$tmp/ref.csv")
+	[ "$rows" -lt "$same" ] && same=$rows
+	[ "$rows" -ge 3 ] || fail "$why: $f has $((rows - 1)) rows, want at least 2: $(cat "$f")"
+	cmp -s <(grep -v '^#' "$f" | head -n "$same") <(head -n "$same" "$tmp/ref.csv") ||
+		fail "$why: the kept rows differ from a complete run's: $(grep -v '^#' "$f" | tail -2)"
+	[ "$(grep -c '^#' "$f")" = 1 ] && tail -n 1 "$f" | grep -Eq "$trailer_re$((rows - 1)) rows: .*$why" ||
+		fail "$why: no trailer naming $((rows - 1)) rows and $why: $(tail -n 1 "$f")"
+	[ -z "$(ls "$(dirname "$f")" | grep '\.tmp\.')" ] ||
+		fail "$why: temporary files left: $(ls "$(dirname "$f")")"
+}
+
+mkdir "$tmp/pipe"
+(cd "$tmp/pipe" && "$B" "${long_sweep[@]}" -o f.csv 2>"$tmp/pipe.err" | head -3 >"$tmp/head.out"
+	echo "${PIPESTATUS[0]}" >"$tmp/pipe.rc")
+[ "$(cat "$tmp/pipe.rc")" = 141 ] || fail "sim -o f.csv | head -3: exit $(cat "$tmp/pipe.rc"), want 141 (SIGPIPE): $(cat "$tmp/pipe.err")"
+[ "$(wc -l <"$tmp/head.out")" = 3 ] || fail "sim | head -3: head printed $(wc -l <"$tmp/head.out") lines"
+[ -s "$tmp/pipe.err" ] && fail "sim | head -3: stderr: $(cat "$tmp/pipe.err")"
+check_partial "$tmp/pipe/f.csv" "stdout closed .SIGPIPE."
+
+# The CSV itself on stdout: stops quietly, as any producer in a pipe.
+"$B" "${long_sweep[@]}" 2>"$tmp/pipe.err" | head -2 >/dev/null
+[ "${PIPESTATUS[0]}" = 141 ] && [ ! -s "$tmp/pipe.err" ] ||
+	fail "sim | head -2: exit ${PIPESTATUS[0]}, stderr: $(cat "$tmp/pipe.err")"
+
+# SIGINT and SIGTERM mid-sweep.  Synchronised on the table's rows (read
+# through a FIFO): once 4 are out, their CSV rows are on disk.  Job
+# control gives the background job SIGINT's default action back.
+set -m
+mkfifo "$tmp/table"
+for sig in INT TERM; do
+	mkdir "$tmp/sig$sig"
+	(cd "$tmp/sig$sig" && exec "$B" "${long_sweep[@]}" -o f.csv >"$tmp/table" 2>"$tmp/sig.err") &
+	pid=$!
+	exec {table}<"$tmp/table"
+	for _ in 1 2 3 4 5; do read -r -t 30 -u "$table" _ || break; done
+	kill -s "$sig" "$pid"
+	timeout 30 cat <&"$table" >/dev/null # until it exits (a bounded drain)
+	exec {table}<&-
+	rc=0
+	wait "$pid" || rc=$?
+	want=$((128 + $(kill -l "$sig")))
+	[ "$rc" = "$want" ] || fail "sim -o f.csv, SIG$sig: exit $rc, want $want: $(cat "$tmp/sig.err")"
+	check_partial "$tmp/sig$sig/f.csv" ".SIG$sig."
+done
+set +m
 
 run sim -p 4 -m 4K -o "$tmp/missing/sim.csv"
 [ "$rc" -ne 0 ] || fail "sim -o into a missing directory succeeded"

@@ -1,5 +1,7 @@
-/* harness/csv: exact bytes written (header, RFC 4180 quoting, numbers), the
- * temporary file renamed only on success, nothing left behind on failure. */
+/* harness/csv: exact bytes written (header, RFC 4180 quoting, numbers),
+ * rows on disk as they are written, the temporary file renamed when the
+ * run completes or stops early (then with a trailer), nothing left behind
+ * on failure. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -119,6 +121,52 @@ static void abort_keeps_old(void)
 	unlink(path);
 }
 
+/* Rows reach the temporary file as they are written; a run that stops
+ * early is committed with its rows and a trailer line saying why. */
+static void incomplete_keeps_rows(void)
+{
+	const char *path = path_in_dir("part.csv");
+	const union lb_csv_val row[3] = { { .s = "#tag" }, { .u = 1 }, { .d = 0.5 } };
+	struct lb_csv *c = lb_csv_open(path, cols, 3, err, sizeof(err));
+	CHECK(c && lb_csv_row(c, row, err, sizeof(err)) == 0, "open/row: %s", err);
+	if (!c)
+		return;
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d.0", path, (int)getpid());
+	char *early = slurp(tmp);
+	CHECK(early && strstr(early, "\"#tag\",1,0.5\n"), "row not flushed to '%s': %s", tmp,
+	      early ? early : "(none)");
+	free(early);
+	CHECK(lb_csv_rows(c) == 1, "rows %llu", (unsigned long long)lb_csv_rows(c));
+	CHECK(lb_csv_close_incomplete(c, "rank 2: lost, \"badly\"\nreally", err, sizeof(err)) == 0,
+	      "close incomplete: %s", err);
+	char *got = slurp(path);
+	const char *want = "name,count,\"value, in seconds\"\n\"#tag\",1,0.5\n"
+			   "# lanebench: incomplete after 1 rows: rank 2: lost; 'badly' really\n";
+	CHECK(got && strcmp(got, want) == 0, "content:\n%s\nwant:\n%s", got, want);
+	free(got);
+	CHECK(dir_entries() == 1, "incomplete close left %d entries", dir_entries());
+	unlink(path);
+}
+
+/* Stopped before the first row: nothing measured, no file, an older one
+ * of the same name untouched. */
+static void incomplete_without_rows(void)
+{
+	const char *path = path_in_dir("none.csv");
+	FILE *f = fopen(path, "w");
+	fputs("old\n", f);
+	fclose(f);
+	struct lb_csv *c = lb_csv_open(path, cols, 3, err, sizeof(err));
+	CHECK(c && lb_csv_close_incomplete(c, "interrupted (SIGINT)", err, sizeof(err)) == 0,
+	      "close: %s", err);
+	char *got = slurp(path);
+	CHECK(got && strcmp(got, "old\n") == 0, "old file changed: %s", got);
+	free(got);
+	CHECK(dir_entries() == 1, "left %d entries", dir_entries());
+	unlink(path);
+}
+
 static void open_fails(void)
 {
 	char path[512];
@@ -228,6 +276,8 @@ int main(void)
 	}
 	quoting_and_rename();
 	abort_keeps_old();
+	incomplete_keeps_rows();
+	incomplete_without_rows();
 	open_fails();
 	write_fails();
 	directory_fails();

@@ -67,8 +67,8 @@ run "memif with 1% drop and duplication: byte-exact" \
 	-a multilane,vandegeijn -m 1M -s 64K -i 2 -x 0 --inject drop=0.01,dup=0.01 -o "$tmp/loss.csv"
 
 fails_with() { # expected message, --eal arguments: one rank must fail saying so
-	local want=$1 out
-	out=$("$lanebench" bcast --transport dpdk --no-pin --timeout 10 --lanes lo -a chain -m 4K \
+	local want=$1 out # (a 1-rank job on purpose: outside a job bcast refuses earlier)
+	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --no-pin --timeout 10 --lanes lo -a chain -m 4K \
 		-i 1 -x 0 --no-calibration --eal "$2" 2>&1)
 	if [ $? != 0 ] && echo "$out" | grep -qF "$want"; then
 		echo "ok: refused: $want"

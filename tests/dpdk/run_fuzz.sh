@@ -5,6 +5,10 @@
 fuzzer=$(realpath "$1") runs=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# dash (sh) runs the EXIT trap on a signal only when that signal is
+# trapped, unlike bash (meson sends TERM on a timeout).
+trap 'exit 130' INT
+trap 'exit 143' TERM
 cd "$dir" || exit 1
 "$fuzzer" -runs="$runs" -seed=1 -max_len=256 2>log
 rc=$?

@@ -102,6 +102,7 @@ one_case() { # signal
 	for r in $SURVIVORS; do
 		local st line
 		st=$(sed -n "s/^cluster run: rank $r failed: exit status //p" "$tmp/run.log")
+		[ -n "$st" ] || { echo "run.log:"; sed "s/^/    /" "$tmp/run.log" | tail -12; }
 		line=$(error_line "$r")
 		if [ -z "${exited[$r]:-}" ]; then
 			fail "$transport $sig: rank $r still running 30 s after rank $VICTIM got $sig"
@@ -118,7 +119,13 @@ one_case() { # signal
 	# The signal landed in the data phase: rank 2's last words are an iteration's start.
 	tail -1 "$tmp/logs/rank$VICTIM.log" | grep -qE 'iteration ([2-9]|[1-9][0-9]+)/[0-9]+ started$' ||
 		fail "$transport $sig: rank $VICTIM was not in its data phase: '$(tail -1 "$tmp/logs/rank$VICTIM.log")'"
-	[ ! -e "$tmp/k.csv" ] || fail "$transport $sig: a failed run left a CSV"
+	# Rows finished before the kill are kept, marked incomplete (none here:
+	# the first configuration outlasts the kill); never a complete-looking
+	# file, never a temporary one.
+	if [ -e "$tmp/k.csv" ] && ! tail -n 1 "$tmp/k.csv" | grep -q '^# lanebench: incomplete'; then
+		fail "$transport $sig: a failed run left a CSV that looks complete"
+	fi
+	! ls "$tmp" | grep -q '\.tmp\.' || fail "$transport $sig: a temporary CSV was left behind"
 	echo "kill-to-exit ($transport, $sig, --timeout $TIMEOUT s):${report%,}; slowest $worst s"
 	for r in $SURVIVORS; do echo "  rank $r: $(error_line "$r")"; done
 }

@@ -1,0 +1,36 @@
+/* Stopping a sweep early without losing what it measured.
+ *
+ * Once a command has results to keep (its CSV is open), lb_stop_arm()
+ * installs handlers for SIGINT, SIGTERM and SIGHUP that only record the
+ * signal, and ignores SIGPIPE, so that a write to a closed pipe fails with
+ * EPIPE instead of killing the process (the writer then calls
+ * lb_stop_request(SIGPIPE)).  The sweep polls lb_stop_flag() between rows
+ * or iterations, closes its CSV as incomplete, and lb_stop_exit() ends the
+ * process by the same signal, so the shell sees 130 (INT), 143 (TERM), 129
+ * (HUP) or 141 (PIPE) as for any program stopped that way.
+ *
+ * Before arming, the default dispositions stand: a signal kills at once,
+ * which loses nothing.  A signal ignored when the process started (nohup,
+ * a background job without job control) stays ignored. */
+#ifndef LB_STOP_H
+#define LB_STOP_H
+
+#include <signal.h>
+
+void lb_stop_arm(void);
+
+/* The signal that asked to stop, 0 if none: poll *lb_stop_flag(). */
+const volatile sig_atomic_t *lb_stop_flag(void);
+
+/* Asks to stop as if sig had arrived (a write failed with EPIPE). */
+void lb_stop_request(int sig);
+
+/* "interrupted (SIGINT)", "terminated (SIGTERM)", "hung up (SIGHUP)",
+ * "stdout closed (SIGPIPE)": why the sweep stopped, for the CSV trailer. */
+const char *lb_stop_reason(int sig);
+
+/* Flushes stdio, restores sig's default action and raises it: the exit
+ * status says which signal stopped the run.  Never returns. */
+void lb_stop_exit(int sig) __attribute__((noreturn));
+
+#endif

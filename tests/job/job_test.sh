@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Jobs of plain processes on this host (no root, no namespaces): ranks meet
+# at 127.0.0.1 and use loopback lanes.  Start-up obeys --timeout: a rank
+# whose peer never shows up stops within seconds, naming the missing rank.
+# A run stopped mid-sweep (SIGTERM, SIGINT, stdout closed) keeps a valid
+# CSV of the rows it finished, which compare reads; the other rank stops
+# too.  Synchronised on rank 0's table rows (read through a FIFO), never
+# on sleeps.
+#   job_test.sh LANEBENCH
+set -uo pipefail
+lanebench=$(realpath "${1:?usage: job_test.sh path/to/lanebench}")
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+
+ok() { echo "ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# rank RANK SIZE PORT CMD ARGS...: one rank of a job at 127.0.0.1:PORT
+rank() {
+	local r=$1 n=$2 port=$3
+	shift 3
+	env -u LANEBENCH_TIMEOUT -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
+		LANEBENCH_TOKEN="job$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
+}
+
+# alone RANK WANT1 WANT2 ARGS...: a rank of a 2-rank job started without
+# its peer, with --timeout 3s: it must fail within 10 s, with both texts
+# in its last line.
+alone() {
+	local r=$1 want1=$2 want2=$3 start=$SECONDS rc=0 took last
+	shift 3
+	rank "$r" 2 "$(free_port)" "$@" --lanes 127.0.0.1 --timeout 3s >"$tmp/alone.out" 2>&1 &
+	pids+=($!)
+	wait $! || rc=$?
+	took=$((SECONDS - start))
+	last=$(tail -1 "$tmp/alone.out")
+	if [ "$rc" != 0 ] && [ "$took" -le 10 ] && [[ $last == *"$want1"* && $last == *"$want2"* ]]; then
+		ok "$1 rank $r alone, --timeout 3s: exit $rc after $took s: $last"
+	else
+		fail "$1 rank $r alone, --timeout 3s: exit $rc after $took s, want '$want1' and '$want2': $last"
+	fi
+}
+
+# --- start-up obeys --timeout ------------------------------------------------
+alone 0 "rank(s) 1 never connected" "timeout after 3 s" bcast --no-pin
+alone 1 "coordinator (rank 0)" "timeout after 3 s" bcast --no-pin
+alone 0 "rank(s) 1 never connected" "timeout after 3 s" p2p
+
+# --- one rank, explicitly: it runs, but reports no bandwidth ------------------
+# (nothing moves: bytes over an empty iteration would be terabytes per second)
+if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
+	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>&1; then
+	if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
+		$c["time_median_seconds"] == "" { bad++ } END { exit !(NR == 5 && !bad) }' "$tmp/one.csv"; then
+		ok "LANEBENCH_SIZE=1 bcast: 4 rows, times but empty bandwidth and efficiency"
+	else
+		fail "LANEBENCH_SIZE=1 bcast: CSV: $(cut -d, -f3,4,19-21 "$tmp/one.csv" | tr '\n' ' ')"
+	fi
+else
+	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.out")"
+fi
+
+# --- stopped mid-sweep ---------------------------------------------------------
+set -m # background jobs keep SIGINT's default action (job control)
+mkfifo "$tmp/table"
+
+# stop_pair SIG ROWS DIR CMD ARGS...: a 2-rank job in DIR (rank 0's CSV
+# is DIR/f.csv); once rank 0's table shows ROWS rows, rank 0 gets SIG.
+# Sets rc0, rc1 (exit statuses) and took (seconds from the signal on).
+stop_pair() {
+	local sig=$1 rows=$2 dir=$3 port
+	shift 3
+	port=$(free_port)
+	mkdir -p "$dir"
+	(cd "$dir" && rank 1 2 "$port" "$@" -o f.csv >r1.out 2>r1.err) &
+	local p1=$!
+	(cd "$dir" && exec env LANEBENCH_RANK=0 LANEBENCH_SIZE=2 LANEBENCH_TOKEN="job$$-$port" \
+		LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@" -o f.csv >"$tmp/table" 2>"$dir/r0.err") &
+	local p0=$!
+	pids+=("$p0" "$p1")
+	exec {table}<"$tmp/table"
+	for ((i = 0; i <= rows; i++)); do read -r -t 60 -u "$table" _ || break; done
+	local start=$SECONDS
+	kill -s "$sig" "$p0"
+	timeout 60 cat <&"$table" >"$dir/r0.out" # until rank 0 exits (bounded)
+	exec {table}<&-
+	rc0=0 rc1=0
+	wait "$p0" || rc0=$?
+	wait "$p1" || rc1=$?
+	took=$((SECONDS - start))
+}
+
+# valid_partial DIR WHY: f.csv has rows, ends in one trailer naming WHY,
+# no temporary file beside it, and compare reads it and shows the trailer.
+valid_partial() {
+	local dir=$1 why=$2 f=$1/f.csv rows
+	rows=$(grep -vc '^#' "$f" 2>/dev/null)
+	[ "${rows:-0}" -ge 3 ] || { fail "$why: $f has ${rows:-no} lines"; return; }
+	tail -n 1 "$f" | grep -q "^# lanebench: incomplete after $((rows - 1)) rows: .*$why" ||
+		fail "$why: last line of $f: $(tail -n 1 "$f")"
+	awk -F, -v n="$(head -1 "$f" | awk -F, '{ print NF }')" '!/^#/ && NF != n { bad++ }
+		END { exit bad > 0 }' "$f" || fail "$why: $f has rows of the wrong width"
+	ls "$dir" | grep -q '\.tmp\.' && fail "$why: temporary file left: $(ls "$dir")"
+	"$lanebench" compare "$f" "$f" >"$dir/compare.out" 2>&1 &&
+		grep -q "(incomplete after $((rows - 1)) rows" "$dir/compare.out" ||
+		fail "$why: compare on the partial file: $(cat "$dir/compare.out")"
+}
+
+bcast_sweep=(bcast --lanes 127.0.0.1,127.0.0.1 --no-pin -a all -m 4K:64M -i 50 --no-calibration)
+stop_pair TERM 3 "$tmp/bterm" "${bcast_sweep[@]}"
+if [ "$rc0" = 143 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ] &&
+	grep -q "rank 0" "$tmp/bterm/r1.err"; then
+	ok "bcast, SIGTERM to rank 0 after 3 rows: exit 143, rank 1 exit $rc1 in $took s: $(tail -1 "$tmp/bterm/r1.err")"
+else
+	fail "bcast, SIGTERM: rank 0 exit $rc0 (want 143), rank 1 exit $rc1 after $took s: $(cat "$tmp/bterm/r0.err" "$tmp/bterm/r1.err")"
+fi
+valid_partial "$tmp/bterm" "terminated .SIGTERM."
+
+stop_pair INT 3 "$tmp/pint" p2p --lanes 127.0.0.1 -m 8:64M -i 50
+if [ "$rc0" = 130 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ]; then
+	ok "p2p, SIGINT to rank 0 after 3 rows: exit 130, rank 1 exit $rc1 in $took s"
+else
+	fail "p2p, SIGINT: rank 0 exit $rc0 (want 130), rank 1 exit $rc1 after $took s: $(cat "$tmp/pint/r0.err" "$tmp/pint/r1.err")"
+fi
+valid_partial "$tmp/pint" "interrupted .SIGINT."
+
+# Rank 0's stdout closed early: it stops (as SIGPIPE would), keeping the file.
+port=$(free_port)
+mkdir "$tmp/bpipe"
+(cd "$tmp/bpipe" && rank 1 2 "$port" "${bcast_sweep[@]}" -o f.csv >/dev/null 2>r1.err) &
+pids+=($!)
+(cd "$tmp/bpipe" && rank 0 2 "$port" "${bcast_sweep[@]}" -o f.csv 2>r0.err | head -3 >/dev/null
+	echo "${PIPESTATUS[0]}" >rc0)
+wait "${pids[-1]}"
+if [ "$(cat "$tmp/bpipe/rc0")" = 141 ]; then
+	ok "bcast -o f.csv | head -3: rank 0 exit 141"
+else
+	fail "bcast | head -3: rank 0 exit $(cat "$tmp/bpipe/rc0"), want 141: $(cat "$tmp/bpipe/r0.err")"
+fi
+valid_partial "$tmp/bpipe" "stdout closed .SIGPIPE."
+set +m
+
+echo "job: $fails failure(s)"
+[ "$fails" = 0 ]
