@@ -96,14 +96,24 @@ until grep -qE 'iteration 2/[0-9]+ started' /tmp/kill/rank2.err 2>/dev/null || [
 	sleep 0.1 # bounded: 60 s
 	n=$((n + 1))
 done
-for d in /proc/[0-9]*; do # rank 2's lanebench (not the timeout wrapping it)
-	[ "$(cat "$d/comm" 2>/dev/null)" = lanebench ] && grep -qxz LANEBENCH_RANK=2 "$d/environ" 2>/dev/null &&
-		victim=${d#/proc/}
+survivors=''
+for d in /proc/[0-9]*; do # the ranks' lanebench processes (not the timeouts wrapping them)
+	[ "$(cat "$d/comm" 2>/dev/null)" = "$(basename "$lb")" ] || continue
+	if grep -qxz LANEBENCH_RANK=2 "$d/environ" 2>/dev/null; then victim=${d#/proc/}
+	else survivors="$survivors ${d#/proc/}"; fi
 done
 t0=$(date +%s.%N)
 [ -n "$victim" ] && kill -9 "$victim"
+# kill-to-exit: until the last survivor is gone (bounded: 30 s), not until
+# launch returns (that also waits for the killed process's teardown)
+n=0
+while [ $n -lt 3000 ] && for p in $survivors; do [ -d /proc/$p ] && break; done; do
+	sleep 0.01
+	n=$((n + 1))
+done
+dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 wait $run
-st=$? dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+st=$?
 named=0
 for i in 0 1 3; do
 	grep -q "^rxe-vm launch: rank $i exited with status 3\$" /tmp/kill.out &&
