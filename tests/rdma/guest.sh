@@ -89,6 +89,7 @@ else bad "non-RDMA lane: exit $st: $(tail -2 /tmp/lo.out)"; fi
 
 # a rank killed mid-run, once it says its second iteration started (not
 # after a fixed sleep): the others exit 3 within --timeout 10 s, naming it
+rm -rf /tmp/kill # an earlier run's logs would say "started" at once
 "$rxevm" launch 4 --timeout 60 --log-dir /tmp/kill -- "$lb" bcast --transport rdma -a chain -m 4M \
 	-i 500 -x 0 --no-calibration --idle sleep --timeout 10 --verbose --rdma-ack-timeout $ack -o /tmp/k.csv >/tmp/kill.out 2>&1 &
 run=$! n=0 victim=''
