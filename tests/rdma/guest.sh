@@ -90,11 +90,14 @@ else bad "non-RDMA lane: exit $st: $(tail -2 /tmp/lo.out)"; fi
 # a rank killed mid-run, once it says its second iteration started (not
 # after a fixed sleep): the others exit 3 within --timeout 10 s, naming it
 rm -rf /tmp/kill # an earlier run's logs would say "started" at once
-"$rxevm" launch 4 --timeout 60 --log-dir /tmp/kill -- "$lb" bcast --transport rdma -a chain -m 4M \
+# (launch's own limit leaves room for start-up: ASan ranks under TCG took
+# up to ~55 s to reach their second iteration, and a limit that strikes
+# right after the kill ends a survivor before it can report)
+"$rxevm" launch 4 --timeout 150 --log-dir /tmp/kill -- "$lb" bcast --transport rdma -a chain -m 4M \
 	-i 500 -x 0 --no-calibration --idle sleep --timeout 10 --verbose --rdma-ack-timeout $ack -o /tmp/k.csv >/tmp/kill.out 2>&1 &
 run=$! n=0 victim=''
-until grep -qE 'iteration 2/[0-9]+ started' /tmp/kill/rank2.err 2>/dev/null || [ $n -ge 600 ]; do
-	sleep 0.1 # bounded: 60 s
+until grep -qE 'iteration 2/[0-9]+ started' /tmp/kill/rank2.err 2>/dev/null || [ $n -ge 1200 ]; do
+	sleep 0.1 # bounded: 120 s
 	n=$((n + 1))
 done
 survivors=''
