@@ -868,24 +868,18 @@ int main(void)
 	run(&j, strangers, sizeof(strangers) / sizeof(strangers[0]));
 	j = new_job("missing", 3, 2);
 	run(&j, (const struct proc[]){ { r_missing, 0, 0 }, { r_missing, 1, 0 } }, 2);
-	j = new_job("rank-exit", 5, 5);
-	run_all(&j, r_exit);
-	j = new_job("root-gone", 3, 5);
-	run_all(&j, r_root_gone);
-	j = new_job("abort", 4, 5);
-	run_all(&j, r_abort);
-	j = new_job("root-abort", 3, 5);
-	run_all(&j, r_abort);
-	j = new_job("mismatch", 3, 5);
-	run_all(&j, r_mismatch);
-	j = new_job("no-answer", 3, 2);
-	run_all(&j, r_silent_rank);
-	j = new_job("report-death", 4, 5);
-	run_all(&j, r_report_death);
-	j = new_job("report-abort", 4, 5);
-	run_all(&j, r_report_abort);
-	j = new_job("report-none", 4, 5);
-	run_all(&j, r_report_none);
+	/* Jobs whose ranks all run the same function. */
+	static const struct { const char *name; uint32_t size; double timeout; rank_fn fn; } same[] = {
+		{ "rank-exit", 5, 5, r_exit },           { "root-gone", 3, 5, r_root_gone },
+		{ "abort", 4, 5, r_abort },              { "root-abort", 3, 5, r_abort },
+		{ "mismatch", 3, 5, r_mismatch },        { "no-answer", 3, 2, r_silent_rank },
+		{ "report-death", 4, 5, r_report_death }, { "report-abort", 4, 5, r_report_abort },
+		{ "report-none", 4, 5, r_report_none },
+	};
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		j = new_job(same[i].name, same[i].size, same[i].timeout);
+		run_all(&j, same[i].fn);
+	}
 	printf("bootstrap: %.2f s, %s\n", now() - t0, failures ? "FAILED" : "all checks passed");
 	return failures ? 1 : 0;
 }
