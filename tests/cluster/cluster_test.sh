@@ -201,14 +201,38 @@ c.close()' || return 1
 	wait "$srv"
 	cat "$tmp/rate"
 }
+cpu_ticks() { # "busy steal total" jiffies from /proc/stat's cpu line
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i
+		print t - $5 - $6, $9, t; exit }' /proc/stat
+}
+# Shaping must never let a stream exceed the rate: any attempt above 102 %
+# fails.  Falling short is what a starved machine does too (a CI host once
+# gave 74 Mbit/s with shaping correct), so the ceiling is the best of up to
+# three attempts, and each attempt reports how busy the CPUs were.
 tool=${CLUSTER_TEST_RATE_TOOL:-}
 [ -n "$tool" ] || { command -v iperf3 >/dev/null && tool=iperf3 || tool=python; }
-mbps=$("measure_$tool" 2>&1 | tail -1)
-if awk -v m="$mbps" 'BEGIN { exit !(m ~ /^[0-9.]+$/ && m >= 85 && m <= 102) }'; then
-	ok "rate: one TCP stream on rail0 at 100mbit: $mbps Mbit/s ($tool)"
-else
-	fail "rate: one TCP stream on rail0 at 100mbit: '$mbps' Mbit/s ($tool), want 85..102"
-fi
+attempts=() verdict=low
+for try in 1 2 3; do
+	read -r busy0 steal0 total0 < <(cpu_ticks)
+	mbps=$("measure_$tool" 2>&1 | tail -1)
+	read -r busy1 steal1 total1 < <(cpu_ticks)
+	load=$(awk -v b=$((busy1 - busy0)) -v s=$((steal1 - steal0)) -v t=$((total1 - total0)) \
+		'BEGIN { if (t < 1) t = 1; printf "CPU busy %d %%, steal %d %%", 100 * b / t, 100 * s / t }')
+	attempts+=("'$mbps' ($load)")
+	if ! awk -v m="$mbps" 'BEGIN { exit !(m ~ /^[0-9.]+$/) }'; then
+		verdict=broken && break
+	elif awk -v m="$mbps" 'BEGIN { exit !(m > 102) }'; then
+		verdict=high && break
+	elif awk -v m="$mbps" 'BEGIN { exit !(m >= 85) }'; then
+		verdict=ok && break
+	fi
+done
+summary="$(IFS=';'; echo "${attempts[*]}" | sed 's/;/; /g')"
+case $verdict in
+ok) ok "rate: one TCP stream on rail0 at 100mbit: $mbps Mbit/s ($tool; attempts: $summary)" ;;
+high) fail "rate: one TCP stream on rail0 at 100mbit exceeded the shaping: $summary Mbit/s ($tool), want <= 102" ;;
+*) fail "rate: one TCP stream on rail0 at 100mbit: $summary Mbit/s ($tool), want 85..102 in one of 3 attempts" ;;
+esac
 
 # status
 if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) && grep -q '10.11.0.3' <<<"$out" &&
