@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../harness/error.h"
+#include "lib/error.h"
 
 static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 {

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "harness/error.h"
-#include "harness/job.h"
-#include "harness/stop.h"
-#include "harness/units.h"
+#include "lib/error.h"
+#include "engine/job.h"
+#include "lib/stop.h"
+#include "lib/units.h"
 
 /* getopt's value for a long-only option: past every char. */
 #define LONG_ONLY_BASE 256

@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "algos/algos.h"
-#include "harness/csv.h"
+#include "report/csv.h"
 #include "transports/transport.h"
 
 enum lb_opt_kind {
@@ -115,7 +115,7 @@ enum lb_cli_status {
 			    * answering, or failed itself; the message names it */
 #define LB_EXIT_TOO_BIG 4  /* the work cannot fit in this machine's memory (refused
 			    * before allocating) */
-/* 128 + N: stopped by signal N, after closing the CSV (harness/stop.h). */
+/* 128 + N: stopped by signal N, after closing the CSV (lib/stop.h). */
 
 /* The exit status of a run that returned rc (0, -1, or LB_EPEER). */
 int lb_cli_exit_status(int rc);
@@ -150,7 +150,7 @@ void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 
 /* After a row of the table on stdout: flushes it, so a reader sees it now
  * and a closed pipe is noticed at once.  A reader gone (EPIPE) asks the
- * sweep to stop as SIGPIPE would (harness/stop.h) and returns 0; another
+ * sweep to stop as SIGPIPE would (lib/stop.h) and returns 0; another
  * write error returns -1 with a message in err. */
 int lb_cli_flush_table(FILE *out, char *err, size_t errlen);
 

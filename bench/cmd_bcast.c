@@ -1,6 +1,6 @@
 /* lanebench bcast: real broadcasts across the ranks of a job (one process
  * per host, launched by scripts/cluster run, srun or mpirun).  Each rank
- * runs the engine (harness/bcast.c); rank 0 hands every configuration's
+ * runs the engine (engine/bcast.c); rank 0 hands every configuration's
  * result to two sinks: the CSV file and a table on stdout. */
 #include <errno.h>
 #include <math.h>
@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "harness/bcast.h"
-#include "harness/csv.h"
-#include "harness/stop.h"
-#include "harness/units.h"
+#include "engine/bcast.h"
+#include "report/csv.h"
+#include "lib/stop.h"
+#include "lib/units.h"
 
 struct bcast_opts {
 	struct lb_algo_set algos;

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "harness/csvread.h"
-#include "harness/units.h"
+#include "report/csvread.h"
+#include "lib/units.h"
 
 struct compare_opts {
 	const char *files[2];

@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "harness/csv.h"
-#include "harness/error.h"
-#include "harness/job.h"
-#include "harness/p2p.h"
-#include "harness/stats.h"
-#include "harness/stop.h"
-#include "harness/units.h"
+#include "report/csv.h"
+#include "lib/error.h"
+#include "engine/job.h"
+#include "engine/p2p.h"
+#include "engine/stats.h"
+#include "lib/stop.h"
+#include "lib/units.h"
 
 struct p2p_opts {
 	struct lb_list sizes;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "harness/units.h"
+#include "lib/units.h"
 
 enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };
 

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "harness/csv.h"
-#include "harness/error.h"
-#include "harness/memory.h"
-#include "harness/stop.h"
-#include "harness/units.h"
-#include "transports/sim.h"
+#include "report/csv.h"
+#include "lib/error.h"
+#include "lib/memory.h"
+#include "lib/stop.h"
+#include "lib/units.h"
+#include "model/sim.h"
 
 struct sim_opts {
 	struct lb_algo_set algos;

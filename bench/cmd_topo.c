@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "harness/topology.h"
+#include "launch/topology.h"
 
 struct topo_opts {
 	const char *lanes;

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "harness/csvread.h"
+#include "report/csvread.h"
 
 static const char *write_tmp(const char *text)
 {

@@ -6,7 +6,7 @@
 
 #include "algos/algos.h"
 #include "check.h"
-#include "transports/sim.h"
+#include "model/sim.h"
 
 static void against_builder(const struct lb_algo *a, uint32_t p, uint32_t k, uint64_t m,
 			    uint64_t slice)

@@ -7,9 +7,9 @@
 
 #include "algos/algos.h"
 #include "check.h"
-#include "harness/error.h"
-#include "harness/executor.h"
-#include "harness/pattern.h"
+#include "lib/error.h"
+#include "engine/executor.h"
+#include "engine/pattern.h"
 #include "transports/transport.h"
 
 #define MAX_RANKS 9

@@ -1,8 +1,8 @@
-/* The slowest lane rate (harness/job.c), which the efficiency column
+/* The slowest lane rate (engine/job.c), which the efficiency column
  * divides by: every lane counts, not only the first, and one unknown
  * lane makes the minimum unknown. */
 #include "check.h"
-#include "harness/job.h"
+#include "engine/job.h"
 
 #define G (1e9 / 8) /* 1 Gbit/s in bytes/s */
 

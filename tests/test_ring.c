@@ -1,7 +1,7 @@
 /* The transports' FIFO of posted transfers: order kept across wrap-around
  * and growth, records of any size, NULL past the end. */
 #include "check.h"
-#include "transports/ring.h"
+#include "lib/ring.h"
 
 struct rec {
 	uint64_t off;

@@ -5,7 +5,7 @@
  * Network: gigabit lanes, 50 us per hop, 128 KiB slices. */
 #include "algos/algos.h"
 #include "check.h"
-#include "transports/sim.h"
+#include "model/sim.h"
 
 static double run(const char *algo, uint64_t bytes)
 {

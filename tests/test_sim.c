@@ -4,7 +4,7 @@
 
 #include "algos/algos.h"
 #include "check.h"
-#include "transports/sim.h"
+#include "model/sim.h"
 
 static const double ALPHA = 3e-6, BW = 1.25e9;
 

@@ -1,6 +1,6 @@
 #include "check.h"
-#include "harness/pattern.h"
-#include "harness/stats.h"
+#include "engine/pattern.h"
+#include "engine/stats.h"
 
 #include <stdlib.h>
 

@@ -46,11 +46,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "ring.h"
+#include "lib/ring.h"
 #include "transport.h"
-#include "../harness/error.h"
-#include "../harness/executor.h"
-#include "../harness/units.h"
+#include "lib/error.h"
+#include "lib/units.h"
 
 #define HELLO_MAGIC 0x4c425248u  /* "LBRH" */
 #define REJECT_MAGIC 0x4c42524au /* "LBRJ" */
@@ -695,7 +694,7 @@ static int setup_lane(struct lb_tp *tp, uint32_t lane, const struct lb_tp_peers 
 	if (cqe > l->max_cqe)
 		return lb_errf(err, len, "rdma lane '%s': %u peers need %d CQ entries, %s has %d",
 			       l->name, np, cqe, l->dev, l->max_cqe);
-	if (tp->cfg.idle == LB_IDLE_SLEEP && !(l->ch = ibv_create_comp_channel(l->ctx)))
+	if (tp->cfg.sleeps && !(l->ch = ibv_create_comp_channel(l->ctx)))
 		return lb_errf(err, len, "rdma lane '%s': ibv_create_comp_channel: %s", l->name, strerror(errno));
 	if (!(l->cq = ibv_create_cq(l->ctx, cqe, NULL, l->ch, 0)))
 		return lb_errf(err, len, "rdma lane '%s': cannot create a CQ of %d entries: %s", l->name,

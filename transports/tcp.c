@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ring.h"
+#include "lib/ring.h"
 #include "transport.h"
-#include "../harness/error.h"
+#include "lib/error.h"
 
 #define FRAME_MAGIC 0x4c425444u /* "LBTD" */
 #define HELLO_MAGIC 0x4c424843u /* "LBHC" */

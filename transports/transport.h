@@ -35,7 +35,9 @@ struct lb_tp_cfg {
 	const char *const *lane_names; /* interface, IPv4 address or device */
 	const char *token;             /* job token every connection presents */
 	double timeout;                /* seconds, for connecting */
-	int idle;                      /* enum lb_idle: the transport's own waits follow it */
+	/* 1: the caller sleeps in wait() when a lane is idle, so the transport
+	 * sets up what blocking needs (rdma: a completion channel). */
+	int sleeps;
 	struct lb_tp_options opt;
 };
 
@@ -60,7 +62,7 @@ struct lb_completion {
 
 /* Frame counters of a transport that has frames (dpdk); summed over the
  * lanes of a rank, monotonic from open.  Drop reasons: the frame parser's
- * (see transports/dpdk_frame.h) and the reliable layer's. */
+ * (see transports/dpdk/frame.h) and the reliable layer's. */
 enum lb_tp_drop {
 	LB_DROP_SHORT, LB_DROP_ETHERTYPE, LB_DROP_VERSION, LB_DROP_JOB,
 	LB_DROP_NOT_MINE, LB_DROP_MALFORMED, LB_DROP_RANGE,
@@ -112,7 +114,7 @@ struct lb_transport {
 			 uint64_t offset, uint64_t len, uint32_t id);
 	/* Progress the lane: returns the number of completions written to out
 	 * (0: nothing yet), or -1 with a reason naming peer and lane --
-	 * LB_EPEER (harness/error.h) when the peer is gone: it closed the
+	 * LB_EPEER (lib/error.h) when the peer is gone: it closed the
 	 * connection, disconnected, or stopped answering. */
 	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		    int max, char *err, size_t errlen);

@@ -3,8 +3,8 @@
  * per stranger) on 127.0.0.1 with a port found free by binding port 0.
  * Each child checks what it sees, exits 0 or 1, and has alarm() as a
  * safety net; the parent bounds its waits too and kills what is left. */
-#include "harness/bootstrap.h"
-#include "harness/error.h"
+#include "launch/bootstrap.h"
+#include "lib/error.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

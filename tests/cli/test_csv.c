@@ -1,4 +1,4 @@
-/* harness/csv: exact bytes written (header, RFC 4180 quoting, numbers),
+/* report/csv: exact bytes written (header, RFC 4180 quoting, numbers),
  * rows on disk as they are written, the temporary file renamed when the
  * run completes or stops early (then with a trailer), nothing left behind
  * on failure. */
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "harness/csv.h"
+#include "report/csv.h"
 
 static char dir[256];
 static char err[512];

@@ -1,9 +1,9 @@
-/* harness/units: exact values for good input; for bad input an error that
+/* lib/units: exact values for good input; for bad input an error that
  * names the value in single quotes. */
 #include <stdlib.h>
 
 #include "../check.h"
-#include "harness/units.h"
+#include "lib/units.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transports/dpdk_frame.h"
+#include "transports/dpdk/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

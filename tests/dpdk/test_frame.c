@@ -1,9 +1,9 @@
-/* The frame parser (transports/dpdk_frame.c): round trip, and every drop
+/* The frame parser (transports/dpdk/frame.c): round trip, and every drop
  * reason on a crafted frame. */
 #include <stdint.h>
 
 #include "tests/check.h"
-#include "transports/dpdk_frame.h"
+#include "transports/dpdk/frame.h"
 
 static const struct lb_frame_expect expect = {
 	.job = 0, .rank = 1, .size = 4, .lane = 1, .buflen = 1 << 20,

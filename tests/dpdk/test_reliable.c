@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "tests/check.h"
-#include "transports/reliable.h"
+#include "transports/dpdk/reliable.h"
 
 static void test_in_order(void)
 {

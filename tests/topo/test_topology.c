@@ -12,7 +12,7 @@
  *                 eth4 (PCI 0000:af:00.0) near node 1.
  * Then this machine (no XML): open, plan "lo,lo", and threads that bind
  * themselves at the same time and check where they run. */
-#include "harness/topology.h"
+#include "launch/topology.h"
 
 #include <arpa/inet.h>
 #include <hwloc.h>

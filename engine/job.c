@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "executor.h"
+#include "lib/error.h"
 
 /* Splits the lane list ("rail0,rail1") into names. */
 static int split_lanes(struct lb_job *r, const char *spec, char *err, size_t len)
@@ -105,7 +106,7 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 		return lb_errf(err, len, "unknown transport '%s'", p->transport);
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
 				 .lane_names = r->lane_names, .token = r->token,
-				 .timeout = r->timeout, .idle = p->idle, .opt = p->tp_options };
+				 .timeout = r->timeout, .sleeps = p->idle == LB_IDLE_SLEEP, .opt = p->tp_options };
 	return r->ops->open(&cfg, &r->tp, err, len);
 }
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "p2p.h"
 #include "stats.h"
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../algos/schedule.h"
+#include "algos/schedule.h"
 
 struct lb_sim_net {
 	double alpha;   /* seconds per transfer (latency, per-message cost) */

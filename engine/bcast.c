@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "calibrate.h"
-#include "error.h"
+#include "lib/error.h"
 #include "job.h"
 #include "pattern.h"
-#include "transports/sim.h"
+#include "model/sim.h"
 #include "transports/transport.h"
 
 struct run {

@@ -1,6 +1,6 @@
 /* dpdk: raw Ethernet frames through rte_ethdev, with our own reliable
  * delivery (Ethernet and af_packet drop; see reliable.h) and frame format
- * (see dpdk_frame.h).
+ * (see frame.h).
  *
  * Ports and lanes.  EAL creates the ports from --eal (vdevs or PCI
  * devices); without --eal every lane i is `--vdev net_af_packet_l<i>,
@@ -40,7 +40,7 @@
  * data, ack or keepalive -- for SILENCE_MAX (at most half of --timeout)
  * makes poll() fail with LB_EPEER, naming lane and rank.
  *
- * Closing.  The job closes after a barrier of all ranks (harness/job.c), so
+ * Closing.  The job closes after a barrier of all ranks (engine/job.c), so
  * nobody still needs our acks.  af_packet and PCI ports are stopped and
  * closed; memif ports are left to go down with the process (see
  * close_lane), and EAL is not torn down (rte_eal_cleanup races memif's
@@ -65,11 +65,11 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "dpdk_frame.h"
+#include "frame.h"
 #include "reliable.h"
-#include "ring.h"
-#include "transport.h"
-#include "../harness/error.h"
+#include "lib/ring.h"
+#include "transports/transport.h"
+#include "lib/error.h"
 
 #define MAX_PORTS 64
 #define NB_RXD 512

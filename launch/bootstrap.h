@@ -13,7 +13,7 @@
  * with the same reason.  A failed lb_boot_agree is not such a failure.
  *
  * All functions return 0, or -1 with a one-line reason in err (err may be
- * NULL or errlen 0) -- LB_EPEER (harness/error.h) instead when the cause is
+ * NULL or errlen 0) -- LB_EPEER (lib/error.h) instead when the cause is
  * another rank's: a collective whose exchange failed (a rank disconnected,
  * did not answer, aborted or broke the protocol), an agreement another
  * rank refused.  Nothing is printed to stdout; rank 0 logs refused

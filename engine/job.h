@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bootstrap.h"
-#include "topology.h"
+#include "launch/bootstrap.h"
+#include "launch/topology.h"
 #include "transports/transport.h"
 
 #define LB_JOB_MAX_LANES 16
@@ -54,7 +54,7 @@ struct lb_job {
 uint32_t lb_job_launched(const char **size_from, char *err, size_t errlen);
 
 /* Collective.  On failure the job is still to be closed.  Like every
- * collective step here, fails with LB_EPEER (harness/error.h) rather than
+ * collective step here, fails with LB_EPEER (lib/error.h) rather than
  * -1 when another rank is the cause. */
 int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size_t errlen);
 

@@ -73,7 +73,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "lib/error.h"
 
 #define MAGIC       0x4c42424fu
 #define VERSION     1u

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "lib/error.h"
 
 #define COMP_BATCH 64
 

@@ -41,7 +41,7 @@ int lb_exec_new(const struct lb_exec_cfg *cfg, struct lb_exec **out,
 
 /* One broadcast of the schedule; *seconds is this rank's elapsed time
  * from the start to its last completion.  On failure the reason names the
- * lane and the peer; returns -1, or LB_EPEER (harness/error.h) when a
+ * lane and the peer; returns -1, or LB_EPEER (lib/error.h) when a
  * transport lost the peer. */
 int lb_exec_iteration(struct lb_exec *x, double *seconds, char *err,
 		      size_t errlen);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "csv.h"
-#include "error.h"
+#include "lib/error.h"
 
 /* Three sinks: stdout (path NULL); a device or pipe named by path, written
  * in place (tmp NULL); a regular file, via tmp. */

@@ -81,7 +81,7 @@ typedef int (*lb_bcast_sink)(const struct lb_bcast_result *r, void *arg);
 
 /* Collective: every rank of the job calls it.  Returns 0, or -1 with a
  * reason naming the rank, lane or value that failed -- LB_EPEER
- * (harness/error.h) when another rank is the cause: it died, disconnected,
+ * (lib/error.h) when another rank is the cause: it died, disconnected,
  * stopped answering or failed itself.  A rank that lost a peer mid-run
  * names the root cause when there is one to learn (that peer's own
  * report, or the rank whose death started it). */

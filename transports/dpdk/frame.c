@@ -1,5 +1,5 @@
-/* The DPDK transport's frame format; see dpdk_frame.h. */
-#include "dpdk_frame.h"
+/* The DPDK transport's frame format; see frame.h. */
+#include "frame.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "../harness/error.h"
+#include "lib/error.h"
 
 struct event {
 	double at;      /* when the SEND can start */

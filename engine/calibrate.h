@@ -6,7 +6,7 @@
 #ifndef LB_CALIBRATE_H
 #define LB_CALIBRATE_H
 
-#include "bootstrap.h"
+#include "launch/bootstrap.h"
 #include "executor.h"
 #include "transports/transport.h"
 

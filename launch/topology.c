@@ -13,10 +13,10 @@
 
 #include <hwloc.h>
 
-#include "error.h"
+#include "lib/error.h"
 
 #if HWLOC_API_VERSION < 0x00020000 || HWLOC_API_VERSION >= 0x00030000
-#error "harness/topology.c is written for the hwloc 2.x API (OS device types change in 3.0)"
+#error "launch/topology.c is written for the hwloc 2.x API (OS device types change in 3.0)"
 #endif
 
 #define REPORT_MAX_LANES 64
