@@ -320,7 +320,7 @@ static void s_silent(const struct job *j, uint32_t rank)
 	close(fd);
 }
 
-/* A protocol header as bootstrap.c documents it (values < 256). */
+/* A protocol header as launch/boot_private.h documents it (values < 256). */
 static void raw_hdr(uint8_t *m, uint8_t type, uint8_t rank, uint8_t arg, uint8_t len)
 {
 	static const uint8_t head[8] = { 0x4c, 0x42, 0x42, 0x4f, 0, 1 };
