@@ -134,7 +134,6 @@ int boot_peer_io_error(struct lb_boot *b, int rc, char *err, size_t len)
 static int peer_reply(struct lb_boot *b, const struct coll *c, double deadline, char *err,
 		      size_t len)
 {
-	char reason[ABORT_MAX + 1];
 	struct hdr h;
 	int rc = boot_recv_hdr(b->fd, &h, deadline);
 	const char *bad = rc ? NULL : boot_hdr_check(&h);
@@ -144,6 +143,7 @@ static int peer_reply(struct lb_boot *b, const struct coll *c, double deadline, 
 		return boot_fail_tell(b, err, len, "coordinator (rank 0) at %s sent a malformed message "
 				      "(%s)", b->coord, bad);
 	if (h.type == T_ABORT) {
+		char reason[ABORT_MAX + 1];
 		rc = boot_recv_reason(b->fd, &h, reason, deadline);
 		return rc ? boot_peer_io_error(b, rc, err, len) : boot_fail_quiet(b, err, len, "%s", reason);
 	}

@@ -36,9 +36,9 @@ struct lobby {
 
 static void refuse(struct lobby *l, struct pending *p, const char *why)
 {
-	char msg[ERR_LEN];
 	fprintf(stderr, "lanebench: refused connection from %s: %s\n", p->name, why);
 	if (p->speaks) {
+		char msg[ERR_LEN];
 		snprintf(msg, sizeof(msg), "coordinator (rank 0) at %s refused this connection: %s",
 			 l->cfg->coord, why);
 		boot_send_abort(p->fd, 0, msg, boot_now()); /* one try, no waiting */
@@ -88,7 +88,6 @@ static void lobby_read(struct lb_boot *b, struct lobby *l, struct pending *p)
 {
 	size_t want = p->got < HDR_LEN ? HDR_LEN : HDR_LEN + p->h.len;
 	ssize_t n = recv(p->fd, p->buf + p->got, want - p->got, 0);
-	const char *bad;
 	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
 		refuse(l, p, n == 0 ? "closed without a hello" : strerror(errno));
 		return;
@@ -98,7 +97,8 @@ static void lobby_read(struct lb_boot *b, struct lobby *l, struct pending *p)
 	p->got += (size_t)n;
 	if (p->got == HDR_LEN) {
 		boot_hdr_unpack(p->buf, &p->h);
-		if (!(bad = boot_hdr_check(&p->h)) && p->h.type != T_HELLO)
+		const char *bad = boot_hdr_check(&p->h);
+		if (!bad && p->h.type != T_HELLO)
 			bad = "expected a hello";
 		p->speaks = p->h.magic == MAGIC && p->h.version == VERSION;
 		if (bad) {
