@@ -1186,7 +1186,6 @@ const struct lb_transport lb_transport_rdma = {
 	.name = "rdma",
 	.summary = "RDMA RC queue pairs (libibverbs, rdma_cm): WRITE with immediate, or SEND/RECV",
 	.nic_kind = "openfabrics",
-	.caps = LB_CAP_WAIT | LB_CAP_LINE_RATE,
 	.open = rdma_open,
 	.local_address = rdma_local_address,
 	.connect = rdma_connect_all,

@@ -650,7 +650,6 @@ static void tcp_close(struct lb_tp *tp)
 const struct lb_transport lb_transport_tcp = {
 	.name = "tcp",
 	.summary = "kernel TCP, one connection per (peer, lane) bound to the lane's address",
-	.caps = LB_CAP_WAIT | LB_CAP_LINE_RATE,
 	.nic_kind = "network",
 	.open = tcp_open,
 	.local_address = tcp_local_address,

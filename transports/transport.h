@@ -83,18 +83,12 @@ struct lb_tp_counters { /* only uint64_t members: summed as an array */
 	uint64_t dropped[LB_DROP_REASONS];
 };
 
-enum lb_tp_caps {
-	LB_CAP_WAIT = 1 << 0,      /* wait() blocks until the lane may progress */
-	LB_CAP_LINE_RATE = 1 << 1, /* lane_rate() knows the link speed */
-};
-
 struct lb_transport {
 	const char *name;
 	const char *summary;
 	/* The NICs --lanes auto means: "network" (interfaces) or "openfabrics"
 	 * (verbs devices); NULL: every NIC hwloc lists. */
 	const char *nic_kind;
-	unsigned caps;
 	/* On failure *out is NULL or an instance for close() to release. */
 	int (*open)(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		    size_t errlen);
@@ -118,11 +112,11 @@ struct lb_transport {
 	 * connection, disconnected, or stopped answering. */
 	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		    int max, char *err, size_t errlen);
-	/* Optional (LB_CAP_WAIT): block up to `seconds` until the lane may
+	/* Optional: block up to `seconds` until the lane may
 	 * progress or `wake_fd` (an eventfd another lane writes when blocks
 	 * this lane waits for arrive) becomes readable; the caller reads it. */
 	void (*wait)(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds);
-	/* Optional (LB_CAP_LINE_RATE): link speed in bytes/s, 0 if unknown. */
+	/* Optional: link speed in bytes/s, 0 if unknown. */
 	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);
 	/* Optional: the frame counters since open. */
 	void (*counters)(struct lb_tp *tp, struct lb_tp_counters *out);

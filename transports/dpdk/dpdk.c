@@ -1145,7 +1145,6 @@ const struct lb_transport lb_transport_dpdk = {
 	.name = "dpdk",
 	.summary = "rte_ethdev raw Ethernet, one port per lane (or per peer), own reliable delivery",
 	.nic_kind = "network",
-	.caps = LB_CAP_WAIT,
 	.open = dpdk_open,
 	.local_address = dpdk_local_address,
 	.connect = dpdk_connect,
