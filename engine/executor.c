@@ -29,7 +29,7 @@ struct lane_ctx {
 	 * in a loop; `parked` tells the receiving lane to write it. */
 	int wake_fd;
 	atomic_int parked;
-	char err[256];
+	char err[512];
 	int failed;       /* the lane's code: 0, -1, or LB_EPEER (its peer is gone) */
 };
 
@@ -128,13 +128,15 @@ static int post(struct lane_ctx *lc, const struct lb_op *op, uint32_t i)
 	const struct lb_schedule *s = x->cfg.sched;
 	uint64_t off = lb_block_offset(s, op->first_block);
 	uint64_t len = lb_range_bytes(s, op->first_block, op->nblocks);
+	char why[256];
 	int rc = op->kind == LB_SEND
-		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i)
-		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i);
+		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why))
+		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why));
 	if (rc < 0)
-		return lane_fail(lc, -1, "lane %u: %s to rank %u of bytes [%llu,+%llu) refused by the transport",
-				 lc->lane, op->kind == LB_SEND ? "send" : "receive", op->peer,
-				 (unsigned long long)off, (unsigned long long)len);
+		return lane_fail(lc, -1, "lane %u: %s %s rank %u of bytes [%llu,+%llu) refused: %s",
+				 lc->lane, op->kind == LB_SEND ? "send" : "receive",
+				 op->kind == LB_SEND ? "to" : "from", op->peer,
+				 (unsigned long long)off, (unsigned long long)len, why);
 	return rc;
 }
 

@@ -50,11 +50,12 @@ static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends,
 
 static int post(const struct lb_p2p_cfg *c, int send, uint64_t bytes, char *err, size_t len)
 {
-	int rc = send ? c->ops->post_send(c->tp, c->lane, c->peer, 0, bytes, 0)
-		      : c->ops->post_recv(c->tp, c->lane, c->peer, 0, bytes, 0);
+	char why[256] = "the lane's queue is full";
+	int rc = send ? c->ops->post_send(c->tp, c->lane, c->peer, 0, bytes, 0, why, sizeof(why))
+		      : c->ops->post_recv(c->tp, c->lane, c->peer, 0, bytes, 0, why, sizeof(why));
 	if (rc != 0)
-		snprintf(err, len, "p2p lane %u: cannot post a %s of %llu bytes with rank %u",
-			 c->lane, send ? "send" : "receive", (unsigned long long)bytes, c->peer);
+		snprintf(err, len, "p2p lane %u: cannot post a %s of %llu bytes with rank %u: %s",
+			 c->lane, send ? "send" : "receive", (unsigned long long)bytes, c->peer, why);
 	return rc ? -1 : 0;
 }
 

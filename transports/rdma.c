@@ -901,14 +901,35 @@ static int pump_recvs(struct lb_tp *tp, struct conn *c)
 	return 0;
 }
 
+/* Why a transfer with the peer cannot be queued, or 0 when it can. */
+static int refuse(struct lb_tp *tp, const struct conn *c, uint32_t lane, uint32_t peer,
+		  uint64_t off, uint64_t len, int send, char *err, size_t errlen)
+{
+	const char *name = tp->lanes[lane].name;
+	if (!tp->buf)
+		return lb_errf(err, errlen, "rdma lane '%s': no buffer registered", name);
+	if (lb_tp_check_range("rdma", name, off, len, tp->buflen, err, errlen))
+		return -1;
+	if (!c)
+		return lb_errf(err, errlen, "rdma lane '%s': no connection with rank %u (not a peer of the lane when it connected)",
+			       name, peer);
+	if (c->state != CONN_UP)
+		return lb_errf(err, errlen, "rdma lane '%s': the connection with rank %u is not up",
+			       name, peer);
+	/* The peer's MR would refuse a write beyond its buffer. */
+	if (send && tp->mode == OP_WRITE && (off > c->remote.len || len > c->remote.len - off))
+		return lb_errf(err, errlen, "rdma lane '%s': bytes [%llu,+%llu) are not inside rank %u's %llu-byte buffer",
+			       name, (unsigned long long)off, (unsigned long long)len, peer,
+			       (unsigned long long)c->remote.len);
+	return 0;
+}
+
 static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off, uint64_t len,
-		     uint32_t id, int send)
+		     uint32_t id, int send, char *err, size_t errlen)
 {
 	struct conn *c = conn_for(tp, lane, peer);
-	if (!c || c->state != CONN_UP || !tp->buf || off > tp->buflen || len > tp->buflen - off)
+	if (refuse(tp, c, lane, peer, off, len, send, err, errlen))
 		return -1;
-	if (send && tp->mode == OP_WRITE && (off > c->remote.len || len > c->remote.len - off))
-		return -1; /* beyond the peer's buffer: its MR would refuse the write */
 	struct lb_ring *q = send ? &c->sendq : &c->recvq;
 	if (q->count >= QUEUE_MAX)
 		return 1;
@@ -916,7 +937,8 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 	struct msg m = { .off = off, .len = len, .id = id, .code = msg_code(seq, off, len),
 			 .chunks = chunks_of(len, c->chunk) };
 	if (lb_ring_push(q, &m, sizeof(m)))
-		return -1;
+		return lb_errf(err, errlen, "rdma lane '%s': out of memory queueing a %s with rank %u",
+			       tp->lanes[lane].name, send ? "send" : "receive", peer);
 	/* A failure to post is kept in the lane and reported by the next poll. */
 	if (send)
 		(void)pump_sends(tp, c);
@@ -926,15 +948,15 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 }
 
 static int rdma_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return rdma_post(tp, lane, peer, off, len, id, 1);
+	return rdma_post(tp, lane, peer, off, len, id, 1, err, errlen);
 }
 
 static int rdma_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return rdma_post(tp, lane, peer, off, len, id, 0);
+	return rdma_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 static int arrive(struct conn *c, uint32_t code)

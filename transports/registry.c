@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "transport.h"
+#include "lib/error.h"
 
 const struct lb_transport *const lb_transports[] = {
 	&lb_transport_tcp,
@@ -26,6 +27,16 @@ const struct lb_transport *lb_transport_find(const char *name)
 		if (strcmp(lb_transports[i]->name, name) == 0)
 			return lb_transports[i];
 	return NULL;
+}
+
+int lb_tp_check_range(const char *transport, const char *lane, uint64_t off, uint64_t len,
+		      uint64_t buflen, char *err, size_t errlen)
+{
+	if (off <= buflen && len <= buflen - off)
+		return 0;
+	return lb_errf(err, errlen, "%s lane '%s': bytes [%llu,+%llu) are not inside the %llu-byte registered buffer",
+		       transport, lane, (unsigned long long)off, (unsigned long long)len,
+		       (unsigned long long)buflen);
 }
 
 static int takes_option(const char *takes, const char *name)

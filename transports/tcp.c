@@ -468,26 +468,33 @@ static struct conn *conn_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	return peer < tp->cfg.size && l->conn_of[peer] >= 0 ? &l->conns[l->conn_of[peer]] : NULL;
 }
 
-static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-		    uint64_t off, uint64_t len, uint32_t id, int send)
+static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+		    uint64_t len, uint32_t id, int send, char *err, size_t errlen)
 {
-	struct conn *c = conn_for(tp, lane, peer);
-	if (!c || off > tp->buflen || len > tp->buflen - off)
+	const char *name = tp->lanes[lane].name;
+	if (lb_tp_check_range("tcp", name, off, len, tp->buflen, err, errlen))
 		return -1;
+	struct conn *c = conn_for(tp, lane, peer);
+	if (!c)
+		return lb_errf(err, errlen, "tcp lane '%s': no connection with rank %u (not a peer of the lane when it connected)",
+			       name, peer);
 	struct xfer x = { .off = off, .len = len, .id = id };
-	return lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
+	if (lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x)))
+		return lb_errf(err, errlen, "tcp lane '%s': out of memory queueing a %s with rank %u",
+			       name, send ? "send" : "receive", peer);
+	return 0;
 }
 
-static int tcp_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t off, uint64_t len, uint32_t id)
+static int tcp_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			 uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return tcp_post(tp, lane, peer, off, len, id, 1);
+	return tcp_post(tp, lane, peer, off, len, id, 1, err, errlen);
 }
 
-static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t off, uint64_t len, uint32_t id)
+static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			 uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return tcp_post(tp, lane, peer, off, len, id, 0);
+	return tcp_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 static int peer_gone(struct lb_tp *tp, uint32_t lane, const struct conn *c,

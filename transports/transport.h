@@ -100,12 +100,15 @@ struct lb_transport {
 	int (*register_buffer)(struct lb_tp *tp, void *buf, size_t len,
 			       char *err, size_t errlen);
 	/* Queue a transfer: 0 queued, 1 the lane's queue is full (poll, then
-	 * try again), -1 bad arguments.  Receives of one (peer, lane) complete in posting order
-	 * and must match the peer's sends on that lane one for one. */
-	int (*post_send)(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t offset, uint64_t len, uint32_t id);
-	int (*post_recv)(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t offset, uint64_t len, uint32_t id);
+	 * try again), -1 refused with the reason in err: bytes outside the
+	 * registered buffer (naming them and its size), a peer the lane has
+	 * no channel with, out of memory.  Receives of one (peer, lane)
+	 * complete in posting order and must match the peer's sends on that
+	 * lane one for one. */
+	int (*post_send)(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t offset,
+			 uint64_t len, uint32_t id, char *err, size_t errlen);
+	int (*post_recv)(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t offset,
+			 uint64_t len, uint32_t id, char *err, size_t errlen);
 	/* Progress the lane: returns the number of completions written to out
 	 * (0: nothing yet), or -1 with a reason naming peer and lane --
 	 * LB_EPEER (lib/error.h) when the peer is gone: it closed the
@@ -131,5 +134,11 @@ extern const struct lb_transport lb_transport_rdma; /* built with -Drdma */
 extern const struct lb_transport *const lb_transports[];
 
 const struct lb_transport *lb_transport_find(const char *name);
+
+/* For post_send / post_recv: 0 when [off, off + len) lies inside the
+ * registered buffer of buflen bytes, else -1 with a reason naming the
+ * transport, the lane, the bytes and the buffer's size. */
+int lb_tp_check_range(const char *transport, const char *lane, uint64_t off, uint64_t len,
+		      uint64_t buflen, char *err, size_t errlen);
 
 #endif

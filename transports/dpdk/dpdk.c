@@ -967,35 +967,41 @@ static struct chan *chan_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 }
 
 static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-		     uint64_t len, uint32_t id, int send)
+		     uint64_t len, uint32_t id, int send, char *err, size_t errlen)
 {
 	struct lane *l = &tp->lanes[lane];
 	struct chan *c = chan_for(tp, lane, peer);
-	if (!c || off > tp->buflen || len > tp->buflen - off)
+	if (lb_tp_check_range("dpdk", l->name, off, len, tp->buflen, err, errlen))
 		return -1;
+	if (!c)
+		return lb_errf(err, errlen, "dpdk lane '%s': no channel with rank %u (not a peer of the lane when it connected)",
+			       l->name, peer);
 	pthread_mutex_lock(&l->mu);
 	if (!c->sendq.count && !c->recvq.count)
 		c->busy_since = now(); /* silence before this is no one's fault */
 	struct xfer x = { .off = off, .len = len, .id = id };
 	int rc = lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
-	if (!send) {
+	if (rc == 0 && !send) {
 		l->stash_dirty |= l->nstash > 0;
 		complete_recvs(l, c);
 	}
 	pthread_mutex_unlock(&l->mu);
-	return rc;
+	if (rc)
+		return lb_errf(err, errlen, "dpdk lane '%s': out of memory queueing a %s with rank %u",
+			       l->name, send ? "send" : "receive", peer);
+	return 0;
 }
 
 static int dpdk_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return dpdk_post(tp, lane, peer, off, len, id, 1);
+	return dpdk_post(tp, lane, peer, off, len, id, 1, err, errlen);
 }
 
 static int dpdk_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return dpdk_post(tp, lane, peer, off, len, id, 0);
+	return dpdk_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 /* A peer we wait for (a send not acknowledged, a receive not filled) that
