@@ -160,7 +160,7 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 	const struct p2p_opts *o = base;
 	struct lb_job_params jp = { .lanes = o->lanes, .transport = o->transport,
 				    .timeout = o->timeout, .lane_rate = o->lane_rate,
-				    .idle = o->idle, .tp_options = o->tpo };
+				    .tp_options = o->tpo };
 	for (size_t i = 0; i < o->sizes.n; i++)
 		jp.buffer_bytes = o->sizes.v[i] > jp.buffer_bytes ? o->sizes.v[i] : jp.buffer_bytes;
 	struct lb_job j;

@@ -328,8 +328,7 @@ static int set_up(struct run *r, char *err, size_t len)
 	const struct lb_bcast_params *p = r->prm;
 	struct lb_job_params jp = { .lanes = p->lanes, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
-				    .buffer_bytes = p->calib_bytes, .idle = p->idle,
-				    .tp_options = p->tp_options };
+				    .buffer_bytes = p->calib_bytes, .tp_options = p->tp_options };
 	for (size_t i = 0; i < p->nsizes; i++)
 		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
 	int rc = lb_job_open(&r->job, &jp, err, len);

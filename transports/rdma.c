@@ -4,8 +4,8 @@
  * address, or a network interface; it is bound to one IPv4 address, and
  * rdma_cm picks the device that owns it.  Per lane: a listening cm_id (made
  * in open, so it exists before any peer learns our address), a PD, the
- * message buffer registered once, one CQ (with a completion channel under
- * --idle sleep), and one RC QP per peer.  Lower ranks connect to higher
+ * message buffer registered once, one CQ (with a completion channel that
+ * arm() offers to sleep on), and one RC QP per peer.  Lower ranks connect to higher
  * ones, with the source address bound so traffic leaves through the lane.
  *
  * The address blob carries IPv4, CM port, the buffer's address and rkey and
@@ -44,7 +44,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/ring.h"
 #include "transport.h"
@@ -61,7 +63,7 @@
 #define RNR_TIMER 6              /* IB encoding: 0.12 ms */
 #define ACK_TIMEOUT 14           /* IB encoding: 4.096 us << 14 = 67 ms */
 #define ACK_TIMEOUT_MAX 31       /* the encoding's 5 bits; 0 means "never" */
-#define STASH 32
+#define POLL_BATCH 32             /* WCs taken from the CQ at once */
 
 enum op_mode { OP_WRITE, OP_SEND };
 enum conn_state { CONN_IDLE, CONN_RESOLVING, CONN_CONNECTING, CONN_UP, CONN_RETRY };
@@ -131,10 +133,9 @@ struct lane {
 	struct conn *conns;
 	uint32_t nconns;
 	int32_t *conn_of; /* [size]: index into conns, or -1 */
-	int armed;
+	int epfd;      /* arm(): the completion channel and cm; -1 until connected */
+	int armed;     /* the CQ's notification is requested and not yet taken */
 	unsigned unacked;
-	struct ibv_wc stash[STASH];
-	int nstash, stash_at;
 	char err[256]; /* a data-path failure poll() reports */
 	int err_code;  /* and what poll() returns with it: -1 or LB_EPEER */
 };
@@ -392,6 +393,8 @@ static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 			0xcbf29ce484222325ull);
 	if (!(tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes))))
 		return lb_errf(err, len, "rdma: out of memory");
+	for (uint32_t i = 0; i < cfg->lanes; i++)
+		tp->lanes[i].epfd = -1;
 	for (uint32_t i = 0; i < cfg->lanes; i++) {
 		tp->lanes[i].name = cfg->lane_names[i];
 		if (resolve_lane(&tp->lanes[i], err, len))
@@ -694,8 +697,9 @@ static int setup_lane(struct lb_tp *tp, uint32_t lane, const struct lb_tp_peers 
 	if (cqe > l->max_cqe)
 		return lb_errf(err, len, "rdma lane '%s': %u peers need %d CQ entries, %s has %d",
 			       l->name, np, cqe, l->dev, l->max_cqe);
-	if (tp->cfg.sleeps && !(l->ch = ibv_create_comp_channel(l->ctx)))
+	if (!(l->ch = ibv_create_comp_channel(l->ctx)))
 		return lb_errf(err, len, "rdma lane '%s': ibv_create_comp_channel: %s", l->name, strerror(errno));
+	fcntl(l->ch->fd, F_SETFL, fcntl(l->ch->fd, F_GETFL) | O_NONBLOCK); /* arm() takes events */
 	if (!(l->cq = ibv_create_cq(l->ctx, cqe, NULL, l->ch, 0)))
 		return lb_errf(err, len, "rdma lane '%s': cannot create a CQ of %d entries: %s", l->name,
 			       cqe, strerror(errno));
@@ -764,6 +768,18 @@ static void start_due(struct lb_tp *tp)
 		}
 }
 
+/* arm()'s fd: an epoll set over the lane's completion channel and its CM
+ * channel. */
+static int watch_lane(struct lane *l, char *err, size_t len)
+{
+	struct epoll_event ch = { .events = EPOLLIN }, cm = { .events = EPOLLIN };
+	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->ch->fd, &ch) ||
+	    epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->cm->fd, &cm))
+		return lb_errf(err, len, "rdma lane '%s': epoll: %s", l->name, strerror(errno));
+	return 0;
+}
+
 /* After setup each lane's connections move to a channel of the lane's own,
  * which its thread watches: a peer that exits or dies disconnects, and a
  * rank that only waits to receive from it would otherwise never know (no
@@ -780,6 +796,8 @@ static int watch_peers(struct lb_tp *tp, char *err, size_t len)
 			if (rdma_migrate_id(l->conns[k].id, l->cm))
 				return lb_errf(err, len, "rdma lane '%s': rdma_migrate_id (rank %u): %s",
 					       l->name, l->conns[k].peer, strerror(errno));
+		if (watch_lane(l, err, len))
+			return -1;
 	}
 	return 0;
 }
@@ -1064,19 +1082,6 @@ static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
 	return settle(tp, c, out, n, *n + 1 < max ? *n + 1 : max);
 }
 
-/* Completions from the stash wait() filled, else from the CQ. */
-static int next_wcs(struct lane *l, struct ibv_wc *wc, int max)
-{
-	if (l->stash_at < l->nstash) {
-		int k = l->nstash - l->stash_at < max ? l->nstash - l->stash_at : max;
-		memcpy(wc, l->stash + l->stash_at, (size_t)k * sizeof(*wc));
-		l->stash_at += k;
-		return k;
-	}
-	l->nstash = l->stash_at = 0;
-	return ibv_poll_cq(l->cq, max, wc);
-}
-
 /* Data phase: any CM event on a connection means the peer went away. */
 static void peer_events(struct lb_tp *tp, uint32_t lane)
 {
@@ -1101,9 +1106,9 @@ static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	for (uint32_t i = 0; !l->err[0] && tp->mode == OP_WRITE && i < l->nconns; i++)
 		settle(tp, &l->conns[i], out, &n, max);
 	while (!l->err[0] && n < max) {
-		struct ibv_wc wc[STASH];
-		int want = max - n < STASH ? max - n : STASH; /* each WC completes at most one op */
-		int k = next_wcs(l, wc, want);
+		struct ibv_wc wc[POLL_BATCH];
+		int want = max - n < POLL_BATCH ? max - n : POLL_BATCH; /* a WC completes one op at most */
+		int k = ibv_poll_cq(l->cq, want, wc);
 		if (k < 0)
 			lane_fail(tp, lane, "rdma lane '%s': ibv_poll_cq failed", l->name);
 		for (int i = 0; i < k && !l->err[0]; i++)
@@ -1118,41 +1123,32 @@ static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-/* Sleeps on the completion channel until the CQ has something. */
-static void rdma_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
+/* The event of the previous arming, if it came: taken and acked (in
+ * batches: acks take a lock), so the CQ can be armed again. */
+static void take_cq_event(struct lane *l)
 {
-	struct lane *l = &tp->lanes[lane];
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
-	if (!l->ch) {
-		nanosleep(&(struct timespec){ 0, 50000 }, NULL);
-		return;
-	}
-	if (l->stash_at < l->nstash)
-		return;
-	if (!l->armed && ibv_req_notify_cq(l->cq, 0) == 0)
-		l->armed = 1;
-	/* A completion queued before arming raises no event: look once more. */
-	int k = ibv_poll_cq(l->cq, STASH, l->stash);
-	if (k > 0) {
-		l->nstash = k;
-		l->stash_at = 0;
-		return;
-	}
-	struct pollfd pf[3] = { { l->ch->fd, POLLIN, 0 }, { l->cm ? l->cm->fd : -1, POLLIN, 0 },
-				{ wake_fd, POLLIN, 0 } };
-	if (ppoll(pf, 3, &ts, NULL) <= 0)
-		return;
-	if (pf[1].revents)
-		peer_events(tp, lane);
 	struct ibv_cq *cq;
 	void *ctx;
-	if ((pf[0].revents & POLLIN) && ibv_get_cq_event(l->ch, &cq, &ctx) == 0) {
-		l->armed = 0;
-		if (++l->unacked >= 64) { /* acks take a lock: batch them */
-			ibv_ack_cq_events(l->cq, l->unacked);
-			l->unacked = 0;
-		}
+	if (!l->armed || ibv_get_cq_event(l->ch, &cq, &ctx) != 0) /* EAGAIN: none yet */
+		return;
+	l->armed = 0;
+	if (++l->unacked >= 64) {
+		ibv_ack_cq_events(l->cq, l->unacked);
+		l->unacked = 0;
 	}
+}
+
+/* The CQ armed for its next completion; the lane's epoll set also holds
+ * its CM channel, whose events (a peer gone) are taken here too, so the
+ * failure they record reaches the poll() that follows arm(). */
+static int rdma_arm(struct lb_tp *tp, uint32_t lane)
+{
+	struct lane *l = &tp->lanes[lane];
+	peer_events(tp, lane);
+	take_cq_event(l);
+	if (!l->armed && ibv_req_notify_cq(l->cq, 0) == 0)
+		l->armed = 1;
+	return l->armed ? l->epfd : -1;
 }
 
 static double rdma_lane_rate(struct lb_tp *tp, uint32_t lane)
@@ -1173,6 +1169,8 @@ static void close_lane(struct lane *l)
 		lb_ring_free(&c->recvq);
 		lb_ring_free(&c->arrived);
 	}
+	if (l->epfd >= 0)
+		close(l->epfd);
 	if (l->cm) /* after the ids migrated to it */
 		rdma_destroy_event_channel(l->cm);
 	if (l->cq) {
@@ -1215,7 +1213,7 @@ const struct lb_transport lb_transport_rdma = {
 	.post_send = rdma_post_send,
 	.post_recv = rdma_post_recv,
 	.poll = rdma_poll,
-	.wait = rdma_wait,
+	.arm = rdma_arm,
 	.lane_rate = rdma_lane_rate,
 	.close = rdma_close,
 };

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -62,6 +63,7 @@ struct conn {
 	uint32_t peer;
 	struct lb_ring sendq, recvq; /* of struct xfer */
 	struct frame shdr, rhdr; /* header of the head message, wire order */
+	uint32_t watched;        /* events the lane's epoll set asks of fd; 0: not in it */
 };
 
 struct lane {
@@ -71,7 +73,7 @@ struct lane {
 	struct conn *conns;
 	uint32_t nconns;
 	int32_t *conn_of; /* [size]: index into conns, or -1 */
-	struct pollfd *pfds;
+	int epfd;         /* arm(): the sockets with work; -1 until first armed */
 };
 
 struct lb_tp {
@@ -152,7 +154,7 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	if (!tp->lanes)
 		return lb_errf(err, len, "tcp: out of memory");
 	for (uint32_t i = 0; i < cfg->lanes; i++)
-		tp->lanes[i].listen_fd = -1;
+		tp->lanes[i].listen_fd = tp->lanes[i].epfd = -1;
 	for (uint32_t i = 0; i < cfg->lanes; i++) {
 		struct lane *l = &tp->lanes[i];
 		l->name = cfg->lane_names[i];
@@ -587,21 +589,27 @@ static int tcp_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-/* Sleeps in poll() until a socket with work can move, or another lane
- * wakes this one. */
-static void tcp_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
+/* The lane's epoll set follows its queues: a socket is in it, readable
+ * for a posted receive and writable for a queued send, only while it has
+ * work -- a socket without any (its peer may have closed) must not wake
+ * the lane.  Level-triggered: ready before arm() still wakes it. */
+static int tcp_arm(struct lb_tp *tp, uint32_t lane)
 {
 	struct lane *l = &tp->lanes[lane];
-	if (!l->pfds && !(l->pfds = calloc(l->nconns + 1, sizeof(*l->pfds))))
-		return;
-	l->pfds[l->nconns] = (struct pollfd){ wake_fd, POLLIN, 0 };
+	if (l->epfd < 0 && (l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -1;
 	for (uint32_t i = 0; i < l->nconns; i++) {
 		struct conn *c = &l->conns[i];
-		short ev = (short)((c->recvq.count ? POLLIN : 0) | (c->sendq.count ? POLLOUT : 0));
-		l->pfds[i] = (struct pollfd){ ev ? c->fd : -1, ev, 0 };
+		uint32_t want = (c->recvq.count ? EPOLLIN : 0) | (c->sendq.count ? EPOLLOUT : 0);
+		struct epoll_event ev = { .events = want, .data.u32 = i };
+		int op = !c->watched ? EPOLL_CTL_ADD : want ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
+		if (want == c->watched)
+			continue;
+		if (epoll_ctl(l->epfd, op, c->fd, &ev))
+			return -1; /* the caller naps instead */
+		c->watched = want;
 	}
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
-	ppoll(l->pfds, l->nconns + 1, &ts, NULL);
+	return l->epfd;
 }
 
 static int tcp_register(struct lb_tp *tp, void *buf, size_t len, char *err, size_t errlen)
@@ -646,9 +654,10 @@ static void tcp_close(struct lb_tp *tp)
 		}
 		if (ln->listen_fd >= 0)
 			close(ln->listen_fd);
+		if (ln->epfd >= 0)
+			close(ln->epfd);
 		free(ln->conns);
 		free(ln->conn_of);
-		free(ln->pfds);
 	}
 	free(tp->lanes);
 	free(tp);
@@ -665,7 +674,7 @@ const struct lb_transport lb_transport_tcp = {
 	.post_send = tcp_post_send,
 	.post_recv = tcp_post_recv,
 	.poll = tcp_poll,
-	.wait = tcp_wait,
+	.arm = tcp_arm,
 	.lane_rate = tcp_lane_rate,
 	.close = tcp_close,
 };

@@ -5,8 +5,10 @@
  *   open -> register_buffer (once: RDMA publishes its address and key)
  *   -> local_address (per lane, exchanged through the bootstrap)
  *   -> connect (the channels the schedule needs)
- *   -> per iteration: post_recv / post_send / poll (from the lane's thread)
+ *   -> per iteration: post_recv / post_send / poll, and arm before the
+ *      caller sleeps (from the lane's thread)
  *   -> close (always, also after any failure; releases in reverse order).
+ * Optional members are NULL in a transport that cannot do what they do. 
  *
  * Data-path calls for lane l are made only by lane l's thread, so a
  * transport keeps per-lane state and needs no locks between lanes.  Data
@@ -35,9 +37,6 @@ struct lb_tp_cfg {
 	const char *const *lane_names; /* interface, IPv4 address or device */
 	const char *token;             /* job token every connection presents */
 	double timeout;                /* seconds, for connecting */
-	/* 1: the caller sleeps in wait() when a lane is idle, so the transport
-	 * sets up what blocking needs (rdma: a completion channel). */
-	int sleeps;
 	struct lb_tp_options opt;
 };
 
@@ -115,10 +114,28 @@ struct lb_transport {
 	 * connection, disconnected, or stopped answering. */
 	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		    int max, char *err, size_t errlen);
-	/* Optional: block up to `seconds` until the lane may
-	 * progress or `wake_fd` (an eventfd another lane writes when blocks
-	 * this lane waits for arrive) becomes readable; the caller reads it. */
-	void (*wait)(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds);
+	/* Optional: a way to sleep while the lane has nothing to do (the
+	 * caller owns the idle policy; engine/idle.h).  Returns a file
+	 * descriptor that becomes readable when the lane may progress -- a
+	 * completion, a peer's data, room to send, a peer gone -- or -1 when
+	 * it cannot offer one this time.  From the lane's thread:
+	 *   1. poll() found nothing;  2. fd = arm();  3. poll() once more:
+	 *      what happened before arm() may raise no event, this poll
+	 *      finds it;  4. nothing either: sleep in poll(2) on fd, with a
+	 *      timeout;  5. poll() again, whatever ended the sleep.
+	 * arm() reflects the transfers posted so far: post again, arm again.
+	 * The fd is the transport's (never read or close it; valid until
+	 * close) and may be readable with nothing to do: poll, arm again.
+	 *   tcp:  an epoll set over the lane's sockets that have work:
+	 *         readable for a posted receive, writable for a queued send
+	 *         (a closed or reset connection makes it readable too);
+	 *   rdma: an epoll set over the lane's completion channel, the CQ
+	 *         armed by ibv_req_notify_cq (arm() takes and acks the event
+	 *         of the previous arming), and its connection-manager
+	 *         channel (a peer's disconnect);
+	 *   dpdk: none (NULL): polling PMDs raise no event; the caller naps
+	 *         briefly, and dpdk's service thread answers peers meanwhile. */
+	int (*arm)(struct lb_tp *tp, uint32_t lane);
 	/* Optional: link speed in bytes/s, 0 if unknown. */
 	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);
 	/* Optional: the frame counters since open. */

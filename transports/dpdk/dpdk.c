@@ -1043,18 +1043,6 @@ static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-/* No descriptor to sleep on: a short nap, so acks and retransmissions
- * keep their pace when ranks share cores.  (Tried: 20 us naps with a 1 us
- * timer slack halve the 8-byte p2p latency, 67 -> 33 us, but made 8 x 2
- * broadcasts ~20% slower on 2 busy cores: wakeups steal the CPU.) */
-static void dpdk_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
-{
-	(void)tp;
-	(void)lane;
-	(void)wake_fd; /* the nap is short: a woken lane finds its block next round */
-	nap(seconds < 50e-6 ? seconds : 50e-6);
-}
-
 static void dpdk_counters(struct lb_tp *tp, struct lb_tp_counters *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -1158,7 +1146,6 @@ const struct lb_transport lb_transport_dpdk = {
 	.post_send = dpdk_post_send,
 	.post_recv = dpdk_post_recv,
 	.poll = dpdk_poll,
-	.wait = dpdk_wait,
 	.counters = dpdk_counters,
 	.close = dpdk_close,
 };
