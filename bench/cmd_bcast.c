@@ -78,7 +78,8 @@ static const struct lb_opt opts[] = {
 
 static void bcast_more_help(FILE *out)
 {
-	fputs("algorithms:\n", out);
+	lb_cli_list_tp_options(out);
+	fputs("\nalgorithms:\n", out);
 	lb_cli_list_algos(out);
 	fputs("\nEvery rank of the job runs this command; rank and size come from\n"
 	      "LANEBENCH_RANK/LANEBENCH_SIZE, SLURM_PROCID/SLURM_NTASKS,\n"

@@ -193,7 +193,9 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 
 static void p2p_more_help(FILE *out)
 {
-	fputs("Every rank of a job of at least two runs this command (launched as for\n"
+	lb_cli_list_tp_options(out);
+	fputs("\n"
+	      "Every rank of a job of at least two runs this command (launched as for\n"
 	      "bcast: see lanebench bcast --help); ranks 0 and 1 measure, the others only\n"
 	      "take part in the set-up.  Outside a job it refuses to run.  The CSV columns\n"
 	      "are described in results/README.md.\n", out);

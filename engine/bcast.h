@@ -41,7 +41,7 @@ struct lb_bcast_params {
 	const char *lanes;         /* "rail0,rail1", "auto", or NULL: $LANEBENCH_LANES */
 	const char *transport;     /* "tcp" */
 	enum lb_idle idle;
-	struct lb_tp_options tp_options; /* --eal, --rdma-op, --inject */
+	struct lb_tp_options tp_options; /* --tp-opt KEY=VALUE items, for the transport */
 	double timeout;            /* seconds: every wait, from the rendezvous to one
 				    * iteration; 0 = $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */

@@ -142,8 +142,6 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		    size_t len)
 {
 	*out = NULL;
-	if (lb_tp_check_options("tcp", &cfg->opt, "", err, len))
-		return -1;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
 		return lb_errf(err, len, "tcp: out of memory");

@@ -23,13 +23,23 @@
 
 struct lb_tp; /* a transport instance */
 
-/* Options only some transports take; NULL when the user gave none.  A
- * transport refuses (open fails, naming the option) one it does not take. */
+/* One option a transport takes, `--tp-opt KEY=VALUE` on the command line;
+ * a transport lists them in a table ended by a NULL key. */
+struct lb_tp_option {
+	const char *key;  /* "eal" */
+	const char *arg;  /* what VALUE is, for help: "ARGS" */
+	const char *help; /* one line */
+	const char *def;  /* the value when not given, parsed as a given one
+			   * is; NULL: none (help says what happens then) */
+};
+
+#define LB_TP_OPTIONS_MAX 16
+
+/* The --tp-opt items given, each "KEY=VALUE" (pointing into argv), in the
+ * order given; of a key given twice the last counts. */
 struct lb_tp_options {
-	const char *eal;     /* dpdk: EAL arguments, as --eal gave them */
-	const char *rdma_op; /* rdma: "write" (WRITE with immediate) or "send" */
-	const char *rdma_ack_timeout; /* rdma: local ACK timeout, "67ms" */
-	const char *inject;  /* testing: faults on receive, "drop=P,dup=P,reorder=P" */
+	const char *item[LB_TP_OPTIONS_MAX];
+	uint32_t n;
 };
 
 struct lb_tp_cfg {
@@ -37,13 +47,8 @@ struct lb_tp_cfg {
 	const char *const *lane_names; /* interface, IPv4 address or device */
 	const char *token;             /* job token every connection presents */
 	double timeout;                /* seconds, for connecting */
-	struct lb_tp_options opt;
+	struct lb_tp_options opt;      /* checked: only keys of the transport's table */
 };
-
-/* For open(): fails naming the first option in `o` not in `takes` (a
- * comma list of "eal", "rdma-op", "rdma-ack-timeout", "inject"). */
-int lb_tp_check_options(const char *transport, const struct lb_tp_options *o,
-			const char *takes, char *err, size_t errlen);
 
 /* The peers each lane of this rank exchanges data with (both directions),
  * from the schedule: peers[lane][0 .. npeers[lane]). */
@@ -88,6 +93,7 @@ struct lb_transport {
 	/* The NICs --lanes auto means: "network" (interfaces) or "openfabrics"
 	 * (verbs devices); NULL: every NIC hwloc lists. */
 	const char *nic_kind;
+	const struct lb_tp_option *options; /* what --tp-opt may set; NULL: nothing */
 	/* On failure *out is NULL or an instance for close() to release. */
 	int (*open)(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		    size_t errlen);
@@ -151,6 +157,19 @@ extern const struct lb_transport lb_transport_rdma; /* built with -Drdma */
 extern const struct lb_transport *const lb_transports[];
 
 const struct lb_transport *lb_transport_find(const char *name);
+
+/* Appends one "KEY=VALUE" (non-empty KEY) to o, or -1 with a reason. */
+int lb_tp_options_add(struct lb_tp_options *o, const char *item, char *err, size_t errlen);
+
+/* Before open: 0 when every key of o is in t's table, else -1 naming the
+ * key, the transport and the keys it takes. */
+int lb_tp_check_options(const struct lb_transport *t, const struct lb_tp_options *o,
+			char *err, size_t errlen);
+
+/* For open: key's value -- the last given in o, else the table's default,
+ * else NULL. */
+const char *lb_tp_option(const struct lb_tp_option *table, const struct lb_tp_options *o,
+			 const char *key);
 
 /* For post_send / post_recv: 0 when [off, off + len) lies inside the
  * registered buffer of buflen bytes, else -1 with a reason naming the

@@ -3,7 +3,7 @@
 # net_af_packet ports on the rail interfaces (the transport's default EAL
 # arguments), every algorithm and a few sizes, every byte verified by
 # lanebench itself; then 1% loss plus duplication and reordering on
-# receive (--inject): still byte-exact, and the CSV counters must show
+# receive (--tp-opt inject=...): still byte-exact, and the CSV counters must show
 # retransmissions and injected drops.  (Loss is injected by the transport:
 # this kernel has no netem, and tc's gact action and matchall/basic
 # classifiers are missing too.)
@@ -75,7 +75,7 @@ check "frames counted, none dropped as foreign or out of range" \
 
 check "1% drop, 1% duplication, 2% reordering on receive: byte-exact" \
 	bcast "$tmp/loss.csv" -a all -m 100000,1M -s 64K -i 2 -x 1 \
-	--inject drop=0.01,dup=0.01,reorder=0.02
+	--tp-opt inject=drop=0.01,dup=0.01,reorder=0.02
 retx=$(col "$tmp/loss.csv" frames_retransmitted_count)
 inj=$(col "$tmp/loss.csv" dropped_injected_count)
 dup=$(col "$tmp/loss.csv" dropped_duplicate_count)
@@ -86,7 +86,7 @@ check "--idle yield, multilane and chain" \
 	bcast "$tmp/yield.csv" -a multilane,chain -m 1M -s 64K -i 2 -x 1 --idle yield --no-calibration
 check "20% of all frames dropped (acks too, so final acks get lost): byte-exact" \
 	bcast "$tmp/acks.csv" -a chain,binomial -m 4K,100000 -s 64K -i 10 -x 0 --no-calibration \
-	--inject drop=0.2
+	--tp-opt inject=drop=0.2
 
 # One rail each: net_af_packet names its PACKET_FANOUT group (per network
 # namespace) pid ^ ifindex, so two processes with ports on different
@@ -114,7 +114,7 @@ refused() { # lanebench options: must fail, saying which value was bad
 		return 1
 	echo "$out" | grep -q "dup: 'x' is not a probability"
 }
-check "--inject with a bad value is refused, naming it" refused --inject drop=0.5,dup=x
+check "inject with a bad value is refused, naming it" refused --tp-opt inject=drop=0.5,dup=x
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"

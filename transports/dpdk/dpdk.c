@@ -2,8 +2,8 @@
  * delivery (Ethernet and af_packet drop; see reliable.h) and frame format
  * (see frame.h).
  *
- * Ports and lanes.  EAL creates the ports from --eal (vdevs or PCI
- * devices); without --eal every lane i is `--vdev net_af_packet_l<i>,
+ * Ports and lanes.  EAL creates the ports from --tp-opt eal=... (vdevs or
+ * PCI devices); without it every lane i is `--vdev net_af_packet_l<i>,
  * iface=<lane name>`, which suits the emulated cluster.  A port belongs to
  * a lane by its device name:
  *   ..._l<L>        lane L, every peer of the lane (a switched fabric:
@@ -76,7 +76,7 @@
 #define NB_TXD 512
 #define BURST 32
 #define STASH_MAX 512 /* frames held for receives not posted yet, per lane */
-#define HOLD_MAX 32   /* frames held back by --inject reorder, per lane */
+#define HOLD_MAX 32   /* frames held back by inject reorder, per lane */
 #define WINDOW 128    /* frames in flight per (peer, lane) */
 #define MIN_RTO 10e-3
 #define MAX_RTO 200e-3
@@ -84,7 +84,7 @@
 /* An idle channel's ack goes out this often: the peer's proof of life. */
 #define KEEPALIVE 0.1
 /* Silence of a peer we wait for that means it is gone: 30 keepalives, so
- * 20% loss (--inject drop=0.2: 0.2^30) cannot fake it, nor can a rank
+ * 20% loss (inject drop=0.2: 0.2^30) cannot fake it, nor can a rank
  * descheduled for a while on a busy machine (the longest silence of a live
  * peer seen in dpdk_cluster.sh, 8 ranks on 2 shared cores, 20% loss: 0.4 s). */
 #define SILENCE_MAX 3.0
@@ -189,7 +189,15 @@ static void nap(double seconds)
 
 /* ---- options --------------------------------------------------------- */
 
-/* One "name=P" of --inject, P a probability in [0, 1]. */
+/* --tp-opt keys: eal goes to EAL as it is (eal_args), inject is parsed
+ * below. */
+static const struct lb_tp_option dpdk_options[] = {
+	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: net_af_packet on each lane)", NULL },
+	{ "inject", "FAULTS", "testing: drop, duplicate or reorder received frames, drop=0.01,dup=0.01,reorder=0.01", NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* One "name=P" of inject, P a probability in [0, 1]. */
 static int inject_item(struct inject *in, const char *item, char *err, size_t len)
 {
 	static const char *const names[] = { "drop", "dup", "reorder" };
@@ -202,12 +210,12 @@ static int inject_item(struct inject *in, const char *item, char *err, size_t le
 		errno = 0;
 		double p = strtod(eq + 1, &end);
 		if (errno || end == eq + 1 || *end || !(p >= 0 && p <= 1))
-			return lb_errf(err, len, "dpdk: --inject %s: '%s' is not a probability in [0, 1]",
+			return lb_errf(err, len, "dpdk: --tp-opt inject: %s: '%s' is not a probability in [0, 1]",
 				       names[i], eq + 1);
 		*slots[i] = p;
 		return 0;
 	}
-	return lb_errf(err, len, "dpdk: --inject: bad item '%s' (expected drop=P, dup=P or reorder=P)",
+	return lb_errf(err, len, "dpdk: --tp-opt inject: bad item '%s' (expected drop=P, dup=P or reorder=P)",
 		       item);
 }
 
@@ -219,7 +227,7 @@ static int parse_inject(struct inject *in, const char *spec, char *err, size_t l
 	char *copy = strdup(spec), *save = NULL;
 	int rc = copy ? 0 : lb_errf(err, len, "dpdk: out of memory");
 	if (rc == 0 && !*copy)
-		rc = lb_errf(err, len, "dpdk: --inject is empty (expected drop=P,dup=P,reorder=P)");
+		rc = lb_errf(err, len, "dpdk: --tp-opt inject is empty (expected drop=P,dup=P,reorder=P)");
 	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; rc == 0 && t;
 	     t = strtok_r(NULL, ",", &save))
 		rc = inject_item(in, t, err, len);
@@ -246,18 +254,19 @@ static int has_arg(const char *eal, const char *const *names)
 	return 0;
 }
 
-/* The user's --eal or af_packet vdevs on the lanes, plus what every
+/* The user's eal option or af_packet vdevs on the lanes, plus what every
  * process needs when the user did not say: a file prefix unique to the
  * job and rank, one core, quiet logs, no telemetry socket. */
 static char *eal_args(const struct lb_tp_cfg *cfg)
 {
-	size_t cap = (cfg->opt.eal ? strlen(cfg->opt.eal) : 0) + 256 * (cfg->lanes + 1) + 512;
+	const char *eal = lb_tp_option(dpdk_options, &cfg->opt, "eal");
+	size_t cap = (eal ? strlen(eal) : 0) + 256 * (cfg->lanes + 1) + 512;
 	char *s = malloc(cap);
 	if (!s)
 		return NULL;
 	size_t n = 0;
-	if (cfg->opt.eal) {
-		n += (size_t)snprintf(s + n, cap - n, "%s", cfg->opt.eal);
+	if (eal) {
+		n += (size_t)snprintf(s + n, cap - n, "%s", eal);
 	} else {
 		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 128 --no-pci");
 		/* af_packet (22.11) reports max_rx_pktlen 1518 whatever its
@@ -419,7 +428,7 @@ static int make_pool(struct lane *l, char *err, size_t len)
 					  (uint16_t)(l->data_room + RTE_PKTMBUF_HEADROOM),
 					  socket < 0 ? SOCKET_ID_ANY : socket);
 	if (!l->pool)
-		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --eal)",
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --tp-opt eal=...)",
 			       l->index, l->name, n, l->data_room, rte_strerror(rte_errno));
 	return 0;
 }
@@ -508,8 +517,6 @@ static int alloc_lanes(struct lb_tp *tp)
 static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
 {
 	*out = NULL;
-	if (lb_tp_check_options("dpdk", &cfg->opt, "eal,inject", err, len))
-		return -1;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
 		return lb_errf(err, len, "dpdk: out of memory");
@@ -518,7 +525,7 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	tp->silence_max = cfg->timeout / 2 < SILENCE_MAX ? cfg->timeout / 2 : SILENCE_MAX;
 	tp->expect = (struct lb_frame_expect){ .job = lb_frame_job_hash(cfg->token),
 					       .rank = cfg->rank, .size = cfg->size };
-	if (parse_inject(&tp->inj, cfg->opt.inject, err, len))
+	if (parse_inject(&tp->inj, lb_tp_option(dpdk_options, &cfg->opt, "inject"), err, len))
 		return -1;
 	if (alloc_lanes(tp))
 		return lb_errf(err, len, "dpdk: out of memory");
@@ -874,7 +881,7 @@ static double rnd(struct lane *l)
 	return (l->rng >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* --inject: drop, duplicate or hold back a received frame. */
+/* The inject option: drop, duplicate or hold back a received frame. */
 static void inject(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
 {
 	const struct inject *in = &tp->inj;
@@ -1139,6 +1146,7 @@ const struct lb_transport lb_transport_dpdk = {
 	.name = "dpdk",
 	.summary = "rte_ethdev raw Ethernet, one port per lane (or per peer), own reliable delivery",
 	.nic_kind = "network",
+	.options = dpdk_options,
 	.open = dpdk_open,
 	.local_address = dpdk_local_address,
 	.connect = dpdk_connect,
