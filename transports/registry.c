@@ -16,11 +16,6 @@ const struct lb_transport *const lb_transports[] = {
 	NULL,
 };
 
-const char *const lb_tp_drop_names[LB_DROP_REASONS] = {
-	"short", "ethertype", "version", "job", "not_mine", "malformed", "range",
-	"duplicate", "window", "injected",
-};
-
 const struct lb_transport *lb_transport_find(const char *name)
 {
 	for (size_t i = 0; lb_transports[i]; i++)

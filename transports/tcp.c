@@ -639,6 +639,22 @@ static double tcp_lane_rate(struct lb_tp *tp, uint32_t lane)
 	return mbps > 0 ? mbps * 1e6 / 8 : 0;
 }
 
+/* Segments the kernel sent again on the lanes' connections (TCP_INFO):
+ * loss on the path, under the times a run reports. */
+static int tcp_counters(struct lb_tp *tp, struct lb_tp_counter *out)
+{
+	uint64_t retransmitted = 0;
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++) {
+			struct tcp_info ti;
+			socklen_t len = sizeof(ti);
+			if (getsockopt(tp->lanes[l].conns[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+				retransmitted += ti.tcpi_total_retrans;
+		}
+	out[0] = (struct lb_tp_counter){ "segments_retransmitted", retransmitted };
+	return 1;
+}
+
 static void tcp_close(struct lb_tp *tp)
 {
 	if (!tp)
@@ -674,5 +690,6 @@ const struct lb_transport lb_transport_tcp = {
 	.poll = tcp_poll,
 	.arm = tcp_arm,
 	.lane_rate = tcp_lane_rate,
+	.counters = tcp_counters,
 	.close = tcp_close,
 };

@@ -64,27 +64,14 @@ struct lb_completion {
 	uint8_t kind;
 };
 
-/* Frame counters of a transport that has frames (dpdk); summed over the
- * lanes of a rank, monotonic from open.  Drop reasons: the frame parser's
- * (see transports/dpdk/frame.h) and the reliable layer's. */
-enum lb_tp_drop {
-	LB_DROP_SHORT, LB_DROP_ETHERTYPE, LB_DROP_VERSION, LB_DROP_JOB,
-	LB_DROP_NOT_MINE, LB_DROP_MALFORMED, LB_DROP_RANGE,
-	LB_DROP_DUPLICATE, /* a frame that had arrived before */
-	LB_DROP_WINDOW,    /* beyond the receive window, or no room to hold it */
-	LB_DROP_INJECTED,  /* --inject drop */
-	LB_DROP_REASONS
-};
+#define LB_TP_COUNTERS_MAX 32
 
-/* "short", "ethertype", ...: column names are dropped_<name>_count. */
-extern const char *const lb_tp_drop_names[LB_DROP_REASONS];
-
-struct lb_tp_counters { /* only uint64_t members: summed as an array */
-	uint64_t frames_sent;          /* data frames, first transmissions and again */
-	uint64_t frames_retransmitted; /* of those, transmissions after the first */
-	uint64_t frames_received;      /* data frames written into the buffer */
-	uint64_t acks_sent;
-	uint64_t dropped[LB_DROP_REASONS];
+/* One of a transport's counters: events since open, summed over the
+ * lanes of a rank.  The bcast CSV makes it a column,
+ * <transport>_<name>_count (results/README.md). */
+struct lb_tp_counter {
+	const char *name; /* [a-z0-9_]: "frames_sent"; static, fixed per transport */
+	uint64_t value;
 };
 
 struct lb_transport {
@@ -144,8 +131,14 @@ struct lb_transport {
 	int (*arm)(struct lb_tp *tp, uint32_t lane);
 	/* Optional: link speed in bytes/s, 0 if unknown. */
 	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);
-	/* Optional: the frame counters since open. */
-	void (*counters)(struct lb_tp *tp, struct lb_tp_counters *out);
+	/* Optional: writes the counters to out[] and returns how many (at
+	 * most LB_TP_COUNTERS_MAX): the same names in the same order on
+	 * every call.  May be called from a thread other than the lanes'.
+	 *   tcp:  segments_retransmitted (TCP_INFO, over the lane sockets);
+	 *   dpdk: frames sent, retransmitted, received, acks sent, frames
+	 *         dropped and the drops by reason (transports/dpdk/dpdk.c);
+	 *   rdma: none (NULL). */
+	int (*counters)(struct lb_tp *tp, struct lb_tp_counter *out);
 	void (*close)(struct lb_tp *tp);
 };
 

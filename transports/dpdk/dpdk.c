@@ -90,6 +90,38 @@
 #define SILENCE_MAX 3.0
 #define LINK_WAIT 10.0   /* seconds a port may take to come up */
 
+/* Why a received frame was dropped: the parser's verdicts first (verdict
+ * v is drop v - 1), then the reliable layer's and the inject option's. */
+enum drop {
+	DROP_SHORT, DROP_ETHERTYPE, DROP_VERSION, DROP_JOB, DROP_NOT_MINE, DROP_MALFORMED, DROP_RANGE,
+	DROP_DUPLICATE, /* a frame that had arrived before */
+	DROP_WINDOW,    /* beyond the receive window, or no room to hold it */
+	DROP_INJECTED,  /* the inject option's drop */
+	DROPS
+};
+_Static_assert(DROP_SHORT == LB_FRAME_SHORT - 1 && DROP_RANGE == LB_FRAME_RANGE - 1 &&
+	       LB_FRAME_RANGE + 1 == LB_FRAME_VERDICTS, "verdict v counts as drop v - 1");
+
+/* A lane's counts, under its lock. */
+struct counts {
+	uint64_t frames_sent;          /* data frames, first transmissions and again */
+	uint64_t frames_retransmitted; /* of those, transmissions after the first */
+	uint64_t frames_received;      /* data frames written into the buffer */
+	uint64_t acks_sent;
+	uint64_t dropped[DROPS];
+};
+
+/* What counters() reports, in this order: the counts summed over the
+ * lanes, frames_dropped being the sum of the drops by reason. */
+static const char *const counter_names[] = {
+	"frames_sent", "frames_retransmitted", "frames_received", "acks_sent", "frames_dropped",
+	"dropped_short", "dropped_ethertype", "dropped_version", "dropped_job", "dropped_not_mine",
+	"dropped_malformed", "dropped_range", "dropped_duplicate", "dropped_window", "dropped_injected",
+};
+#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+_Static_assert(NCOUNTERS == 5 + DROPS && NCOUNTERS <= LB_TP_COUNTERS_MAX,
+	       "a name per count, drops by reason last");
+
 struct xfer {
 	uint64_t off, len;
 	uint64_t done;    /* send: bytes put in frames; recv: bytes arrived */
@@ -144,7 +176,7 @@ struct lane {
 	struct rte_mbuf *held[HOLD_MAX];
 	uint32_t nheld;
 	struct comps done;
-	struct lb_tp_counters cnt;
+	struct counts cnt;
 	uint64_t rng;
 	atomic_llong last_poll_ns;
 	double rx_at;          /* when the current receive burst was taken */
@@ -778,7 +810,7 @@ static void complete_sends(struct lane *l, struct chan *c)
 
 /* ---- receive ----------------------------------------------------------- */
 
-static void drop(struct lane *l, enum lb_tp_drop why)
+static void drop(struct lane *l, enum drop why)
 {
 	l->cnt.dropped[why]++;
 }
@@ -799,18 +831,18 @@ static int take_data(struct lb_tp *tp, struct lane *l, struct chan *c, const str
 {
 	int32_t idx = (int32_t)(f->msg - c->recv_msg);
 	if (idx < 0) {
-		drop(l, LB_DROP_RANGE); /* a new frame of a finished message */
+		drop(l, DROP_RANGE); /* a new frame of a finished message */
 		return 0;
 	}
 	struct xfer *x = queue_at(&c->recvq, (uint32_t)idx);
 	if (!x) {
 		if (l->nstash < STASH_MAX)
 			return 1;
-		drop(l, LB_DROP_WINDOW);
+		drop(l, DROP_WINDOW);
 		return 0;
 	}
 	if (!lb_frame_in_range(f->offset, f->len, x->off, x->len)) {
-		drop(l, LB_DROP_RANGE);
+		drop(l, DROP_RANGE);
 		return 0;
 	}
 	memcpy(tp->buf + f->offset, f->payload, f->len);
@@ -827,10 +859,10 @@ static int on_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struc
 	switch (lb_rel_rx_check(&c->rx, f->seq)) {
 	case LB_REL_DUP:
 		c->ack_due = 1; /* our ack may have been lost */
-		drop(l, LB_DROP_DUPLICATE);
+		drop(l, DROP_DUPLICATE);
 		return 0;
 	case LB_REL_AHEAD:
-		drop(l, LB_DROP_WINDOW);
+		drop(l, DROP_WINDOW);
 		return 0;
 	default:
 		return take_data(tp, l, c, f);
@@ -843,7 +875,7 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fr
 {
 	struct lb_frame f;
 	if (m->nb_segs != 1) {
-		drop(l, LB_DROP_MALFORMED);
+		drop(l, DROP_MALFORMED);
 		return 0;
 	}
 	struct lb_frame_expect e = tp->expect;
@@ -852,7 +884,7 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fr
 						 rte_pktmbuf_data_len(m), &e, &f);
 	int32_t ci = v == LB_FRAME_OK ? l->chan_of[f.src] : -1;
 	if (v != LB_FRAME_OK || ci < 0) {
-		drop(l, v != LB_FRAME_OK ? (enum lb_tp_drop)(v - 1) : LB_DROP_NOT_MINE);
+		drop(l, v != LB_FRAME_OK ? (enum drop)(v - 1) : DROP_NOT_MINE);
 		return 0;
 	}
 	struct chan *c = &l->chans[ci];
@@ -886,7 +918,7 @@ static void inject(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
 {
 	const struct inject *in = &tp->inj;
 	if (in->drop > 0 && rnd(l) < in->drop) {
-		drop(l, LB_DROP_INJECTED);
+		drop(l, DROP_INJECTED);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -1050,21 +1082,25 @@ static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-static void dpdk_counters(struct lb_tp *tp, struct lb_tp_counters *out)
+static int dpdk_counters(struct lb_tp *tp, struct lb_tp_counter *out)
 {
-	memset(out, 0, sizeof(*out));
+	uint64_t v[NCOUNTERS] = { 0 };
 	for (uint32_t i = 0; tp->lanes && i < tp->cfg.lanes; i++) {
 		struct lane *l = &tp->lanes[i];
 		pthread_mutex_lock(&l->mu);
-		const struct lb_tp_counters *c = &l->cnt;
-		out->frames_sent += c->frames_sent;
-		out->frames_retransmitted += c->frames_retransmitted;
-		out->frames_received += c->frames_received;
-		out->acks_sent += c->acks_sent;
-		for (int r = 0; r < LB_DROP_REASONS; r++)
-			out->dropped[r] += c->dropped[r];
+		v[0] += l->cnt.frames_sent;
+		v[1] += l->cnt.frames_retransmitted;
+		v[2] += l->cnt.frames_received;
+		v[3] += l->cnt.acks_sent;
+		for (int r = 0; r < DROPS; r++) {
+			v[4] += l->cnt.dropped[r];
+			v[5 + r] += l->cnt.dropped[r];
+		}
 		pthread_mutex_unlock(&l->mu);
 	}
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		out[i] = (struct lb_tp_counter){ counter_names[i], v[i] };
+	return (int)NCOUNTERS;
 }
 
 /* Stops and closes the lane's ports, except memif's: the PMD handles a
