@@ -8,7 +8,7 @@
  *   -> per iteration: post_recv / post_send / poll, and arm before the
  *      caller sleeps (from the lane's thread)
  *   -> close (always, also after any failure; releases in reverse order).
- * Optional members are NULL in a transport that cannot do what they do. 
+ * Optional members are NULL in a transport that cannot do what they do.
  *
  * Data-path calls for lane l are made only by lane l's thread, so a
  * transport keeps per-lane state and needs no locks between lanes.  Data
@@ -67,8 +67,8 @@ struct lb_completion {
 #define LB_TP_COUNTERS_MAX 32
 
 /* One of a transport's counters: events since open, summed over the
- * lanes of a rank.  The bcast CSV makes it a column,
- * <transport>_<name>_count (results/README.md). */
+ * lanes of a rank.  Reports name a column after it,
+ * <transport>_<name>_count. */
 struct lb_tp_counter {
 	const char *name; /* [a-z0-9_]: "frames_sent"; static, fixed per transport */
 	uint64_t value;
@@ -108,7 +108,7 @@ struct lb_transport {
 	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		    int max, char *err, size_t errlen);
 	/* Optional: a way to sleep while the lane has nothing to do (the
-	 * caller owns the idle policy; engine/idle.h).  Returns a file
+	 * caller owns the idle policy).  Returns a file
 	 * descriptor that becomes readable when the lane may progress -- a
 	 * completion, a peer's data, room to send, a peer gone -- or -1 when
 	 * it cannot offer one this time.  From the lane's thread:
@@ -123,8 +123,8 @@ struct lb_transport {
 	 *         readable for a posted receive, writable for a queued send
 	 *         (a closed or reset connection makes it readable too);
 	 *   rdma: an epoll set over the lane's completion channel, the CQ
-	 *         armed by ibv_req_notify_cq (arm() takes and acks the event
-	 *         of the previous arming), and its connection-manager
+	 *         armed by ibv_req_notify_cq (arm() takes the event of the
+	 *         previous arming, acked in batches), and its connection-manager
 	 *         channel (a peer's disconnect);
 	 *   dpdk: none (NULL): polling PMDs raise no event; the caller naps
 	 *         briefly, and dpdk's service thread answers peers meanwhile. */
