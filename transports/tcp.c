@@ -599,7 +599,7 @@ static int tcp_arm(struct lb_tp *tp, uint32_t lane)
 	for (uint32_t i = 0; i < l->nconns; i++) {
 		struct conn *c = &l->conns[i];
 		uint32_t want = (c->recvq.count ? EPOLLIN : 0) | (c->sendq.count ? EPOLLOUT : 0);
-		struct epoll_event ev = { .events = want, .data.u32 = i };
+		struct epoll_event ev = { .events = want };
 		int op = !c->watched ? EPOLL_CTL_ADD : want ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
 		if (want == c->watched)
 			continue;
