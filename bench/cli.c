@@ -28,6 +28,12 @@ static int takes_arg(const struct lb_opt *o)
 	return o->kind != LB_OPT_FLAG;
 }
 
+/* getopt's has_arg: a moved option is refused with or without one. */
+static int getopt_has_arg(const struct lb_opt *o)
+{
+	return o->kind == LB_OPT_MOVED ? optional_argument : takes_arg(o);
+}
+
 /* "-m/--message-size" or "--slice". */
 static void opt_label(const struct lb_opt *o, char *buf, size_t len)
 {
@@ -225,7 +231,7 @@ static int build_view(const struct lb_cmd *cmd, struct getopt_view *v)
 	v->shorts[k++] = ':'; /* report a missing argument as ':' */
 	for (size_t i = 0; i < n; i++) {
 		const struct lb_opt *o = &cmd->opts[i];
-		v->longs[i] = (struct option){ o->name, takes_arg(o), NULL,
+		v->longs[i] = (struct option){ o->name, getopt_has_arg(o), NULL,
 					      o->short_name ? o->short_name
 							    : LONG_ONLY_BASE + (int)i };
 		if (o->short_name) {
@@ -316,6 +322,11 @@ static enum lb_cli_status run_getopt(const struct lb_cmd *cmd, int argc, char **
 		}
 		if (c == '?' || c == ':' || !o) {
 			bad_option(cmd, c, argv);
+			return LB_CLI_USAGE;
+		}
+		if (o->kind == LB_OPT_MOVED) {
+			lb_cli_error(cmd, NULL, "--%s is now --tp-opt %s (see lanebench %s --help)",
+				     o->name, o->help, cmd->name);
 			return LB_CLI_USAGE;
 		}
 		if (apply(cmd, o, base, optarg))
@@ -416,6 +427,8 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out)
 	fprintf(out, "usage: lanebench %s %s\n\n%s\n\noptions:\n", cmd->name,
 		cmd->usage, cmd->summary);
 	for (size_t i = 0; i < cmd->nopts; i++) {
+		if (cmd->opts[i].kind == LB_OPT_MOVED)
+			continue;
 		opt_synopsis(&cmd->opts[i], syn, sizeof(syn));
 		print_opt_help(out, syn, &cmd->opts[i]);
 	}
@@ -424,6 +437,31 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out)
 	if (cmd->more_help) {
 		fputc('\n', out);
 		cmd->more_help(out);
+	}
+}
+
+/* ---- transport options, from the transports' tables ---- */
+
+int lb_cli_add_tp_option(void *target, const char *arg, char *err, size_t errlen)
+{
+	return lb_tp_options_add(target, arg, err, errlen);
+}
+
+/* "  dpdk eal=ARGS    help (default: ...)"; "  tcp    no options". */
+void lb_cli_list_tp_options(FILE *out)
+{
+	char syn[128];
+	fputs("transport options (--tp-opt KEY=VALUE; a transport refuses keys not its own):\n", out);
+	for (size_t i = 0; lb_transports[i]; i++) {
+		const struct lb_transport *t = lb_transports[i];
+		const struct lb_tp_option *o = t->options;
+		if (!o || !o->key)
+			fprintf(out, "  %-*s%s\n", HELP_COLUMN - 2, t->name, "no options");
+		for (; o && o->key; o++) {
+			struct lb_opt row = { .help = o->help, .def = o->def, .kind = LB_OPT_STRING };
+			snprintf(syn, sizeof(syn), "  %s %s=%s", t->name, o->key, o->arg);
+			print_opt_help(out, syn, &row);
+		}
 	}
 }
 

@@ -35,6 +35,8 @@ enum lb_opt_kind {
 	LB_OPT_ENUM,       /* int: index of the argument in choices */
 	LB_OPT_STRING,     /* const char *: the argument (points into argv) */
 	LB_OPT_HANDLER,    /* handler(target, arg, ...) */
+	LB_OPT_MOVED,      /* an option that became `--tp-opt <help>`: refused with its
+			    * new spelling, not in --help */
 };
 
 /* A parsed list; owned by the options struct, freed by lb_cli_free(). */
@@ -69,18 +71,24 @@ struct lb_opt {
 	.name = (name_), .short_name = (short_), .arg = (arg_), .help = (help_), \
 	.kind = (kind_), .offset = (offset_)
 
-/* The options of transports that take them (struct lb_tp_options at
- * offset `base` of the command's options struct); the transport refuses
- * the ones that do not apply to it. */
+/* `--tp-opt KEY=VALUE`, repeatable, into the struct lb_tp_options at
+ * offset `base` of the command's options struct (the transport checks the
+ * keys and parses the values when it opens), and the options it replaced,
+ * refused with their new spelling. */
 #define LB_TP_OPTION_ROWS(base)                                                              \
-	{ LB_OPT("eal", 0, "ARGS", "dpdk: EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (default: net_af_packet on each lane)",   \
-		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, eal)) },                  \
-	{ LB_OPT("rdma-op", 0, "OP", "rdma: write (RDMA WRITE with immediate, default) or send", \
-		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, rdma_op)) },              \
-	{ LB_OPT("rdma-ack-timeout", 0, "TIME", "rdma: wait for an ack before retransmitting, rounded up to 4.096us x 2^n (default 67ms, as perftest; raise it where round trips stall, e.g. under emulation)", \
-		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, rdma_ack_timeout)) },     \
-	{ LB_OPT("inject", 0, "FAULTS", "testing (dpdk): drop/duplicate/reorder received frames, drop=0.01,dup=0.01,reorder=0.01", \
-		 LB_OPT_STRING, (base) + offsetof(struct lb_tp_options, inject)) }
+	{ LB_OPT("tp-opt", 0, "KEY=VALUE", "an option of the transport, repeatable (each transport's keys: below)", \
+		 LB_OPT_HANDLER, (base)), .handler = lb_cli_add_tp_option },                     \
+	{ LB_OPT("eal", 0, NULL, "eal=ARGS", LB_OPT_MOVED, 0) },                                \
+	{ LB_OPT("inject", 0, NULL, "inject=FAULTS", LB_OPT_MOVED, 0) },                        \
+	{ LB_OPT("rdma-op", 0, NULL, "op=OP", LB_OPT_MOVED, 0) },                               \
+	{ LB_OPT("rdma-ack-timeout", 0, NULL, "ack-timeout=TIME", LB_OPT_MOVED, 0) }
+
+/* Handler of --tp-opt: appends the item to a struct lb_tp_options. */
+int lb_cli_add_tp_option(void *target, const char *arg, char *err, size_t errlen);
+
+/* For a command's more_help: every built transport's --tp-opt keys, from
+ * their tables. */
+void lb_cli_list_tp_options(FILE *out);
 
 struct lb_cmd {
 	const char *name;    /* "plan" */

@@ -78,7 +78,8 @@ static const struct lb_opt opts[] = {
 
 static void bcast_more_help(FILE *out)
 {
-	fputs("algorithms:\n", out);
+	lb_cli_list_tp_options(out);
+	fputs("\nalgorithms:\n", out);
 	lb_cli_list_algos(out);
 	fputs("\nEvery rank of the job runs this command; rank and size come from\n"
 	      "LANEBENCH_RANK/LANEBENCH_SIZE, SLURM_PROCID/SLURM_NTASKS,\n"
@@ -129,32 +130,16 @@ static const struct lb_csv_col columns[] = {
 	{ "measured_over_refined_ratio", LB_CSV_DOUBLE },
 	{ "measured_over_sim_ratio", LB_CSV_DOUBLE },
 	{ "verified_bytes", LB_CSV_UINT },
-	/* frame counters (dpdk): empty for transports without them */
-	{ "frames_sent_count", LB_CSV_STRING },
-	{ "frames_retransmitted_count", LB_CSV_STRING },
-	{ "frames_received_count", LB_CSV_STRING },
-	{ "acks_sent_count", LB_CSV_STRING },
-	{ "frames_dropped_count", LB_CSV_STRING },
-	{ "dropped_short_count", LB_CSV_STRING },
-	{ "dropped_ethertype_count", LB_CSV_STRING },
-	{ "dropped_version_count", LB_CSV_STRING },
-	{ "dropped_job_count", LB_CSV_STRING },
-	{ "dropped_not_mine_count", LB_CSV_STRING },
-	{ "dropped_malformed_count", LB_CSV_STRING },
-	{ "dropped_range_count", LB_CSV_STRING },
-	{ "dropped_duplicate_count", LB_CSV_STRING },
-	{ "dropped_window_count", LB_CSV_STRING },
-	{ "dropped_injected_count", LB_CSV_STRING },
+	/* then the transport's counters: counter_columns() */
 };
 
-#define COUNTER_COLUMNS (5 + LB_DROP_REASONS)
-_Static_assert(LB_DROP_REASONS == 10, "one dropped_<reason>_count column per lb_tp_drop_names[]");
-
-#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+#define NFIXED (sizeof(columns) / sizeof(columns[0]))
 
 struct sink {
 	const struct bcast_opts *o;
 	struct lb_csv *csv;
+	struct lb_csv_col cols[NFIXED + LB_TP_COUNTERS_MAX];
+	char counter_names[LB_TP_COUNTERS_MAX][64];
 	char label[128], path[512];
 	int rows;
 };
@@ -169,6 +154,19 @@ static void default_path(struct sink *k)
 	snprintf(k->path, sizeof(k->path), "results/%s-%s.csv", stamp, k->label);
 }
 
+/* The fixed columns, then one per counter of the run's transport (the
+ * same for every row of a run): <transport>_<counter>_count. */
+static size_t counter_columns(struct sink *k, const struct lb_bcast_result *r)
+{
+	memcpy(k->cols, columns, sizeof(columns));
+	for (uint32_t i = 0; i < r->ncounters; i++) {
+		snprintf(k->counter_names[i], sizeof(k->counter_names[i]), "%s_%s_count",
+			 r->transport, r->counters[i].name);
+		k->cols[NFIXED + i] = (struct lb_csv_col){ k->counter_names[i], LB_CSV_UINT };
+	}
+	return NFIXED + r->ncounters;
+}
+
 static int open_csv(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
 {
 	if (k->o->label)
@@ -179,32 +177,14 @@ static int open_csv(struct sink *k, const struct lb_bcast_result *r, char *err, 
 		snprintf(k->path, sizeof(k->path), "%s", k->o->output);
 	else
 		default_path(k);
-	k->csv = lb_csv_open(k->path, columns, NCOLUMNS, err, len);
+	k->csv = lb_csv_open(k->path, k->cols, counter_columns(k, r), err, len);
 	return k->csv ? 0 : -1;
-}
-
-/* The counter cells as decimal strings; NULL (empty) without counters. */
-static void counter_cells(const struct lb_bcast_result *r, char txt[][24], union lb_csv_val *v)
-{
-	const struct lb_tp_counters *c = &r->counters;
-	uint64_t dropped = 0;
-	for (int i = 0; i < LB_DROP_REASONS; i++)
-		dropped += c->dropped[i];
-	uint64_t n[COUNTER_COLUMNS] = { c->frames_sent, c->frames_retransmitted,
-					c->frames_received, c->acks_sent, dropped };
-	for (int i = 0; i < LB_DROP_REASONS; i++)
-		n[5 + i] = c->dropped[i];
-	for (int i = 0; i < COUNTER_COLUMNS; i++) {
-		snprintf(txt[i], sizeof(txt[i]), "%llu", (unsigned long long)n[i]);
-		v[i].s = r->has_counters ? txt[i] : NULL;
-	}
 }
 
 static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
 {
 	static const char *const idle_names[] = { "spin", "yield", "sleep" };
-	char txt[COUNTER_COLUMNS][24];
-	union lb_csv_val v[NCOLUMNS] = {
+	union lb_csv_val v[NFIXED + LB_TP_COUNTERS_MAX] = {
 		{ .s = k->label }, { .s = r->transport }, { .s = r->algorithm },
 		{ .u = r->ranks }, { .u = r->lanes }, { .u = r->root },
 		{ .s = r->stripe_off ? "off" : "on" }, { .s = idle_names[r->idle] },
@@ -219,7 +199,8 @@ static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, s
 		{ .d = r->over_table }, { .d = r->over_refined }, { .d = r->over_sim },
 		{ .u = r->verified_bytes },
 	};
-	counter_cells(r, txt, v + NCOLUMNS - COUNTER_COLUMNS);
+	for (uint32_t i = 0; i < r->ncounters; i++)
+		v[NFIXED + i].u = r->counters[i].value;
 	return lb_csv_row(k->csv, v, err, len);
 }
 

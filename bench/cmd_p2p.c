@@ -160,7 +160,7 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 	const struct p2p_opts *o = base;
 	struct lb_job_params jp = { .lanes = o->lanes, .transport = o->transport,
 				    .timeout = o->timeout, .lane_rate = o->lane_rate,
-				    .idle = o->idle, .tp_options = o->tpo };
+				    .tp_options = o->tpo };
 	for (size_t i = 0; i < o->sizes.n; i++)
 		jp.buffer_bytes = o->sizes.v[i] > jp.buffer_bytes ? o->sizes.v[i] : jp.buffer_bytes;
 	struct lb_job j;
@@ -193,7 +193,9 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 
 static void p2p_more_help(FILE *out)
 {
-	fputs("Every rank of a job of at least two runs this command (launched as for\n"
+	lb_cli_list_tp_options(out);
+	fputs("\n"
+	      "Every rank of a job of at least two runs this command (launched as for\n"
 	      "bcast: see lanebench bcast --help); ranks 0 and 1 measure, the others only\n"
 	      "take part in the set-up.  Outside a job it refuses to run.  The CSV columns\n"
 	      "are described in results/README.md.\n", out);

@@ -237,50 +237,42 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	return 0;
 }
 
-/* This rank's frame counters now (zero when the transport has none). */
-static void counters_now(const struct run *r, struct lb_tp_counters *c)
+/* This rank's transport counters now: how many (0 without counters). */
+static uint32_t counters_now(const struct run *r, struct lb_tp_counter *c)
 {
-	memset(c, 0, sizeof(*c));
-	if (r->job.ops->counters)
-		r->job.ops->counters(r->job.tp, c);
+	int n = r->job.ops->counters ? r->job.ops->counters(r->job.tp, c) : 0;
+	return n > 0 ? (uint32_t)n : 0;
 }
 
-_Static_assert(sizeof(struct lb_tp_counters) % sizeof(uint64_t) == 0,
-	       "lb_tp_counters holds uint64_t only");
-
-static void counters_add(struct lb_tp_counters *sum, const struct lb_tp_counters *c, int sign)
+/* The configuration's counters (now - before) of every rank, summed on
+ * rank 0 into sum[n].  Collective; nothing to do without counters. */
+static int counters_gather(struct run *r, const struct lb_tp_counter *before, uint32_t n,
+			   struct lb_tp_counter *sum, char *err, size_t len)
 {
-	uint64_t *s = (uint64_t *)sum;
-	const uint64_t *v = (const uint64_t *)c;
-	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
-		s[i] += sign > 0 ? v[i] : -v[i];
-}
-
-/* The configuration's counters (after - before) of every rank, summed on
- * rank 0.  Collective; nothing to do for a transport without counters. */
-static int counters_gather(struct run *r, const struct lb_tp_counters *before,
-			   struct lb_tp_counters *sum, char *err, size_t len)
-{
-	struct lb_tp_counters mine, *all;
-	memset(sum, 0, sizeof(*sum));
-	if (!r->job.ops->counters)
+	struct lb_tp_counter now[LB_TP_COUNTERS_MAX];
+	uint64_t mine[LB_TP_COUNTERS_MAX];
+	if (n == 0)
 		return 0;
-	counters_now(r, &mine);
-	counters_add(&mine, before, -1);
-	all = calloc(r->job.size, sizeof(*all));
+	counters_now(r, now);
+	for (uint32_t i = 0; i < n; i++) {
+		mine[i] = now[i].value - before[i].value;
+		sum[i] = (struct lb_tp_counter){ now[i].name, 0 };
+	}
+	uint64_t *all = calloc((size_t)r->job.size * n, sizeof(*all));
 	if (!all)
 		return lb_errf(err, len, "out of memory");
-	int rc = lb_boot_gather(r->job.boot, &mine, sizeof(mine), all, err, len);
+	int rc = lb_boot_gather(r->job.boot, mine, n * sizeof(*mine), all, err, len);
 	for (uint32_t k = 0; rc == 0 && r->job.rank == 0 && k < r->job.size; k++)
-		counters_add(sum, &all[k], 1);
+		for (uint32_t i = 0; i < n; i++)
+			sum[i].value += all[(size_t)k * n + i];
 	free(all);
 	return rc;
 }
 
 static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, size_t len)
 {
-	struct lb_tp_counters before, sum;
-	counters_now(r, &before);
+	struct lb_tp_counter before[LB_TP_COUNTERS_MAX], sum[LB_TP_COUNTERS_MAX];
+	uint32_t ncounters = counters_now(r, before);
 	const struct lb_algo *a;
 	uint64_t bytes, slice;
 	config_at(r->prm, r->config, &a, &bytes, &slice);
@@ -293,12 +285,12 @@ static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, s
 	if (rc == 0)
 		rc = lb_boot_gather(r->job.boot, secs, n * sizeof(*secs), all, err, len);
 	if (rc == 0)
-		rc = counters_gather(r, &before, &sum, err, len);
+		rc = counters_gather(r, before, ncounters, sum, err, len);
 	if (rc == 0 && r->job.rank == 0) {
 		struct lb_bcast_result res = { .slice_bytes = slice };
 		rc = summarize(r, a, s, all, &res);
-		res.has_counters = r->job.ops->counters != NULL;
-		res.counters = sum;
+		res.ncounters = ncounters;
+		memcpy(res.counters, sum, ncounters * sizeof(*sum));
 		if (rc == 0)
 			rc = sink(&res, arg);
 		if (rc) {
@@ -328,8 +320,7 @@ static int set_up(struct run *r, char *err, size_t len)
 	const struct lb_bcast_params *p = r->prm;
 	struct lb_job_params jp = { .lanes = p->lanes, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
-				    .buffer_bytes = p->calib_bytes, .idle = p->idle,
-				    .tp_options = p->tp_options };
+				    .buffer_bytes = p->calib_bytes, .tp_options = p->tp_options };
 	for (size_t i = 0; i < p->nsizes; i++)
 		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
 	int rc = lb_job_open(&r->job, &jp, err, len);

@@ -41,7 +41,7 @@ struct lb_bcast_params {
 	const char *lanes;         /* "rail0,rail1", "auto", or NULL: $LANEBENCH_LANES */
 	const char *transport;     /* "tcp" */
 	enum lb_idle idle;
-	struct lb_tp_options tp_options; /* --eal, --rdma-op, --inject */
+	struct lb_tp_options tp_options; /* --tp-opt KEY=VALUE items, for the transport */
 	double timeout;            /* seconds: every wait, from the rendezvous to one
 				    * iteration; 0 = $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
@@ -72,8 +72,9 @@ struct lb_bcast_result {
 	double table, refined, sim; /* predicted seconds; NaN = not available */
 	double over_table, over_refined, over_sim; /* median / predicted */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
-	int has_counters;           /* the transport counts frames (dpdk) */
-	struct lb_tp_counters counters; /* summed over ranks, warm-up and timed iterations */
+	uint32_t ncounters;         /* the transport's counters; 0: it has none */
+	struct lb_tp_counter counters[LB_TP_COUNTERS_MAX]; /* summed over ranks, warm-up and
+							      * timed iterations */
 };
 
 /* Called on rank 0 for every configuration, in sweep order. */

@@ -24,12 +24,13 @@ struct lane_ctx {
 	pthread_t thread;
 	int started;
 	uint8_t *op_done; /* per op of the lane: completed this iteration */
-	/* Under --idle sleep, a lane whose next send waits for a block another
-	 * lane receives sleeps on wake_fd (with its sockets) instead of napping
-	 * in a loop; `parked` tells the receiving lane to write it. */
+	/* Under the sleep policy, a lane whose next send waits for a block
+	 * another lane receives sleeps on wake_fd too (beside the transport's
+	 * fd, or instead of a nap); `parked` tells the receiving lane to
+	 * write it. */
 	int wake_fd;
 	atomic_int parked;
-	char err[256];
+	char err[512];
 	int failed;       /* the lane's code: 0, -1, or LB_EPEER (its peer is gone) */
 };
 
@@ -65,25 +66,6 @@ static int lane_fail(struct lane_ctx *lc, int code, const char *fmt, ...)
 	lc->failed = code;
 	atomic_store(&lc->x->abort, 1);
 	return code;
-}
-
-static void idle(const struct lb_exec *x, uint32_t lane, int wake_fd, double max_wait)
-{
-	switch (x->cfg.idle) {
-	case LB_IDLE_SPIN:
-		break;
-	case LB_IDLE_YIELD:
-		sched_yield();
-		break;
-	case LB_IDLE_SLEEP:
-		if (x->cfg.tp_ops->wait) {
-			x->cfg.tp_ops->wait(x->cfg.tp, lane, wake_fd, max_wait);
-		} else {
-			struct timespec ts = { 0, 50000 };
-			nanosleep(&ts, NULL);
-		}
-		break;
-	}
 }
 
 /* After new blocks arrived on `lane`: wake the lanes parked on them. */
@@ -128,13 +110,15 @@ static int post(struct lane_ctx *lc, const struct lb_op *op, uint32_t i)
 	const struct lb_schedule *s = x->cfg.sched;
 	uint64_t off = lb_block_offset(s, op->first_block);
 	uint64_t len = lb_range_bytes(s, op->first_block, op->nblocks);
+	char why[256];
 	int rc = op->kind == LB_SEND
-		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i)
-		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i);
+		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why))
+		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why));
 	if (rc < 0)
-		return lane_fail(lc, -1, "lane %u: %s to rank %u of bytes [%llu,+%llu) refused by the transport",
-				 lc->lane, op->kind == LB_SEND ? "send" : "receive", op->peer,
-				 (unsigned long long)off, (unsigned long long)len);
+		return lane_fail(lc, -1, "lane %u: %s %s rank %u of bytes [%llu,+%llu) refused: %s",
+				 lc->lane, op->kind == LB_SEND ? "send" : "receive",
+				 op->kind == LB_SEND ? "to" : "from", op->peer,
+				 (unsigned long long)off, (unsigned long long)len, why);
 	return rc;
 }
 
@@ -208,26 +192,41 @@ static int complete(struct lane_ctx *lc, const struct lb_op *ops, struct cursor 
 	return 0;
 }
 
-/* Nothing moved.  A lane blocked on another lane's block parks on its
- * wake fd (sleep policy with a transport that can wait on it), checking
- * the block again after parking so a wake-up cannot be lost. */
-static void idle_lane(struct lane_ctx *lc, const struct lb_op *ops, const struct cursor *cur,
-		      int blocked)
+/* The sleep policy, before sleeping: the transport arms its fd, or -1
+ * when it has none to offer (the lane then naps). */
+static int arm(const struct lane_ctx *lc)
 {
 	const struct lb_exec *x = lc->x;
-	int can_park = x->cfg.idle == LB_IDLE_SLEEP && x->cfg.tp_ops->wait;
-	if (blocked && can_park) {
+	return x->cfg.tp_ops->arm ? x->cfg.tp_ops->arm(x->cfg.tp, lc->lane) : -1;
+}
+
+/* Nothing moved (under the sleep policy: also in the poll after arming).
+ * A lane blocked on another lane's block parks on its wake fd, checking
+ * the block again after parking so a wake-up cannot be lost. */
+static void idle_lane(struct lane_ctx *lc, const struct lb_op *ops, const struct cursor *cur,
+		      int blocked, int tp_fd)
+{
+	const struct lb_exec *x = lc->x;
+	if (x->cfg.idle != LB_IDLE_SLEEP) {
+		if (x->cfg.idle == LB_IDLE_YIELD)
+			sched_yield();
+		return;
+	}
+	if (blocked) {
 		atomic_store(&lc->parked, 1);
 		if (blocks_present(x, &ops[cur->next_send])) {
 			atomic_store(&lc->parked, 0);
 			return;
 		}
 	}
-	idle(x, lc->lane, lc->wake_fd, 10e-3);
-	if (blocked && can_park)
+	lb_idle_sleep(tp_fd, blocked ? lc->wake_fd : -1, LB_IDLE_MAX_SLEEP);
+	if (blocked)
 		drain_wake(lc);
 }
 
+/* Under the sleep policy an idle lane arms the transport, polls once more
+ * (what arrived before arming raises no event: transport.h), and only
+ * then sleeps. */
 static int run_lane(struct lane_ctx *lc)
 {
 	struct lb_exec *x = lc->x;
@@ -235,6 +234,7 @@ static int run_lane(struct lane_ctx *lc)
 	const struct lb_op *ops = lb_lane_ops(x->cfg.sched, x->cfg.rank, lc->lane, &n);
 	struct cursor cur = { 0, 0, n };
 	double deadline = now() + x->cfg.timeout;
+	int armed = 0, tp_fd = -1;
 	memset(lc->op_done, 0, n);
 	while (cur.left > 0) {
 		int blocked = 0, posted = post_ready(lc, ops, n, &cur, &blocked);
@@ -245,11 +245,19 @@ static int run_lane(struct lane_ctx *lc)
 			return -1;
 		if (x->cfg.stop && *x->cfg.stop)
 			return lane_fail(lc, -1, "lane %u: stopped by signal %d", lc->lane, (int)*x->cfg.stop);
-		if (progressed)
+		if (progressed) {
+			armed = 0;
 			continue;
+		}
 		if (now() > deadline)
 			return lane_timeout(lc, ops, n);
-		idle_lane(lc, ops, &cur, blocked);
+		if (x->cfg.idle == LB_IDLE_SLEEP && !armed) {
+			tp_fd = arm(lc);
+			armed = 1;
+			continue;
+		}
+		idle_lane(lc, ops, &cur, blocked, tp_fd);
+		armed = 0;
 	}
 	return 0;
 }

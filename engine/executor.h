@@ -10,12 +10,8 @@
 #include <stdint.h>
 
 #include "algos/schedule.h"
+#include "idle.h"
 #include "transports/transport.h"
-
-/* What a lane thread does when there is nothing to do: spin (lowest
- * latency, one core per lane), yield the core, or sleep in the transport
- * (or briefly) -- the only sane choice with more threads than cores. */
-enum lb_idle { LB_IDLE_SPIN, LB_IDLE_YIELD, LB_IDLE_SLEEP };
 
 struct lb_exec_cfg {
 	const struct lb_schedule *sched;
@@ -23,7 +19,7 @@ struct lb_exec_cfg {
 	const struct lb_transport *tp_ops;
 	struct lb_tp *tp;
 	uint8_t *buf;        /* the registered message buffer, sched->bytes */
-	enum lb_idle idle;
+	enum lb_idle idle;   /* what a lane thread does with nothing to do (idle.h) */
 	double timeout;      /* seconds an iteration may take */
 	/* Optional: non-zero asks to stop (a signal's number); the iteration
 	 * then fails at once instead of running to its end. */

@@ -106,7 +106,9 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 		return lb_errf(err, len, "unknown transport '%s'", p->transport);
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
 				 .lane_names = r->lane_names, .token = r->token,
-				 .timeout = r->timeout, .sleeps = p->idle == LB_IDLE_SLEEP, .opt = p->tp_options };
+				 .timeout = r->timeout, .opt = p->tp_options };
+	if (lb_tp_check_options(r->ops, &p->tp_options, err, len))
+		return -1;
 	return r->ops->open(&cfg, &r->tp, err, len);
 }
 

@@ -25,8 +25,7 @@ struct lb_job_params {
 				* 0: $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;      /* bytes/s stated by the user; 0: ask the transport */
 	uint64_t buffer_bytes;
-	int idle;              /* enum lb_idle, passed to the transport */
-	struct lb_tp_options tp_options;
+	struct lb_tp_options tp_options; /* --tp-opt items: keys checked, then open parses them */
 };
 
 struct lb_job {

@@ -12,6 +12,23 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Under the sleep policy: arm the transport once nothing moved, poll once
+ * more, then sleep (the order transport.h asks for).  Returns whether it
+ * is armed now. */
+static int idle(const struct lb_p2p_cfg *c, int armed, int *tp_fd)
+{
+	if (c->idle == LB_IDLE_YIELD)
+		sched_yield();
+	if (c->idle != LB_IDLE_SLEEP)
+		return 0;
+	if (!armed) {
+		*tp_fd = c->ops->arm ? c->ops->arm(c->tp, c->lane) : -1;
+		return 1;
+	}
+	lb_idle_sleep(*tp_fd, -1, LB_IDLE_MAX_SLEEP);
+	return 0;
+}
+
 /* Polls the lane until `recvs` receives completed and at most `keep` of
  * this side's *sends are still waiting for their completion.  Latency does
  * not wait for each send's completion (an RC transport's remote ack), as
@@ -21,6 +38,7 @@ static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends,
 {
 	struct lb_completion comp[64];
 	double deadline = now() + c->timeout;
+	int armed = 0, tp_fd = -1;
 	while (recvs > 0 || *sends > keep) {
 		int k = c->ops->poll(c->tp, c->lane, comp, 64, err, len);
 		if (k < 0)
@@ -29,8 +47,10 @@ static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends,
 			uint32_t *n = comp[i].kind == LB_COMP_RECV ? &recvs : sends;
 			*n -= *n > 0;
 		}
-		if (k > 0)
+		if (k > 0) {
+			armed = 0;
 			continue;
+		}
 		if (c->stop && *c->stop) {
 			snprintf(err, len, "p2p lane %u: stopped: %s", c->lane, strsignal(*c->stop));
 			return -1;
@@ -40,21 +60,19 @@ static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends,
 				 c->lane, c->peer, c->timeout);
 			return -1;
 		}
-		if (c->idle == LB_IDLE_SLEEP && c->ops->wait)
-			c->ops->wait(c->tp, c->lane, -1, 10e-3);
-		else if (c->idle != LB_IDLE_SPIN)
-			sched_yield();
+		armed = idle(c, armed, &tp_fd);
 	}
 	return 0;
 }
 
 static int post(const struct lb_p2p_cfg *c, int send, uint64_t bytes, char *err, size_t len)
 {
-	int rc = send ? c->ops->post_send(c->tp, c->lane, c->peer, 0, bytes, 0)
-		      : c->ops->post_recv(c->tp, c->lane, c->peer, 0, bytes, 0);
+	char why[256] = "the lane's queue is full";
+	int rc = send ? c->ops->post_send(c->tp, c->lane, c->peer, 0, bytes, 0, why, sizeof(why))
+		      : c->ops->post_recv(c->tp, c->lane, c->peer, 0, bytes, 0, why, sizeof(why));
 	if (rc != 0)
-		snprintf(err, len, "p2p lane %u: cannot post a %s of %llu bytes with rank %u",
-			 c->lane, send ? "send" : "receive", (unsigned long long)bytes, c->peer);
+		snprintf(err, len, "p2p lane %u: cannot post a %s of %llu bytes with rank %u: %s",
+			 c->lane, send ? "send" : "receive", (unsigned long long)bytes, c->peer, why);
 	return rc ? -1 : 0;
 }
 

@@ -165,6 +165,85 @@ static void dead_peer(void)
 	lb_sched_free(s);
 }
 
+/* A refused post says why: the transport names the bytes and the
+ * buffer, or the unknown peer, and the executor passes that on. */
+static void refused_by_transport(void)
+{
+	struct lb_tp_cfg cfg = { .rank = 0, .size = 1, .lanes = 1, .lane_names = LOOPBACK,
+				 .token = "t", .timeout = 10 };
+	struct lb_tp *tp = NULL;
+	uint8_t buf[100];
+	char err[256] = "";
+	uint32_t none = 0;
+	const uint32_t *pp[1] = { &none };
+	struct lb_tp_peers peers = { pp, &none };
+	int rc = lb_transport_tcp.open(&cfg, &tp, err, sizeof(err));
+	if (rc == 0)
+		rc = lb_transport_tcp.register_buffer(tp, buf, sizeof(buf), err, sizeof(err));
+	if (rc == 0)
+		rc = lb_transport_tcp.connect(tp, NULL, &peers, err, sizeof(err));
+	CHECK(rc == 0, "tcp set-up: %s", err);
+	rc = lb_transport_tcp.post_send(tp, 0, 0, 96, 8, 0, err, sizeof(err));
+	CHECK(rc == -1 && strstr(err, "[96,+8)") && strstr(err, "100-byte"),
+	      "a send beyond the buffer names bytes and size: %d '%s'", rc, err);
+	rc = lb_transport_tcp.post_recv(tp, 0, 5, 0, 8, 0, err, sizeof(err));
+	CHECK(rc == -1 && strstr(err, "rank 5"), "a receive from no peer names it: %d '%s'", rc, err);
+	lb_transport_tcp.close(tp);
+}
+
+/* Rank 0 registers half the message: its first send is refused, and the
+ * iteration's error carries the transport's reason. */
+static void *short_buffer_rank(void *arg)
+{
+	struct rank_arg *a = arg;
+	struct job *j = a->job;
+	uint64_t bytes = a->rank == 0 ? j->s->bytes / 2 : j->s->bytes;
+	struct lb_tp *tp = NULL;
+	uint8_t *buf = calloc(1, j->s->bytes);
+	char *err = j->err[a->rank];
+	int rc = connect_rank(j, a->rank, &tp, err, 256);
+	if (rc == 0)
+		rc = lb_transport_tcp.register_buffer(tp, buf, bytes, err, 256);
+	if (rc == 0 && a->rank == 0) {
+		struct lb_exec_cfg xc = { .sched = j->s, .rank = 0, .tp_ops = &lb_transport_tcp,
+					  .tp = tp, .buf = buf, .idle = j->idle, .timeout = 5 };
+		struct lb_exec *x = NULL;
+		double secs;
+		rc = lb_exec_new(&xc, &x, err, 256);
+		if (rc == 0)
+			rc = lb_exec_iteration(x, &secs, err, 256);
+		lb_exec_free(x);
+	}
+	pthread_barrier_wait(&j->barrier); /* rank 1 keeps its end open until then */
+	lb_transport_tcp.close(tp);
+	free(buf);
+	j->rc[a->rank] = rc;
+	return NULL;
+}
+
+static void refused_in_executor(void)
+{
+	char err[256];
+	struct lb_algo_params prm = { .ranks = 2, .lanes = 1, .bytes = 4096, .slice_bytes = 4096 };
+	struct lb_schedule *s = lb_algo_build(lb_algo_find("chain"), &prm, err, sizeof(err));
+	struct job j = { .s = s, .idle = LB_IDLE_SLEEP, .kill_rank = -1 };
+	pthread_t th[2];
+	struct rank_arg args[2] = { { &j, 0 }, { &j, 1 } };
+	j.addrs = calloc(2, LB_TP_ADDR_MAX);
+	pthread_barrier_init(&j.barrier, NULL, 2);
+	for (int r = 0; r < 2; r++)
+		pthread_create(&th[r], NULL, short_buffer_rank, &args[r]);
+	for (int r = 0; r < 2; r++)
+		pthread_join(th[r], NULL);
+	CHECK(j.rc[0] == -1 && strstr(j.err[0], "send to rank 1 of bytes [0,+4096) refused: tcp lane") &&
+	      strstr(j.err[0], "2048-byte registered buffer"),
+	      "rank 0 should say why its send was refused: %d '%s'", j.rc[0], j.err[0]);
+	printf("refused: %s\n", j.err[0]);
+	pthread_barrier_destroy(&j.barrier);
+	free(j.addrs);
+	lb_sched_free(s);
+}
+
 int main(void)
 {
 	for (size_t a = 0; a < lb_nalgos; a++) {
@@ -176,5 +255,7 @@ int main(void)
 		broadcast_case(name, 9, 8, 2, 777, 100, LB_IDLE_SLEEP);
 	}
 	dead_peer();
+	refused_by_transport();
+	refused_in_executor();
 	return check_status("exec-tcp");
 }

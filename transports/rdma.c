@@ -4,14 +4,14 @@
  * address, or a network interface; it is bound to one IPv4 address, and
  * rdma_cm picks the device that owns it.  Per lane: a listening cm_id (made
  * in open, so it exists before any peer learns our address), a PD, the
- * message buffer registered once, one CQ (with a completion channel under
- * --idle sleep), and one RC QP per peer.  Lower ranks connect to higher
+ * message buffer registered once, one CQ (with a completion channel that
+ * arm() offers to sleep on), and one RC QP per peer.  Lower ranks connect to higher
  * ones, with the source address bound so traffic leaves through the lane.
  *
  * The address blob carries IPv4, CM port, the buffer's address and rkey and
  * the port's largest message, so each side knows where it may write.
  *
- * --rdma-op write (default): a message is RDMA WRITEs straight into the
+ * --tp-opt op=write (default): a message is RDMA WRITEs straight into the
  * peer's buffer at the same offset, the last one with immediate data.  The
  * immediate consumes one of the receiver's pre-posted zero-length RECVs (a
  * ring per QP, reposted on each completion) and carries a code of
@@ -20,7 +20,7 @@
  * not silent corruption.  Writing into place at any time is safe because
  * the schedule dedicates each block range to one transfer per iteration
  * and iterations are separated by a barrier.
- * --rdma-op send: SEND/RECV, each posted receive is a RECV into place.
+ * --tp-opt op=send: SEND/RECV, each posted receive is a RECV into place.
  *
  * Receiver not ready: a SEND (or a notification beyond the ring) that finds
  * no RECV gets an RNR NAK; rnr_retry_count 7 means "retry forever", which is
@@ -44,7 +44,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/ring.h"
 #include "transport.h"
@@ -59,9 +61,8 @@
 #define CHUNK_MAX (1u << 30)
 #define CM_TIMEOUT_MS 5000
 #define RNR_TIMER 6              /* IB encoding: 0.12 ms */
-#define ACK_TIMEOUT 14           /* IB encoding: 4.096 us << 14 = 67 ms */
 #define ACK_TIMEOUT_MAX 31       /* the encoding's 5 bits; 0 means "never" */
-#define STASH 32
+#define POLL_BATCH 32             /* WCs taken from the CQ at once */
 
 enum op_mode { OP_WRITE, OP_SEND };
 enum conn_state { CONN_IDLE, CONN_RESOLVING, CONN_CONNECTING, CONN_UP, CONN_RETRY };
@@ -131,10 +132,9 @@ struct lane {
 	struct conn *conns;
 	uint32_t nconns;
 	int32_t *conn_of; /* [size]: index into conns, or -1 */
-	int armed;
+	int epfd;      /* arm(): the completion channel and cm; -1 until connected */
+	int armed;     /* the CQ's notification is requested and not yet taken */
 	unsigned unacked;
-	struct ibv_wc stash[STASH];
-	int nstash, stash_at;
 	char err[256]; /* a data-path failure poll() reports */
 	int err_code;  /* and what poll() returns with it: -1 or LB_EPEER */
 };
@@ -142,7 +142,7 @@ struct lane {
 struct lb_tp {
 	struct lb_tp_cfg cfg;
 	int mode;
-	uint8_t ack_timeout; /* IB encoding, --rdma-ack-timeout */
+	uint8_t ack_timeout; /* IB encoding, --tp-opt ack-timeout */
 	uint64_t token;
 	struct rdma_event_channel *ec;
 	uint8_t *buf;
@@ -340,34 +340,36 @@ static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 	return 0;
 }
 
+/* --tp-opt keys; their values are parsed by the functions below. */
+static const struct lb_tp_option rdma_options[] = {
+	{ "op", "OP", "write (RDMA WRITE with immediate) or send (SEND/RECV)", "write" },
+	{ "ack-timeout", "TIME", "wait for an ack before retransmitting, rounded up to 4.096us x 2^n (as perftest's default; raise it where round trips stall, e.g. under emulation)", "67ms" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static int parse_mode(const struct lb_tp_cfg *cfg, int *mode, char *err, size_t len)
 {
-	const char *op = cfg->opt.rdma_op;
-	if (lb_tp_check_options("rdma", &cfg->opt, "rdma-op,rdma-ack-timeout", err, len))
-		return -1;
-	if (!op || strcmp(op, "write") == 0)
+	const char *op = lb_tp_option(rdma_options, &cfg->opt, "op");
+	if (strcmp(op, "write") == 0)
 		*mode = OP_WRITE;
 	else if (strcmp(op, "send") == 0)
 		*mode = OP_SEND;
 	else
-		return lb_errf(err, len, "rdma: --rdma-op '%s': expected write or send", op);
+		return lb_errf(err, len, "rdma: --tp-opt op '%s': expected write or send", op);
 	return 0;
 }
 
-/* --rdma-ack-timeout: the smallest IB encoding n with 4.096 us x 2^n at
- * least the time asked for. */
+/* ack-timeout: the smallest IB encoding n with 4.096 us x 2^n at least
+ * the time asked for (67 ms: 14, perftest's -u 14). */
 static int parse_ack_timeout(const struct lb_tp_cfg *cfg, uint8_t *t, char *err, size_t len)
 {
-	const char *s = cfg->opt.rdma_ack_timeout;
+	const char *s = lb_tp_option(rdma_options, &cfg->opt, "ack-timeout");
 	double secs, longest = 4.096e-6 * (double)(1ull << ACK_TIMEOUT_MAX);
 	char why[128];
-	*t = ACK_TIMEOUT;
-	if (!s)
-		return 0;
 	if (lb_parse_seconds(s, &secs, why, sizeof(why)))
-		return lb_errf(err, len, "rdma: --rdma-ack-timeout '%s': %s", s, why);
+		return lb_errf(err, len, "rdma: --tp-opt ack-timeout '%s': %s", s, why);
 	if (secs <= 0 || secs > longest)
-		return lb_errf(err, len, "rdma: --rdma-ack-timeout '%s': expected more than 0 and at most %.0f s",
+		return lb_errf(err, len, "rdma: --tp-opt ack-timeout '%s': expected more than 0 and at most %.0f s",
 			       s, longest);
 	for (*t = 1; 4.096e-6 * (double)(1ull << *t) < secs; (*t)++)
 		;
@@ -378,7 +380,7 @@ static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 {
 	*out = NULL;
 	int mode = OP_WRITE;
-	uint8_t ack = ACK_TIMEOUT;
+	uint8_t ack = 0;
 	if (parse_mode(cfg, &mode, err, len) || parse_ack_timeout(cfg, &ack, err, len))
 		return -1;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
@@ -392,6 +394,8 @@ static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 			0xcbf29ce484222325ull);
 	if (!(tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes))))
 		return lb_errf(err, len, "rdma: out of memory");
+	for (uint32_t i = 0; i < cfg->lanes; i++)
+		tp->lanes[i].epfd = -1;
 	for (uint32_t i = 0; i < cfg->lanes; i++) {
 		tp->lanes[i].name = cfg->lane_names[i];
 		if (resolve_lane(&tp->lanes[i], err, len))
@@ -522,7 +526,7 @@ static void drop_id(struct conn *c)
  * real fabric.  Not under emulation: a timeout shorter than a stalled
  * round trip retransmits what was never lost, and Soft-RoCE's retry path
  * (Linux 6.1) can then re-send a write the responder refuses as an invalid
- * request -- hence --rdma-ack-timeout.  Best effort: kernels before 5.x
+ * request -- hence --tp-opt ack-timeout.  Best effort: kernels before 5.x
  * lack the option. */
 static void ack_timeout(const struct lb_tp *tp, struct rdma_cm_id *id)
 {
@@ -562,7 +566,7 @@ static const char *check_hello(struct lb_tp *tp, struct lane *l, const struct rd
 	if (be64toh(h->token) != tp->token)
 		return "wrong job token";
 	if (ntohl(h->mode) != (uint32_t)tp->mode)
-		return "the ranks disagree on --rdma-op";
+		return "the ranks disagree on --tp-opt op";
 	*rank = ntohl(h->rank);
 	uint32_t lane = (uint32_t)(l - tp->lanes);
 	struct conn *c = ntohl(h->lane) == lane ? conn_for(tp, lane, *rank) : NULL;
@@ -694,8 +698,9 @@ static int setup_lane(struct lb_tp *tp, uint32_t lane, const struct lb_tp_peers 
 	if (cqe > l->max_cqe)
 		return lb_errf(err, len, "rdma lane '%s': %u peers need %d CQ entries, %s has %d",
 			       l->name, np, cqe, l->dev, l->max_cqe);
-	if (tp->cfg.sleeps && !(l->ch = ibv_create_comp_channel(l->ctx)))
+	if (!(l->ch = ibv_create_comp_channel(l->ctx)))
 		return lb_errf(err, len, "rdma lane '%s': ibv_create_comp_channel: %s", l->name, strerror(errno));
+	fcntl(l->ch->fd, F_SETFL, fcntl(l->ch->fd, F_GETFL) | O_NONBLOCK); /* arm() takes events */
 	if (!(l->cq = ibv_create_cq(l->ctx, cqe, NULL, l->ch, 0)))
 		return lb_errf(err, len, "rdma lane '%s': cannot create a CQ of %d entries: %s", l->name,
 			       cqe, strerror(errno));
@@ -764,6 +769,18 @@ static void start_due(struct lb_tp *tp)
 		}
 }
 
+/* arm()'s fd: an epoll set over the lane's completion channel and its CM
+ * channel. */
+static int watch_lane(struct lane *l, char *err, size_t len)
+{
+	struct epoll_event ch = { .events = EPOLLIN }, cm = { .events = EPOLLIN };
+	if ((l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->ch->fd, &ch) ||
+	    epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->cm->fd, &cm))
+		return lb_errf(err, len, "rdma lane '%s': epoll: %s", l->name, strerror(errno));
+	return 0;
+}
+
 /* After setup each lane's connections move to a channel of the lane's own,
  * which its thread watches: a peer that exits or dies disconnects, and a
  * rank that only waits to receive from it would otherwise never know (no
@@ -780,6 +797,8 @@ static int watch_peers(struct lb_tp *tp, char *err, size_t len)
 			if (rdma_migrate_id(l->conns[k].id, l->cm))
 				return lb_errf(err, len, "rdma lane '%s': rdma_migrate_id (rank %u): %s",
 					       l->name, l->conns[k].peer, strerror(errno));
+		if (watch_lane(l, err, len))
+			return -1;
 	}
 	return 0;
 }
@@ -901,14 +920,35 @@ static int pump_recvs(struct lb_tp *tp, struct conn *c)
 	return 0;
 }
 
+/* Why a transfer with the peer cannot be queued, or 0 when it can. */
+static int refuse(struct lb_tp *tp, const struct conn *c, uint32_t lane, uint32_t peer,
+		  uint64_t off, uint64_t len, int send, char *err, size_t errlen)
+{
+	const char *name = tp->lanes[lane].name;
+	if (!tp->buf)
+		return lb_errf(err, errlen, "rdma lane '%s': no buffer registered", name);
+	if (lb_tp_check_range("rdma", name, off, len, tp->buflen, err, errlen))
+		return -1;
+	if (!c)
+		return lb_errf(err, errlen, "rdma lane '%s': no connection with rank %u (not a peer of the lane when it connected)",
+			       name, peer);
+	if (c->state != CONN_UP)
+		return lb_errf(err, errlen, "rdma lane '%s': the connection with rank %u is not up",
+			       name, peer);
+	/* The peer's MR would refuse a write beyond its buffer. */
+	if (send && tp->mode == OP_WRITE && (off > c->remote.len || len > c->remote.len - off))
+		return lb_errf(err, errlen, "rdma lane '%s': bytes [%llu,+%llu) are not inside rank %u's %llu-byte buffer",
+			       name, (unsigned long long)off, (unsigned long long)len, peer,
+			       (unsigned long long)c->remote.len);
+	return 0;
+}
+
 static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off, uint64_t len,
-		     uint32_t id, int send)
+		     uint32_t id, int send, char *err, size_t errlen)
 {
 	struct conn *c = conn_for(tp, lane, peer);
-	if (!c || c->state != CONN_UP || !tp->buf || off > tp->buflen || len > tp->buflen - off)
+	if (refuse(tp, c, lane, peer, off, len, send, err, errlen))
 		return -1;
-	if (send && tp->mode == OP_WRITE && (off > c->remote.len || len > c->remote.len - off))
-		return -1; /* beyond the peer's buffer: its MR would refuse the write */
 	struct lb_ring *q = send ? &c->sendq : &c->recvq;
 	if (q->count >= QUEUE_MAX)
 		return 1;
@@ -916,7 +956,8 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 	struct msg m = { .off = off, .len = len, .id = id, .code = msg_code(seq, off, len),
 			 .chunks = chunks_of(len, c->chunk) };
 	if (lb_ring_push(q, &m, sizeof(m)))
-		return -1;
+		return lb_errf(err, errlen, "rdma lane '%s': out of memory queueing a %s with rank %u",
+			       tp->lanes[lane].name, send ? "send" : "receive", peer);
 	/* A failure to post is kept in the lane and reported by the next poll. */
 	if (send)
 		(void)pump_sends(tp, c);
@@ -926,15 +967,15 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 }
 
 static int rdma_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return rdma_post(tp, lane, peer, off, len, id, 1);
+	return rdma_post(tp, lane, peer, off, len, id, 1, err, errlen);
 }
 
 static int rdma_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return rdma_post(tp, lane, peer, off, len, id, 0);
+	return rdma_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 static int arrive(struct conn *c, uint32_t code)
@@ -1042,19 +1083,6 @@ static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
 	return settle(tp, c, out, n, *n + 1 < max ? *n + 1 : max);
 }
 
-/* Completions from the stash wait() filled, else from the CQ. */
-static int next_wcs(struct lane *l, struct ibv_wc *wc, int max)
-{
-	if (l->stash_at < l->nstash) {
-		int k = l->nstash - l->stash_at < max ? l->nstash - l->stash_at : max;
-		memcpy(wc, l->stash + l->stash_at, (size_t)k * sizeof(*wc));
-		l->stash_at += k;
-		return k;
-	}
-	l->nstash = l->stash_at = 0;
-	return ibv_poll_cq(l->cq, max, wc);
-}
-
 /* Data phase: any CM event on a connection means the peer went away. */
 static void peer_events(struct lb_tp *tp, uint32_t lane)
 {
@@ -1079,9 +1107,9 @@ static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	for (uint32_t i = 0; !l->err[0] && tp->mode == OP_WRITE && i < l->nconns; i++)
 		settle(tp, &l->conns[i], out, &n, max);
 	while (!l->err[0] && n < max) {
-		struct ibv_wc wc[STASH];
-		int want = max - n < STASH ? max - n : STASH; /* each WC completes at most one op */
-		int k = next_wcs(l, wc, want);
+		struct ibv_wc wc[POLL_BATCH];
+		int want = max - n < POLL_BATCH ? max - n : POLL_BATCH; /* a WC completes one op at most */
+		int k = ibv_poll_cq(l->cq, want, wc);
 		if (k < 0)
 			lane_fail(tp, lane, "rdma lane '%s': ibv_poll_cq failed", l->name);
 		for (int i = 0; i < k && !l->err[0]; i++)
@@ -1096,41 +1124,32 @@ static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-/* Sleeps on the completion channel until the CQ has something. */
-static void rdma_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
+/* The event of the previous arming, if it came: taken and acked (in
+ * batches: acks take a lock), so the CQ can be armed again. */
+static void take_cq_event(struct lane *l)
 {
-	struct lane *l = &tp->lanes[lane];
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
-	if (!l->ch) {
-		nanosleep(&(struct timespec){ 0, 50000 }, NULL);
-		return;
-	}
-	if (l->stash_at < l->nstash)
-		return;
-	if (!l->armed && ibv_req_notify_cq(l->cq, 0) == 0)
-		l->armed = 1;
-	/* A completion queued before arming raises no event: look once more. */
-	int k = ibv_poll_cq(l->cq, STASH, l->stash);
-	if (k > 0) {
-		l->nstash = k;
-		l->stash_at = 0;
-		return;
-	}
-	struct pollfd pf[3] = { { l->ch->fd, POLLIN, 0 }, { l->cm ? l->cm->fd : -1, POLLIN, 0 },
-				{ wake_fd, POLLIN, 0 } };
-	if (ppoll(pf, 3, &ts, NULL) <= 0)
-		return;
-	if (pf[1].revents)
-		peer_events(tp, lane);
 	struct ibv_cq *cq;
 	void *ctx;
-	if ((pf[0].revents & POLLIN) && ibv_get_cq_event(l->ch, &cq, &ctx) == 0) {
-		l->armed = 0;
-		if (++l->unacked >= 64) { /* acks take a lock: batch them */
-			ibv_ack_cq_events(l->cq, l->unacked);
-			l->unacked = 0;
-		}
+	if (!l->armed || ibv_get_cq_event(l->ch, &cq, &ctx) != 0) /* EAGAIN: none yet */
+		return;
+	l->armed = 0;
+	if (++l->unacked >= 64) {
+		ibv_ack_cq_events(l->cq, l->unacked);
+		l->unacked = 0;
 	}
+}
+
+/* The CQ armed for its next completion; the lane's epoll set also holds
+ * its CM channel, whose events (a peer gone) are taken here too, so the
+ * failure they record reaches the poll() that follows arm(). */
+static int rdma_arm(struct lb_tp *tp, uint32_t lane)
+{
+	struct lane *l = &tp->lanes[lane];
+	peer_events(tp, lane);
+	take_cq_event(l);
+	if (!l->armed && ibv_req_notify_cq(l->cq, 0) == 0)
+		l->armed = 1;
+	return l->armed ? l->epfd : -1;
 }
 
 static double rdma_lane_rate(struct lb_tp *tp, uint32_t lane)
@@ -1151,6 +1170,8 @@ static void close_lane(struct lane *l)
 		lb_ring_free(&c->recvq);
 		lb_ring_free(&c->arrived);
 	}
+	if (l->epfd >= 0)
+		close(l->epfd);
 	if (l->cm) /* after the ids migrated to it */
 		rdma_destroy_event_channel(l->cm);
 	if (l->cq) {
@@ -1186,7 +1207,7 @@ const struct lb_transport lb_transport_rdma = {
 	.name = "rdma",
 	.summary = "RDMA RC queue pairs (libibverbs, rdma_cm): WRITE with immediate, or SEND/RECV",
 	.nic_kind = "openfabrics",
-	.caps = LB_CAP_WAIT | LB_CAP_LINE_RATE,
+	.options = rdma_options,
 	.open = rdma_open,
 	.local_address = rdma_local_address,
 	.connect = rdma_connect_all,
@@ -1194,7 +1215,7 @@ const struct lb_transport lb_transport_rdma = {
 	.post_send = rdma_post_send,
 	.post_recv = rdma_post_recv,
 	.poll = rdma_poll,
-	.wait = rdma_wait,
+	.arm = rdma_arm,
 	.lane_rate = rdma_lane_rate,
 	.close = rdma_close,
 };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "transport.h"
+#include "lib/error.h"
 
 const struct lb_transport *const lb_transports[] = {
 	&lb_transport_tcp,
@@ -15,11 +16,6 @@ const struct lb_transport *const lb_transports[] = {
 	NULL,
 };
 
-const char *const lb_tp_drop_names[LB_DROP_REASONS] = {
-	"short", "ethertype", "version", "job", "not_mine", "malformed", "range",
-	"duplicate", "window", "injected",
-};
-
 const struct lb_transport *lb_transport_find(const char *name)
 {
 	for (size_t i = 0; lb_transports[i]; i++)
@@ -28,31 +24,65 @@ const struct lb_transport *lb_transport_find(const char *name)
 	return NULL;
 }
 
-static int takes_option(const char *takes, const char *name)
+int lb_tp_check_range(const char *transport, const char *lane, uint64_t off, uint64_t len,
+		      uint64_t buflen, char *err, size_t errlen)
 {
-	size_t n = strlen(name);
-	for (const char *p = takes; p && *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len == n && strncmp(p, name, n) == 0)
-			return 1;
-		p = end ? end + 1 : NULL;
+	if (off <= buflen && len <= buflen - off)
+		return 0;
+	return lb_errf(err, errlen, "%s lane '%s': bytes [%llu,+%llu) are not inside the %llu-byte registered buffer",
+		       transport, lane, (unsigned long long)off, (unsigned long long)len,
+		       (unsigned long long)buflen);
+}
+
+/* Length of the KEY of "KEY=VALUE". */
+static size_t key_len(const char *item)
+{
+	return strcspn(item, "=");
+}
+
+int lb_tp_options_add(struct lb_tp_options *o, const char *item, char *err, size_t errlen)
+{
+	if (item[key_len(item)] != '=' || key_len(item) == 0)
+		return lb_errf(err, errlen, "'%s' is not KEY=VALUE (each transport's keys: lanebench bcast --help)",
+			       item);
+	if (o->n == LB_TP_OPTIONS_MAX)
+		return lb_errf(err, errlen, "'%s': more than %d transport options", item,
+			       LB_TP_OPTIONS_MAX);
+	o->item[o->n++] = item;
+	return 0;
+}
+
+static const struct lb_tp_option *find_option(const struct lb_tp_option *table, const char *key,
+					      size_t len)
+{
+	for (; table && table->key; table++)
+		if (strlen(table->key) == len && strncmp(table->key, key, len) == 0)
+			return table;
+	return NULL;
+}
+
+int lb_tp_check_options(const struct lb_transport *t, const struct lb_tp_options *o,
+			char *err, size_t errlen)
+{
+	char keys[256] = "";
+	for (const struct lb_tp_option *k = t->options; k && k->key; k++)
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+			 k == t->options ? "" : ", ", k->key);
+	for (uint32_t i = 0; i < o->n; i++) {
+		size_t len = key_len(o->item[i]);
+		if (!find_option(t->options, o->item[i], len))
+			return lb_errf(err, errlen, "--tp-opt %.*s: the %s transport takes %s", (int)len,
+				       o->item[i], t->name, keys[0] ? keys : "no options");
 	}
 	return 0;
 }
 
-int lb_tp_check_options(const char *transport, const struct lb_tp_options *o,
-			const char *takes, char *err, size_t errlen)
+const char *lb_tp_option(const struct lb_tp_option *table, const struct lb_tp_options *o,
+			 const char *key)
 {
-	const struct { const char *name, *value; } given[] = {
-		{ "eal", o->eal }, { "rdma-op", o->rdma_op },
-		{ "rdma-ack-timeout", o->rdma_ack_timeout }, { "inject", o->inject },
-	};
-	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
-		if (given[i].value && !takes_option(takes, given[i].name)) {
-			snprintf(err, errlen, "--%s does not apply to the %s transport", given[i].name,
-				 transport);
-			return -1;
-		}
-	return 0;
+	const struct lb_tp_option *opt = find_option(table, key, strlen(key));
+	for (uint32_t i = o->n; i-- > 0;)
+		if (key_len(o->item[i]) == strlen(key) && strncmp(o->item[i], key, strlen(key)) == 0)
+			return o->item[i] + strlen(key) + 1;
+	return opt ? opt->def : NULL;
 }

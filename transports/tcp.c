@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -62,6 +63,7 @@ struct conn {
 	uint32_t peer;
 	struct lb_ring sendq, recvq; /* of struct xfer */
 	struct frame shdr, rhdr; /* header of the head message, wire order */
+	uint32_t watched;        /* events the lane's epoll set asks of fd; 0: not in it */
 };
 
 struct lane {
@@ -71,7 +73,7 @@ struct lane {
 	struct conn *conns;
 	uint32_t nconns;
 	int32_t *conn_of; /* [size]: index into conns, or -1 */
-	struct pollfd *pfds;
+	int epfd;         /* arm(): the sockets with work; -1 until first armed */
 };
 
 struct lb_tp {
@@ -140,8 +142,6 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		    size_t len)
 {
 	*out = NULL;
-	if (lb_tp_check_options("tcp", &cfg->opt, "", err, len))
-		return -1;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
 		return lb_errf(err, len, "tcp: out of memory");
@@ -152,7 +152,7 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	if (!tp->lanes)
 		return lb_errf(err, len, "tcp: out of memory");
 	for (uint32_t i = 0; i < cfg->lanes; i++)
-		tp->lanes[i].listen_fd = -1;
+		tp->lanes[i].listen_fd = tp->lanes[i].epfd = -1;
 	for (uint32_t i = 0; i < cfg->lanes; i++) {
 		struct lane *l = &tp->lanes[i];
 		l->name = cfg->lane_names[i];
@@ -468,26 +468,33 @@ static struct conn *conn_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	return peer < tp->cfg.size && l->conn_of[peer] >= 0 ? &l->conns[l->conn_of[peer]] : NULL;
 }
 
-static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-		    uint64_t off, uint64_t len, uint32_t id, int send)
+static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+		    uint64_t len, uint32_t id, int send, char *err, size_t errlen)
 {
-	struct conn *c = conn_for(tp, lane, peer);
-	if (!c || off > tp->buflen || len > tp->buflen - off)
+	const char *name = tp->lanes[lane].name;
+	if (lb_tp_check_range("tcp", name, off, len, tp->buflen, err, errlen))
 		return -1;
+	struct conn *c = conn_for(tp, lane, peer);
+	if (!c)
+		return lb_errf(err, errlen, "tcp lane '%s': no connection with rank %u (not a peer of the lane when it connected)",
+			       name, peer);
 	struct xfer x = { .off = off, .len = len, .id = id };
-	return lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
+	if (lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x)))
+		return lb_errf(err, errlen, "tcp lane '%s': out of memory queueing a %s with rank %u",
+			       name, send ? "send" : "receive", peer);
+	return 0;
 }
 
-static int tcp_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t off, uint64_t len, uint32_t id)
+static int tcp_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			 uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return tcp_post(tp, lane, peer, off, len, id, 1);
+	return tcp_post(tp, lane, peer, off, len, id, 1, err, errlen);
 }
 
-static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t off, uint64_t len, uint32_t id)
+static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			 uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return tcp_post(tp, lane, peer, off, len, id, 0);
+	return tcp_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 static int peer_gone(struct lb_tp *tp, uint32_t lane, const struct conn *c,
@@ -580,21 +587,27 @@ static int tcp_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-/* Sleeps in poll() until a socket with work can move, or another lane
- * wakes this one. */
-static void tcp_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
+/* The lane's epoll set follows its queues: a socket is in it, readable
+ * for a posted receive and writable for a queued send, only while it has
+ * work -- a socket without any (its peer may have closed) must not wake
+ * the lane.  Level-triggered: ready before arm() still wakes it. */
+static int tcp_arm(struct lb_tp *tp, uint32_t lane)
 {
 	struct lane *l = &tp->lanes[lane];
-	if (!l->pfds && !(l->pfds = calloc(l->nconns + 1, sizeof(*l->pfds))))
-		return;
-	l->pfds[l->nconns] = (struct pollfd){ wake_fd, POLLIN, 0 };
+	if (l->epfd < 0 && (l->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -1;
 	for (uint32_t i = 0; i < l->nconns; i++) {
 		struct conn *c = &l->conns[i];
-		short ev = (short)((c->recvq.count ? POLLIN : 0) | (c->sendq.count ? POLLOUT : 0));
-		l->pfds[i] = (struct pollfd){ ev ? c->fd : -1, ev, 0 };
+		uint32_t want = (c->recvq.count ? EPOLLIN : 0) | (c->sendq.count ? EPOLLOUT : 0);
+		struct epoll_event ev = { .events = want };
+		int op = !c->watched ? EPOLL_CTL_ADD : want ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
+		if (want == c->watched)
+			continue;
+		if (epoll_ctl(l->epfd, op, c->fd, &ev))
+			return -1; /* the caller naps instead */
+		c->watched = want;
 	}
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
-	ppoll(l->pfds, l->nconns + 1, &ts, NULL);
+	return l->epfd;
 }
 
 static int tcp_register(struct lb_tp *tp, void *buf, size_t len, char *err, size_t errlen)
@@ -626,6 +639,22 @@ static double tcp_lane_rate(struct lb_tp *tp, uint32_t lane)
 	return mbps > 0 ? mbps * 1e6 / 8 : 0;
 }
 
+/* Segments the kernel sent again on the lanes' connections (TCP_INFO):
+ * loss on the path, under the times a run reports. */
+static int tcp_counters(struct lb_tp *tp, struct lb_tp_counter *out)
+{
+	uint64_t retransmitted = 0;
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++) {
+			struct tcp_info ti;
+			socklen_t len = sizeof(ti);
+			if (getsockopt(tp->lanes[l].conns[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+				retransmitted += ti.tcpi_total_retrans;
+		}
+	out[0] = (struct lb_tp_counter){ "segments_retransmitted", retransmitted };
+	return 1;
+}
+
 static void tcp_close(struct lb_tp *tp)
 {
 	if (!tp)
@@ -639,9 +668,10 @@ static void tcp_close(struct lb_tp *tp)
 		}
 		if (ln->listen_fd >= 0)
 			close(ln->listen_fd);
+		if (ln->epfd >= 0)
+			close(ln->epfd);
 		free(ln->conns);
 		free(ln->conn_of);
-		free(ln->pfds);
 	}
 	free(tp->lanes);
 	free(tp);
@@ -650,7 +680,6 @@ static void tcp_close(struct lb_tp *tp)
 const struct lb_transport lb_transport_tcp = {
 	.name = "tcp",
 	.summary = "kernel TCP, one connection per (peer, lane) bound to the lane's address",
-	.caps = LB_CAP_WAIT | LB_CAP_LINE_RATE,
 	.nic_kind = "network",
 	.open = tcp_open,
 	.local_address = tcp_local_address,
@@ -659,7 +688,8 @@ const struct lb_transport lb_transport_tcp = {
 	.post_send = tcp_post_send,
 	.post_recv = tcp_post_recv,
 	.poll = tcp_poll,
-	.wait = tcp_wait,
+	.arm = tcp_arm,
 	.lane_rate = tcp_lane_rate,
+	.counters = tcp_counters,
 	.close = tcp_close,
 };

@@ -5,8 +5,10 @@
  *   open -> register_buffer (once: RDMA publishes its address and key)
  *   -> local_address (per lane, exchanged through the bootstrap)
  *   -> connect (the channels the schedule needs)
- *   -> per iteration: post_recv / post_send / poll (from the lane's thread)
+ *   -> per iteration: post_recv / post_send / poll, and arm before the
+ *      caller sleeps (from the lane's thread)
  *   -> close (always, also after any failure; releases in reverse order).
+ * Optional members are NULL in a transport that cannot do what they do.
  *
  * Data-path calls for lane l are made only by lane l's thread, so a
  * transport keeps per-lane state and needs no locks between lanes.  Data
@@ -21,13 +23,23 @@
 
 struct lb_tp; /* a transport instance */
 
-/* Options only some transports take; NULL when the user gave none.  A
- * transport refuses (open fails, naming the option) one it does not take. */
+/* One option a transport takes, `--tp-opt KEY=VALUE` on the command line;
+ * a transport lists them in a table ended by a NULL key. */
+struct lb_tp_option {
+	const char *key;  /* "eal" */
+	const char *arg;  /* what VALUE is, for help: "ARGS" */
+	const char *help; /* one line */
+	const char *def;  /* the value when not given, parsed as a given one
+			   * is; NULL: none (help says what happens then) */
+};
+
+#define LB_TP_OPTIONS_MAX 16
+
+/* The --tp-opt items given, each "KEY=VALUE" (pointing into argv), in the
+ * order given; of a key given twice the last counts. */
 struct lb_tp_options {
-	const char *eal;     /* dpdk: EAL arguments, as --eal gave them */
-	const char *rdma_op; /* rdma: "write" (WRITE with immediate) or "send" */
-	const char *rdma_ack_timeout; /* rdma: local ACK timeout, "67ms" */
-	const char *inject;  /* testing: faults on receive, "drop=P,dup=P,reorder=P" */
+	const char *item[LB_TP_OPTIONS_MAX];
+	uint32_t n;
 };
 
 struct lb_tp_cfg {
@@ -35,16 +47,8 @@ struct lb_tp_cfg {
 	const char *const *lane_names; /* interface, IPv4 address or device */
 	const char *token;             /* job token every connection presents */
 	double timeout;                /* seconds, for connecting */
-	/* 1: the caller sleeps in wait() when a lane is idle, so the transport
-	 * sets up what blocking needs (rdma: a completion channel). */
-	int sleeps;
-	struct lb_tp_options opt;
+	struct lb_tp_options opt;      /* checked: only keys of the transport's table */
 };
-
-/* For open(): fails naming the first option in `o` not in `takes` (a
- * comma list of "eal", "rdma-op", "rdma-ack-timeout", "inject"). */
-int lb_tp_check_options(const char *transport, const struct lb_tp_options *o,
-			const char *takes, char *err, size_t errlen);
 
 /* The peers each lane of this rank exchanges data with (both directions),
  * from the schedule: peers[lane][0 .. npeers[lane]). */
@@ -60,32 +64,14 @@ struct lb_completion {
 	uint8_t kind;
 };
 
-/* Frame counters of a transport that has frames (dpdk); summed over the
- * lanes of a rank, monotonic from open.  Drop reasons: the frame parser's
- * (see transports/dpdk/frame.h) and the reliable layer's. */
-enum lb_tp_drop {
-	LB_DROP_SHORT, LB_DROP_ETHERTYPE, LB_DROP_VERSION, LB_DROP_JOB,
-	LB_DROP_NOT_MINE, LB_DROP_MALFORMED, LB_DROP_RANGE,
-	LB_DROP_DUPLICATE, /* a frame that had arrived before */
-	LB_DROP_WINDOW,    /* beyond the receive window, or no room to hold it */
-	LB_DROP_INJECTED,  /* --inject drop */
-	LB_DROP_REASONS
-};
+#define LB_TP_COUNTERS_MAX 32
 
-/* "short", "ethertype", ...: column names are dropped_<name>_count. */
-extern const char *const lb_tp_drop_names[LB_DROP_REASONS];
-
-struct lb_tp_counters { /* only uint64_t members: summed as an array */
-	uint64_t frames_sent;          /* data frames, first transmissions and again */
-	uint64_t frames_retransmitted; /* of those, transmissions after the first */
-	uint64_t frames_received;      /* data frames written into the buffer */
-	uint64_t acks_sent;
-	uint64_t dropped[LB_DROP_REASONS];
-};
-
-enum lb_tp_caps {
-	LB_CAP_WAIT = 1 << 0,      /* wait() blocks until the lane may progress */
-	LB_CAP_LINE_RATE = 1 << 1, /* lane_rate() knows the link speed */
+/* One of a transport's counters: events since open, summed over the
+ * lanes of a rank.  Reports name a column after it,
+ * <transport>_<name>_count. */
+struct lb_tp_counter {
+	const char *name; /* [a-z0-9_]: "frames_sent"; static, fixed per transport */
+	uint64_t value;
 };
 
 struct lb_transport {
@@ -94,7 +80,7 @@ struct lb_transport {
 	/* The NICs --lanes auto means: "network" (interfaces) or "openfabrics"
 	 * (verbs devices); NULL: every NIC hwloc lists. */
 	const char *nic_kind;
-	unsigned caps;
+	const struct lb_tp_option *options; /* what --tp-opt may set; NULL: nothing */
 	/* On failure *out is NULL or an instance for close() to release. */
 	int (*open)(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		    size_t errlen);
@@ -106,26 +92,53 @@ struct lb_transport {
 	int (*register_buffer)(struct lb_tp *tp, void *buf, size_t len,
 			       char *err, size_t errlen);
 	/* Queue a transfer: 0 queued, 1 the lane's queue is full (poll, then
-	 * try again), -1 bad arguments.  Receives of one (peer, lane) complete in posting order
-	 * and must match the peer's sends on that lane one for one. */
-	int (*post_send)(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t offset, uint64_t len, uint32_t id);
-	int (*post_recv)(struct lb_tp *tp, uint32_t lane, uint32_t peer,
-			 uint64_t offset, uint64_t len, uint32_t id);
+	 * try again), -1 refused with the reason in err: bytes outside the
+	 * registered buffer (naming them and its size), a peer the lane has
+	 * no channel with, out of memory.  Receives of one (peer, lane)
+	 * complete in posting order and must match the peer's sends on that
+	 * lane one for one. */
+	int (*post_send)(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t offset,
+			 uint64_t len, uint32_t id, char *err, size_t errlen);
+	int (*post_recv)(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t offset,
+			 uint64_t len, uint32_t id, char *err, size_t errlen);
 	/* Progress the lane: returns the number of completions written to out
 	 * (0: nothing yet), or -1 with a reason naming peer and lane --
 	 * LB_EPEER (lib/error.h) when the peer is gone: it closed the
 	 * connection, disconnected, or stopped answering. */
 	int (*poll)(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 		    int max, char *err, size_t errlen);
-	/* Optional (LB_CAP_WAIT): block up to `seconds` until the lane may
-	 * progress or `wake_fd` (an eventfd another lane writes when blocks
-	 * this lane waits for arrive) becomes readable; the caller reads it. */
-	void (*wait)(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds);
-	/* Optional (LB_CAP_LINE_RATE): link speed in bytes/s, 0 if unknown. */
+	/* Optional: a way to sleep while the lane has nothing to do (the
+	 * caller owns the idle policy).  Returns a file
+	 * descriptor that becomes readable when the lane may progress -- a
+	 * completion, a peer's data, room to send, a peer gone -- or -1 when
+	 * it cannot offer one this time.  From the lane's thread:
+	 *   1. poll() found nothing;  2. fd = arm();  3. poll() once more:
+	 *      what happened before arm() may raise no event, this poll
+	 *      finds it;  4. nothing either: sleep in poll(2) on fd, with a
+	 *      timeout;  5. poll() again, whatever ended the sleep.
+	 * arm() reflects the transfers posted so far: post again, arm again.
+	 * The fd is the transport's (never read or close it; valid until
+	 * close) and may be readable with nothing to do: poll, arm again.
+	 *   tcp:  an epoll set over the lane's sockets that have work:
+	 *         readable for a posted receive, writable for a queued send
+	 *         (a closed or reset connection makes it readable too);
+	 *   rdma: an epoll set over the lane's completion channel, the CQ
+	 *         armed by ibv_req_notify_cq (arm() takes the event of the
+	 *         previous arming, acked in batches), and its connection-manager
+	 *         channel (a peer's disconnect);
+	 *   dpdk: none (NULL): polling PMDs raise no event; the caller naps
+	 *         briefly, and dpdk's service thread answers peers meanwhile. */
+	int (*arm)(struct lb_tp *tp, uint32_t lane);
+	/* Optional: link speed in bytes/s, 0 if unknown. */
 	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);
-	/* Optional: the frame counters since open. */
-	void (*counters)(struct lb_tp *tp, struct lb_tp_counters *out);
+	/* Optional: writes the counters to out[] and returns how many (at
+	 * most LB_TP_COUNTERS_MAX): the same names in the same order on
+	 * every call.  May be called from a thread other than the lanes'.
+	 *   tcp:  segments_retransmitted (TCP_INFO, over the lane sockets);
+	 *   dpdk: frames sent, retransmitted, received, acks sent, frames
+	 *         dropped and the drops by reason (transports/dpdk/dpdk.c);
+	 *   rdma: none (NULL). */
+	int (*counters)(struct lb_tp *tp, struct lb_tp_counter *out);
 	void (*close)(struct lb_tp *tp);
 };
 
@@ -137,5 +150,24 @@ extern const struct lb_transport lb_transport_rdma; /* built with -Drdma */
 extern const struct lb_transport *const lb_transports[];
 
 const struct lb_transport *lb_transport_find(const char *name);
+
+/* Appends one "KEY=VALUE" (non-empty KEY) to o, or -1 with a reason. */
+int lb_tp_options_add(struct lb_tp_options *o, const char *item, char *err, size_t errlen);
+
+/* Before open: 0 when every key of o is in t's table, else -1 naming the
+ * key, the transport and the keys it takes. */
+int lb_tp_check_options(const struct lb_transport *t, const struct lb_tp_options *o,
+			char *err, size_t errlen);
+
+/* For open: key's value -- the last given in o, else the table's default,
+ * else NULL. */
+const char *lb_tp_option(const struct lb_tp_option *table, const struct lb_tp_options *o,
+			 const char *key);
+
+/* For post_send / post_recv: 0 when [off, off + len) lies inside the
+ * registered buffer of buflen bytes, else -1 with a reason naming the
+ * transport, the lane, the bytes and the buffer's size. */
+int lb_tp_check_range(const char *transport, const char *lane, uint64_t off, uint64_t len,
+		      uint64_t buflen, char *err, size_t errlen);
 
 #endif

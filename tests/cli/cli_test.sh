@@ -68,6 +68,18 @@ expect_ok bcast --help
 for w in --verbose "-v," "iteration 3/12 started" "status 3"; do
 	case $out in *"$w"*) ;; *) fail "lanebench bcast --help lacks '$w'" ;; esac
 done
+# Transport options: --tp-opt, each built transport's keys (or none) listed
+# from its table, in bcast's and p2p's help; the old options are not.
+built=$("$B" --help | sed -n '/^transports built in:/,/^$/p' | awk 'NR > 1 && NF > 1 { print $1 }')
+for cmd in bcast p2p; do
+	expect_ok $cmd --help
+	tp_help=$(printf '%s\n' "$out" | sed -n '/^transport options/,/^$/p')
+	case $out in *"--tp-opt KEY=VALUE"*) ;; *) fail "$cmd --help lacks --tp-opt" ;; esac
+	for t in $built; do
+		printf '%s\n' "$tp_help" | grep -q "^  $t " || fail "$cmd --help lists no options of $t"
+	done
+	case $out in *--eal* | *--inject* | *--rdma-op* | *--rdma-ack-timeout*) fail "$cmd --help shows an old option" ;; esac
+done
 expect_ok --version
 case $out in "lanebench "[0-9]*) ;; *) fail "--version printed '$out'" ;; esac
 
@@ -95,6 +107,11 @@ for a in $algos; do
 done
 
 # --- bad input --------------------------------------------------------------
+expect_usage "--eal is now --tp-opt eal=ARGS" bcast --eal "--no-huge -m 128"
+expect_usage "--inject is now --tp-opt inject=FAULTS" bcast --inject drop=0.1
+expect_usage "--rdma-op is now --tp-opt op=OP" p2p --rdma-op send
+expect_usage "--rdma-ack-timeout is now --tp-opt ack-timeout=TIME" p2p --rdma-ack-timeout=1s
+expect_usage "'nokey' is not KEY=VALUE" bcast --tp-opt nokey
 expect_usage "'frob'" frob
 expect_usage "'--frob'" --frob
 expect_usage "'frob'" plan -a frob -p 4 -m 1M

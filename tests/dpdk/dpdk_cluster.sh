@@ -3,7 +3,7 @@
 # net_af_packet ports on the rail interfaces (the transport's default EAL
 # arguments), every algorithm and a few sizes, every byte verified by
 # lanebench itself; then 1% loss plus duplication and reordering on
-# receive (--inject): still byte-exact, and the CSV counters must show
+# receive (--tp-opt inject=...): still byte-exact, and the CSV counters must show
 # retransmissions and injected drops.  (Loss is injected by the transport:
 # this kernel has no netem, and tc's gact action and matchall/basic
 # classifiers are missing too.)
@@ -69,16 +69,16 @@ check "8 ranks x 2 rails over net_af_packet: every algorithm, 3 sizes" \
 rows=$(($(wc -l <"$tmp/clean.csv" 2>/dev/null || echo 1) - 1))
 [ "$rows" = 15 ] && echo "ok: 15 CSV rows" || { echo "FAIL: $rows CSV rows, want 15"; fails=$((fails + 1)); }
 check "frames counted, none dropped as foreign or out of range" \
-	test "$(col "$tmp/clean.csv" frames_sent_count)" -gt 0 -a \
-	"$(col "$tmp/clean.csv" dropped_range_count)" = 0 -a \
-	"$(col "$tmp/clean.csv" dropped_job_count)" = 0
+	test "$(col "$tmp/clean.csv" dpdk_frames_sent_count)" -gt 0 -a \
+	"$(col "$tmp/clean.csv" dpdk_dropped_range_count)" = 0 -a \
+	"$(col "$tmp/clean.csv" dpdk_dropped_job_count)" = 0
 
 check "1% drop, 1% duplication, 2% reordering on receive: byte-exact" \
 	bcast "$tmp/loss.csv" -a all -m 100000,1M -s 64K -i 2 -x 1 \
-	--inject drop=0.01,dup=0.01,reorder=0.02
-retx=$(col "$tmp/loss.csv" frames_retransmitted_count)
-inj=$(col "$tmp/loss.csv" dropped_injected_count)
-dup=$(col "$tmp/loss.csv" dropped_duplicate_count)
+	--tp-opt inject=drop=0.01,dup=0.01,reorder=0.02
+retx=$(col "$tmp/loss.csv" dpdk_frames_retransmitted_count)
+inj=$(col "$tmp/loss.csv" dpdk_dropped_injected_count)
+dup=$(col "$tmp/loss.csv" dpdk_dropped_duplicate_count)
 echo "counters under loss: retransmitted $retx, injected drops $inj, duplicates $dup"
 check "retransmissions, injected drops and duplicates counted" \
 	test "$retx" -gt 0 -a "$inj" -gt 0 -a "$dup" -gt 0
@@ -86,7 +86,7 @@ check "--idle yield, multilane and chain" \
 	bcast "$tmp/yield.csv" -a multilane,chain -m 1M -s 64K -i 2 -x 1 --idle yield --no-calibration
 check "20% of all frames dropped (acks too, so final acks get lost): byte-exact" \
 	bcast "$tmp/acks.csv" -a chain,binomial -m 4K,100000 -s 64K -i 10 -x 0 --no-calibration \
-	--inject drop=0.2
+	--tp-opt inject=drop=0.2
 
 # One rail each: net_af_packet names its PACKET_FANOUT group (per network
 # namespace) pid ^ ifindex, so two processes with ports on different
@@ -104,7 +104,7 @@ two_jobs() {
 	wait $a || { cat "$tmp/a.log"; return 1; }
 }
 check "two jobs at once on the same rail: both byte-exact" two_jobs
-foreign=$(($(col "$tmp/a.csv" dropped_job_count 2>/dev/null || echo 0) + $(col "$tmp/b.csv" dropped_job_count 2>/dev/null || echo 0)))
+foreign=$(($(col "$tmp/a.csv" dpdk_dropped_job_count 2>/dev/null || echo 0) + $(col "$tmp/b.csv" dpdk_dropped_job_count 2>/dev/null || echo 0)))
 echo "frames of the other job dropped: $foreign"
 check "each job dropped the other's frames (by job token)" test "$foreign" -gt 0
 
@@ -114,7 +114,7 @@ refused() { # lanebench options: must fail, saying which value was bad
 		return 1
 	echo "$out" | grep -q "dup: 'x' is not a probability"
 }
-check "--inject with a bad value is refused, naming it" refused --inject drop=0.5,dup=x
+check "inject with a bad value is refused, naming it" refused --tp-opt inject=drop=0.5,dup=x
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"

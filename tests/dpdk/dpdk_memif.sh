@@ -6,7 +6,7 @@
 # lower rank of a pair is the server of the pair's socket
 # ($tmp/r<rail>-<lo>-<hi>.sock), the higher its client.  Lane names must be
 # interfaces the topology knows; memif lanes have none, so both are "lo"
-# (labels only: the ports come from --eal).
+# (labels only: the ports come from --tp-opt eal=...).
 #   dpdk_memif.sh LANEBENCH
 set -uo pipefail
 lanebench=$1
@@ -44,7 +44,7 @@ run() { # description, lanebench bcast options: all ranks, bounded in time
 		LANEBENCH_RANK=$i LANEBENCH_SIZE=$n LANEBENCH_COORD=127.0.0.1:$port \
 			LANEBENCH_TOKEN=memif-$$-$port timeout 120 "$lanebench" bcast \
 			--transport dpdk --no-pin --timeout 30 --lanes lo,lo \
-			--eal "$(eal_of "$i")" "$@" >"$tmp/out$i" 2>&1 &
+			--tp-opt "eal=$(eal_of "$i")" "$@" >"$tmp/out$i" 2>&1 &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
@@ -64,12 +64,12 @@ run "4 ranks x 2 rails over memif: every algorithm, 3 sizes" \
 rows=$(($(wc -l <"$tmp/memif.csv" 2>/dev/null || echo 1) - 1))
 [ "$rows" = 15 ] && echo "ok: 15 CSV rows" || { echo "FAIL: $rows CSV rows, want 15"; fails=$((fails + 1)); }
 run "memif with 1% drop and duplication: byte-exact" \
-	-a multilane,vandegeijn -m 1M -s 64K -i 2 -x 0 --inject drop=0.01,dup=0.01 -o "$tmp/loss.csv"
+	-a multilane,vandegeijn -m 1M -s 64K -i 2 -x 0 --tp-opt inject=drop=0.01,dup=0.01 -o "$tmp/loss.csv"
 
-fails_with() { # expected message, --eal arguments: one rank must fail saying so
+fails_with() { # expected message, EAL arguments: one rank must fail saying so
 	local want=$1 out # (a 1-rank job on purpose: outside a job bcast refuses earlier)
 	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --no-pin --timeout 10 --lanes lo -a chain -m 4K \
-		-i 1 -x 0 --no-calibration --eal "$2" 2>&1)
+		-i 1 -x 0 --no-calibration --tp-opt "eal=$2" 2>&1)
 	if [ $? != 0 ] && echo "$out" | grep -qF "$want"; then
 		echo "ok: refused: $want"
 	else

@@ -44,9 +44,9 @@ expect_fail "unreachable coordinator" "127.0.0.1:1" \
 expect_fail "unknown transport" "'carrier-pigeon'" \
 	env LANEBENCH_RANK=0 LANEBENCH_SIZE=1 LANEBENCH_TOKEN=t LANEBENCH_COORD=127.0.0.1:$(free_port) \
 	"$lanebench" bcast --lanes 127.0.0.1 --no-pin -t carrier-pigeon
-expect_fail "option of another transport" "--eal does not apply to the tcp transport" \
+expect_fail "option of another transport" "--tp-opt eal: the tcp transport takes no options" \
 	env LANEBENCH_RANK=0 LANEBENCH_SIZE=1 LANEBENCH_TOKEN=t LANEBENCH_COORD=127.0.0.1:$(free_port) \
-	"$lanebench" bcast --lanes 127.0.0.1 --no-pin --eal "--no-huge"
+	"$lanebench" bcast --lanes 127.0.0.1 --no-pin --tp-opt eal=--no-huge
 expect_fail "rank beyond size" "LANEBENCH_RANK" \
 	env LANEBENCH_RANK=5 LANEBENCH_SIZE=2 LANEBENCH_TOKEN=t LANEBENCH_COORD=127.0.0.1:1 \
 	"$lanebench" bcast --lanes 127.0.0.1

@@ -27,7 +27,7 @@ t() {
 	name=$1 n=$2
 	shift 2
 	t0=$(date +%s)
-	if "$rxevm" launch "$n" --timeout 150 --log-dir "/tmp/$name" -- "$lb" "$@" --rdma-ack-timeout $ack \
+	if "$rxevm" launch "$n" --timeout 150 --log-dir "/tmp/$name" -- "$lb" "$@" --tp-opt ack-timeout=$ack \
 		>"/tmp/$name.out" 2>&1; then
 		ok "$name" $(($(date +%s) - t0))
 		echo "ok: $name $*" >>/tmp/passed
@@ -44,15 +44,15 @@ field() {
 
 sizes=4K,256K,1M
 t bcast-write-all 4 bcast --transport rdma -a all -m $sizes -i 3 -x 1 --idle sleep -o /tmp/w.csv
-t bcast-send-all 4 bcast --transport rdma --rdma-op send -a all -m $sizes -i 3 -x 1 --idle sleep -o /tmp/s.csv
+t bcast-send-all 4 bcast --transport rdma --tp-opt op=send -a all -m $sizes -i 3 -x 1 --idle sleep -o /tmp/s.csv
 # one 9 MiB slice: above rxe's 8 MiB max_msg_sz, so split into chunks
 t bcast-write-chunked 4 bcast --transport rdma -a chain,multilane -m 9M -s 9M -i 1 -x 0 --no-calibration --idle sleep -o /tmp/wc.csv
-t bcast-send-chunked 4 bcast --transport rdma --rdma-op send -a chain,multilane -m 9M -s 9M -i 1 -x 0 --no-calibration --idle sleep -o /tmp/sc.csv
+t bcast-send-chunked 4 bcast --transport rdma --tp-opt op=send -a chain,multilane -m 9M -s 9M -i 1 -x 0 --no-calibration --idle sleep -o /tmp/sc.csv
 # many small slices: queues deeper than one QP's work requests
 t bcast-write-slices 4 bcast --transport rdma -a binary,vandegeijn -m 1M -s 2K -i 2 -x 0 --no-calibration --idle sleep -o /tmp/ws.csv
 echo "note: Soft-RoCE retried $(($(retransmissions) - retries_before)) times during the broadcasts (rxe completer_retry_err)"
 t p2p-write 2 p2p --transport rdma -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/pw.csv
-t p2p-send 2 p2p --transport rdma --rdma-op send -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/ps.csv
+t p2p-send 2 p2p --transport rdma --tp-opt op=send -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/ps.csv
 t p2p-write-spin 2 p2p --transport rdma -m 8,1M -i 10 -w 2 --idle spin -o /tmp/pspin.csv
 
 # lanes named by device port instead of address (rank i: rxe_n<i>r0:1, rxe_n<i>r1)
@@ -60,7 +60,7 @@ t0=$(date +%s) tok=dev$$ st=0
 for i in 0 1; do
 	LANEBENCH_RANK=$i LANEBENCH_SIZE=2 LANEBENCH_COORD=10.99.1.1:18516 LANEBENCH_TOKEN=$tok \
 		LANEBENCH_LANES=rxe_n${i}r0:1,rxe_n${i}r1 timeout 100 "$lb" p2p --transport rdma -m 8,64K \
-		-i 5 -x 1 --rdma-ack-timeout $ack -o /tmp/dev$i.csv >/tmp/dev$i.out 2>&1 &
+		-i 5 -x 1 --tp-opt ack-timeout=$ack -o /tmp/dev$i.csv >/tmp/dev$i.out 2>&1 &
 done
 wait %1 || st=1
 wait %2 || st=1
@@ -94,7 +94,7 @@ rm -rf /tmp/kill # an earlier run's logs would say "started" at once
 # up to ~55 s to reach their second iteration, and a limit that strikes
 # right after the kill ends a survivor before it can report)
 "$rxevm" launch 4 --timeout 150 --log-dir /tmp/kill -- "$lb" bcast --transport rdma -a chain -m 4M \
-	-i 500 -x 0 --no-calibration --idle sleep --timeout 10 --verbose --rdma-ack-timeout $ack -o /tmp/k.csv >/tmp/kill.out 2>&1 &
+	-i 500 -x 0 --no-calibration --idle sleep --timeout 10 --verbose --tp-opt ack-timeout=$ack -o /tmp/k.csv >/tmp/kill.out 2>&1 &
 run=$! n=0 victim=''
 until grep -qE 'iteration 2/[0-9]+ started' /tmp/kill/rank2.err 2>/dev/null || [ $n -ge 1200 ]; do
 	sleep 0.1 # bounded: 120 s

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The rdma transport on this host, no guest: without RDMA devices a run
-# fails with a reason naming the lane (not a crash); --rdma-op and
-# --rdma-ack-timeout are checked by rdma and refused by tcp.
+# fails with a reason naming the lane (not a crash); its --tp-opt keys op
+# and ack-timeout are checked by rdma and refused by tcp, and rdma refuses
+# keys not its own.
 #   rdma_host_test.sh LANEBENCH
 set -uo pipefail
 lb=$(readlink -f "${1:?usage: rdma_host_test.sh path/to/lanebench}")
@@ -30,20 +31,22 @@ else
 	expect_fail "no RDMA device: the lane is named" \
 		"rdma lane '127\.0\.0\.1': no RDMA device on this host" "$lb" "${run[@]}" --transport rdma
 	expect_fail "no RDMA device, send mode" \
-		"rdma lane '127\.0\.0\.1': no RDMA device" "$lb" "${run[@]}" --transport rdma --rdma-op send
+		"rdma lane '127\.0\.0\.1': no RDMA device" "$lb" "${run[@]}" --transport rdma --tp-opt op=send
 fi
-expect_fail "bad --rdma-op is named" "--rdma-op 'read': expected write or send" \
-	"$lb" "${run[@]}" --transport rdma --rdma-op read
-expect_fail "bad --rdma-ack-timeout is named" "--rdma-ack-timeout 'soon'" \
-	"$lb" "${run[@]}" --transport rdma --rdma-ack-timeout soon
-expect_fail "--rdma-ack-timeout 0 is refused" "--rdma-ack-timeout '0': expected more than 0" \
-	"$lb" "${run[@]}" --transport rdma --rdma-ack-timeout 0
-expect_fail "--rdma-ack-timeout beyond the IB encoding is refused" "--rdma-ack-timeout '3h'|--rdma-ack-timeout '10000'" \
-	"$lb" "${run[@]}" --transport rdma --rdma-ack-timeout 10000
-expect_fail "tcp refuses --rdma-ack-timeout" "--rdma-ack-timeout does not apply to the tcp transport" \
-	"$lb" "${run[@]}" --transport tcp --rdma-ack-timeout 1s
-expect_fail "tcp refuses --rdma-op" "--rdma-op does not apply to the tcp transport" \
-	"$lb" "${run[@]}" --transport tcp --rdma-op send
+expect_fail "bad op is named" "--tp-opt op 'read': expected write or send" \
+	"$lb" "${run[@]}" --transport rdma --tp-opt op=read
+expect_fail "bad ack-timeout is named" "--tp-opt ack-timeout 'soon'" \
+	"$lb" "${run[@]}" --transport rdma --tp-opt ack-timeout=soon
+expect_fail "ack-timeout 0 is refused" "--tp-opt ack-timeout '0': expected more than 0" \
+	"$lb" "${run[@]}" --transport rdma --tp-opt ack-timeout=0
+expect_fail "ack-timeout beyond the IB encoding is refused" "--tp-opt ack-timeout '10000': expected more than 0 and at most 8796 s" \
+	"$lb" "${run[@]}" --transport rdma --tp-opt ack-timeout=10000
+expect_fail "tcp refuses ack-timeout" "--tp-opt ack-timeout: the tcp transport takes no options" \
+	"$lb" "${run[@]}" --transport tcp --tp-opt ack-timeout=1s
+expect_fail "tcp refuses op" "--tp-opt op: the tcp transport takes no options" \
+	"$lb" "${run[@]}" --transport tcp --tp-opt op=send
+expect_fail "rdma refuses a key of dpdk, naming its own" "--tp-opt eal: the rdma transport takes op, ack-timeout" \
+	"$lb" "${run[@]}" --transport rdma --tp-opt eal=--no-huge
 "$lb" --help | grep -q '^  rdma ' && echo "ok: --help lists rdma" ||
 	{ echo "FAIL: --help does not list the rdma transport"; fails=$((fails + 1)); }
 [ "$fails" = 0 ]

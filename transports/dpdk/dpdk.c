@@ -2,8 +2,8 @@
  * delivery (Ethernet and af_packet drop; see reliable.h) and frame format
  * (see frame.h).
  *
- * Ports and lanes.  EAL creates the ports from --eal (vdevs or PCI
- * devices); without --eal every lane i is `--vdev net_af_packet_l<i>,
+ * Ports and lanes.  EAL creates the ports from --tp-opt eal=... (vdevs or
+ * PCI devices); without it every lane i is `--vdev net_af_packet_l<i>,
  * iface=<lane name>`, which suits the emulated cluster.  A port belongs to
  * a lane by its device name:
  *   ..._l<L>        lane L, every peer of the lane (a switched fabric:
@@ -76,7 +76,7 @@
 #define NB_TXD 512
 #define BURST 32
 #define STASH_MAX 512 /* frames held for receives not posted yet, per lane */
-#define HOLD_MAX 32   /* frames held back by --inject reorder, per lane */
+#define HOLD_MAX 32   /* frames held back by inject reorder, per lane */
 #define WINDOW 128    /* frames in flight per (peer, lane) */
 #define MIN_RTO 10e-3
 #define MAX_RTO 200e-3
@@ -84,11 +84,43 @@
 /* An idle channel's ack goes out this often: the peer's proof of life. */
 #define KEEPALIVE 0.1
 /* Silence of a peer we wait for that means it is gone: 30 keepalives, so
- * 20% loss (--inject drop=0.2: 0.2^30) cannot fake it, nor can a rank
+ * 20% loss (inject drop=0.2: 0.2^30) cannot fake it, nor can a rank
  * descheduled for a while on a busy machine (the longest silence of a live
  * peer seen in dpdk_cluster.sh, 8 ranks on 2 shared cores, 20% loss: 0.4 s). */
 #define SILENCE_MAX 3.0
 #define LINK_WAIT 10.0   /* seconds a port may take to come up */
+
+/* Why a received frame was dropped: the parser's verdicts first (verdict
+ * v is drop v - 1), then the reliable layer's and the inject option's. */
+enum drop {
+	DROP_SHORT, DROP_ETHERTYPE, DROP_VERSION, DROP_JOB, DROP_NOT_MINE, DROP_MALFORMED, DROP_RANGE,
+	DROP_DUPLICATE, /* a frame that had arrived before */
+	DROP_WINDOW,    /* beyond the receive window, or no room to hold it */
+	DROP_INJECTED,  /* the inject option's drop */
+	DROPS
+};
+_Static_assert(DROP_SHORT == LB_FRAME_SHORT - 1 && DROP_RANGE == LB_FRAME_RANGE - 1 &&
+	       LB_FRAME_RANGE + 1 == LB_FRAME_VERDICTS, "verdict v counts as drop v - 1");
+
+/* A lane's counts, under its lock. */
+struct counts {
+	uint64_t frames_sent;          /* data frames, first transmissions and again */
+	uint64_t frames_retransmitted; /* of those, transmissions after the first */
+	uint64_t frames_received;      /* data frames written into the buffer */
+	uint64_t acks_sent;
+	uint64_t dropped[DROPS];
+};
+
+/* What counters() reports, in this order: the counts summed over the
+ * lanes, frames_dropped being the sum of the drops by reason. */
+static const char *const counter_names[] = {
+	"frames_sent", "frames_retransmitted", "frames_received", "acks_sent", "frames_dropped",
+	"dropped_short", "dropped_ethertype", "dropped_version", "dropped_job", "dropped_not_mine",
+	"dropped_malformed", "dropped_range", "dropped_duplicate", "dropped_window", "dropped_injected",
+};
+#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+_Static_assert(NCOUNTERS == 5 + DROPS && NCOUNTERS <= LB_TP_COUNTERS_MAX,
+	       "a name per count, drops by reason last");
 
 struct xfer {
 	uint64_t off, len;
@@ -144,7 +176,7 @@ struct lane {
 	struct rte_mbuf *held[HOLD_MAX];
 	uint32_t nheld;
 	struct comps done;
-	struct lb_tp_counters cnt;
+	struct counts cnt;
 	uint64_t rng;
 	atomic_llong last_poll_ns;
 	double rx_at;          /* when the current receive burst was taken */
@@ -189,7 +221,15 @@ static void nap(double seconds)
 
 /* ---- options --------------------------------------------------------- */
 
-/* One "name=P" of --inject, P a probability in [0, 1]. */
+/* --tp-opt keys: eal goes to EAL as it is (eal_args), inject is parsed
+ * below. */
+static const struct lb_tp_option dpdk_options[] = {
+	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: net_af_packet on each lane)", NULL },
+	{ "inject", "FAULTS", "testing: drop, duplicate or reorder received frames, drop=0.01,dup=0.01,reorder=0.01", NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* One "name=P" of inject, P a probability in [0, 1]. */
 static int inject_item(struct inject *in, const char *item, char *err, size_t len)
 {
 	static const char *const names[] = { "drop", "dup", "reorder" };
@@ -202,12 +242,12 @@ static int inject_item(struct inject *in, const char *item, char *err, size_t le
 		errno = 0;
 		double p = strtod(eq + 1, &end);
 		if (errno || end == eq + 1 || *end || !(p >= 0 && p <= 1))
-			return lb_errf(err, len, "dpdk: --inject %s: '%s' is not a probability in [0, 1]",
+			return lb_errf(err, len, "dpdk: --tp-opt inject: %s: '%s' is not a probability in [0, 1]",
 				       names[i], eq + 1);
 		*slots[i] = p;
 		return 0;
 	}
-	return lb_errf(err, len, "dpdk: --inject: bad item '%s' (expected drop=P, dup=P or reorder=P)",
+	return lb_errf(err, len, "dpdk: --tp-opt inject: bad item '%s' (expected drop=P, dup=P or reorder=P)",
 		       item);
 }
 
@@ -219,7 +259,7 @@ static int parse_inject(struct inject *in, const char *spec, char *err, size_t l
 	char *copy = strdup(spec), *save = NULL;
 	int rc = copy ? 0 : lb_errf(err, len, "dpdk: out of memory");
 	if (rc == 0 && !*copy)
-		rc = lb_errf(err, len, "dpdk: --inject is empty (expected drop=P,dup=P,reorder=P)");
+		rc = lb_errf(err, len, "dpdk: --tp-opt inject is empty (expected drop=P,dup=P,reorder=P)");
 	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; rc == 0 && t;
 	     t = strtok_r(NULL, ",", &save))
 		rc = inject_item(in, t, err, len);
@@ -246,18 +286,19 @@ static int has_arg(const char *eal, const char *const *names)
 	return 0;
 }
 
-/* The user's --eal or af_packet vdevs on the lanes, plus what every
+/* The user's eal option or af_packet vdevs on the lanes, plus what every
  * process needs when the user did not say: a file prefix unique to the
  * job and rank, one core, quiet logs, no telemetry socket. */
 static char *eal_args(const struct lb_tp_cfg *cfg)
 {
-	size_t cap = (cfg->opt.eal ? strlen(cfg->opt.eal) : 0) + 256 * (cfg->lanes + 1) + 512;
+	const char *eal = lb_tp_option(dpdk_options, &cfg->opt, "eal");
+	size_t cap = (eal ? strlen(eal) : 0) + 256 * (cfg->lanes + 1) + 512;
 	char *s = malloc(cap);
 	if (!s)
 		return NULL;
 	size_t n = 0;
-	if (cfg->opt.eal) {
-		n += (size_t)snprintf(s + n, cap - n, "%s", cfg->opt.eal);
+	if (eal) {
+		n += (size_t)snprintf(s + n, cap - n, "%s", eal);
 	} else {
 		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 128 --no-pci");
 		/* af_packet (22.11) reports max_rx_pktlen 1518 whatever its
@@ -419,7 +460,7 @@ static int make_pool(struct lane *l, char *err, size_t len)
 					  (uint16_t)(l->data_room + RTE_PKTMBUF_HEADROOM),
 					  socket < 0 ? SOCKET_ID_ANY : socket);
 	if (!l->pool)
-		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --eal)",
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --tp-opt eal=...)",
 			       l->index, l->name, n, l->data_room, rte_strerror(rte_errno));
 	return 0;
 }
@@ -508,8 +549,6 @@ static int alloc_lanes(struct lb_tp *tp)
 static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
 {
 	*out = NULL;
-	if (lb_tp_check_options("dpdk", &cfg->opt, "eal,inject", err, len))
-		return -1;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
 		return lb_errf(err, len, "dpdk: out of memory");
@@ -518,7 +557,7 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	tp->silence_max = cfg->timeout / 2 < SILENCE_MAX ? cfg->timeout / 2 : SILENCE_MAX;
 	tp->expect = (struct lb_frame_expect){ .job = lb_frame_job_hash(cfg->token),
 					       .rank = cfg->rank, .size = cfg->size };
-	if (parse_inject(&tp->inj, cfg->opt.inject, err, len))
+	if (parse_inject(&tp->inj, lb_tp_option(dpdk_options, &cfg->opt, "inject"), err, len))
 		return -1;
 	if (alloc_lanes(tp))
 		return lb_errf(err, len, "dpdk: out of memory");
@@ -771,7 +810,7 @@ static void complete_sends(struct lane *l, struct chan *c)
 
 /* ---- receive ----------------------------------------------------------- */
 
-static void drop(struct lane *l, enum lb_tp_drop why)
+static void drop(struct lane *l, enum drop why)
 {
 	l->cnt.dropped[why]++;
 }
@@ -792,18 +831,18 @@ static int take_data(struct lb_tp *tp, struct lane *l, struct chan *c, const str
 {
 	int32_t idx = (int32_t)(f->msg - c->recv_msg);
 	if (idx < 0) {
-		drop(l, LB_DROP_RANGE); /* a new frame of a finished message */
+		drop(l, DROP_RANGE); /* a new frame of a finished message */
 		return 0;
 	}
 	struct xfer *x = queue_at(&c->recvq, (uint32_t)idx);
 	if (!x) {
 		if (l->nstash < STASH_MAX)
 			return 1;
-		drop(l, LB_DROP_WINDOW);
+		drop(l, DROP_WINDOW);
 		return 0;
 	}
 	if (!lb_frame_in_range(f->offset, f->len, x->off, x->len)) {
-		drop(l, LB_DROP_RANGE);
+		drop(l, DROP_RANGE);
 		return 0;
 	}
 	memcpy(tp->buf + f->offset, f->payload, f->len);
@@ -820,10 +859,10 @@ static int on_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struc
 	switch (lb_rel_rx_check(&c->rx, f->seq)) {
 	case LB_REL_DUP:
 		c->ack_due = 1; /* our ack may have been lost */
-		drop(l, LB_DROP_DUPLICATE);
+		drop(l, DROP_DUPLICATE);
 		return 0;
 	case LB_REL_AHEAD:
-		drop(l, LB_DROP_WINDOW);
+		drop(l, DROP_WINDOW);
 		return 0;
 	default:
 		return take_data(tp, l, c, f);
@@ -836,7 +875,7 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fr
 {
 	struct lb_frame f;
 	if (m->nb_segs != 1) {
-		drop(l, LB_DROP_MALFORMED);
+		drop(l, DROP_MALFORMED);
 		return 0;
 	}
 	struct lb_frame_expect e = tp->expect;
@@ -845,7 +884,7 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fr
 						 rte_pktmbuf_data_len(m), &e, &f);
 	int32_t ci = v == LB_FRAME_OK ? l->chan_of[f.src] : -1;
 	if (v != LB_FRAME_OK || ci < 0) {
-		drop(l, v != LB_FRAME_OK ? (enum lb_tp_drop)(v - 1) : LB_DROP_NOT_MINE);
+		drop(l, v != LB_FRAME_OK ? (enum drop)(v - 1) : DROP_NOT_MINE);
 		return 0;
 	}
 	struct chan *c = &l->chans[ci];
@@ -874,12 +913,12 @@ static double rnd(struct lane *l)
 	return (l->rng >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* --inject: drop, duplicate or hold back a received frame. */
+/* The inject option: drop, duplicate or hold back a received frame. */
 static void inject(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
 {
 	const struct inject *in = &tp->inj;
 	if (in->drop > 0 && rnd(l) < in->drop) {
-		drop(l, LB_DROP_INJECTED);
+		drop(l, DROP_INJECTED);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -967,35 +1006,41 @@ static struct chan *chan_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 }
 
 static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-		     uint64_t len, uint32_t id, int send)
+		     uint64_t len, uint32_t id, int send, char *err, size_t errlen)
 {
 	struct lane *l = &tp->lanes[lane];
 	struct chan *c = chan_for(tp, lane, peer);
-	if (!c || off > tp->buflen || len > tp->buflen - off)
+	if (lb_tp_check_range("dpdk", l->name, off, len, tp->buflen, err, errlen))
 		return -1;
+	if (!c)
+		return lb_errf(err, errlen, "dpdk lane '%s': no channel with rank %u (not a peer of the lane when it connected)",
+			       l->name, peer);
 	pthread_mutex_lock(&l->mu);
 	if (!c->sendq.count && !c->recvq.count)
 		c->busy_since = now(); /* silence before this is no one's fault */
 	struct xfer x = { .off = off, .len = len, .id = id };
 	int rc = lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
-	if (!send) {
+	if (rc == 0 && !send) {
 		l->stash_dirty |= l->nstash > 0;
 		complete_recvs(l, c);
 	}
 	pthread_mutex_unlock(&l->mu);
-	return rc;
+	if (rc)
+		return lb_errf(err, errlen, "dpdk lane '%s': out of memory queueing a %s with rank %u",
+			       l->name, send ? "send" : "receive", peer);
+	return 0;
 }
 
 static int dpdk_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return dpdk_post(tp, lane, peer, off, len, id, 1);
+	return dpdk_post(tp, lane, peer, off, len, id, 1, err, errlen);
 }
 
 static int dpdk_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id)
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
-	return dpdk_post(tp, lane, peer, off, len, id, 0);
+	return dpdk_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 /* A peer we wait for (a send not acknowledged, a receive not filled) that
@@ -1037,33 +1082,25 @@ static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	return n;
 }
 
-/* No descriptor to sleep on: a short nap, so acks and retransmissions
- * keep their pace when ranks share cores.  (Tried: 20 us naps with a 1 us
- * timer slack halve the 8-byte p2p latency, 67 -> 33 us, but made 8 x 2
- * broadcasts ~20% slower on 2 busy cores: wakeups steal the CPU.) */
-static void dpdk_wait(struct lb_tp *tp, uint32_t lane, int wake_fd, double seconds)
+static int dpdk_counters(struct lb_tp *tp, struct lb_tp_counter *out)
 {
-	(void)tp;
-	(void)lane;
-	(void)wake_fd; /* the nap is short: a woken lane finds its block next round */
-	nap(seconds < 50e-6 ? seconds : 50e-6);
-}
-
-static void dpdk_counters(struct lb_tp *tp, struct lb_tp_counters *out)
-{
-	memset(out, 0, sizeof(*out));
+	uint64_t v[NCOUNTERS] = { 0 };
 	for (uint32_t i = 0; tp->lanes && i < tp->cfg.lanes; i++) {
 		struct lane *l = &tp->lanes[i];
 		pthread_mutex_lock(&l->mu);
-		const struct lb_tp_counters *c = &l->cnt;
-		out->frames_sent += c->frames_sent;
-		out->frames_retransmitted += c->frames_retransmitted;
-		out->frames_received += c->frames_received;
-		out->acks_sent += c->acks_sent;
-		for (int r = 0; r < LB_DROP_REASONS; r++)
-			out->dropped[r] += c->dropped[r];
+		v[0] += l->cnt.frames_sent;
+		v[1] += l->cnt.frames_retransmitted;
+		v[2] += l->cnt.frames_received;
+		v[3] += l->cnt.acks_sent;
+		for (int r = 0; r < DROPS; r++) {
+			v[4] += l->cnt.dropped[r];
+			v[5 + r] += l->cnt.dropped[r];
+		}
 		pthread_mutex_unlock(&l->mu);
 	}
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		out[i] = (struct lb_tp_counter){ counter_names[i], v[i] };
+	return (int)NCOUNTERS;
 }
 
 /* Stops and closes the lane's ports, except memif's: the PMD handles a
@@ -1145,7 +1182,7 @@ const struct lb_transport lb_transport_dpdk = {
 	.name = "dpdk",
 	.summary = "rte_ethdev raw Ethernet, one port per lane (or per peer), own reliable delivery",
 	.nic_kind = "network",
-	.caps = LB_CAP_WAIT,
+	.options = dpdk_options,
 	.open = dpdk_open,
 	.local_address = dpdk_local_address,
 	.connect = dpdk_connect,
@@ -1153,7 +1190,6 @@ const struct lb_transport lb_transport_dpdk = {
 	.post_send = dpdk_post_send,
 	.post_recv = dpdk_post_recv,
 	.poll = dpdk_poll,
-	.wait = dpdk_wait,
 	.counters = dpdk_counters,
 	.close = dpdk_close,
 };

@@ -30,8 +30,8 @@
 
 enum lb_frame_type { LB_FRAME_DATA = 1, LB_FRAME_ACK = 2 };
 
-/* Why a frame was dropped; LB_FRAME_OK for one to use.  The order is the
- * order of the drop counters (struct lb_tp_counters). */
+/* Why a frame was dropped; LB_FRAME_OK for one to use.  dpdk.c counts
+ * verdict v as its drop reason v - 1 (enum drop): keep the orders alike. */
 enum lb_frame_verdict {
 	LB_FRAME_OK = 0,
 	LB_FRAME_SHORT,     /* shorter than its headers or its payload */
