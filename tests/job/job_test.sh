@@ -58,10 +58,23 @@ alone 0 "rank(s) 1 never connected" "timeout after 3 s" bcast --no-pin
 alone 1 "coordinator (rank 0)" "timeout after 3 s" bcast --no-pin
 alone 0 "rank(s) 1 never connected" "timeout after 3 s" p2p
 
+# The CSV schemas (results/README.md), column by column.
+bcast_header=label,transport,algorithm,ranks,lanes,root,stripe,idle,message_bytes,slice_bytes,slices,iterations,warmup,time_min_seconds,time_median_seconds,time_mean_seconds,time_p99_seconds,time_max_seconds,algbw_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,calib_latency_seconds,calib_lane_bandwidth_bytes_per_second,table_seconds,refined_seconds,sim_seconds,measured_over_table_ratio,measured_over_refined_ratio,measured_over_sim_ratio,verified_bytes,frames_sent_count,frames_retransmitted_count,frames_received_count,acks_sent_count,frames_dropped_count,dropped_short_count,dropped_ethertype_count,dropped_version_count,dropped_job_count,dropped_not_mine_count,dropped_malformed_count,dropped_range_count,dropped_duplicate_count,dropped_window_count,dropped_injected_count
+p2p_header=transport,lane,lane_name,message_bytes,iterations,window,latency_min_seconds,latency_median_seconds,latency_p99_seconds,bandwidth_median_bytes_per_second,bandwidth_max_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio
+
+# same_header WHAT FILE WANT
+same_header() {
+	if [ "$(head -n 1 "$2" 2>/dev/null)" = "$3" ]; then
+		ok "$1: the CSV header of results/README.md"
+	else
+		fail "$1: CSV header $(head -n 1 "$2" 2>/dev/null), want $3"
+	fi
+}
+
 # --- one rank, explicitly: it runs, but reports no bandwidth ------------------
 # (nothing moves: bytes over an empty iteration would be terabytes per second)
 if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
-	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>&1; then
+	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/one.err"; then
 	if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
 		$c["time_median_seconds"] == "" { bad++ } END { exit !(NR == 5 && !bad) }' "$tmp/one.csv"; then
@@ -69,8 +82,17 @@ if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4
 	else
 		fail "LANEBENCH_SIZE=1 bcast: CSV: $(cut -d, -f3,4,19-21 "$tmp/one.csv" | tr '\n' ' ')"
 	fi
+	same_header "bcast" "$tmp/one.csv" "$bcast_header"
+	# the table on stdout: heading, one line per row, the file named last
+	if [ "$(sed -n 1p "$tmp/one.out" | tr -s ' ')" = "algorithm bytes slice median p99 MB/s eff sim meas/tab meas/ref meas/sim" ] &&
+		[ "$(tr -s ' ' <"$tmp/one.out" | grep -cE '^chain 4K 64K [0-9.]+ [mun]?s [0-9.]+ [mun]?s - - - - - -$')" = 1 ] &&
+		[ "$(tail -n 1 "$tmp/one.out")" = "results: $tmp/one.csv" ]; then
+		ok "LANEBENCH_SIZE=1 bcast: the table"
+	else
+		fail "LANEBENCH_SIZE=1 bcast: table: $(cat "$tmp/one.out")"
+	fi
 else
-	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.out")"
+	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.err")"
 fi
 
 # --- stopped mid-sweep ---------------------------------------------------------
@@ -136,6 +158,7 @@ else
 	fail "p2p, SIGINT: rank 0 exit $rc0 (want 130), rank 1 exit $rc1 after $took s: $(cat "$tmp/pint/r0.err" "$tmp/pint/r1.err")"
 fi
 valid_partial "$tmp/pint" "interrupted .SIGINT."
+same_header "p2p" "$tmp/pint/f.csv" "$p2p_header"
 
 # Rank 0's stdout closed early: it stops (as SIGPIPE would), keeping the file.
 port=$(free_port)
