@@ -98,53 +98,53 @@ static void bcast_more_help(FILE *out)
 
 /* ---- sinks: rank 0 only ------------------------------------------------ */
 
-static const struct lb_csv_col columns[] = {
-	{ "label", LB_CSV_STRING },
-	{ "transport", LB_CSV_STRING },
-	{ "algorithm", LB_CSV_STRING },
-	{ "ranks", LB_CSV_UINT },
-	{ "lanes", LB_CSV_UINT },
-	{ "root", LB_CSV_UINT },
-	{ "stripe", LB_CSV_STRING },
-	{ "idle", LB_CSV_STRING },
-	{ "message_bytes", LB_CSV_UINT },
-	{ "slice_bytes", LB_CSV_UINT },
-	{ "slices", LB_CSV_UINT },
-	{ "iterations", LB_CSV_UINT },
-	{ "warmup", LB_CSV_UINT },
-	{ "time_min_seconds", LB_CSV_DOUBLE },
-	{ "time_median_seconds", LB_CSV_DOUBLE },
-	{ "time_mean_seconds", LB_CSV_DOUBLE },
-	{ "time_p99_seconds", LB_CSV_DOUBLE },
-	{ "time_max_seconds", LB_CSV_DOUBLE },
-	{ "algbw_bytes_per_second", LB_CSV_DOUBLE },
-	{ "lane_rate_bytes_per_second", LB_CSV_DOUBLE },
-	{ "efficiency_ratio", LB_CSV_DOUBLE },
-	{ "calib_latency_seconds", LB_CSV_DOUBLE },
-	{ "calib_lane_bandwidth_bytes_per_second", LB_CSV_DOUBLE },
-	{ "table_seconds", LB_CSV_DOUBLE },
-	{ "refined_seconds", LB_CSV_DOUBLE },
-	{ "sim_seconds", LB_CSV_DOUBLE },
-	{ "measured_over_table_ratio", LB_CSV_DOUBLE },
-	{ "measured_over_refined_ratio", LB_CSV_DOUBLE },
-	{ "measured_over_sim_ratio", LB_CSV_DOUBLE },
-	{ "verified_bytes", LB_CSV_UINT },
+static const struct lb_col columns[] = {
+	{ LB_COLUMN("label", LB_COL_TEXT) },
+	{ LB_COLUMN("transport", LB_COL_TEXT) },
+	{ LB_COLUMN("algorithm", LB_COL_TEXT) },
+	{ LB_COLUMN("ranks", LB_COL_UINT) },
+	{ LB_COLUMN("lanes", LB_COL_UINT) },
+	{ LB_COLUMN("root", LB_COL_UINT) },
+	{ LB_COLUMN("stripe", LB_COL_TEXT) },
+	{ LB_COLUMN("idle", LB_COL_TEXT) },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT) },
+	{ LB_COLUMN("slice_bytes", LB_COL_UINT) },
+	{ LB_COLUMN("slices", LB_COL_UINT) },
+	{ LB_COLUMN("iterations", LB_COL_UINT) },
+	{ LB_COLUMN("warmup", LB_COL_UINT) },
+	{ LB_COLUMN("time_min_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_median_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_mean_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_p99_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_max_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("algbw_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("lane_rate_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("efficiency_ratio", LB_COL_REAL) },
+	{ LB_COLUMN("calib_latency_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("calib_lane_bandwidth_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("table_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("refined_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("sim_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("measured_over_table_ratio", LB_COL_REAL) },
+	{ LB_COLUMN("measured_over_refined_ratio", LB_COL_REAL) },
+	{ LB_COLUMN("measured_over_sim_ratio", LB_COL_REAL) },
+	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
 	/* frame counters (dpdk): empty for transports without them */
-	{ "frames_sent_count", LB_CSV_STRING },
-	{ "frames_retransmitted_count", LB_CSV_STRING },
-	{ "frames_received_count", LB_CSV_STRING },
-	{ "acks_sent_count", LB_CSV_STRING },
-	{ "frames_dropped_count", LB_CSV_STRING },
-	{ "dropped_short_count", LB_CSV_STRING },
-	{ "dropped_ethertype_count", LB_CSV_STRING },
-	{ "dropped_version_count", LB_CSV_STRING },
-	{ "dropped_job_count", LB_CSV_STRING },
-	{ "dropped_not_mine_count", LB_CSV_STRING },
-	{ "dropped_malformed_count", LB_CSV_STRING },
-	{ "dropped_range_count", LB_CSV_STRING },
-	{ "dropped_duplicate_count", LB_CSV_STRING },
-	{ "dropped_window_count", LB_CSV_STRING },
-	{ "dropped_injected_count", LB_CSV_STRING },
+	{ LB_COLUMN("frames_sent_count", LB_COL_TEXT) },
+	{ LB_COLUMN("frames_retransmitted_count", LB_COL_TEXT) },
+	{ LB_COLUMN("frames_received_count", LB_COL_TEXT) },
+	{ LB_COLUMN("acks_sent_count", LB_COL_TEXT) },
+	{ LB_COLUMN("frames_dropped_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_short_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_ethertype_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_version_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_job_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_not_mine_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_malformed_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_range_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_duplicate_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_window_count", LB_COL_TEXT) },
+	{ LB_COLUMN("dropped_injected_count", LB_COL_TEXT) },
 };
 
 #define COUNTER_COLUMNS (5 + LB_DROP_REASONS)
@@ -184,7 +184,7 @@ static int open_csv(struct sink *k, const struct lb_bcast_result *r, char *err, 
 }
 
 /* The counter cells as decimal strings; NULL (empty) without counters. */
-static void counter_cells(const struct lb_bcast_result *r, char txt[][24], union lb_csv_val *v)
+static void counter_cells(const struct lb_bcast_result *r, char txt[][24], union lb_val *v)
 {
 	const struct lb_tp_counters *c = &r->counters;
 	uint64_t dropped = 0;
@@ -204,7 +204,7 @@ static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, s
 {
 	static const char *const idle_names[] = { "spin", "yield", "sleep" };
 	char txt[COUNTER_COLUMNS][24];
-	union lb_csv_val v[NCOLUMNS] = {
+	union lb_val v[NCOLUMNS] = {
 		{ .s = k->label }, { .s = r->transport }, { .s = r->algorithm },
 		{ .u = r->ranks }, { .u = r->lanes }, { .u = r->root },
 		{ .s = r->stripe_off ? "off" : "on" }, { .s = idle_names[r->idle] },
@@ -220,7 +220,8 @@ static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, s
 		{ .u = r->verified_bytes },
 	};
 	counter_cells(r, txt, v + NCOLUMNS - COUNTER_COLUMNS);
-	return lb_csv_row(k->csv, v, err, len);
+	return lb_csv_row(k->csv, &(struct lb_result){ .cols = columns, .ncols = NCOLUMNS, .vals = v },
+			  err, len);
 }
 
 /* A ratio for the table: "-" when it does not exist. */

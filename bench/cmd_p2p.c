@@ -54,20 +54,20 @@ static const struct lb_opt opts[] = {
 	  OFF(output)) },
 };
 
-static const struct lb_csv_col columns[] = {
-	{ "transport", LB_CSV_STRING },
-	{ "lane", LB_CSV_UINT },
-	{ "lane_name", LB_CSV_STRING },
-	{ "message_bytes", LB_CSV_UINT },
-	{ "iterations", LB_CSV_UINT },
-	{ "window", LB_CSV_UINT },
-	{ "latency_min_seconds", LB_CSV_DOUBLE },
-	{ "latency_median_seconds", LB_CSV_DOUBLE },
-	{ "latency_p99_seconds", LB_CSV_DOUBLE },
-	{ "bandwidth_median_bytes_per_second", LB_CSV_DOUBLE },
-	{ "bandwidth_max_bytes_per_second", LB_CSV_DOUBLE },
-	{ "lane_rate_bytes_per_second", LB_CSV_DOUBLE },
-	{ "efficiency_ratio", LB_CSV_DOUBLE },
+static const struct lb_col columns[] = {
+	{ LB_COLUMN("transport", LB_COL_TEXT) },
+	{ LB_COLUMN("lane", LB_COL_UINT) },
+	{ LB_COLUMN("lane_name", LB_COL_TEXT) },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT) },
+	{ LB_COLUMN("iterations", LB_COL_UINT) },
+	{ LB_COLUMN("window", LB_COL_UINT) },
+	{ LB_COLUMN("latency_min_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("latency_median_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("latency_p99_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("bandwidth_median_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("bandwidth_max_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("lane_rate_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("efficiency_ratio", LB_COL_REAL) },
 };
 
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
@@ -84,14 +84,15 @@ static int emit(const struct p2p_opts *o, const struct lb_job *j, struct lb_csv 
 		const struct p2p_row *r, char *err, size_t len)
 {
 	char sz[24], mn[24], med[24], p99[24], eff[16] = "-";
-	const union lb_csv_val v[NCOLUMNS] = {
+	const union lb_val v[NCOLUMNS] = {
 		{ .s = j->ops->name }, { .u = r->lane }, { .s = j->lane_names[r->lane] },
 		{ .u = r->bytes }, { .u = o->iterations }, { .u = o->window },
 		{ .d = r->lat.min }, { .d = r->lat.median }, { .d = r->lat.p99 },
 		{ .d = r->bw.median }, { .d = r->bw.max },
 		{ .d = j->lane_rate > 0 ? j->lane_rate : NAN }, { .d = r->efficiency },
 	};
-	if (csv && lb_csv_row(csv, v, err, len)) {
+	const struct lb_result res = { .cols = columns, .ncols = NCOLUMNS, .vals = v };
+	if (csv && lb_csv_row(csv, &res, err, len)) {
 		if (!lb_csv_reader_gone(csv))
 			return -1;
 		lb_stop_request(SIGPIPE); /* the CSV's reader left: stop, quietly */
