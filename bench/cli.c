@@ -1,5 +1,4 @@
 /* Option tables -> getopt_long, setters and help.  See cli.h. */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -467,18 +466,6 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 	snprintf(err, errlen, "unknown algorithm '%.*s' in '%s': expected all or a comma list of %s",
 		 (int)len, name, arg, known);
 	return -1;
-}
-
-int lb_cli_flush_table(FILE *out, char *err, size_t len)
-{
-	errno = 0;
-	if (fflush(out) != EOF && !ferror(out))
-		return 0;
-	if (errno == EPIPE) {
-		lb_stop_request(SIGPIPE);
-		return 0;
-	}
-	return lb_errf(err, len, "cannot write the table to stdout: %s", strerror(errno ? errno : EIO));
 }
 
 /* "interrupted (SIGINT): kept 12 rows in f.csv, marked incomplete". */

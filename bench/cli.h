@@ -148,12 +148,6 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
 void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* After a row of the table on stdout: flushes it, so a reader sees it now
- * and a closed pipe is noticed at once.  A reader gone (EPIPE) asks the
- * sweep to stop as SIGPIPE would (lib/stop.h) and returns 0; another
- * write error returns -1 with a message in err. */
-int lb_cli_flush_table(FILE *out, char *err, size_t errlen);
-
 /* Ends a command that writes a CSV (csv may be NULL: no row yet).  rc is
  * the sweep's outcome, why its error (already printed).  Closes the CSV
  * complete if rc is 0 and no signal asked to stop, else as incomplete

@@ -12,8 +12,30 @@
 #include "lib/error.h"
 #include "job.h"
 #include "pattern.h"
+#include "stats.h"
 #include "model/sim.h"
 #include "transports/transport.h"
+
+/* One configuration's figures on rank 0, every derived number included. */
+struct bcast_row {
+	const char *algorithm;
+	uint32_t ranks, lanes, root;
+	uint64_t bytes, slice_bytes;
+	uint32_t slices;            /* blocks of the schedule */
+	uint32_t iterations;
+	struct lb_stats time;       /* seconds; per iteration the slowest rank */
+	double algbw;               /* bytes / median time; NaN for 1 rank (nothing moves) */
+	double efficiency;          /* (M / (k x lane_rate)) / median; NaN unknown */
+	double table, refined, sim; /* predicted seconds; NaN = not available */
+	double over_table, over_refined, over_sim; /* median / predicted */
+	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
+};
+
+/* A transport's event counts: summed over ranks for a configuration. */
+struct counts {
+	struct lb_counter c[LB_COUNTERS_MAX];
+	size_t n;
+};
 
 struct run {
 	const struct lb_bcast_params *prm;
@@ -21,7 +43,74 @@ struct run {
 	struct lb_calib cal;
 	uint32_t pattern_id;   /* distinct per iteration of the whole run */
 	size_t config, nconfigs;
+	char label[128];       /* the parameter, or <transport>-p<ranks>-k<lanes> */
 };
+
+/* results/README.md documents these columns; the table shows some. */
+static const struct lb_col columns[] = {
+	{ LB_COLUMN("label", LB_COL_TEXT) },
+	{ LB_COLUMN("transport", LB_COL_TEXT) },
+	{ LB_COLUMN("algorithm", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "algorithm", -11 } } },
+	{ LB_COLUMN("ranks", LB_COL_UINT) },
+	{ LB_COLUMN("lanes", LB_COL_UINT) },
+	{ LB_COLUMN("root", LB_COL_UINT) },
+	{ LB_COLUMN("stripe", LB_COL_TEXT) },
+	{ LB_COLUMN("idle", LB_COL_TEXT) },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 7 } } },
+	{ LB_COLUMN("slice_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "slice", 7 } } },
+	{ LB_COLUMN("slices", LB_COL_UINT) },
+	{ LB_COLUMN("iterations", LB_COL_UINT) },
+	{ LB_COLUMN("warmup", LB_COL_UINT) },
+	{ LB_COLUMN("time_min_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_median_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "median", 11 } } },
+	{ LB_COLUMN("time_mean_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_p99_seconds", LB_COL_REAL), .table = { { LB_SHOW_SECONDS, "p99", 11 } } },
+	{ LB_COLUMN("time_max_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("algbw_bytes_per_second", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "MB/s", 10, 2, 1e6, "-" } } },
+	{ LB_COLUMN("lane_rate_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("efficiency_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "eff", 6, 3, .nan = "-" } } },
+	{ LB_COLUMN("calib_latency_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("calib_lane_bandwidth_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("table_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("refined_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("sim_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "sim", 11, .nan = "-" } } },
+	{ LB_COLUMN("measured_over_table_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "meas/tab", 9, 3, .nan = "-" } } },
+	{ LB_COLUMN("measured_over_refined_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "meas/ref", 9, 3, .nan = "-" } } },
+	{ LB_COLUMN("measured_over_sim_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "meas/sim", 9, 3, .nan = "-" } } },
+	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
+	/* the transport's counters (dpdk's frames): empty for transports without them */
+	{ LB_COLUMN("frames_sent_count", LB_COL_COUNTER), .counter = "frames_sent" },
+	{ LB_COLUMN("frames_retransmitted_count", LB_COL_COUNTER), .counter = "frames_retransmitted" },
+	{ LB_COLUMN("frames_received_count", LB_COL_COUNTER), .counter = "frames_received" },
+	{ LB_COLUMN("acks_sent_count", LB_COL_COUNTER), .counter = "acks_sent" },
+	{ LB_COLUMN("frames_dropped_count", LB_COL_COUNTER), .counter = "frames_dropped" },
+	{ LB_COLUMN("dropped_short_count", LB_COL_COUNTER), .counter = "dropped_short" },
+	{ LB_COLUMN("dropped_ethertype_count", LB_COL_COUNTER), .counter = "dropped_ethertype" },
+	{ LB_COLUMN("dropped_version_count", LB_COL_COUNTER), .counter = "dropped_version" },
+	{ LB_COLUMN("dropped_job_count", LB_COL_COUNTER), .counter = "dropped_job" },
+	{ LB_COLUMN("dropped_not_mine_count", LB_COL_COUNTER), .counter = "dropped_not_mine" },
+	{ LB_COLUMN("dropped_malformed_count", LB_COL_COUNTER), .counter = "dropped_malformed" },
+	{ LB_COLUMN("dropped_range_count", LB_COL_COUNTER), .counter = "dropped_range" },
+	{ LB_COLUMN("dropped_duplicate_count", LB_COL_COUNTER), .counter = "dropped_duplicate" },
+	{ LB_COLUMN("dropped_window_count", LB_COL_COUNTER), .counter = "dropped_window" },
+	{ LB_COLUMN("dropped_injected_count", LB_COL_COUNTER), .counter = "dropped_injected" },
+};
+
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+#define NCOUNTER_COLUMNS 15 /* the last ones */
+
+const struct lb_col *lb_bcast_columns(size_t *ncols)
+{
+	*ncols = NCOLUMNS;
+	return columns;
+}
 
 /* Configuration i of the sweep: algorithms x sizes x slices. */
 static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb_algo **a,
@@ -181,7 +270,7 @@ static double ratio(double measured, double predicted)
 
 /* Cost table, refined model and simulation from the calibration. */
 static void predict(const struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
-		    struct lb_bcast_result *res)
+		    struct bcast_row *res)
 {
 	res->table = res->refined = res->sim = NAN;
 	if (!r->cal.bandwidth_median)
@@ -202,7 +291,7 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 
 /* Rank 0: the slowest rank's time per iteration, statistics, predictions. */
 static int summarize(struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
-		     const double *all, struct lb_bcast_result *res)
+		     const double *all, struct bcast_row *res)
 {
 	uint32_t n = r->prm->iterations;
 	uint64_t slice = res->slice_bytes;
@@ -215,13 +304,10 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 			slowest[it] = fmax(slowest[it], all[(size_t)k * n + it]);
 	lb_stats_compute(slowest, n, &time);
 	free(slowest);
-	*res = (struct lb_bcast_result){
-		.algorithm = a->name, .transport = r->job.ops->name, .ranks = s->ranks,
-		.lanes = s->lanes, .root = s->root, .stripe_off = r->prm->stripe_off,
-		.idle = r->prm->idle, .bytes = s->bytes, .slice_bytes = slice,
-		.slices = s->nblocks, .iterations = n, .warmup = r->prm->warmup, .time = time,
-		.lane_rate = r->job.lane_rate, .calib_latency = r->cal.latency_median,
-		.calib_lane_bw = r->cal.bandwidth_median,
+	*res = (struct bcast_row){
+		.algorithm = a->name, .ranks = s->ranks, .lanes = s->lanes, .root = s->root,
+		.bytes = s->bytes, .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
+		.time = time,
 		.verified_bytes = s->bytes * (s->ranks - 1) * (uint64_t)(n + r->prm->warmup),
 	};
 	/* One rank moves no byte: its "bandwidth" would be the message size
@@ -237,49 +323,99 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	return 0;
 }
 
-/* This rank's frame counters now (zero when the transport has none). */
-static void counters_now(const struct run *r, struct lb_tp_counters *c)
+/* The one function that knows struct lb_tp_counters: its fields as the
+ * (name, value) list of a result (the CSV's <name>_count columns). */
+static void counter_list(const struct lb_tp_counters *c, struct counts *out)
 {
-	memset(c, 0, sizeof(*c));
-	if (r->job.ops->counters)
-		r->job.ops->counters(r->job.tp, c);
+	static const char *const dropped[LB_DROP_REASONS] = {
+		"dropped_short", "dropped_ethertype", "dropped_version", "dropped_job",
+		"dropped_not_mine", "dropped_malformed", "dropped_range", "dropped_duplicate",
+		"dropped_window", "dropped_injected",
+	};
+	uint64_t all = 0;
+	for (int i = 0; i < LB_DROP_REASONS; i++)
+		all += c->dropped[i];
+	out->n = 0;
+	out->c[out->n++] = (struct lb_counter){ "frames_sent", c->frames_sent };
+	out->c[out->n++] = (struct lb_counter){ "frames_retransmitted", c->frames_retransmitted };
+	out->c[out->n++] = (struct lb_counter){ "frames_received", c->frames_received };
+	out->c[out->n++] = (struct lb_counter){ "acks_sent", c->acks_sent };
+	out->c[out->n++] = (struct lb_counter){ "frames_dropped", all };
+	for (int i = 0; i < LB_DROP_REASONS; i++)
+		out->c[out->n++] = (struct lb_counter){ dropped[i], c->dropped[i] };
 }
 
-_Static_assert(sizeof(struct lb_tp_counters) % sizeof(uint64_t) == 0,
-	       "lb_tp_counters holds uint64_t only");
+_Static_assert(5 + LB_DROP_REASONS <= LB_COUNTERS_MAX, "counter_list fits a result");
 
-static void counters_add(struct lb_tp_counters *sum, const struct lb_tp_counters *c, int sign)
+/* This rank's counters now; none when the transport keeps none. */
+static void counters_now(const struct run *r, struct counts *out)
 {
-	uint64_t *s = (uint64_t *)sum;
-	const uint64_t *v = (const uint64_t *)c;
-	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
-		s[i] += sign > 0 ? v[i] : -v[i];
-}
-
-/* The configuration's counters (after - before) of every rank, summed on
- * rank 0.  Collective; nothing to do for a transport without counters. */
-static int counters_gather(struct run *r, const struct lb_tp_counters *before,
-			   struct lb_tp_counters *sum, char *err, size_t len)
-{
-	struct lb_tp_counters mine, *all;
-	memset(sum, 0, sizeof(*sum));
+	struct lb_tp_counters c = { 0 };
+	out->n = 0;
 	if (!r->job.ops->counters)
+		return;
+	r->job.ops->counters(r->job.tp, &c);
+	counter_list(&c, out);
+}
+
+/* The configuration's counters (now - before) of every rank, summed on
+ * rank 0 into sum.  Collective; nothing to do for a transport without
+ * counters. */
+static int counters_gather(struct run *r, const struct counts *before, struct counts *sum,
+			   char *err, size_t len)
+{
+	uint64_t mine[LB_COUNTERS_MAX] = { 0 }, *all;
+	counters_now(r, sum);
+	if (sum->n == 0)
 		return 0;
-	counters_now(r, &mine);
-	counters_add(&mine, before, -1);
-	all = calloc(r->job.size, sizeof(*all));
+	for (size_t i = 0; i < sum->n; i++)
+		mine[i] = sum->c[i].value - before->c[i].value;
+	all = calloc(r->job.size, sizeof(mine));
 	if (!all)
 		return lb_errf(err, len, "out of memory");
-	int rc = lb_boot_gather(r->job.boot, &mine, sizeof(mine), all, err, len);
-	for (uint32_t k = 0; rc == 0 && r->job.rank == 0 && k < r->job.size; k++)
-		counters_add(sum, &all[k], 1);
+	int rc = lb_boot_gather(r->job.boot, mine, sizeof(mine), all, err, len);
+	for (size_t i = 0; rc == 0 && i < sum->n; i++) {
+		sum->c[i].value = 0;
+		for (uint32_t k = 0; k < r->job.size; k++)
+			sum->c[i].value += all[(size_t)k * LB_COUNTERS_MAX + i];
+	}
 	free(all);
 	return rc;
 }
 
-static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, size_t len)
+/* The row as a result, to the sink. */
+static int record(const struct run *r, const struct bcast_row *w, const struct counts *c,
+		  const struct lb_sink *sink, char *err, size_t len)
 {
-	struct lb_tp_counters before, sum;
+	static const char *const idle_names[] = { "spin", "yield", "sleep" };
+	const double rate = r->job.lane_rate, lat = r->cal.latency_median,
+		     bw = r->cal.bandwidth_median;
+	const union lb_val v[] = {
+		{ .s = r->label }, { .s = r->job.ops->name }, { .s = w->algorithm },
+		{ .u = w->ranks }, { .u = w->lanes }, { .u = w->root },
+		{ .s = r->prm->stripe_off ? "off" : "on" }, { .s = idle_names[r->prm->idle] },
+		{ .u = w->bytes }, { .u = w->slice_bytes }, { .u = w->slices },
+		{ .u = w->iterations }, { .u = r->prm->warmup },
+		{ .d = w->time.min }, { .d = w->time.median }, { .d = w->time.mean },
+		{ .d = w->time.p99 }, { .d = w->time.max }, { .d = w->algbw },
+		{ .d = rate > 0 ? rate : NAN }, { .d = w->efficiency },
+		{ .d = lat > 0 ? lat : NAN }, { .d = bw > 0 ? bw : NAN },
+		{ .d = w->table }, { .d = w->refined }, { .d = w->sim },
+		{ .d = w->over_table }, { .d = w->over_refined }, { .d = w->over_sim },
+		{ .u = w->verified_bytes },
+	};
+	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS - NCOUNTER_COLUMNS,
+		       "a value for every column but the counters");
+	union lb_val all[NCOLUMNS] = { { 0 } };
+	memcpy(all, v, sizeof(v));
+	const struct lb_result res = { .cols = columns, .ncols = NCOLUMNS, .vals = all,
+				       .counters = c->c, .ncounters = c->n };
+	return sink->row(sink->ctx, &res, err, len);
+}
+
+static int run_config(struct run *r, const struct lb_sink *sink, char *err, size_t len)
+{
+	struct counts before, sum;
 	counters_now(r, &before);
 	const struct lb_algo *a;
 	uint64_t bytes, slice;
@@ -295,15 +431,11 @@ static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, s
 	if (rc == 0)
 		rc = counters_gather(r, &before, &sum, err, len);
 	if (rc == 0 && r->job.rank == 0) {
-		struct lb_bcast_result res = { .slice_bytes = slice };
-		rc = summarize(r, a, s, all, &res);
-		res.has_counters = r->job.ops->counters != NULL;
-		res.counters = sum;
-		if (rc == 0)
-			rc = sink(&res, arg);
-		if (rc) {
-			lb_errf(err, len, "rank 0 could not record the results");
-			lb_boot_abort(r->job.boot, err);
+		struct bcast_row row = { .slice_bytes = slice };
+		char why[512] = "out of memory";
+		if (summarize(r, a, s, all, &row) || record(r, &row, &sum, sink, why, sizeof(why))) {
+			rc = lb_errf(err, len, "rank 0 could not record the results: %s", why);
+			lb_boot_abort(r->job.boot, err); /* the others wait for the next step */
 		}
 	}
 	free(secs);
@@ -343,16 +475,32 @@ static int set_up(struct run *r, char *err, size_t len)
 		free(peers[l]);
 	if (rc == 0 && p->calib_bytes)
 		rc = calibrate(r, err, len);
+	if (p->label)
+		snprintf(r->label, sizeof(r->label), "%s", p->label);
+	else
+		snprintf(r->label, sizeof(r->label), "%s-p%u-k%u", r->job.ops ? r->job.ops->name : "",
+			 r->job.size, r->job.lanes);
 	return rc;
 }
 
-int lb_bcast_run(const struct lb_bcast_params *prm, lb_bcast_sink sink, void *arg,
+/* Rank 0's sink begins, agreed so nobody waits for a rank that quit. */
+static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t len)
+{
+	int rc = 0;
+	if (r->job.rank == 0 && sink->begin)
+		rc = sink->begin(sink->ctx, columns, NCOLUMNS, err, len);
+	return lb_job_agree(&r->job, rc, err, len);
+}
+
+int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 		 char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = prm->nalgos * prm->nsizes * prm->nslices };
 	int rc = set_up(&r, err, len);
+	if (rc == 0)
+		rc = begin(&r, sink, err, len);
 	for (r.config = 0; rc == 0 && r.config < r.nconfigs; r.config++)
-		rc = run_config(&r, sink, arg, err, len);
+		rc = run_config(&r, sink, err, len);
 	lb_calib_free(&r.cal);
 	lb_job_close(&r.job);
 	return rc;
