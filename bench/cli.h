@@ -60,6 +60,7 @@ struct lb_opt {
 	const char *const *choices; /* LB_OPT_ENUM: NULL-terminated */
 	lb_opt_handler handler;     /* LB_OPT_HANDLER */
 	int required;
+	int hidden;        /* left out of --help: an old spelling that is refused */
 };
 
 /* The positional part of a table entry; designated fields may follow:
@@ -164,6 +165,23 @@ int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks);
 /* Handler for --timeout: seconds in (0, LB_MAX_TIMEOUT] into a double;
  * a field left at 0 means "not given" (struct lb_job_params.timeout). */
 int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen);
+
+/* The NICs of bcast, p2p and topo (one lane each): -d/--nics LIST, whose
+ * default is $LANEBENCH_NICS.  --lanes is the lane count of sim and plan;
+ * given to these commands (its old meaning there), it is refused with
+ * the new spelling in the message, never taken as a count or a list. */
+#define LB_NICS_ROWS(help_, offset_)                                                   \
+	{ LB_OPT("nics", 'd', "LIST", help_, LB_OPT_STRING, (offset_)) },              \
+	{ LB_OPT("lanes", 'l', "LIST", "", LB_OPT_HANDLER, (offset_)),                 \
+	  .handler = lb_cli_refuse_lanes, .hidden = 1 }
+
+/* Handler of the refused --lanes/-l: always an error naming --nics. */
+int lb_cli_refuse_lanes(void *target, const char *arg, char *err, size_t errlen);
+
+/* The NIC list: the option's value, else $LANEBENCH_NICS, else the old
+ * $LANEBENCH_LANES (read, since ignoring it would silently pick other
+ * NICs, with a note on stderr), else NULL: auto. */
+const char *lb_cli_nics(const struct lb_cmd *cmd, const char *option);
 
 /* Shared option types for algorithms, from the registry (lb_algos[]). */
 #define LB_ALGO_SET_MAX 64

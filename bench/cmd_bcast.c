@@ -23,7 +23,7 @@ struct bcast_opts {
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *lanes, *transport, *output, *label;
+	const char *nics, *transport, *output, *label;
 };
 
 #define OFF(f) offsetof(struct bcast_opts, f)
@@ -45,8 +45,8 @@ static const struct lb_opt opts[] = {
 	  .def = "2", .min = 0, .max = 1000000 },
 	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
 	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
-	{ LB_OPT("lanes", 'l', "LIST", "lanes: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_LANES, else auto",
-	  LB_OPT_STRING, OFF(lanes)) },
+	LB_NICS_ROWS("NICs, a lane each: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_NICS, else auto",
+		     OFF(nics)),
 	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
 	  .def = "tcp" },
 	{ LB_OPT("idle", 0, NULL, "what a lane thread does with nothing to do (sleep when ranks share cores)",
@@ -160,15 +160,15 @@ static void on_iteration(const struct lb_bcast_step *st, void *arg)
 		fprintf(stderr, "\r%60s\r", "");
 }
 
-static int bcast(const struct lb_cmd *cmd, void *base)
+/* In a job: the NICs' default may name the rank's own. */
+static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct bcast_opts *o)
 {
-	const struct bcast_opts *o = base;
-	struct lb_bcast_params p = {
+	return (struct lb_bcast_params){
 		.algos = o->algos.a, .nalgos = o->algos.n, .sizes = o->sizes.v,
 		.nsizes = o->sizes.n, .slices = o->slices.v, .nslices = o->slices.n,
 		.iterations = o->iterations, .warmup = o->warmup, .root = o->root,
 		.stripe_off = o->stripe_off, .allgather = (enum lb_allgather)o->allgather,
-		.lanes = o->lanes, .transport = o->transport, .label = o->label,
+		.nics = lb_cli_nics(cmd, o->nics), .transport = o->transport, .label = o->label,
 		.idle = (enum lb_idle)o->idle,
 		.tp_options = o->tpo,
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
@@ -176,12 +176,18 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		.on_iteration = on_iteration, .on_iteration_arg = (void *)o,
 		.stop = lb_stop_flag(),
 	};
+}
+
+static int bcast(const struct lb_cmd *cmd, void *base)
+{
+	const struct bcast_opts *o = base;
 	struct bcast_out out = { .o = o, .table = { .out = stdout } };
 	const struct lb_sink sink = { .row = out_row, .ctx = &out };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 1);
 	if (rc)
 		return rc;
+	const struct lb_bcast_params p = params_of(cmd, o);
 	rc = lb_bcast_run(&p, &sink, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
@@ -200,7 +206,7 @@ static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)
 const struct lb_cmd lb_cmd_bcast = {
 	.name = "bcast",
 	.summary = "run broadcasts across the job's ranks; measured vs predicted, CSV",
-	.usage = "[-a LIST|all] [-m SIZES] [-s SIZES] [-i N] [-x N] [-r ROOT] [--lanes LIST] [options]",
+	.usage = "[-a LIST|all] [-m SIZES] [-s SIZES] [-i N] [-x N] [-r ROOT] [-d NICS] [options]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = bcast_more_help,

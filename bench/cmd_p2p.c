@@ -15,7 +15,7 @@ struct p2p_opts {
 	int idle;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *lanes, *transport, *output;
+	const char *nics, *transport, *output;
 };
 
 #define OFF(f) offsetof(struct p2p_opts, f)
@@ -31,8 +31,8 @@ static const struct lb_opt opts[] = {
 	  .def = "5", .min = 0, .max = 1000000 },
 	{ LB_OPT("window", 'w', "N", "messages in flight in the bandwidth test", LB_OPT_UINT,
 	  OFF(window)), .def = "16", .min = 1, .max = 4096 },
-	{ LB_OPT("lanes", 'l', "LIST", "lanes to measure, one after the other (rail0,rail1); default $LANEBENCH_LANES, else auto",
-	  LB_OPT_STRING, OFF(lanes)) },
+	LB_NICS_ROWS("NICs to measure, a lane each, one after the other (rail0,rail1); default $LANEBENCH_NICS, else auto",
+		     OFF(nics)),
 	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
 	  .def = "tcp" },
 	{ LB_OPT("idle", 0, NULL, "what the progress loop does with nothing to do",
@@ -73,21 +73,27 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	return lb_table_row(&out->table, r, err, len);
 }
 
-static int p2p(const struct lb_cmd *cmd, void *base)
+/* In a job: the NICs' default may name the rank's own. */
+static struct lb_p2psweep_params params_of(const struct lb_cmd *cmd, const struct p2p_opts *o)
 {
-	const struct p2p_opts *o = base;
-	const struct lb_p2psweep_params p = {
+	return (struct lb_p2psweep_params){
 		.sizes = o->sizes.v, .nsizes = o->sizes.n, .iterations = o->iterations,
-		.warmup = o->warmup, .window = o->window, .lanes = o->lanes,
+		.warmup = o->warmup, .window = o->window, .nics = lb_cli_nics(cmd, o->nics),
 		.transport = o->transport, .idle = (enum lb_idle)o->idle, .tp_options = o->tpo,
 		.timeout = o->timeout, .lane_rate = o->lane_rate, .stop = lb_stop_flag(),
 	};
+}
+
+static int p2p(const struct lb_cmd *cmd, void *base)
+{
+	const struct p2p_opts *o = base;
 	struct p2p_out out = { .path = o->output, .table = { .out = stdout } };
 	const struct lb_sink sink = { .begin = out_begin, .row = out_row, .ctx = &out };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
 	if (rc)
 		return rc;
+	const struct lb_p2psweep_params p = params_of(cmd, o);
 	rc = lb_p2psweep_run(&p, &sink, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
@@ -113,7 +119,7 @@ static int run_p2p(const struct lb_cmd *cmd, int argc, char **argv)
 const struct lb_cmd lb_cmd_p2p = {
 	.name = "p2p",
 	.summary = "latency and bandwidth of each lane between ranks 0 and 1 (like perftest)",
-	.usage = "[-m SIZES] [-i N] [-w N] [--lanes LIST] [-o FILE]",
+	.usage = "[-m SIZES] [-i N] [-x N] [-w N] [-d NICS] [-o FILE] [options]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = p2p_more_help,

@@ -458,7 +458,7 @@ static int calibrate(struct run *r, char *err, size_t len)
 static int set_up(struct run *r, char *err, size_t len)
 {
 	const struct lb_bcast_params *p = r->prm;
-	struct lb_job_params jp = { .lanes = p->lanes, .transport = p->transport,
+	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .buffer_bytes = p->calib_bytes, .idle = p->idle,
 				    .tp_options = p->tp_options };

@@ -38,7 +38,7 @@ struct lb_bcast_params {
 	uint32_t root;
 	int stripe_off;
 	enum lb_allgather allgather;
-	const char *lanes;         /* "rail0,rail1", "auto", or NULL: $LANEBENCH_LANES */
+	const char *nics;          /* one lane each: "rail0,rail1", "auto"; NULL: auto */
 	const char *transport;     /* "tcp" */
 	const char *label;         /* the run's name, first column of every result;
 				    * NULL: <transport>-p<ranks>-k<lanes> */

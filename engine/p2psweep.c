@@ -119,7 +119,7 @@ static int begin(struct lb_job *j, const struct lb_sink *sink, char *err, size_t
 int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
 		    char *err, size_t len)
 {
-	struct lb_job_params jp = { .lanes = p->lanes, .transport = p->transport,
+	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .idle = p->idle, .tp_options = p->tp_options };
 	for (size_t i = 0; i < p->nsizes; i++)

@@ -20,7 +20,7 @@ struct lb_p2psweep_params {
 	size_t nsizes;
 	uint32_t iterations, warmup; /* measured and unmeasured repetitions per size */
 	uint32_t window;           /* messages in flight in the bandwidth test */
-	const char *lanes;         /* "rail0,rail1", "auto", or NULL: as lb_job_params */
+	const char *nics;          /* one lane each: "rail0,rail1", "auto"; NULL: auto */
 	const char *transport;     /* "tcp" */
 	enum lb_idle idle;
 	struct lb_tp_options tp_options;

@@ -31,7 +31,7 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 rank() {
 	local r=$1 n=$2 port=$3
 	shift 3
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
+	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
 		LANEBENCH_TOKEN="job$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
 }
 
@@ -41,7 +41,7 @@ rank() {
 alone() {
 	local r=$1 want1=$2 want2=$3 start=$SECONDS rc=0 took last
 	shift 3
-	rank "$r" 2 "$(free_port)" "$@" --lanes 127.0.0.1 --timeout 3s >"$tmp/alone.out" 2>&1 &
+	rank "$r" 2 "$(free_port)" "$@" --nics 127.0.0.1 --timeout 3s >"$tmp/alone.out" 2>&1 &
 	pids+=($!)
 	wait $! || rc=$?
 	took=$((SECONDS - start))
@@ -73,7 +73,7 @@ same_header() {
 
 # --- one rank, explicitly: it runs, but reports no bandwidth ------------------
 # (nothing moves: bytes over an empty iteration would be terabytes per second)
-if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
+if rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
 	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/one.err"; then
 	if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
@@ -94,6 +94,20 @@ if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4
 else
 	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.err")"
 fi
+
+# --- the NICs from the environment: $LANEBENCH_NICS, else the old name -------
+for var in LANEBENCH_NICS LANEBENCH_LANES; do
+	if env -u LANEBENCH_NICS -u LANEBENCH_LANES "$var=127.0.0.1,127.0.0.1" LANEBENCH_RANK=0 \
+		LANEBENCH_SIZE=1 LANEBENCH_COORD=127.0.0.1:"$(free_port)" "$lanebench" bcast --no-pin \
+		-a chain -m 4K -i 1 -x 0 --no-calibration -o "$tmp/env.csv" >/dev/null 2>"$tmp/env.err" &&
+		[ "$(cut -d, -f5 "$tmp/env.csv" | tail -1)" = 2 ]; then
+		ok "$var=127.0.0.1,127.0.0.1: 2 lanes"
+	else
+		fail "$var=127.0.0.1,127.0.0.1: $(cat "$tmp/env.err" "$tmp/env.csv")"
+	fi
+done
+grep -q "LANEBENCH_LANES is now LANEBENCH_NICS" "$tmp/env.err" ||
+	fail "LANEBENCH_LANES: no note on stderr: $(cat "$tmp/env.err")"
 
 # --- stopped mid-sweep ---------------------------------------------------------
 set -m # background jobs keep SIGINT's default action (job control)
@@ -141,7 +155,7 @@ valid_partial() {
 		fail "$why: compare on the partial file: $(cat "$dir/compare.out")"
 }
 
-bcast_sweep=(bcast --lanes 127.0.0.1,127.0.0.1 --no-pin -a all -m 4K:64M -i 50 --no-calibration)
+bcast_sweep=(bcast --nics 127.0.0.1,127.0.0.1 --no-pin -a all -m 4K:64M -i 50 --no-calibration)
 stop_pair TERM 3 "$tmp/bterm" "${bcast_sweep[@]}"
 if [ "$rc0" = 143 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ] &&
 	grep -q "rank 0" "$tmp/bterm/r1.err"; then
@@ -151,7 +165,7 @@ else
 fi
 valid_partial "$tmp/bterm" "terminated .SIGTERM."
 
-stop_pair INT 3 "$tmp/pint" p2p --lanes 127.0.0.1 -m 8:64M -i 50
+stop_pair INT 3 "$tmp/pint" p2p --nics 127.0.0.1 -m 8:64M -i 50
 if [ "$rc0" = 130 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ]; then
 	ok "p2p, SIGINT to rank 0 after 3 rows: exit 130, rank 1 exit $rc1 in $took s"
 else
