@@ -52,13 +52,14 @@ struct p2p_row {
 static int emit(const struct lb_p2psweep_params *p, const struct lb_job *j,
 		const struct p2p_row *r, const struct lb_sink *sink, char *err, size_t len)
 {
-	const union lb_val v[NCOLUMNS] = {
+	const union lb_val v[] = {
 		{ .s = j->ops->name }, { .u = r->lane }, { .s = j->lane_names[r->lane] },
 		{ .u = r->bytes }, { .u = p->iterations }, { .u = p->window },
 		{ .d = r->lat.min }, { .d = r->lat.median }, { .d = r->lat.p99 },
 		{ .d = r->bw.median }, { .d = r->bw.max },
 		{ .d = j->lane_rate > 0 ? j->lane_rate : NAN }, { .d = r->efficiency },
 	};
+	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
 	const struct lb_result res = { .cols = columns, .ncols = NCOLUMNS, .vals = v };
 	return sink->row(sink->ctx, &res, err, len);
 }

@@ -126,7 +126,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p, uint3
 static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 		const struct lb_sink *sink, char *err, size_t len)
 {
-	const union lb_val v[NCOLUMNS] = {
+	const union lb_val v[] = {
 		{ .s = r->algo->name }, { .u = r->ranks }, { .u = p->lanes },
 		{ .u = p->root }, { .s = p->stripe_off ? "off" : "on" },
 		{ .u = r->bytes }, { .u = r->slice }, { .u = r->slices },
@@ -135,6 +135,7 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 		{ .d = r->sim_over_refined }, { .d = r->bandwidth },
 		{ .d = r->two_site }, { .d = r->sim_over_two_site },
 	};
+	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
 	struct lb_result res = { .cols = columns, .vals = v };
 	lb_simsweep_columns(p, &res.ncols);
 	return sink->row(sink->ctx, &res, err, len);
