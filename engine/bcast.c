@@ -106,12 +106,6 @@ static const struct lb_col columns[] = {
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 #define NCOUNTER_COLUMNS 15 /* the last ones */
 
-const struct lb_col *lb_bcast_columns(size_t *ncols)
-{
-	*ncols = NCOLUMNS;
-	return columns;
-}
-
 /* Configuration i of the sweep: algorithms x sizes x slices. */
 static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb_algo **a,
 		      uint64_t *bytes, uint64_t *slice)

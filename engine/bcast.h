@@ -57,9 +57,6 @@ struct lb_bcast_params {
 	const volatile sig_atomic_t *stop;
 };
 
-/* The columns of the results (results/README.md); static storage. */
-const struct lb_col *lb_bcast_columns(size_t *ncols);
-
 /* Collective: every rank of the job calls it; sink is used on rank 0
  * (begin once the job is set up and calibrated, agreed by all ranks; a
  * row per configuration, in sweep order).  Returns 0, or -1 with a

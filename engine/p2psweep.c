@@ -35,12 +35,6 @@ static const struct lb_col columns[] = {
 
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
-const struct lb_col *lb_p2psweep_columns(size_t *ncols)
-{
-	*ncols = NCOLUMNS;
-	return columns;
-}
-
 struct p2p_row {
 	uint32_t lane;
 	uint64_t bytes;

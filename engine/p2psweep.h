@@ -31,9 +31,6 @@ struct lb_p2psweep_params {
 	const volatile sig_atomic_t *stop;
 };
 
-/* The columns of the results; static storage. */
-const struct lb_col *lb_p2psweep_columns(size_t *ncols);
-
 /* Collective: every rank of the job calls it; sink is used on rank 0
  * (begin once the lanes are connected, agreed by all ranks).  Returns 0,
  * or -1 (LB_EPEER when another rank is the cause) with the reason. */
