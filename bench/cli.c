@@ -1,5 +1,4 @@
 /* Option tables -> getopt_long, setters and help.  See cli.h. */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -427,7 +426,7 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out)
 	fprintf(out, "usage: lanebench %s %s\n\n%s\n\noptions:\n", cmd->name,
 		cmd->usage, cmd->summary);
 	for (size_t i = 0; i < cmd->nopts; i++) {
-		if (cmd->opts[i].kind == LB_OPT_MOVED)
+		if (cmd->opts[i].hidden)
 			continue;
 		opt_synopsis(&cmd->opts[i], syn, sizeof(syn));
 		print_opt_help(out, syn, &cmd->opts[i]);
@@ -507,18 +506,6 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 	return -1;
 }
 
-int lb_cli_flush_table(FILE *out, char *err, size_t len)
-{
-	errno = 0;
-	if (fflush(out) != EOF && !ferror(out))
-		return 0;
-	if (errno == EPIPE) {
-		lb_stop_request(SIGPIPE);
-		return 0;
-	}
-	return lb_errf(err, len, "cannot write the table to stdout: %s", strerror(errno ? errno : EIO));
-}
-
 /* "interrupted (SIGINT): kept 12 rows in f.csv, marked incomplete". */
 static void say_kept(const struct lb_cmd *cmd, const struct lb_csv *csv, const char *reason)
 {
@@ -573,6 +560,23 @@ int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen)
 			       arg, LB_MAX_TIMEOUT);
 	*(double *)target = t;
 	return 0;
+}
+
+int lb_cli_refuse_lanes(void *target, const char *arg, char *err, size_t errlen)
+{
+	return lb_errf(err, errlen, "counts lanes in sim and plan; bcast, p2p and topo take the "
+		       "NIC list as -d/--nics (here: --nics %s)", arg);
+}
+
+const char *lb_cli_nics(const struct lb_cmd *cmd, const char *option)
+{
+	const char *nics = option ? option : getenv("LANEBENCH_NICS");
+	const char *old = getenv("LANEBENCH_LANES");
+	if (nics || !old)
+		return nics;
+	lb_cli_error(cmd, NULL, "LANEBENCH_LANES is now LANEBENCH_NICS: taking the NICs '%s' "
+		     "from it; set LANEBENCH_NICS instead", old);
+	return old;
 }
 
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)

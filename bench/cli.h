@@ -36,7 +36,7 @@ enum lb_opt_kind {
 	LB_OPT_STRING,     /* const char *: the argument (points into argv) */
 	LB_OPT_HANDLER,    /* handler(target, arg, ...) */
 	LB_OPT_MOVED,      /* an option that became `--tp-opt <help>`: refused with its
-			    * new spelling, not in --help */
+			    * new spelling (and .hidden from --help) */
 };
 
 /* A parsed list; owned by the options struct, freed by lb_cli_free(). */
@@ -62,6 +62,7 @@ struct lb_opt {
 	const char *const *choices; /* LB_OPT_ENUM: NULL-terminated */
 	lb_opt_handler handler;     /* LB_OPT_HANDLER */
 	int required;
+	int hidden;        /* left out of --help: an old spelling that is refused */
 };
 
 /* The positional part of a table entry; designated fields may follow:
@@ -78,10 +79,10 @@ struct lb_opt {
 #define LB_TP_OPTION_ROWS(base)                                                              \
 	{ LB_OPT("tp-opt", 0, "KEY=VALUE", "an option of the transport, repeatable (each transport's keys: below)", \
 		 LB_OPT_HANDLER, (base)), .handler = lb_cli_add_tp_option },                     \
-	{ LB_OPT("eal", 0, NULL, "eal=ARGS", LB_OPT_MOVED, 0) },                                \
-	{ LB_OPT("inject", 0, NULL, "inject=FAULTS", LB_OPT_MOVED, 0) },                        \
-	{ LB_OPT("rdma-op", 0, NULL, "op=OP", LB_OPT_MOVED, 0) },                               \
-	{ LB_OPT("rdma-ack-timeout", 0, NULL, "ack-timeout=TIME", LB_OPT_MOVED, 0) }
+	{ LB_OPT("eal", 0, NULL, "eal=ARGS", LB_OPT_MOVED, 0), .hidden = 1 },                                \
+	{ LB_OPT("inject", 0, NULL, "inject=FAULTS", LB_OPT_MOVED, 0), .hidden = 1 },                        \
+	{ LB_OPT("rdma-op", 0, NULL, "op=OP", LB_OPT_MOVED, 0), .hidden = 1 },                               \
+	{ LB_OPT("rdma-ack-timeout", 0, NULL, "ack-timeout=TIME", LB_OPT_MOVED, 0), .hidden = 1 }
 
 /* Handler of --tp-opt: appends the item to a struct lb_tp_options. */
 int lb_cli_add_tp_option(void *target, const char *arg, char *err, size_t errlen);
@@ -156,12 +157,6 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
 void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* After a row of the table on stdout: flushes it, so a reader sees it now
- * and a closed pipe is noticed at once.  A reader gone (EPIPE) asks the
- * sweep to stop as SIGPIPE would (lib/stop.h) and returns 0; another
- * write error returns -1 with a message in err. */
-int lb_cli_flush_table(FILE *out, char *err, size_t errlen);
-
 /* Ends a command that writes a CSV (csv may be NULL: no row yet).  rc is
  * the sweep's outcome, why its error (already printed).  Closes the CSV
  * complete if rc is 0 and no signal asked to stop, else as incomplete
@@ -178,6 +173,23 @@ int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks);
 /* Handler for --timeout: seconds in (0, LB_MAX_TIMEOUT] into a double;
  * a field left at 0 means "not given" (struct lb_job_params.timeout). */
 int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen);
+
+/* The NICs of bcast, p2p and topo (one lane each): -d/--nics LIST, whose
+ * default is $LANEBENCH_NICS.  --lanes is the lane count of sim and plan;
+ * given to these commands (its old meaning there), it is refused with
+ * the new spelling in the message, never taken as a count or a list. */
+#define LB_NICS_ROWS(help_, offset_)                                                   \
+	{ LB_OPT("nics", 'd', "LIST", help_, LB_OPT_STRING, (offset_)) },              \
+	{ LB_OPT("lanes", 'l', "LIST", "", LB_OPT_HANDLER, (offset_)),                 \
+	  .handler = lb_cli_refuse_lanes, .hidden = 1 }
+
+/* Handler of the refused --lanes/-l: always an error naming --nics. */
+int lb_cli_refuse_lanes(void *target, const char *arg, char *err, size_t errlen);
+
+/* The NIC list: the option's value, else $LANEBENCH_NICS, else the old
+ * $LANEBENCH_LANES (read, since ignoring it would silently pick other
+ * NICs, with a note on stderr), else NULL: auto. */
+const char *lb_cli_nics(const struct lb_cmd *cmd, const char *option);
 
 /* Shared option types for algorithms, from the registry (lb_algos[]). */
 #define LB_ALGO_SET_MAX 64

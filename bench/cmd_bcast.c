@@ -2,9 +2,6 @@
  * per host, launched by scripts/cluster run, srun or mpirun).  Each rank
  * runs the engine (engine/bcast.c); rank 0 hands every configuration's
  * result to two sinks: the CSV file and a table on stdout. */
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +11,7 @@
 #include "cli.h"
 #include "engine/bcast.h"
 #include "report/csv.h"
+#include "report/table.h"
 #include "lib/stop.h"
 #include "lib/units.h"
 
@@ -25,7 +23,7 @@ struct bcast_opts {
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *lanes, *transport, *output, *label;
+	const char *nics, *transport, *output, *label;
 };
 
 #define OFF(f) offsetof(struct bcast_opts, f)
@@ -47,8 +45,8 @@ static const struct lb_opt opts[] = {
 	  .def = "2", .min = 0, .max = 1000000 },
 	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
 	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
-	{ LB_OPT("lanes", 'l', "LIST", "lanes: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_LANES, else auto",
-	  LB_OPT_STRING, OFF(lanes)) },
+	LB_NICS_ROWS("NICs, a lane each: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_NICS, else auto",
+		     OFF(nics)),
 	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
 	  .def = "tcp" },
 	{ LB_OPT("idle", 0, NULL, "what a lane thread does with nothing to do (sleep when ranks share cores)",
@@ -97,173 +95,48 @@ static void bcast_more_help(FILE *out)
 	      out);
 }
 
-/* ---- sinks: rank 0 only ------------------------------------------------ */
+/* ---- rank 0's sinks: the CSV file and the table on stdout ----------------- */
 
-static const struct lb_csv_col columns[] = {
-	{ "label", LB_CSV_STRING },
-	{ "transport", LB_CSV_STRING },
-	{ "algorithm", LB_CSV_STRING },
-	{ "ranks", LB_CSV_UINT },
-	{ "lanes", LB_CSV_UINT },
-	{ "root", LB_CSV_UINT },
-	{ "stripe", LB_CSV_STRING },
-	{ "idle", LB_CSV_STRING },
-	{ "message_bytes", LB_CSV_UINT },
-	{ "slice_bytes", LB_CSV_UINT },
-	{ "slices", LB_CSV_UINT },
-	{ "iterations", LB_CSV_UINT },
-	{ "warmup", LB_CSV_UINT },
-	{ "time_min_seconds", LB_CSV_DOUBLE },
-	{ "time_median_seconds", LB_CSV_DOUBLE },
-	{ "time_mean_seconds", LB_CSV_DOUBLE },
-	{ "time_p99_seconds", LB_CSV_DOUBLE },
-	{ "time_max_seconds", LB_CSV_DOUBLE },
-	{ "algbw_bytes_per_second", LB_CSV_DOUBLE },
-	{ "lane_rate_bytes_per_second", LB_CSV_DOUBLE },
-	{ "efficiency_ratio", LB_CSV_DOUBLE },
-	{ "calib_latency_seconds", LB_CSV_DOUBLE },
-	{ "calib_lane_bandwidth_bytes_per_second", LB_CSV_DOUBLE },
-	{ "table_seconds", LB_CSV_DOUBLE },
-	{ "refined_seconds", LB_CSV_DOUBLE },
-	{ "sim_seconds", LB_CSV_DOUBLE },
-	{ "measured_over_table_ratio", LB_CSV_DOUBLE },
-	{ "measured_over_refined_ratio", LB_CSV_DOUBLE },
-	{ "measured_over_sim_ratio", LB_CSV_DOUBLE },
-	{ "verified_bytes", LB_CSV_UINT },
-	/* then the transport's counters: counter_columns() */
-};
-
-#define NFIXED (sizeof(columns) / sizeof(columns[0]))
-
-struct sink {
+struct bcast_out {
 	const struct bcast_opts *o;
-	struct lb_csv *csv;
-	struct lb_csv_col cols[NFIXED + LB_TP_COUNTERS_MAX];
-	char counter_names[LB_TP_COUNTERS_MAX][64];
-	char label[128], path[512];
-	int rows;
+	struct lb_csv *csv; /* opened with the first result */
+	struct lb_table table;
+	char path[512];
 };
 
 /* results/<UTC time>-<label>.csv, creating results/ when needed. */
-static void default_path(struct sink *k)
+static void default_path(struct bcast_out *out, const char *label)
 {
 	char stamp[32];
 	time_t t = time(NULL);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime(&t));
 	mkdir("results", 0777);
-	snprintf(k->path, sizeof(k->path), "results/%s-%s.csv", stamp, k->label);
+	snprintf(out->path, sizeof(out->path), "results/%s-%s.csv", stamp, label);
 }
 
-/* The fixed columns, then one per counter of the run's transport (the
- * same for every row of a run): <transport>_<counter>_count. */
-static size_t counter_columns(struct sink *k, const struct lb_bcast_result *r)
+/* The file opens with the first result (its default name holds the run's
+ * label, which holds the job's size); from then on a signal stops the
+ * sweep instead of losing the file. */
+static int open_csv(struct bcast_out *out, const struct lb_result *r, char *err, size_t len)
 {
-	memcpy(k->cols, columns, sizeof(columns));
-	for (uint32_t i = 0; i < r->ncounters; i++) {
-		snprintf(k->counter_names[i], sizeof(k->counter_names[i]), "%s_%s_count",
-			 r->transport, r->counters[i].name);
-		k->cols[NFIXED + i] = (struct lb_csv_col){ k->counter_names[i], LB_CSV_UINT };
-	}
-	return NFIXED + r->ncounters;
-}
-
-static int open_csv(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
-{
-	if (k->o->label)
-		snprintf(k->label, sizeof(k->label), "%s", k->o->label);
+	if (out->o->output)
+		snprintf(out->path, sizeof(out->path), "%s", out->o->output);
 	else
-		snprintf(k->label, sizeof(k->label), "%s-p%u-k%u", r->transport, r->ranks, r->lanes);
-	if (k->o->output)
-		snprintf(k->path, sizeof(k->path), "%s", k->o->output);
-	else
-		default_path(k);
-	k->csv = lb_csv_open(k->path, k->cols, counter_columns(k, r), err, len);
-	return k->csv ? 0 : -1;
-}
-
-static int csv_row(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
-{
-	static const char *const idle_names[] = { "spin", "yield", "sleep" };
-	union lb_csv_val v[NFIXED + LB_TP_COUNTERS_MAX] = {
-		{ .s = k->label }, { .s = r->transport }, { .s = r->algorithm },
-		{ .u = r->ranks }, { .u = r->lanes }, { .u = r->root },
-		{ .s = r->stripe_off ? "off" : "on" }, { .s = idle_names[r->idle] },
-		{ .u = r->bytes }, { .u = r->slice_bytes }, { .u = r->slices },
-		{ .u = r->iterations }, { .u = r->warmup },
-		{ .d = r->time.min }, { .d = r->time.median }, { .d = r->time.mean },
-		{ .d = r->time.p99 }, { .d = r->time.max }, { .d = r->algbw },
-		{ .d = r->lane_rate > 0 ? r->lane_rate : NAN }, { .d = r->efficiency },
-		{ .d = r->calib_latency > 0 ? r->calib_latency : NAN },
-		{ .d = r->calib_lane_bw > 0 ? r->calib_lane_bw : NAN },
-		{ .d = r->table }, { .d = r->refined }, { .d = r->sim },
-		{ .d = r->over_table }, { .d = r->over_refined }, { .d = r->over_sim },
-		{ .u = r->verified_bytes },
-	};
-	for (uint32_t i = 0; i < r->ncounters; i++)
-		v[NFIXED + i].u = r->counters[i].value;
-	return lb_csv_row(k->csv, v, err, len);
-}
-
-/* A ratio for the table: "-" when it does not exist. */
-static const char *fmt_ratio(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.3f", v);
-	return buf;
-}
-
-static void table_row(const struct sink *k, const struct lb_bcast_result *r)
-{
-	char bytes[24], slice[24], med[24], p99[24], sim[24], mbs[24] = "-", e[16], t[16], f[16], m[16];
-	if (k->rows == 0)
-		printf("%-11s %7s %7s %11s %11s %10s %6s %11s %9s %9s %9s\n", "algorithm", "bytes",
-		       "slice", "median", "p99", "MB/s", "eff", "sim", "meas/tab", "meas/ref",
-		       "meas/sim");
-	lb_format_size(r->bytes, bytes, sizeof(bytes));
-	lb_format_size(r->slice_bytes, slice, sizeof(slice));
-	lb_format_seconds(r->time.median, med, sizeof(med));
-	lb_format_seconds(r->time.p99, p99, sizeof(p99));
-	lb_format_seconds(r->sim, sim, sizeof(sim));
-	if (!isnan(r->algbw))
-		snprintf(mbs, sizeof(mbs), "%.2f", r->algbw / 1e6);
-	printf("%-11s %7s %7s %11s %11s %10s %6s %11s %9s %9s %9s\n", r->algorithm, bytes,
-	       slice, med, p99, mbs, fmt_ratio(r->efficiency, e, sizeof(e)),
-	       isnan(r->sim) ? "-" : sim, fmt_ratio(r->over_table, t, sizeof(t)),
-	       fmt_ratio(r->over_refined, f, sizeof(f)), fmt_ratio(r->over_sim, m, sizeof(m)));
-}
-
-/* The file opens with the first result (its name holds the job's size);
- * from then on a signal stops the sweep instead of losing the file. */
-static int first_result(struct sink *k, const struct lb_bcast_result *r, char *err, size_t len)
-{
-	if (open_csv(k, r, err, len))
+		default_path(out, lb_result_val(r, "label")->s);
+	if (!(out->csv = lb_csv_open(out->path, r->cols, r->ncols, err, len)))
 		return -1;
 	lb_stop_arm();
 	return 0;
 }
 
-static int sink_result(const struct lb_bcast_result *r, void *arg)
+static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 {
-	struct sink *k = arg;
-	char err[512];
-	int rc = !k->csv ? first_result(k, r, err, sizeof(err)) : 0;
-	if (rc == 0 && csv_row(k, r, err, sizeof(err))) {
-		if (lb_csv_reader_gone(k->csv))
-			lb_stop_request(SIGPIPE); /* the CSV's reader left: stop, quietly */
-		else
-			rc = -1;
-	}
-	if (rc == 0) {
-		table_row(k, r);
-		rc = lb_cli_flush_table(stdout, err, sizeof(err));
-	}
-	if (rc)
-		fprintf(stderr, "lanebench bcast: %s\n", err);
-	else
-		k->rows++;
-	return rc;
+	struct bcast_out *out = ctx;
+	if (!out->csv && open_csv(out, r, err, len))
+		return -1;
+	if (lb_csv_sink_row(out->csv, r, err, len))
+		return -1;
+	return lb_table_row(&out->table, r, err, len);
 }
 
 /* Before each iteration's data phase: with --verbose a line per rank and
@@ -288,32 +161,40 @@ static void on_iteration(const struct lb_bcast_step *st, void *arg)
 		fprintf(stderr, "\r%60s\r", "");
 }
 
-static int bcast(const struct lb_cmd *cmd, void *base)
+/* In a job: the NICs' default may name the rank's own. */
+static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct bcast_opts *o)
 {
-	const struct bcast_opts *o = base;
-	struct lb_bcast_params p = {
+	return (struct lb_bcast_params){
 		.algos = o->algos.a, .nalgos = o->algos.n, .sizes = o->sizes.v,
 		.nsizes = o->sizes.n, .slices = o->slices.v, .nslices = o->slices.n,
 		.iterations = o->iterations, .warmup = o->warmup, .root = o->root,
 		.stripe_off = o->stripe_off, .allgather = (enum lb_allgather)o->allgather,
-		.lanes = o->lanes, .transport = o->transport, .idle = (enum lb_idle)o->idle,
+		.nics = lb_cli_nics(cmd, o->nics), .transport = o->transport, .label = o->label,
+		.idle = (enum lb_idle)o->idle,
 		.tp_options = o->tpo,
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
 		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
 		.on_iteration = on_iteration, .on_iteration_arg = (void *)o,
 		.stop = lb_stop_flag(),
 	};
-	struct sink k = { .o = o };
+}
+
+static int bcast(const struct lb_cmd *cmd, void *base)
+{
+	const struct bcast_opts *o = base;
+	struct bcast_out out = { .o = o, .table = { .out = stdout } };
+	const struct lb_sink sink = { .row = out_row, .ctx = &out };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 1);
 	if (rc)
 		return rc;
-	rc = lb_bcast_run(&p, sink_result, &k, err, sizeof(err));
+	const struct lb_bcast_params p = params_of(cmd, o);
+	rc = lb_bcast_run(&p, &sink, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
-	rc = lb_cli_finish_csv(cmd, k.csv, rc, err); /* after a signal: ends by it */
-	if (rc == 0 && k.csv)
-		printf("results: %s\n", k.path);
+	rc = lb_cli_finish_csv(cmd, out.csv, rc, err); /* after a signal: ends by it */
+	if (rc == 0 && out.csv)
+		printf("results: %s\n", out.path);
 	return rc;
 }
 
@@ -326,7 +207,7 @@ static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)
 const struct lb_cmd lb_cmd_bcast = {
 	.name = "bcast",
 	.summary = "run broadcasts across the job's ranks; measured vs predicted, CSV",
-	.usage = "[-a LIST|all] [-m SIZES] [-s SIZES] [-i N] [-x N] [-r ROOT] [--lanes LIST] [options]",
+	.usage = "[-a LIST|all] [-m SIZES] [-s SIZES] [-i N] [-x N] [-r ROOT] [-d NICS] [options]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = bcast_more_help,

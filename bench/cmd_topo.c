@@ -1,5 +1,5 @@
 /* lanebench topo: what hwloc sees (packages, NUMA nodes, cores, NICs and
- * their locality) and the pinning plan for the given lanes. */
+ * their locality) and the pinning plan of a lane per given NIC. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -7,22 +7,22 @@
 #include "launch/topology.h"
 
 struct topo_opts {
-	const char *lanes;
+	const char *nics;
 };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("lanes", 'l', "LIST", "lanes to plan: interfaces, OpenFabrics devices, IPv4 addresses, or auto; default $LANEBENCH_LANES, else auto",
-	  LB_OPT_STRING, offsetof(struct topo_opts, lanes)) },
+	LB_NICS_ROWS("NICs to plan a lane each for: interfaces, OpenFabrics devices, IPv4 addresses, or auto; default $LANEBENCH_NICS, else auto",
+		     offsetof(struct topo_opts, nics)),
 };
 
 static int topo(const struct lb_cmd *cmd, void *base)
 {
 	const struct topo_opts *o = base;
-	const char *lanes = o->lanes ? o->lanes : getenv("LANEBENCH_LANES");
+	const char *nics = lb_cli_nics(cmd, o->nics);
 	struct lb_topo *t = NULL;
 	char err[512];
 	int rc = lb_topo_open(&t, err, sizeof(err)) ||
-		 lb_topo_report(t, lanes ? lanes : "auto", stdout, err, sizeof(err));
+		 lb_topo_report(t, nics && *nics ? nics : "auto", stdout, err, sizeof(err));
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_topo_close(t);
@@ -38,7 +38,7 @@ static int run_topo(const struct lb_cmd *cmd, int argc, char **argv)
 const struct lb_cmd lb_cmd_topo = {
 	.name = "topo",
 	.summary = "NICs, cores and NUMA nodes as hwloc sees them; the lane pinning plan",
-	.usage = "[--lanes LIST]",
+	.usage = "[-d NICS]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.run = run_topo,

@@ -12,8 +12,32 @@
 #include "lib/error.h"
 #include "job.h"
 #include "pattern.h"
+#include "stats.h"
 #include "model/sim.h"
 #include "transports/transport.h"
+
+/* One configuration's figures on rank 0, every derived number included. */
+struct bcast_row {
+	const char *algorithm;
+	uint32_t ranks, lanes, root;
+	uint64_t bytes, slice_bytes;
+	uint32_t slices;            /* blocks of the schedule */
+	uint32_t iterations;
+	struct lb_stats time;       /* seconds; per iteration the slowest rank */
+	double algbw;               /* bytes / median time; NaN for 1 rank (nothing moves) */
+	double efficiency;          /* (M / (k x lane_rate)) / median; NaN unknown */
+	double table, refined, sim; /* predicted seconds; NaN = not available */
+	double over_table, over_refined, over_sim; /* median / predicted */
+	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
+};
+
+/* A transport's event counts: summed over ranks for a configuration. */
+struct counts {
+	struct lb_counter c[LB_COUNTERS_MAX];
+	size_t n;
+};
+
+#define NFIXED_MAX 32 /* room for the fixed columns in struct run */
 
 struct run {
 	const struct lb_bcast_params *prm;
@@ -21,7 +45,56 @@ struct run {
 	struct lb_calib cal;
 	uint32_t pattern_id;   /* distinct per iteration of the whole run */
 	size_t config, nconfigs;
+	char label[128];       /* the parameter, or <transport>-p<ranks>-k<lanes> */
+	/* The fixed columns, then <transport>_<counter>_count per counter. */
+	struct lb_col cols[NFIXED_MAX + LB_COUNTERS_MAX];
+	char counter_cols[LB_COUNTERS_MAX][80];
+	size_t ncols;
 };
+
+/* results/README.md documents these columns; the table shows some. */
+static const struct lb_col columns[] = {
+	{ LB_COLUMN("label", LB_COL_TEXT) },
+	{ LB_COLUMN("transport", LB_COL_TEXT) },
+	{ LB_COLUMN("algorithm", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "algorithm", -11 } } },
+	{ LB_COLUMN("ranks", LB_COL_UINT) },
+	{ LB_COLUMN("lanes", LB_COL_UINT) },
+	{ LB_COLUMN("root", LB_COL_UINT) },
+	{ LB_COLUMN("stripe", LB_COL_TEXT) },
+	{ LB_COLUMN("idle", LB_COL_TEXT) },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 7 } } },
+	{ LB_COLUMN("slice_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "slice", 7 } } },
+	{ LB_COLUMN("slices", LB_COL_UINT) },
+	{ LB_COLUMN("iterations", LB_COL_UINT) },
+	{ LB_COLUMN("warmup", LB_COL_UINT) },
+	{ LB_COLUMN("time_min_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_median_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "median", 11 } } },
+	{ LB_COLUMN("time_mean_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("time_p99_seconds", LB_COL_REAL), .table = { { LB_SHOW_SECONDS, "p99", 11 } } },
+	{ LB_COLUMN("time_max_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("algbw_bytes_per_second", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "MB/s", 10, 2, 1e6, "-" } } },
+	{ LB_COLUMN("lane_rate_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("efficiency_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "eff", 6, 3, .nan = "-" } } },
+	{ LB_COLUMN("calib_latency_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("calib_lane_bandwidth_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("table_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("refined_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("sim_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "sim", 11, .nan = "-" } } },
+	{ LB_COLUMN("measured_over_table_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "meas/tab", 9, 3, .nan = "-" } } },
+	{ LB_COLUMN("measured_over_refined_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "meas/ref", 9, 3, .nan = "-" } } },
+	{ LB_COLUMN("measured_over_sim_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "meas/sim", 9, 3, .nan = "-" } } },
+	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
+	/* then one column per counter of the run's transport: describe_columns() */
+};
+
+#define NFIXED (sizeof(columns) / sizeof(columns[0]))
 
 /* Configuration i of the sweep: algorithms x sizes x slices. */
 static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb_algo **a,
@@ -181,7 +254,7 @@ static double ratio(double measured, double predicted)
 
 /* Cost table, refined model and simulation from the calibration. */
 static void predict(const struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
-		    struct lb_bcast_result *res)
+		    struct bcast_row *res)
 {
 	res->table = res->refined = res->sim = NAN;
 	if (!r->cal.bandwidth_median)
@@ -202,7 +275,7 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 
 /* Rank 0: the slowest rank's time per iteration, statistics, predictions. */
 static int summarize(struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
-		     const double *all, struct lb_bcast_result *res)
+		     const double *all, struct bcast_row *res)
 {
 	uint32_t n = r->prm->iterations;
 	uint64_t slice = res->slice_bytes;
@@ -215,13 +288,10 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 			slowest[it] = fmax(slowest[it], all[(size_t)k * n + it]);
 	lb_stats_compute(slowest, n, &time);
 	free(slowest);
-	*res = (struct lb_bcast_result){
-		.algorithm = a->name, .transport = r->job.ops->name, .ranks = s->ranks,
-		.lanes = s->lanes, .root = s->root, .stripe_off = r->prm->stripe_off,
-		.idle = r->prm->idle, .bytes = s->bytes, .slice_bytes = slice,
-		.slices = s->nblocks, .iterations = n, .warmup = r->prm->warmup, .time = time,
-		.lane_rate = r->job.lane_rate, .calib_latency = r->cal.latency_median,
-		.calib_lane_bw = r->cal.bandwidth_median,
+	*res = (struct bcast_row){
+		.algorithm = a->name, .ranks = s->ranks, .lanes = s->lanes, .root = s->root,
+		.bytes = s->bytes, .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
+		.time = time,
 		.verified_bytes = s->bytes * (s->ranks - 1) * (uint64_t)(n + r->prm->warmup),
 	};
 	/* One rank moves no byte: its "bandwidth" would be the message size
@@ -237,42 +307,95 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	return 0;
 }
 
-/* This rank's transport counters now: how many (0 without counters). */
-static uint32_t counters_now(const struct run *r, struct lb_tp_counter *c)
+_Static_assert(LB_TP_COUNTERS_MAX <= LB_COUNTERS_MAX, "a transport's counters fit a result");
+
+/* This rank's counters now, as the transport names them; none when it
+ * keeps none. */
+static void counters_now(const struct run *r, struct counts *out)
 {
+	struct lb_tp_counter c[LB_TP_COUNTERS_MAX];
 	int n = r->job.ops->counters ? r->job.ops->counters(r->job.tp, c) : 0;
-	return n > 0 ? (uint32_t)n : 0;
+	out->n = 0;
+	for (int i = 0; i < n; i++)
+		out->c[out->n++] = (struct lb_counter){ c[i].name, c[i].value };
+}
+
+/* The columns of this run: the fixed ones, then one per counter of its
+ * transport (the same names on every call: transport.h), named
+ * <transport>_<counter>_count. */
+static void describe_columns(struct run *r)
+{
+	struct counts c;
+	_Static_assert(NFIXED <= NFIXED_MAX, "struct run holds the fixed columns");
+	memcpy(r->cols, columns, sizeof(columns));
+	counters_now(r, &c);
+	for (size_t i = 0; i < c.n; i++) {
+		snprintf(r->counter_cols[i], sizeof(r->counter_cols[i]), "%s_%s_count",
+			 r->job.ops->name, c.c[i].name);
+		r->cols[NFIXED + i] = (struct lb_col){ LB_COLUMN(r->counter_cols[i], LB_COL_COUNTER),
+						       .counter = c.c[i].name };
+	}
+	r->ncols = NFIXED + c.n;
 }
 
 /* The configuration's counters (now - before) of every rank, summed on
- * rank 0 into sum[n].  Collective; nothing to do without counters. */
-static int counters_gather(struct run *r, const struct lb_tp_counter *before, uint32_t n,
-			   struct lb_tp_counter *sum, char *err, size_t len)
+ * rank 0 into sum.  Collective; nothing to do for a transport without
+ * counters. */
+static int counters_gather(struct run *r, const struct counts *before, struct counts *sum,
+			   char *err, size_t len)
 {
-	struct lb_tp_counter now[LB_TP_COUNTERS_MAX];
-	uint64_t mine[LB_TP_COUNTERS_MAX];
-	if (n == 0)
+	uint64_t mine[LB_COUNTERS_MAX] = { 0 }, *all;
+	counters_now(r, sum);
+	if (sum->n == 0)
 		return 0;
-	counters_now(r, now);
-	for (uint32_t i = 0; i < n; i++) {
-		mine[i] = now[i].value - before[i].value;
-		sum[i] = (struct lb_tp_counter){ now[i].name, 0 };
-	}
-	uint64_t *all = calloc((size_t)r->job.size * n, sizeof(*all));
+	for (size_t i = 0; i < sum->n; i++)
+		mine[i] = sum->c[i].value - before->c[i].value;
+	all = calloc(r->job.size, sizeof(mine));
 	if (!all)
 		return lb_errf(err, len, "out of memory");
-	int rc = lb_boot_gather(r->job.boot, mine, n * sizeof(*mine), all, err, len);
-	for (uint32_t k = 0; rc == 0 && r->job.rank == 0 && k < r->job.size; k++)
-		for (uint32_t i = 0; i < n; i++)
-			sum[i].value += all[(size_t)k * n + i];
+	int rc = lb_boot_gather(r->job.boot, mine, sizeof(mine), all, err, len);
+	for (size_t i = 0; rc == 0 && i < sum->n; i++) {
+		sum->c[i].value = 0;
+		for (uint32_t k = 0; k < r->job.size; k++)
+			sum->c[i].value += all[(size_t)k * LB_COUNTERS_MAX + i];
+	}
 	free(all);
 	return rc;
 }
 
-static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, size_t len)
+/* The row as a result, to the sink. */
+static int record(const struct run *r, const struct bcast_row *w, const struct counts *c,
+		  const struct lb_sink *sink, char *err, size_t len)
 {
-	struct lb_tp_counter before[LB_TP_COUNTERS_MAX], sum[LB_TP_COUNTERS_MAX];
-	uint32_t ncounters = counters_now(r, before);
+	static const char *const idle_names[] = { "spin", "yield", "sleep" };
+	const double rate = r->job.lane_rate, lat = r->cal.latency_median,
+		     bw = r->cal.bandwidth_median;
+	const union lb_val v[] = {
+		{ .s = r->label }, { .s = r->job.ops->name }, { .s = w->algorithm },
+		{ .u = w->ranks }, { .u = w->lanes }, { .u = w->root },
+		{ .s = r->prm->stripe_off ? "off" : "on" }, { .s = idle_names[r->prm->idle] },
+		{ .u = w->bytes }, { .u = w->slice_bytes }, { .u = w->slices },
+		{ .u = w->iterations }, { .u = r->prm->warmup },
+		{ .d = w->time.min }, { .d = w->time.median }, { .d = w->time.mean },
+		{ .d = w->time.p99 }, { .d = w->time.max }, { .d = w->algbw },
+		{ .d = rate > 0 ? rate : NAN }, { .d = w->efficiency },
+		{ .d = lat > 0 ? lat : NAN }, { .d = bw > 0 ? bw : NAN },
+		{ .d = w->table }, { .d = w->refined }, { .d = w->sim },
+		{ .d = w->over_table }, { .d = w->over_refined }, { .d = w->over_sim },
+		{ .u = w->verified_bytes },
+	};
+	_Static_assert(sizeof(v) / sizeof(v[0]) == NFIXED, "a value for every fixed column");
+	union lb_val all[NFIXED_MAX + LB_COUNTERS_MAX] = { { 0 } };
+	memcpy(all, v, sizeof(v));
+	const struct lb_result res = { .cols = r->cols, .ncols = r->ncols, .vals = all,
+				       .counters = c->c, .ncounters = c->n };
+	return sink->row(sink->ctx, &res, err, len);
+}
+
+static int run_config(struct run *r, const struct lb_sink *sink, char *err, size_t len)
+{
+	struct counts before, sum;
+	counters_now(r, &before);
 	const struct lb_algo *a;
 	uint64_t bytes, slice;
 	config_at(r->prm, r->config, &a, &bytes, &slice);
@@ -285,17 +408,13 @@ static int run_config(struct run *r, lb_bcast_sink sink, void *arg, char *err, s
 	if (rc == 0)
 		rc = lb_boot_gather(r->job.boot, secs, n * sizeof(*secs), all, err, len);
 	if (rc == 0)
-		rc = counters_gather(r, before, ncounters, sum, err, len);
+		rc = counters_gather(r, &before, &sum, err, len);
 	if (rc == 0 && r->job.rank == 0) {
-		struct lb_bcast_result res = { .slice_bytes = slice };
-		rc = summarize(r, a, s, all, &res);
-		res.ncounters = ncounters;
-		memcpy(res.counters, sum, ncounters * sizeof(*sum));
-		if (rc == 0)
-			rc = sink(&res, arg);
-		if (rc) {
-			lb_errf(err, len, "rank 0 could not record the results");
-			lb_boot_abort(r->job.boot, err);
+		struct bcast_row row = { .slice_bytes = slice };
+		char why[512] = "out of memory";
+		if (summarize(r, a, s, all, &row) || record(r, &row, &sum, sink, why, sizeof(why))) {
+			rc = lb_errf(err, len, "rank 0 could not record the results: %s", why);
+			lb_boot_abort(r->job.boot, err); /* the others wait for the next step */
 		}
 	}
 	free(secs);
@@ -318,7 +437,7 @@ static int calibrate(struct run *r, char *err, size_t len)
 static int set_up(struct run *r, char *err, size_t len)
 {
 	const struct lb_bcast_params *p = r->prm;
-	struct lb_job_params jp = { .lanes = p->lanes, .transport = p->transport,
+	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .buffer_bytes = p->calib_bytes, .tp_options = p->tp_options };
 	for (size_t i = 0; i < p->nsizes; i++)
@@ -334,16 +453,33 @@ static int set_up(struct run *r, char *err, size_t len)
 		free(peers[l]);
 	if (rc == 0 && p->calib_bytes)
 		rc = calibrate(r, err, len);
+	if (p->label)
+		snprintf(r->label, sizeof(r->label), "%s", p->label);
+	else
+		snprintf(r->label, sizeof(r->label), "%s-p%u-k%u", r->job.ops ? r->job.ops->name : "",
+			 r->job.size, r->job.lanes);
 	return rc;
 }
 
-int lb_bcast_run(const struct lb_bcast_params *prm, lb_bcast_sink sink, void *arg,
+/* Rank 0's sink begins, agreed so nobody waits for a rank that quit. */
+static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t len)
+{
+	int rc = 0;
+	describe_columns(r);
+	if (r->job.rank == 0 && sink->begin)
+		rc = sink->begin(sink->ctx, r->cols, r->ncols, err, len);
+	return lb_job_agree(&r->job, rc, err, len);
+}
+
+int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 		 char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = prm->nalgos * prm->nsizes * prm->nslices };
 	int rc = set_up(&r, err, len);
+	if (rc == 0)
+		rc = begin(&r, sink, err, len);
 	for (r.config = 0; rc == 0 && r.config < r.nconfigs; r.config++)
-		rc = run_config(&r, sink, arg, err, len);
+		rc = run_config(&r, sink, err, len);
 	lb_calib_free(&r.cal);
 	lb_job_close(&r.job);
 	return rc;

@@ -4,8 +4,8 @@
  * every iteration's bytes verified on every rank, times gathered to rank 0,
  * predictions from the cost table and the simulator beside them.
  *
- * The parameters are one immutable struct; results are records handed to
- * a sink on rank 0.  The engine formats nothing. */
+ * The parameters are one immutable struct; results (result.h) are handed
+ * to a sink on rank 0.  The engine formats nothing. */
 #ifndef LB_BCAST_H
 #define LB_BCAST_H
 
@@ -14,7 +14,7 @@
 
 #include "algos/algos.h"
 #include "executor.h"
-#include "stats.h"
+#include "result.h"
 #include "transports/transport.h"
 
 /* Where a rank is in the sweep, told just before an iteration's data
@@ -38,8 +38,10 @@ struct lb_bcast_params {
 	uint32_t root;
 	int stripe_off;
 	enum lb_allgather allgather;
-	const char *lanes;         /* "rail0,rail1", "auto", or NULL: $LANEBENCH_LANES */
+	const char *nics;          /* one lane each: "rail0,rail1", "auto"; NULL: auto */
 	const char *transport;     /* "tcp" */
+	const char *label;         /* the run's name, first column of every result;
+				    * NULL: <transport>-p<ranks>-k<lanes> */
 	enum lb_idle idle;
 	struct lb_tp_options tp_options; /* --tp-opt KEY=VALUE items, for the transport */
 	double timeout;            /* seconds: every wait, from the rendezvous to one
@@ -55,38 +57,15 @@ struct lb_bcast_params {
 	const volatile sig_atomic_t *stop;
 };
 
-struct lb_bcast_result {
-	const char *algorithm, *transport;
-	uint32_t ranks, lanes, root;
-	int stripe_off;
-	enum lb_idle idle;
-	uint64_t bytes, slice_bytes;
-	uint32_t slices;            /* blocks of the schedule */
-	uint32_t iterations, warmup;
-	struct lb_stats time;       /* seconds; per iteration the slowest rank */
-	double algbw;               /* bytes / median time; NaN for 1 rank (nothing moves) */
-	double lane_rate;           /* bytes/s, 0 = unknown */
-	double efficiency;          /* (M / (k x lane_rate)) / median; NaN unknown */
-	double calib_latency;       /* medians of the calibration */
-	double calib_lane_bw;
-	double table, refined, sim; /* predicted seconds; NaN = not available */
-	double over_table, over_refined, over_sim; /* median / predicted */
-	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
-	uint32_t ncounters;         /* the transport's counters; 0: it has none */
-	struct lb_tp_counter counters[LB_TP_COUNTERS_MAX]; /* summed over ranks, warm-up and
-							      * timed iterations */
-};
-
-/* Called on rank 0 for every configuration, in sweep order. */
-typedef int (*lb_bcast_sink)(const struct lb_bcast_result *r, void *arg);
-
-/* Collective: every rank of the job calls it.  Returns 0, or -1 with a
+/* Collective: every rank of the job calls it; sink is used on rank 0
+ * (begin once the job is set up and calibrated, agreed by all ranks; a
+ * row per configuration, in sweep order).  Returns 0, or -1 with a
  * reason naming the rank, lane or value that failed -- LB_EPEER
  * (lib/error.h) when another rank is the cause: it died, disconnected,
  * stopped answering or failed itself.  A rank that lost a peer mid-run
  * names the root cause when there is one to learn (that peer's own
  * report, or the rank whose death started it). */
-int lb_bcast_run(const struct lb_bcast_params *prm, lb_bcast_sink sink,
-		 void *sink_arg, char *err, size_t errlen);
+int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
+		 char *err, size_t errlen);
 
 #endif

@@ -24,11 +24,11 @@ static int split_lanes(struct lb_job *r, const char *spec, char *err, size_t len
 	return r->lanes ? 0 : lb_errf(err, len, "no lane named in '%s'", spec);
 }
 
-/* Lanes from the option, $LANEBENCH_LANES, or hwloc's NICs ("auto"); the
- * pinning plan from hwloc.  Local step: the caller agrees on the outcome. */
+/* A lane per NIC: those named, or hwloc's ("auto"); the pinning plan from
+ * hwloc.  Local step: the caller agrees on the outcome. */
 static int plan_lanes(struct lb_job *r, const struct lb_job_params *p, char *err, size_t len)
 {
-	const char *spec = p->lanes ? p->lanes : getenv("LANEBENCH_LANES");
+	const char *spec = p->nics;
 	const struct lb_transport *tp = lb_transport_find(p->transport);
 	char auto_kind[32];
 	if (!spec || !*spec)

@@ -19,7 +19,7 @@
 #define LB_MAX_TIMEOUT 1e6
 
 struct lb_job_params {
-	const char *lanes;     /* "rail0,rail1", "auto", NULL: $LANEBENCH_LANES or auto */
+	const char *nics;      /* one lane each: "rail0,rail1", "auto"; NULL or "": auto */
 	const char *transport; /* "tcp" */
 	double timeout;        /* seconds for every wait, start-up included;
 				* 0: $LANEBENCH_TIMEOUT, else 60 */

@@ -388,16 +388,16 @@ static int plan_auto(const struct lb_topo *t, const char *kind, struct lb_lane_p
 		if (kind && strcmp(nic_kind(o), kind) != 0)
 			continue;
 		if (*k == max)
-			return lb_errf(err, len, "lanes 'auto': more than %d NICs; name the lanes", max);
+			return lb_errf(err, len, "NICs 'auto': more than %d NICs; name them (--nics)", max);
 		start_lane(&plan[*k], o->name, strnlen(o->name, sizeof(plan->name) - 1));
 		plan_lane(t, plan, (*k)++, o);
 	}
 	if (*k == 0 && kind)
-		return lb_errf(err, len, "lanes 'auto:%s': hwloc found no %s NIC; name the lanes",
+		return lb_errf(err, len, "NICs 'auto:%s': hwloc found no %s NIC; name them (--nics)",
 			       kind, kind);
 	if (*k == 0)
-		return lb_errf(err, len, "lanes 'auto': hwloc found no NIC (network device behind PCI, "
-			       "or OpenFabrics device); name the lanes");
+		return lb_errf(err, len, "NICs 'auto': hwloc found no NIC (network device behind PCI, "
+			       "or OpenFabrics device); name them (--nics)");
 	return 0;
 }
 
@@ -416,7 +416,7 @@ static int plan_named(const struct lb_topo *t, const char *lanes, struct lb_lane
 			return lb_errf(err, len, "lane name '%.*s' is too long", (int)n, s);
 		start_lane(&plan[*k], s, n);
 		if (strcmp(plan[*k].name, "auto") == 0)
-			return lb_errf(err, len, "lanes '%s': 'auto' cannot be combined with named lanes", lanes);
+			return lb_errf(err, len, "NICs '%s': 'auto' cannot be combined with named NICs", lanes);
 		if (resolve(t, plan[*k].name, &dev, err, len))
 			return -1;
 		plan_lane(t, plan, (*k)++, dev);
@@ -431,13 +431,13 @@ int lb_topo_plan(struct lb_topo *t, const char *lanes, struct lb_lane_plan *plan
 {
 	*k = 0;
 	if (!lanes)
-		return lb_errf(err, len, "no lanes given");
+		return lb_errf(err, len, "no NICs given");
 	if (strcmp(lanes, "auto") == 0)
 		return plan_auto(t, NULL, plan, max, k, err, len);
 	if (strcmp(lanes, "auto:network") == 0 || strcmp(lanes, "auto:openfabrics") == 0)
 		return plan_auto(t, lanes + 5, plan, max, k, err, len);
 	if (strncmp(lanes, "auto:", 5) == 0)
-		return lb_errf(err, len, "lanes '%s': the kinds are auto:network and auto:openfabrics",
+		return lb_errf(err, len, "NICs '%s': the kinds are auto:network and auto:openfabrics",
 			       lanes);
 	return plan_named(t, lanes, plan, max, k, err, len);
 }

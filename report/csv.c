@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "csv.h"
 #include "lib/error.h"
+#include "lib/stop.h"
 
 /* Three sinks: stdout (path NULL); a device or pipe named by path, written
  * in place (tmp NULL); a regular file, via tmp. */
@@ -20,7 +22,7 @@ struct lb_csv {
 	FILE *f;
 	char *path;
 	char *tmp;
-	const struct lb_csv_col *cols;
+	const struct lb_col *cols;
 	size_t ncols;
 	uint64_t rows;
 	int failed;
@@ -98,18 +100,24 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void put_value(FILE *f, enum lb_csv_kind kind, union lb_csv_val v)
+static void put_value(FILE *f, const struct lb_col *col, const struct lb_result *r,
+		      union lb_val v)
 {
-	switch (kind) {
-	case LB_CSV_STRING:
+	uint64_t n;
+	switch (col->kind) {
+	case LB_COL_TEXT:
 		put_string(f, v.s);
 		break;
-	case LB_CSV_UINT:
+	case LB_COL_UINT:
 		fprintf(f, "%llu", (unsigned long long)v.u);
 		break;
-	case LB_CSV_DOUBLE:
+	case LB_COL_REAL:
 		if (!isnan(v.d))
 			fprintf(f, "%.9g", v.d);
+		break;
+	case LB_COL_COUNTER:
+		if (lb_result_counter(r, col->counter, &n))
+			fprintf(f, "%llu", (unsigned long long)n);
 		break;
 	}
 }
@@ -138,7 +146,7 @@ static int write_header(struct lb_csv *c, char *err, size_t errlen)
 	return check_stream(c, err, errlen);
 }
 
-struct lb_csv *lb_csv_open(const char *path, const struct lb_csv_col *cols,
+struct lb_csv *lb_csv_open(const char *path, const struct lb_col *cols,
 			   size_t ncols, char *err, size_t errlen)
 {
 	struct lb_csv *c = calloc(1, sizeof(*c));
@@ -170,16 +178,18 @@ out_free:
 	return NULL;
 }
 
-int lb_csv_row(struct lb_csv *c, const union lb_csv_val *vals,
-	       char *err, size_t errlen)
+int lb_csv_row(struct lb_csv *c, const struct lb_result *r, char *err, size_t errlen)
 {
 	if (c->failed)
 		return lb_errf(err, errlen, "cannot write '%s': an earlier write failed", shown(c));
+	if (r->ncols != c->ncols)
+		return lb_errf(err, errlen, "cannot write '%s': a row of %zu columns, not %zu",
+			       shown(c), r->ncols, c->ncols);
 	errno = 0;
 	for (size_t i = 0; i < c->ncols; i++) {
 		if (i)
 			fputc(',', c->f);
-		put_value(c->f, c->cols[i].kind, vals[i]);
+		put_value(c->f, &c->cols[i], r, r->vals[i]);
 	}
 	fputc('\n', c->f);
 	/* Flushed per row: a sweep killed outright (SIGKILL, a crash) keeps
@@ -189,6 +199,17 @@ int lb_csv_row(struct lb_csv *c, const union lb_csv_val *vals,
 	if (check_stream(c, err, errlen))
 		return -1;
 	c->rows++;
+	return 0;
+}
+
+int lb_csv_sink_row(void *csv, const struct lb_result *r, char *err, size_t errlen)
+{
+	struct lb_csv *c = csv;
+	if (lb_csv_row(c, r, err, errlen) == 0)
+		return 0;
+	if (!c->reader_gone)
+		return -1;
+	lb_stop_request(SIGPIPE); /* the CSV's reader left: stop, quietly */
 	return 0;
 }
 

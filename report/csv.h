@@ -1,9 +1,11 @@
-/* A CSV sink: results are data handed to it; it formats, never computes.
+/* The CSV sink: results (engine/result.h) are data handed to it; it
+ * formats, never computes.  Its columns are the engine's description.
  *
- * The header row is written at open.  Strings are quoted per RFC 4180 when
- * they hold a comma, quote, CR or LF; unsigned integers print in decimal;
- * doubles as "%.9g", and NaN (a value that does not exist, such as a model
- * the algorithm lacks) as an empty field.  Lines end in "\n".
+ * The header row (the columns' names) is written at open.  Strings are
+ * quoted per RFC 4180 when they hold a comma, quote, CR or LF (or a '#');
+ * unsigned integers and counters print in decimal; doubles as "%.9g".  No
+ * value -- a NULL string, NaN (a model the algorithm lacks), a counter the
+ * transport does not keep -- is an empty field.  Lines end in "\n".
  *
  * Every row is flushed as it is written.  A file is written to a temporary
  * name in its directory ("<path>.tmp.<pid>.<n>") and renamed into place by
@@ -26,32 +28,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum lb_csv_kind { LB_CSV_STRING, LB_CSV_UINT, LB_CSV_DOUBLE };
-
-struct lb_csv_col {
-	const char *name; /* with its unit: "sim_seconds" */
-	enum lb_csv_kind kind;
-};
-
-/* One cell; the member read is the one its column's kind names.  A NULL
- * string is an empty field. */
-union lb_csv_val {
-	const char *s;
-	uint64_t u;
-	double d;
-};
+#include "engine/result.h"
 
 struct lb_csv;
 
 /* Opens the sink and writes the header.  cols must outlive the sink.
  * Returns NULL with a message in err. */
-struct lb_csv *lb_csv_open(const char *path, const struct lb_csv_col *cols,
+struct lb_csv *lb_csv_open(const char *path, const struct lb_col *cols,
 			   size_t ncols, char *err, size_t errlen);
 
-/* Writes one row of ncols values.  Returns 0, or -1 with a message; the
- * sink is then failed and close will discard the file. */
-int lb_csv_row(struct lb_csv *c, const union lb_csv_val *vals,
-	       char *err, size_t errlen);
+/* Writes one row: r's values of the columns the sink was opened with (r
+ * has the same columns).  Returns 0, or -1 with a message; the sink is
+ * then failed and close will discard the file. */
+int lb_csv_row(struct lb_csv *c, const struct lb_result *r, char *err, size_t errlen);
+
+/* The row callback of a struct lb_sink whose ctx is a struct lb_csv: like
+ * lb_csv_row, except that when the reader of the pipe went away it asks
+ * the run to stop as SIGPIPE would (lib/stop.h) and returns 0. */
+int lb_csv_sink_row(void *csv, const struct lb_result *r, char *err, size_t errlen);
 
 /* Flushes and commits (renames the file into place) and frees c.  Returns 0,
  * or -1 with a message and the file discarded (a failed sink always gives

@@ -6,7 +6,7 @@ set -u
 B=$(realpath "${1:?usage: cli_test.sh path/to/lanebench}") # some checks cd
 # Not a rank of a job, whatever the caller's environment says.
 unset LANEBENCH_RANK LANEBENCH_SIZE SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK \
-	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE
+	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE LANEBENCH_NICS LANEBENCH_LANES
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -97,6 +97,23 @@ for cmd in plan sim; do
 	done
 done
 
+# One meaning per option: a short option stands for one long option in
+# every command (and a long one has one short spelling), and --lanes (a
+# count) is only where lanes are counted.
+for cmd in plan sim bcast p2p compare topo; do
+	"$B" "$cmd" --help | sed -nE "s/^  -(.), --([a-z-]+).*/\1 \2 $cmd/p"
+done >"$tmp/shorts"
+awk '{ if (($1 in long) && long[$1] != $2) { print "-" $1 ": --" long[$1] " and --" $2; bad = 1 }
+	if (($2 in short) && short[$2] != $1) { print "--" $2 ": -" short[$2] " and -" $1; bad = 1 }
+	long[$1] = $2; short[$2] = $1 } END { exit bad }' "$tmp/shorts" >"$tmp/clash" ||
+	fail "a short option with two meanings: $(cat "$tmp/clash")"
+[ "$(awk '$2 == "lanes" { print $3 }' "$tmp/shorts" | sort | tr '\n' ' ')" = "plan sim " ] ||
+	fail "--lanes outside plan and sim: $(grep ' lanes ' "$tmp/shorts")"
+for cmd in bcast p2p topo; do
+	[ "$(awk -v c="$cmd" '$3 == c && $2 == "nics" { print $1 }' "$tmp/shorts")" = d ] ||
+		fail "$cmd --help lacks -d, --nics"
+done
+
 # The registry, listed: every name also in plan --help.
 expect_ok plan -a list
 algos=$(printf '%s\n' "$out" | awk '{ print $1 }')
@@ -139,6 +156,22 @@ expect_usage "LANEBENCH_RANK=0 LANEBENCH_SIZE=1" bcast
 expect_usage "srun or mpirun" p2p -m 8
 LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_usage "at least 2 ranks, this one has 1 (LANEBENCH_SIZE=1)" p2p
 expect_usage "'0'" bcast --timeout 0
+# The NIC list's old spelling: refused, naming the new one (--lanes counts).
+expect_usage "--nics rail0,rail1" bcast --lanes rail0,rail1
+expect_usage "--nics lo" p2p -l lo
+expect_usage "--nics eth2" topo --lanes eth2
+
+# --- topo: a lane per NIC named by --nics, $LANEBENCH_NICS, or the old -------
+# $LANEBENCH_LANES (read, with a note: ignoring it would pick other NICs)
+export LANEBENCH_TOPOLOGY_XML=$(dirname "$0")/../topo/two-numa.xml
+expect_ok topo --nics eth2,eth3
+case $out in *"pinning plan for lanes 'eth2,eth3'"*) ;; *) fail "topo --nics eth2,eth3: $out" ;; esac
+LANEBENCH_NICS=eth3 LANEBENCH_LANES=eth2 expect_ok topo
+case $out$err in *"lanes 'eth3'"*) ;; *) fail "topo, LANEBENCH_NICS=eth3: $out$err" ;; esac
+LANEBENCH_LANES=eth2 expect_ok topo
+case $out in *"pinning plan for lanes 'eth2'"*) ;; *) fail "topo, LANEBENCH_LANES=eth2: $out" ;; esac
+case $err in *"LANEBENCH_LANES is now LANEBENCH_NICS"*) ;; *) fail "topo, LANEBENCH_LANES: no note: $err" ;; esac
+unset LANEBENCH_TOPOLOGY_XML
 
 # --- plan -------------------------------------------------------------------
 for a in $algos; do

@@ -18,10 +18,10 @@
 static char dir[256];
 static char err[512];
 
-static const struct lb_csv_col cols[] = {
-	{ "name", LB_CSV_STRING },
-	{ "count", LB_CSV_UINT },
-	{ "value, in seconds", LB_CSV_DOUBLE },
+static const struct lb_col cols[] = {
+	{ LB_COLUMN("name", LB_COL_TEXT) },
+	{ LB_COLUMN("count", LB_COL_UINT) },
+	{ LB_COLUMN("value, in seconds", LB_COL_REAL) },
 };
 
 static char *path_in_dir(const char *name)
@@ -67,9 +67,16 @@ static const char expected[] =
 	",3,-2.5\n"
 	"\"\"\"\",4,inf\n";
 
+/* One row of the three columns above. */
+static int put_row(struct lb_csv *c, const union lb_val *v)
+{
+	const struct lb_result r = { .cols = cols, .ncols = 3, .vals = v };
+	return lb_csv_row(c, &r, err, sizeof(err));
+}
+
 static int write_rows(struct lb_csv *c)
 {
-	const union lb_csv_val rows[][3] = {
+	const union lb_val rows[][3] = {
 		{ { .s = "plain" }, { .u = 0 }, { .d = 0.1 } },
 		{ { .s = "a,b" }, { .u = UINT64_MAX }, { .d = 1.0 / 3 } },
 		{ { .s = "say \"hi\"" }, { .u = 42 }, { .d = 1e-6 } },
@@ -79,7 +86,7 @@ static int write_rows(struct lb_csv *c)
 		{ { .s = "\"" }, { .u = 4 }, { .d = INFINITY } },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (lb_csv_row(c, rows[i], err, sizeof(err)))
+		if (put_row(c, rows[i]))
 			return -1;
 	return 0;
 }
@@ -126,9 +133,9 @@ static void abort_keeps_old(void)
 static void incomplete_keeps_rows(void)
 {
 	const char *path = path_in_dir("part.csv");
-	const union lb_csv_val row[3] = { { .s = "#tag" }, { .u = 1 }, { .d = 0.5 } };
+	const union lb_val row[3] = { { .s = "#tag" }, { .u = 1 }, { .d = 0.5 } };
 	struct lb_csv *c = lb_csv_open(path, cols, 3, err, sizeof(err));
-	CHECK(c && lb_csv_row(c, row, err, sizeof(err)) == 0, "open/row: %s", err);
+	CHECK(c && put_row(c, row) == 0, "open/row: %s", err);
 	if (!c)
 		return;
 	char tmp[600];
@@ -164,6 +171,32 @@ static void incomplete_without_rows(void)
 	CHECK(got && strcmp(got, "old\n") == 0, "old file changed: %s", got);
 	free(got);
 	CHECK(dir_entries() == 1, "left %d entries", dir_entries());
+	unlink(path);
+}
+
+/* A counter column holds the counter of its name, or nothing when the
+ * result does not carry it (a transport that does not count). */
+static void counters(void)
+{
+	static const struct lb_col ccols[] = {
+		{ LB_COLUMN("name", LB_COL_TEXT) },
+		{ LB_COLUMN("frames_sent_count", LB_COL_COUNTER), .counter = "frames_sent" },
+		{ LB_COLUMN("acks_sent_count", LB_COL_COUNTER), .counter = "acks_sent" },
+	};
+	const char *path = path_in_dir("counters.csv");
+	const union lb_val v[3] = { { .s = "dpdk" } };
+	const struct lb_counter have[] = { { "acks_sent", 12 }, { "frames_sent", 7 } };
+	struct lb_result r = { .cols = ccols, .ncols = 3, .vals = v, .counters = have,
+			       .ncounters = 2 };
+	struct lb_csv *c = lb_csv_open(path, ccols, 3, err, sizeof(err));
+	CHECK(c && lb_csv_row(c, &r, err, sizeof(err)) == 0, "open/row: %s", err);
+	r.ncounters = 0;
+	CHECK(c && lb_csv_row(c, &r, err, sizeof(err)) == 0, "row without counters: %s", err);
+	CHECK(lb_csv_close(c, err, sizeof(err)) == 0, "close: %s", err);
+	char *got = slurp(path);
+	const char *want = "name,frames_sent_count,acks_sent_count\ndpdk,7,12\ndpdk,,\n";
+	CHECK(got && strcmp(got, want) == 0, "content:\n%s\nwant:\n%s", got, want);
+	free(got);
 	unlink(path);
 }
 
@@ -278,6 +311,7 @@ int main(void)
 	abort_keeps_old();
 	incomplete_keeps_rows();
 	incomplete_without_rows();
+	counters();
 	open_fails();
 	write_fails();
 	directory_fails();

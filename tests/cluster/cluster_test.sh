@@ -254,7 +254,7 @@ for i in 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
 # run: environment of each rank
 run() { timeout 60 "$cluster" run --name "$name" "$@"; }
 # shellcheck disable=SC2016 # expanded by the rank's sh
-run -- sh -c 'echo "ENV $LANEBENCH_RANK $LANEBENCH_SIZE $LANEBENCH_COORD $LANEBENCH_TOKEN $LANEBENCH_LANES $(ip netns identify $$)"' \
+run -- sh -c 'echo "ENV $LANEBENCH_RANK $LANEBENCH_SIZE $LANEBENCH_COORD $LANEBENCH_TOKEN $LANEBENCH_NICS $(ip netns identify $$)"' \
 	>"$tmp/env.out" 2>"$tmp/env.err"
 rc=$?
 [ $rc = 0 ]
@@ -263,11 +263,11 @@ result $? "run: exit 0 when every rank exits 0" \
 tokens=()
 for i in 0 1 2; do
 	line=$(grep "^\[rank $i\] ENV " "$tmp/env.out")
-	read -r _ _ _ rank size coord token lanes ns <<<"$line"
+	read -r _ _ _ rank size coord token nics ns <<<"$line"
 	tokens+=("$token")
 	if [ "$rank" = $i ] && [ "$size" = 3 ] && [ "$coord" = 10.9.0.1:18515 ] &&
-		[[ $token =~ ^[0-9a-f]{32}$ ]] && [ "$lanes" = rail0,rail1 ] && [ "$ns" = "$name-h$i" ]; then
-		ok "run: rank $i: RANK=$rank SIZE=$size COORD=$coord LANES=$lanes in $ns"
+		[[ $token =~ ^[0-9a-f]{32}$ ]] && [ "$nics" = rail0,rail1 ] && [ "$ns" = "$name-h$i" ]; then
+		ok "run: rank $i: RANK=$rank SIZE=$size COORD=$coord NICS=$nics in $ns"
 	else
 		fail "run: rank $i sees '$line'"
 	fi

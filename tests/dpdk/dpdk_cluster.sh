@@ -94,7 +94,7 @@ check "20% of all frames dropped (acks too, so final acks get lost): byte-exact"
 # "could not set PACKET_FANOUT"); on one interface they never do.
 job() { # port, csv: a second job on the same rail at the same time
 	timeout 150 "$cluster" run --name "$name" --port "$1" --timeout 140 -- \
-		"$lanebench" bcast --transport dpdk --no-pin --timeout 30 -o "$2" --lanes rail0 \
+		"$lanebench" bcast --transport dpdk --no-pin --timeout 30 -o "$2" --nics rail0 \
 		-a multilane,chain -m 1M -s 64K -i 5 -x 1 --no-calibration
 }
 two_jobs() {
@@ -110,7 +110,7 @@ check "each job dropped the other's frames (by job token)" test "$foreign" -gt 0
 
 refused() { # lanebench options: must fail, saying which value was bad
 	local out # (one rank on purpose: outside a job bcast refuses before the transport)
-	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --lanes lo "$@" 2>&1) &&
+	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --nics lo "$@" 2>&1) &&
 		return 1
 	echo "$out" | grep -q "dup: 'x' is not a probability"
 }

@@ -43,7 +43,7 @@ run() { # description, lanebench bcast options: all ranks, bounded in time
 	for i in $(seq 0 $((n - 1))); do
 		LANEBENCH_RANK=$i LANEBENCH_SIZE=$n LANEBENCH_COORD=127.0.0.1:$port \
 			LANEBENCH_TOKEN=memif-$$-$port timeout 120 "$lanebench" bcast \
-			--transport dpdk --no-pin --timeout 30 --lanes lo,lo \
+			--transport dpdk --no-pin --timeout 30 --nics lo,lo \
 			--tp-opt "eal=$(eal_of "$i")" "$@" >"$tmp/out$i" 2>&1 &
 		pids+=($!)
 	done
@@ -68,7 +68,7 @@ run "memif with 1% drop and duplication: byte-exact" \
 
 fails_with() { # expected message, EAL arguments: one rank must fail saying so
 	local want=$1 out # (a 1-rank job on purpose: outside a job bcast refuses earlier)
-	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --no-pin --timeout 10 --lanes lo -a chain -m 4K \
+	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --no-pin --timeout 10 --nics lo -a chain -m 4K \
 		-i 1 -x 0 --no-calibration --tp-opt "eal=$2" 2>&1)
 	if [ $? != 0 ] && echo "$out" | grep -qF "$want"; then
 		echo "ok: refused: $want"

@@ -67,7 +67,7 @@ check "2 ranks, root 1" bcast 2 -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 1 x 1" "$cluster" up 1 --rails 1 --rate 1gbit --name "$name"
-check "1 rank" bcast 1 -a all -m 4K -i 2 -x 0 --lanes rail0
+check "1 rank" bcast 1 -a all -m 4K -i 2 -x 0 --nics rail0
 
 echo "bcast-cluster: $fails failure(s)"
 [ "$fails" = 0 ]

@@ -37,25 +37,25 @@ expect_fail "bad size" "'12Q'" "$lanebench" bcast -m 12Q
 expect_fail "bad idle policy" "'busy'" "$lanebench" bcast --idle busy
 expect_fail "missing coordinator" "LANEBENCH_COORD" \
 	env -u LANEBENCH_COORD LANEBENCH_RANK=1 LANEBENCH_SIZE=2 LANEBENCH_TOKEN=t \
-	"$lanebench" bcast --lanes 127.0.0.1 --timeout 2
+	"$lanebench" bcast --nics 127.0.0.1 --timeout 2
 expect_fail "unreachable coordinator" "127.0.0.1:1" \
 	env LANEBENCH_RANK=1 LANEBENCH_SIZE=2 LANEBENCH_TOKEN=t LANEBENCH_COORD=127.0.0.1:1 \
-	LANEBENCH_TIMEOUT=2 "$lanebench" bcast --lanes 127.0.0.1 --timeout 2
+	LANEBENCH_TIMEOUT=2 "$lanebench" bcast --nics 127.0.0.1 --timeout 2
 expect_fail "unknown transport" "'carrier-pigeon'" \
 	env LANEBENCH_RANK=0 LANEBENCH_SIZE=1 LANEBENCH_TOKEN=t LANEBENCH_COORD=127.0.0.1:$(free_port) \
-	"$lanebench" bcast --lanes 127.0.0.1 --no-pin -t carrier-pigeon
+	"$lanebench" bcast --nics 127.0.0.1 --no-pin -t carrier-pigeon
 expect_fail "option of another transport" "--tp-opt eal: the tcp transport takes no options" \
 	env LANEBENCH_RANK=0 LANEBENCH_SIZE=1 LANEBENCH_TOKEN=t LANEBENCH_COORD=127.0.0.1:$(free_port) \
-	"$lanebench" bcast --lanes 127.0.0.1 --no-pin --tp-opt eal=--no-huge
+	"$lanebench" bcast --nics 127.0.0.1 --no-pin --tp-opt eal=--no-huge
 expect_fail "rank beyond size" "LANEBENCH_RANK" \
 	env LANEBENCH_RANK=5 LANEBENCH_SIZE=2 LANEBENCH_TOKEN=t LANEBENCH_COORD=127.0.0.1:1 \
-	"$lanebench" bcast --lanes 127.0.0.1
+	"$lanebench" bcast --nics 127.0.0.1
 
 # A stranger presenting the wrong token is refused; the real job completes.
 port=$(free_port)
 job() { # rank token
 	env LANEBENCH_RANK=$1 LANEBENCH_SIZE=2 LANEBENCH_TOKEN=$2 LANEBENCH_COORD=127.0.0.1:$port \
-		LANEBENCH_TIMEOUT=20 "$lanebench" bcast --lanes 127.0.0.1,127.0.0.1 --no-pin \
+		LANEBENCH_TIMEOUT=20 "$lanebench" bcast --nics 127.0.0.1,127.0.0.1 --no-pin \
 		-a chain -m 64K -i 2 -x 0 --no-calibration -o "$tmp/tok.csv"
 }
 job 0 right >"$tmp/r0.log" 2>&1 &
@@ -65,7 +65,7 @@ for _ in $(seq 100); do # rank 0 listens (bounded: 10 s)
 	sleep 0.1
 done
 env LANEBENCH_RANK=1 LANEBENCH_SIZE=2 LANEBENCH_TOKEN=wrong LANEBENCH_COORD=127.0.0.1:$port \
-	LANEBENCH_TIMEOUT=3 "$lanebench" bcast --lanes 127.0.0.1 --timeout 3 >"$tmp/stranger.log" 2>&1
+	LANEBENCH_TIMEOUT=3 "$lanebench" bcast --nics 127.0.0.1 --timeout 3 >"$tmp/stranger.log" 2>&1
 stranger=$?
 job 1 right >"$tmp/r1.log" 2>&1
 r1=$?

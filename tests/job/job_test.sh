@@ -31,7 +31,7 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 rank() {
 	local r=$1 n=$2 port=$3
 	shift 3
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
+	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
 		LANEBENCH_TOKEN="job$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
 }
 
@@ -41,7 +41,7 @@ rank() {
 alone() {
 	local r=$1 want1=$2 want2=$3 start=$SECONDS rc=0 took last
 	shift 3
-	rank "$r" 2 "$(free_port)" "$@" --lanes 127.0.0.1 --timeout 3s >"$tmp/alone.out" 2>&1 &
+	rank "$r" 2 "$(free_port)" "$@" --nics 127.0.0.1 --timeout 3s >"$tmp/alone.out" 2>&1 &
 	pids+=($!)
 	wait $! || rc=$?
 	took=$((SECONDS - start))
@@ -58,10 +58,24 @@ alone 0 "rank(s) 1 never connected" "timeout after 3 s" bcast --no-pin
 alone 1 "coordinator (rank 0)" "timeout after 3 s" bcast --no-pin
 alone 0 "rank(s) 1 never connected" "timeout after 3 s" p2p
 
+# The CSV schemas (results/README.md), column by column (this job is tcp:
+# its one counter column ends the bcast header).
+bcast_header=label,transport,algorithm,ranks,lanes,root,stripe,idle,message_bytes,slice_bytes,slices,iterations,warmup,time_min_seconds,time_median_seconds,time_mean_seconds,time_p99_seconds,time_max_seconds,algbw_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,calib_latency_seconds,calib_lane_bandwidth_bytes_per_second,table_seconds,refined_seconds,sim_seconds,measured_over_table_ratio,measured_over_refined_ratio,measured_over_sim_ratio,verified_bytes,tcp_segments_retransmitted_count
+p2p_header=transport,lane,lane_name,message_bytes,iterations,window,latency_min_seconds,latency_median_seconds,latency_p99_seconds,bandwidth_median_bytes_per_second,bandwidth_max_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio
+
+# same_header WHAT FILE WANT
+same_header() {
+	if [ "$(head -n 1 "$2" 2>/dev/null)" = "$3" ]; then
+		ok "$1: the CSV header of results/README.md"
+	else
+		fail "$1: CSV header $(head -n 1 "$2" 2>/dev/null), want $3"
+	fi
+}
+
 # --- one rank, explicitly: it runs, but reports no bandwidth ------------------
 # (nothing moves: bytes over an empty iteration would be terabytes per second)
-if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
-	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>&1; then
+if rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
+	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/one.err"; then
 	if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
 		$c["time_median_seconds"] == "" { bad++ } END { exit !(NR == 5 && !bad) }' "$tmp/one.csv"; then
@@ -69,9 +83,32 @@ if rank 0 1 "$(free_port)" bcast --lanes 127.0.0.1 --no-pin -a chain,binary -m 4
 	else
 		fail "LANEBENCH_SIZE=1 bcast: CSV: $(cut -d, -f3,4,19-21 "$tmp/one.csv" | tr '\n' ' ')"
 	fi
+	same_header "bcast" "$tmp/one.csv" "$bcast_header"
+	# the table on stdout: heading, one line per row, the file named last
+	if [ "$(sed -n 1p "$tmp/one.out" | tr -s ' ')" = "algorithm bytes slice median p99 MB/s eff sim meas/tab meas/ref meas/sim" ] &&
+		[ "$(tr -s ' ' <"$tmp/one.out" | grep -cE '^chain 4K 64K [0-9.]+ [mun]?s [0-9.]+ [mun]?s - - - - - -$')" = 1 ] &&
+		[ "$(tail -n 1 "$tmp/one.out")" = "results: $tmp/one.csv" ]; then
+		ok "LANEBENCH_SIZE=1 bcast: the table"
+	else
+		fail "LANEBENCH_SIZE=1 bcast: table: $(cat "$tmp/one.out")"
+	fi
 else
-	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.out")"
+	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.err")"
 fi
+
+# --- the NICs from the environment: $LANEBENCH_NICS, else the old name -------
+for var in LANEBENCH_NICS LANEBENCH_LANES; do
+	if env -u LANEBENCH_NICS -u LANEBENCH_LANES "$var=127.0.0.1,127.0.0.1" LANEBENCH_RANK=0 \
+		LANEBENCH_SIZE=1 LANEBENCH_COORD=127.0.0.1:"$(free_port)" "$lanebench" bcast --no-pin \
+		-a chain -m 4K -i 1 -x 0 --no-calibration -o "$tmp/env.csv" >/dev/null 2>"$tmp/env.err" &&
+		[ "$(cut -d, -f5 "$tmp/env.csv" | tail -1)" = 2 ]; then
+		ok "$var=127.0.0.1,127.0.0.1: 2 lanes"
+	else
+		fail "$var=127.0.0.1,127.0.0.1: $(cat "$tmp/env.err" "$tmp/env.csv")"
+	fi
+done
+grep -q "LANEBENCH_LANES is now LANEBENCH_NICS" "$tmp/env.err" ||
+	fail "LANEBENCH_LANES: no note on stderr: $(cat "$tmp/env.err")"
 
 # --- stopped mid-sweep ---------------------------------------------------------
 set -m # background jobs keep SIGINT's default action (job control)
@@ -119,7 +156,7 @@ valid_partial() {
 		fail "$why: compare on the partial file: $(cat "$dir/compare.out")"
 }
 
-bcast_sweep=(bcast --lanes 127.0.0.1,127.0.0.1 --no-pin -a all -m 4K:64M -i 50 --no-calibration)
+bcast_sweep=(bcast --nics 127.0.0.1,127.0.0.1 --no-pin -a all -m 4K:64M -i 50 --no-calibration)
 stop_pair TERM 3 "$tmp/bterm" "${bcast_sweep[@]}"
 if [ "$rc0" = 143 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ] &&
 	grep -q "rank 0" "$tmp/bterm/r1.err"; then
@@ -129,13 +166,14 @@ else
 fi
 valid_partial "$tmp/bterm" "terminated .SIGTERM."
 
-stop_pair INT 3 "$tmp/pint" p2p --lanes 127.0.0.1 -m 8:64M -i 50
+stop_pair INT 3 "$tmp/pint" p2p --nics 127.0.0.1 -m 8:64M -i 50
 if [ "$rc0" = 130 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ]; then
 	ok "p2p, SIGINT to rank 0 after 3 rows: exit 130, rank 1 exit $rc1 in $took s"
 else
 	fail "p2p, SIGINT: rank 0 exit $rc0 (want 130), rank 1 exit $rc1 after $took s: $(cat "$tmp/pint/r0.err" "$tmp/pint/r1.err")"
 fi
 valid_partial "$tmp/pint" "interrupted .SIGINT."
+same_header "p2p" "$tmp/pint/f.csv" "$p2p_header"
 
 # Rank 0's stdout closed early: it stops (as SIGPIPE would), keeping the file.
 port=$(free_port)

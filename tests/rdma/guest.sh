@@ -59,7 +59,7 @@ t p2p-write-spin 2 p2p --transport rdma -m 8,1M -i 10 -w 2 --idle spin -o /tmp/p
 t0=$(date +%s) tok=dev$$ st=0
 for i in 0 1; do
 	LANEBENCH_RANK=$i LANEBENCH_SIZE=2 LANEBENCH_COORD=10.99.1.1:18516 LANEBENCH_TOKEN=$tok \
-		LANEBENCH_LANES=rxe_n${i}r0:1,rxe_n${i}r1 timeout 100 "$lb" p2p --transport rdma -m 8,64K \
+		LANEBENCH_NICS=rxe_n${i}r0:1,rxe_n${i}r1 timeout 100 "$lb" p2p --transport rdma -m 8,64K \
 		-i 5 -x 1 --tp-opt ack-timeout=$ack -o /tmp/dev$i.csv >/tmp/dev$i.out 2>&1 &
 done
 wait %1 || st=1
@@ -82,7 +82,7 @@ done
 
 # a lane whose address has no RDMA device: a clear error, no crash
 LANEBENCH_RANK=0 LANEBENCH_SIZE=1 LANEBENCH_TOKEN=x timeout 30 "$lb" bcast --transport rdma \
-	-a chain -m 4K -i 1 --no-calibration --lanes 127.0.0.1 -o /tmp/x.csv >/tmp/lo.out 2>&1
+	-a chain -m 4K -i 1 --no-calibration --nics 127.0.0.1 -o /tmp/x.csv >/tmp/lo.out 2>&1
 st=$?
 if [ $st = 1 ] && grep -q "rdma lane '127.0.0.1'" /tmp/lo.out; then ok "non-RDMA lane named: $(tail -1 /tmp/lo.out)" 0
 else bad "non-RDMA lane: exit $st: $(tail -2 /tmp/lo.out)"; fi

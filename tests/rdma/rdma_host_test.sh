@@ -24,7 +24,7 @@ expect_fail() { # description, stderr regex, command...
 	fi
 }
 
-run=(bcast -a chain -m 4K -i 1 -x 0 --no-calibration -o "$tmp/r.csv" --lanes 127.0.0.1)
+run=(bcast -a chain -m 4K -i 1 -x 0 --no-calibration -o "$tmp/r.csv" --nics 127.0.0.1)
 if ls /sys/class/infiniband/* >/dev/null 2>&1; then
 	echo "note: this host has RDMA devices; the no-device case is not tested"
 else

@@ -1,0 +1,135 @@
+/* The point-to-point engine; see p2psweep.h. */
+#include "p2psweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "job.h"
+#include "lib/error.h"
+#include "p2p.h"
+#include "stats.h"
+
+/* results/README.md documents these columns; the table shows some. */
+static const struct lb_col columns[] = {
+	{ LB_COLUMN("transport", LB_COL_TEXT) },
+	{ LB_COLUMN("lane", LB_COL_UINT), .table = { { LB_SHOW_UINT, "lane", 4 } } },
+	{ LB_COLUMN("lane_name", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "name", -10 } } },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 8 } } },
+	{ LB_COLUMN("iterations", LB_COL_UINT), .table = { { LB_SHOW_UINT, "iters", 8 } } },
+	{ LB_COLUMN("window", LB_COL_UINT) },
+	{ LB_COLUMN("latency_min_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "lat min", 11 } } },
+	{ LB_COLUMN("latency_median_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "lat median", 11 } } },
+	{ LB_COLUMN("latency_p99_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "lat p99", 11 } } },
+	{ LB_COLUMN("bandwidth_median_bytes_per_second", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "bw MB/s", 12, 2, 1e6 },
+		     { LB_SHOW_FIXED, "bw Gbit/s", 10, 3, 1.25e8 } } },
+	{ LB_COLUMN("bandwidth_max_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("lane_rate_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("efficiency_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "eff", 6, 3, .nan = "-" } } },
+};
+
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+struct p2p_row {
+	uint32_t lane;
+	uint64_t bytes;
+	struct lb_stats lat, bw;
+	double efficiency;
+};
+
+/* Rank 0: the row as a result, to the sink. */
+static int emit(const struct lb_p2psweep_params *p, const struct lb_job *j,
+		const struct p2p_row *r, const struct lb_sink *sink, char *err, size_t len)
+{
+	const union lb_val v[] = {
+		{ .s = j->ops->name }, { .u = r->lane }, { .s = j->lane_names[r->lane] },
+		{ .u = r->bytes }, { .u = p->iterations }, { .u = p->window },
+		{ .d = r->lat.min }, { .d = r->lat.median }, { .d = r->lat.p99 },
+		{ .d = r->bw.median }, { .d = r->bw.max },
+		{ .d = j->lane_rate > 0 ? j->lane_rate : NAN }, { .d = r->efficiency },
+	};
+	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
+	const struct lb_result res = { .cols = columns, .ncols = NCOLUMNS, .vals = v };
+	return sink->row(sink->ctx, &res, err, len);
+}
+
+/* Ranks 0 and 1 measure one size on one lane; rank 0 keeps the figures. */
+static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_t lane,
+		   uint64_t bytes, struct p2p_row *row, char *err, size_t len)
+{
+	double *s = calloc(p->iterations, sizeof(*s));
+	if (!s)
+		return lb_errf(err, len, "out of memory");
+	struct lb_p2p_cfg c = {
+		.ops = j->ops, .tp = j->tp, .buf = j->buf, .lane = lane, .peer = !j->rank,
+		.initiator = j->rank == 0, .bytes = bytes, .iters = p->iterations,
+		.warmup = p->warmup, .window = p->window, .idle = p->idle,
+		.timeout = j->timeout, .stop = p->stop,
+	};
+	int rc = lb_p2p_latency(&c, s, err, len);
+	lb_stats_compute(s, p->iterations, &row->lat);
+	if (rc == 0)
+		rc = lb_p2p_bandwidth(&c, s, err, len);
+	lb_stats_compute(s, p->iterations, &row->bw);
+	row->lane = lane;
+	row->bytes = bytes;
+	row->efficiency = j->lane_rate > 0 ? row->bw.median / j->lane_rate : NAN;
+	free(s);
+	return rc;
+}
+
+static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j,
+		 const struct lb_sink *sink, char *err, size_t len)
+{
+	for (uint32_t l = 0; l < j->lanes; l++)
+		for (size_t i = 0; i < p->nsizes; i++) {
+			struct p2p_row row;
+			int rc = j->rank > 1 ? 0 : measure(p, j, l, p->sizes[i], &row, err, len);
+			if (rc == 0 && j->rank == 0)
+				rc = emit(p, j, &row, sink, err, len);
+			if (p->stop && *p->stop) { /* rank 1 may be in a data phase: tell it now */
+				lb_boot_abort(j->boot, "rank 0 was stopped by a signal");
+				return -1;
+			}
+			if ((rc = lb_job_agree(j, rc, err, len)) != 0)
+				return rc;
+		}
+	return 0;
+}
+
+/* Rank 0's sink begins, agreed so nobody waits for a rank that quit. */
+static int begin(struct lb_job *j, const struct lb_sink *sink, char *err, size_t len)
+{
+	int rc = 0;
+	if (j->rank == 0 && sink->begin)
+		rc = sink->begin(sink->ctx, columns, NCOLUMNS, err, len);
+	return lb_job_agree(j, rc, err, len);
+}
+
+int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
+		    char *err, size_t len)
+{
+	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
+				    .timeout = p->timeout, .lane_rate = p->lane_rate,
+				    .tp_options = p->tp_options };
+	for (size_t i = 0; i < p->nsizes; i++)
+		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
+	struct lb_job j;
+	int rc = lb_job_open(&j, &jp, err, len);
+	uint32_t peer[1] = { !j.rank }, *peers[LB_JOB_MAX_LANES], npeers[LB_JOB_MAX_LANES];
+	for (uint32_t l = 0; l < LB_JOB_MAX_LANES; l++)
+		peers[l] = peer, npeers[l] = j.rank < 2;
+	if (rc == 0)
+		rc = lb_job_connect(&j, peers, npeers, err, len);
+	if (rc == 0)
+		rc = begin(&j, sink, err, len);
+	if (rc == 0)
+		rc = sweep(p, &j, sink, err, len);
+	lb_job_close(&j);
+	return rc;
+}

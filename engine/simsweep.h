@@ -1,0 +1,61 @@
+/* The simulation engine (what `lanebench sim` runs): sweeps algorithms x
+ * ranks x message sizes x slice sizes; for each configuration it builds
+ * the schedule, optionally validates it, simulates it (model/sim.h) and
+ * evaluates the cost models with the same parameters, and hands one
+ * result to the sink.  One process, no job. */
+#ifndef LB_SIMSWEEP_H
+#define LB_SIMSWEEP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algos/algos.h"
+#include "result.h"
+
+struct lb_simsweep_params {
+	const struct lb_algo *const *algos;
+	size_t nalgos;
+	const uint64_t *ranks; /* rank counts */
+	size_t nranks;
+	const uint64_t *sizes; /* message sizes, bytes */
+	size_t nsizes;
+	const uint64_t *slices; /* slice sizes, bytes */
+	size_t nslices;
+	uint32_t lanes, root;
+	int stripe_off;
+	enum lb_allgather allgather;
+	uint32_t sites;        /* 2 adds the two-site model's columns */
+	double alpha;          /* seconds per transfer on a lane */
+	double lane_bw;        /* bytes/s of one lane */
+	double wan_alpha;      /* seconds per transfer between sites; < 0: alpha */
+	int validate;          /* check every schedule with the validator first */
+	/* Optional: non-zero (a signal's number) ends the sweep before the
+	 * next configuration; the run then returns 0 with the rows so far. */
+	const volatile sig_atomic_t *stop;
+};
+
+/* The columns of this sweep's results (the two-site ones only with
+ * sites == 2); static storage. */
+const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, size_t *ncols);
+
+enum lb_simsweep_fit {
+	LB_SIMSWEEP_FITS = 0,
+	LB_SIMSWEEP_UNBUILDABLE, /* a configuration no builder accepts: err names it */
+	LB_SIMSWEEP_TOO_BIG,     /* the largest configuration needs more memory than
+				  * is available: err names it and both figures */
+};
+
+/* Before any output: can every configuration be built, and does the
+ * largest fit in the memory this process may use? */
+enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char *err,
+				       size_t errlen);
+
+/* Runs the sweep, one result per configuration to sink (begin first, if
+ * set).  Returns 0 (also when stopped early), or -1 with the reason in
+ * err: a schedule the validator or the simulator refused, or the sink's
+ * failure. */
+int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *sink,
+		    char *err, size_t errlen);
+
+#endif
