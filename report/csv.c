@@ -61,12 +61,15 @@ static int open_tmp(struct lb_csv *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* A device or FIFO ("-o /dev/stdout") cannot be replaced by a rename: it
- * is written in place. */
+/* A device or FIFO cannot be replaced by a rename: it is written in
+ * place.  So is a symbolic link, whatever it points to: a rename would
+ * replace the link itself -- "-o /dev/stdout" with stdout redirected to a
+ * file once turned /dev/stdout (a link to /proc/self/fd/1) into a regular
+ * file.  lstat, not stat, so the link is seen. */
 static int open_target(struct lb_csv *c, char *err, size_t errlen)
 {
 	struct stat st;
-	if (stat(c->path, &st) != 0 || S_ISREG(st.st_mode))
+	if (lstat(c->path, &st) != 0 || S_ISREG(st.st_mode))
 		return open_tmp(c, err, errlen);
 	if (!(c->f = fopen(c->path, "w")))
 		return lb_errf(err, errlen, "cannot create '%s': %s", c->path, strerror(errno));

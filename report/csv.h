@@ -19,8 +19,9 @@
  * ends in that trailer; never silently short.  After a write error (or
  * lb_csv_abort) the temporary file is removed; only a process killed
  * outright (SIGKILL, a crash) leaves it, holding every finished row.  A
- * NULL path or "-" writes to stdout; an existing device or FIFO
- * ("/dev/stdout") is written in place (with the trailer too).  Errors
+ * NULL path or "-" writes to stdout; an existing device, FIFO or
+ * symbolic link ("/dev/stdout") is written in place, through the link
+ * (with the trailer too), never replaced.  Errors
  * name the path and strerror. */
 #ifndef LB_CSV_H
 #define LB_CSV_H

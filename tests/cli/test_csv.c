@@ -274,6 +274,29 @@ static void fifo_in_place(void)
 	unlink(path);
 }
 
+/* A symbolic link (as /dev/stdout is) to a regular file is written
+ * through, and stays a link: a rename would have replaced it. */
+static void symlink_in_place(void)
+{
+	char target[600], link[600]; /* path_in_dir's buffer is reused */
+	struct stat st;
+	snprintf(target, sizeof(target), "%s", path_in_dir("target.csv"));
+	snprintf(link, sizeof(link), "%s", path_in_dir("link.csv"));
+	int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	close(fd);
+	CHECK(symlink(target, link) == 0, "symlink: %s", strerror(errno));
+	struct lb_csv *c = lb_csv_open(link, cols, 3, err, sizeof(err));
+	CHECK(c && write_rows(c) == 0, "link open/rows: %s", err);
+	CHECK(lb_csv_close(c, err, sizeof(err)) == 0, "link close: %s", err);
+	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+	char *got = slurp(target);
+	CHECK(got && strcmp(got, expected) == 0, "link target content:\n%s", got);
+	free(got);
+	CHECK(dir_entries() == 2, "link write left %d entries", dir_entries());
+	unlink(link);
+	unlink(target);
+}
+
 /* NULL and "-" write to stdout; capture it in a file. */
 static void to_stdout(void)
 {
@@ -316,6 +339,7 @@ int main(void)
 	write_fails();
 	directory_fails();
 	fifo_in_place();
+	symlink_in_place();
 	to_stdout();
 	rmdir(dir);
 	return check_status("test_csv");
