@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Tests scripts/cluster on this machine (root, network namespaces): topology,
 # addresses, MACs, shaping on both ends of every rail link, the rate a TCP
-# stream gets, per-host rates, the `run` launcher (environment, failures,
-# timeout, interrupt, log files), bad input, and that `down` leaves nothing
-# behind.  Traffic only ever flows between namespaces the test creates.
+# stream gets, per-host and per-link (--rate-of) rates, `link down|up`, the
+# `run` launcher (environment, failures, timeout, interrupt, log files), bad
+# input, and that `down` leaves nothing behind.  Traffic only ever flows between namespaces the test creates.
 #   cluster_test.sh CLUSTER_SCRIPT
 # Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
 # (not root, or network namespaces unavailable).
@@ -164,19 +164,22 @@ fi
 # Rate: one TCP stream host 0 -> host 1 on rail0 for 3 s, goodput measured at
 # the receiver.  TCP payload is at most 1448/1514 = 95.6 % of the line rate at
 # MTU 1500, so 85 % .. 102 % is the window.
+# measure_TOOL RAIL: Mbit/s of one stream host 0 -> host 1 on rail RAIL.
 measure_iperf3() {
-	ip netns exec "$name-h1" timeout 20 iperf3 -s -1 -B 10.10.0.2 -p 5201 >/dev/null 2>&1 &
+	local net=$((10 + $1))
+	ip netns exec "$name-h1" timeout 20 iperf3 -s -1 -B 10.$net.0.2 -p 5201 >/dev/null 2>&1 &
 	bg+=($!)
 	wait_listen "$name-h1" 5201 || return 1
-	ip netns exec "$name-h0" timeout 20 iperf3 -c 10.10.0.2 -B 10.10.0.1 -p 5201 -t 3 -f m 2>&1 |
+	ip netns exec "$name-h0" timeout 20 iperf3 -c 10.$net.0.2 -B 10.$net.0.1 -p 5201 -t 3 -f m 2>&1 |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
 }
 measure_python() {
+	local net=$((10 + $1))
 	ip netns exec "$name-h1" timeout 20 python3 -c '
 import socket, sys, time
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("10.10.0.2", 5201)); s.listen(1); s.settimeout(10)
+s.bind(("10.%s.0.2" % sys.argv[1], 5201)); s.listen(1); s.settimeout(10)
 c, _ = s.accept(); c.settimeout(10)
 n, t0, t1 = 0, None, None
 while True:
@@ -187,17 +190,18 @@ while True:
     if t0 is None:
         t0 = t1
     n += len(b)
-print("%.2f" % (n * 8 / (t1 - t0) / 1e6))' >"$tmp/rate" 2>&1 &
+print("%.2f" % (n * 8 / (t1 - t0) / 1e6))' "$net" >"$tmp/rate" 2>&1 &
 	local srv=$!
 	bg+=("$srv")
 	wait_listen "$name-h1" 5201 || return 1
 	ip netns exec "$name-h0" timeout 20 python3 -c '
-import socket, time
-c = socket.create_connection(("10.10.0.2", 5201), timeout=10, source_address=("10.10.0.1", 0))
+import socket, sys, time
+net = sys.argv[1]
+c = socket.create_connection(("10.%s.0.2" % net, 5201), timeout=10, source_address=("10.%s.0.1" % net, 0))
 buf, stop = bytes(1 << 16), time.monotonic() + 3
 while time.monotonic() < stop:
     c.sendall(buf)
-c.close()' || return 1
+c.close()' "$net" || return 1
 	wait "$srv"
 	cat "$tmp/rate"
 }
@@ -218,7 +222,7 @@ tool=${CLUSTER_TEST_RATE_TOOL:-}
 attempts=() verdict=low best=0 least_steal=100
 for try in 1 2 3; do
 	read -r busy0 steal0 total0 < <(cpu_ticks)
-	mbps=$("measure_$tool" 2>&1 | tail -1)
+	mbps=$("measure_$tool" 0 2>&1 | tail -1)
 	read -r busy1 steal1 total1 < <(cpu_ticks)
 	load=$(awk -v b=$((busy1 - busy0)) -v s=$((steal1 - steal0)) -v t=$((total1 - total0)) \
 		'BEGIN { if (t < 1) t = 1; printf "CPU busy %d %%, steal %d %%", 100 * b / t, 100 * s / t }')
@@ -248,7 +252,7 @@ esac
 
 # status
 if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) && grep -q '10.11.0.3' <<<"$out" &&
-	[ "$(grep -c 'tx 100Mbit *rx 100Mbit' <<<"$out")" = 6 ]; then
+	[ "$(grep -c 'UP *carrier *port up *rate 100mbit *tx 100Mbit *rx 100Mbit' <<<"$out")" = 6 ]; then
 	ok "status lists hosts, addresses and both rates"
 else
 	fail "status:"
@@ -261,6 +265,54 @@ check "up --rates 50mbit,100mbit,100mbit over the running cluster" \
 	"$cluster" up 3 --rails 2 --rates 50mbit,100mbit,100mbit --name "$name"
 for r in 0 1; do check_shaping 0 $r 50Mbit; done
 for i in 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
+
+# --------------------------------------------------------------------------
+# A degraded port: --rate-of shapes exactly that link, on both ends; every
+# other link keeps its host's rate.  A later --rate-of of a link wins.
+check "up --rate 100mbit --rate-of 1:1=20mbit --rate-of 1:1=50mbit" \
+	"$cluster" up 3 --rails 2 --rate 100mbit --rate-of 1:1=20mbit --rate-of 1:1=50mbit --name "$name"
+for i in 0 1 2; do for r in 0 1; do
+	if [ $i = 1 ] && [ $r = 1 ]; then check_shaping $i $r 50Mbit; else check_shaping $i $r 100Mbit; fi
+done; done
+if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) &&
+	grep -q '^  rail1 *10.11.0.2 .* rate 50mbit *tx 50Mbit *rx 50Mbit$' <<<"$out" &&
+	[ "$(grep -c 'rate 100mbit *tx 100Mbit *rx 100Mbit$' <<<"$out")" = 5 ]; then
+	ok "status shows host 1 rail1 at 50mbit, the 5 other links at 100mbit"
+else
+	fail "status after --rate-of 1:1=50mbit:"
+	printf '    %s\n' "$out"
+fi
+# Timing only one way: shaping never lets a stream beyond 102 % of the link's
+# rate (without --rate-of it would reach ~95 Mbit/s), while a starved machine
+# only falls short, which says nothing about the configuration.
+mbps=$("measure_$tool" 1 2>&1 | tail -1)
+awk -v m="$mbps" 'BEGIN { exit !(m ~ /^[0-9.]+$/ && m > 0 && m <= 51) }'
+result $? "one TCP stream host 0 -> host 1 on the 50mbit rail1: $mbps Mbit/s (<= 51)" \
+	"one TCP stream host 0 -> host 1 on the 50mbit rail1: '$mbps' Mbit/s, want 0 < rate <= 51"
+
+# --------------------------------------------------------------------------
+# link down/up: a cable pull.  The switch end goes down, the host end loses
+# carrier and keeps its address; the other links are untouched.
+carrier() { ip -n "$name-h$1" -o link show dev "rail$2" | grep -o '<[^>]*>'; }
+ping_rail1() { ip netns exec "$name-h0" ping -c1 -W1 -I rail1 10.11.0.2 >/dev/null 2>&1; }
+check "link 1 1 down" "$cluster" link 1 1 down --name "$name"
+flags=$(carrier 1 1) addr=$(ip -n "$name-h1" -o -4 addr show dev rail1 | awk '{ print $4 }')
+[[ $flags = *NO-CARRIER* && $flags = *,UP* ]] && [ "$addr" = 10.11.0.2/24 ] &&
+	[[ $(carrier 1 0) = *LOWER_UP* && $(carrier 0 1) = *LOWER_UP* ]]
+result $? "link down: host 1 rail1 $flags, address $addr kept; rail0 and host 0 rail1 keep carrier" \
+	"link down: host 1 rail1 $flags address '$addr'; host 1 rail0 $(carrier 1 0), host 0 rail1 $(carrier 0 1)"
+out=$(timeout 30 "$cluster" status --name "$name" 2>&1)
+grep -q '^  rail1 *10.11.0.2 .* DOWN *NO-CARRIER port down rate 50mbit' <<<"$out"
+result $? "status shows host 1 rail1 DOWN, NO-CARRIER, port down" \
+	"status after link down: $(grep '10.11.0.2' <<<"$out")"
+! ping_rail1
+result $? "link down: host 0 cannot reach host 1 on rail1" "link down: host 0 still reaches host 1 on rail1"
+check "link 1 1 up" "$cluster" link 1 1 up --name "$name"
+flags=$(carrier 1 1)
+[[ $flags = *LOWER_UP* && $flags != *NO-CARRIER* ]] && ping_rail1
+result $? "link up: host 1 rail1 $flags, host 0 reaches it again" \
+	"link up: host 1 rail1 $flags, ping host 0 -> host 1 on rail1 $(ping_rail1 && echo works || echo fails)"
+check_shaping 1 1 50Mbit
 
 # --------------------------------------------------------------------------
 # run: environment of each rank
@@ -384,6 +436,13 @@ bad_input "--name too long" toolong7 up 3 --rate 100mbit --name toolong7
 bad_input "unknown subcommand" frobnicate frobnicate
 bad_input "unknown option" --frob up 3 --rate 100mbit --frob --name "$name"
 bad_input "run --timeout x" x run --name "$name" --timeout x -- true
+bad_input "--rate-of of host 5 on 3 hosts" 5:1=100mbit up 3 --rails 2 --rate 100mbit --rate-of 5:1=100mbit --name "$name"
+bad_input "--rate-of of rail 2 on 2 rails" 0:2=100mbit up 3 --rails 2 --rate 100mbit --rate-of 0:2=100mbit --name "$name"
+bad_input "--rate-of with a bad rate" 1:1=fast up 3 --rails 2 --rate 100mbit --rate-of 1:1=fast --name "$name"
+bad_input "--rate-of without a rate" 1:1 up 3 --rails 2 --rate 100mbit --rate-of 1:1 --name "$name"
+bad_input "link of host 3 on 3 hosts" 3 link 3 0 down --name "$name"
+bad_input "link of rail 2 on 2 rails" 2 link 0 2 down --name "$name"
+bad_input "link 0 0 sideways" sideways link 0 0 sideways --name "$name"
 [ -f /run/lanebench-cluster/$name.env ] && ip netns list | grep -q "^$name-h2\b"
 result $? "bad input left the running cluster alone" \
 	"bad input removed the running cluster"
