@@ -3,6 +3,7 @@
  * runs the engine (engine/bcast.c); rank 0 hands every configuration's
  * result to two sinks: the CSV file and a table on stdout. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -10,6 +11,7 @@
 
 #include "cli.h"
 #include "engine/bcast.h"
+#include "engine/job.h"
 #include "report/csv.h"
 #include "report/table.h"
 #include "lib/stop.h"
@@ -18,7 +20,8 @@
 struct bcast_opts {
 	struct lb_algo_set algos;
 	struct lb_list sizes, slices;
-	uint32_t iterations, warmup, root;
+	uint32_t iterations, warmup;
+	const char *roots; /* -r as typed: "all" needs the job's size */
 	int stripe_off, allgather, idle, no_calibration, no_pin, verbose;
 	uint64_t calib_size;
 	double timeout, lane_rate;
@@ -27,6 +30,19 @@ struct bcast_opts {
 };
 
 #define OFF(f) offsetof(struct bcast_opts, f)
+
+/* -r/--root: only checked here; expanded (and each rank checked against
+ * the job's size) when the command runs, see roots_of(). */
+static int check_roots(void *target, const char *arg, char *err, size_t errlen)
+{
+	uint64_t *v = NULL;
+	size_t n;
+	if (strcmp(arg, "all") != 0 && lb_parse_rank_list(arg, LB_MAX_RANKS, &v, &n, err, errlen))
+		return -1;
+	free(v);
+	*(const char **)target = arg;
+	return 0;
+}
 
 static const char *const on_off[] = { "on", "off", NULL };
 static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
@@ -43,8 +59,8 @@ static const struct lb_opt opts[] = {
 	  OFF(iterations)), .def = "10", .min = 1, .max = 1000000 },
 	{ LB_OPT("warmup", 'x', "N", "untimed iterations first", LB_OPT_UINT, OFF(warmup)),
 	  .def = "2", .min = 0, .max = 1000000 },
-	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
-	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
+	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all) are swept one after another, each a row",
+	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots },
 	LB_NICS_ROWS("NICs, a lane each: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_NICS, else auto",
 		     OFF(nics)),
 	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
@@ -66,7 +82,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_FLAG, OFF(no_pin)) },
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, calibration, one iteration (default $LANEBENCH_TIMEOUT, else 60s)",
 	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout },
-	{ LB_OPT("verbose", 'v', NULL, "every rank says on stderr when each iteration's data phase starts (\"lanebench bcast: rank 2: chain 4M slice 64K: iteration 3/12 started\"): follow a run in its logs, or act once data moves",
+	{ LB_OPT("verbose", 'v', NULL, "every rank says on stderr when each iteration's data phase starts (\"lanebench bcast: rank 2: chain 4M slice 64K root 0: iteration 3/12 started\"): follow a run in its logs, or act once data moves",
 	  LB_OPT_FLAG, OFF(verbose)) },
 	{ LB_OPT("label", 0, "NAME", "name of this run in the CSV and its file name",
 	  LB_OPT_STRING, OFF(label)) },
@@ -149,8 +165,8 @@ static void on_iteration(const struct lb_bcast_step *st, void *arg)
 	lb_format_size(st->bytes, size, sizeof(size));
 	if (o->verbose) {
 		lb_format_size(st->slice_bytes ? st->slice_bytes : st->bytes, slice, sizeof(slice));
-		fprintf(stderr, "lanebench bcast: rank %u: %s %s slice %s: iteration %u/%u started\n",
-			st->rank, st->algorithm, size, slice, st->iteration, st->iterations);
+		fprintf(stderr, "lanebench bcast: rank %u: %s %s slice %s root %u: iteration %u/%u started\n",
+			st->rank, st->algorithm, size, slice, st->root, st->iteration, st->iterations);
 		return;
 	}
 	if (st->rank != 0 || !isatty(STDERR_FILENO))
@@ -162,12 +178,14 @@ static void on_iteration(const struct lb_bcast_step *st, void *arg)
 }
 
 /* In a job: the NICs' default may name the rank's own. */
-static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct bcast_opts *o)
+static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
+					const struct lb_list *roots)
 {
 	return (struct lb_bcast_params){
 		.algos = o->algos.a, .nalgos = o->algos.n, .sizes = o->sizes.v,
 		.nsizes = o->sizes.n, .slices = o->slices.v, .nslices = o->slices.n,
-		.iterations = o->iterations, .warmup = o->warmup, .root = o->root,
+		.iterations = o->iterations, .warmup = o->warmup,
+		.roots = roots->v, .nroots = roots->n,
 		.stripe_off = o->stripe_off, .allgather = (enum lb_allgather)o->allgather,
 		.nics = lb_cli_nics(cmd, o->nics), .transport = o->transport, .label = o->label,
 		.idle = (enum lb_idle)o->idle,
@@ -179,17 +197,34 @@ static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct b
 	};
 }
 
+/* The roots of -r for this job: "all" is every rank of it, and a rank
+ * beyond it is a usage error, named. */
+static int roots_of(const struct lb_cmd *cmd, const struct bcast_opts *o, struct lb_list *roots)
+{
+	const char *from = NULL;
+	char err[768];
+	uint32_t size = lb_job_launched(&from, err, sizeof(err));
+	if (size && lb_parse_rank_list(o->roots, size, &roots->v, &roots->n, err, sizeof(err)) == 0)
+		return 0;
+	lb_cli_error(cmd, "root", "%s", err);
+	return LB_EXIT_USAGE;
+}
+
 static int bcast(const struct lb_cmd *cmd, void *base)
 {
 	const struct bcast_opts *o = base;
 	struct bcast_out out = { .o = o, .table = { .out = stdout } };
 	const struct lb_sink sink = { .row = out_row, .ctx = &out };
+	struct lb_list roots = { 0 };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 1);
+	if (rc == 0)
+		rc = roots_of(cmd, o, &roots);
 	if (rc)
 		return rc;
-	const struct lb_bcast_params p = params_of(cmd, o);
+	const struct lb_bcast_params p = params_of(cmd, o, &roots);
 	rc = lb_bcast_run(&p, &sink, err, sizeof(err));
+	free(roots.v);
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
 	rc = lb_cli_finish_csv(cmd, out.csv, rc, err); /* after a signal: ends by it */
@@ -207,7 +242,7 @@ static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)
 const struct lb_cmd lb_cmd_bcast = {
 	.name = "bcast",
 	.summary = "run broadcasts across the job's ranks; measured vs predicted, CSV",
-	.usage = "[-a LIST|all] [-m SIZES] [-s SIZES] [-i N] [-x N] [-r ROOT] [-d NICS] [options]",
+	.usage = "[-a LIST|all] [-m SIZES] [-s SIZES] [-i N] [-x N] [-r RANKS|all] [-d NICS] [options]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = bcast_more_help,

@@ -96,10 +96,14 @@ static const struct lb_col columns[] = {
 
 #define NFIXED (sizeof(columns) / sizeof(columns[0]))
 
-/* Configuration i of the sweep: algorithms x sizes x slices. */
+/* Configuration i of the sweep: algorithms x sizes x slices x roots (the
+ * roots innermost, so that a configuration's rows for each root are
+ * adjacent and a root that is slower than the others stands out). */
 static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb_algo **a,
-		      uint64_t *bytes, uint64_t *slice)
+		      uint64_t *bytes, uint64_t *slice, uint32_t *root)
 {
+	*root = (uint32_t)p->roots[i % p->nroots];
+	i /= p->nroots;
 	*slice = p->slices[i % p->nslices];
 	i /= p->nslices;
 	*bytes = p->sizes[i % p->nsizes];
@@ -109,10 +113,10 @@ static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb
 static struct lb_schedule *build(const struct run *r, size_t i, char *err, size_t len)
 {
 	const struct lb_algo *a;
-	struct lb_algo_params p = { .ranks = r->job.size, .root = r->prm->root, .lanes = r->job.lanes,
+	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
 				    .allgather = r->prm->allgather, .sites = 1 };
-	config_at(r->prm, i, &a, &p.bytes, &p.slice_bytes);
+	config_at(r->prm, i, &a, &p.bytes, &p.slice_bytes, &p.root);
 	return lb_algo_build(a, &p, err, len);
 }
 
@@ -182,7 +186,7 @@ static void announce(const struct run *r, const struct lb_schedule *s, uint32_t 
 				    .iterations = r->prm->warmup + r->prm->iterations };
 	if (!r->prm->on_iteration)
 		return;
-	config_at(r->prm, r->config, &a, &st.bytes, &st.slice_bytes);
+	config_at(r->prm, r->config, &a, &st.bytes, &st.slice_bytes, &st.root);
 	r->prm->on_iteration(&st, r->prm->on_iteration_arg);
 }
 
@@ -320,6 +324,15 @@ static void counters_now(const struct run *r, struct counts *out)
 		out->c[out->n++] = (struct lb_counter){ c[i].name, c[i].value };
 }
 
+/* With several roots, rows may differ by their root only: the table on
+ * stdout shows it then (and only then, so one root's table is as before). */
+static void show_root(struct run *r)
+{
+	for (size_t i = 0; r->prm->nroots > 1 && i < NFIXED; i++)
+		if (strcmp(r->cols[i].name, "root") == 0)
+			r->cols[i].table[0] = (struct lb_show_as){ .how = LB_SHOW_UINT, .heading = "root", .width = 4 };
+}
+
 /* The columns of this run: the fixed ones, then one per counter of its
  * transport (the same names on every call: transport.h), named
  * <transport>_<counter>_count. */
@@ -328,6 +341,7 @@ static void describe_columns(struct run *r)
 	struct counts c;
 	_Static_assert(NFIXED <= NFIXED_MAX, "struct run holds the fixed columns");
 	memcpy(r->cols, columns, sizeof(columns));
+	show_root(r);
 	counters_now(r, &c);
 	for (size_t i = 0; i < c.n; i++) {
 		snprintf(r->counter_cols[i], sizeof(r->counter_cols[i]), "%s_%s_count",
@@ -398,7 +412,8 @@ static int run_config(struct run *r, const struct lb_sink *sink, char *err, size
 	counters_now(r, &before);
 	const struct lb_algo *a;
 	uint64_t bytes, slice;
-	config_at(r->prm, r->config, &a, &bytes, &slice);
+	uint32_t root;
+	config_at(r->prm, r->config, &a, &bytes, &slice, &root);
 	struct lb_schedule *s = build(r, r->config, err, len);
 	uint32_t n = r->prm->iterations;
 	double *secs = calloc(n + 1, sizeof(*secs)), *all = calloc((size_t)r->job.size * n + 1, sizeof(*all));
@@ -474,7 +489,8 @@ static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t le
 int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 		 char *err, size_t len)
 {
-	struct run r = { .prm = prm, .nconfigs = prm->nalgos * prm->nsizes * prm->nslices };
+	struct run r = { .prm = prm,
+			 .nconfigs = prm->nalgos * prm->nsizes * prm->nslices * prm->nroots };
 	int rc = set_up(&r, err, len);
 	if (rc == 0)
 		rc = begin(&r, sink, err, len);

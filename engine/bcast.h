@@ -1,6 +1,6 @@
 /* The broadcast benchmark engine (what `lanebench bcast` runs on every
  * rank): bootstrap, lanes, transport, calibration, then for each
- * (algorithm, size, slice) warm-up and timed iterations of the schedule,
+ * (algorithm, size, slice, root) warm-up and timed iterations of the schedule,
  * every iteration's bytes verified on every rank, times gathered to rank 0,
  * predictions from the cost table and the simulator beside them.
  *
@@ -23,6 +23,7 @@ struct lb_bcast_step {
 	uint32_t rank;
 	const char *algorithm;
 	uint64_t bytes, slice_bytes;
+	uint32_t root;
 	size_t config, nconfigs;        /* 0-based configuration of the sweep; their count */
 	uint32_t iteration, iterations; /* 1-based, warm-up ones included; their count */
 };
@@ -35,7 +36,9 @@ struct lb_bcast_params {
 	const uint64_t *slices;    /* slice sizes; 0 = whole message */
 	size_t nslices;
 	uint32_t iterations, warmup;
-	uint32_t root;
+	const uint64_t *roots;     /* ranks that hold the message, each < the job's
+				    * size; the sweep's innermost dimension */
+	size_t nroots;
 	int stripe_off;
 	enum lb_allgather allgather;
 	const char *nics;          /* one lane each: "rail0,rail1", "auto"; NULL: auto */
@@ -59,7 +62,8 @@ struct lb_bcast_params {
 
 /* Collective: every rank of the job calls it; sink is used on rank 0
  * (begin once the job is set up and calibrated, agreed by all ranks; a
- * row per configuration, in sweep order).  Returns 0, or -1 with a
+ * row per configuration, in sweep order: algorithms, then sizes, then
+ * slices, then roots, the last varying fastest).  Returns 0, or -1 with a
  * reason naming the rank, lane or value that failed -- LB_EPEER
  * (lib/error.h) when another rank is the cause: it died, disconnected,
  * stopped answering or failed itself.  A rank that lost a peer mid-run

@@ -180,18 +180,34 @@ static int expand_item(const char *p, size_t n, item_fn parse, struct vec *a,
 	}
 }
 
-static int parse_list(const char *s, item_fn parse, const char *what,
+/* How a list's items expand: a value or a range of values, into a. */
+struct list_kind {
+	const char *what;  /* "size": names the list in messages */
+	const char *range; /* "A:B": the range syntax, for messages */
+	item_fn parse;     /* one value (expand_item) */
+	uint64_t below;    /* rank lists: every value < below (expand_rank_item) */
+	int (*expand)(const char *p, size_t n, const struct list_kind *k, struct vec *a,
+		      char *err, size_t errlen);
+};
+
+static int expand_doubling(const char *p, size_t n, const struct list_kind *k, struct vec *a,
+			   char *err, size_t errlen)
+{
+	return expand_item(p, n, k->parse, a, err, errlen);
+}
+
+static int parse_list(const char *s, const struct list_kind *k,
 		      uint64_t **out, size_t *n, char *err, size_t errlen)
 {
-	struct vec a = { .list = s, .what = what };
+	struct vec a = { .list = s, .what = k->what };
 	for (const char *p = s;; p++) {
 		size_t len = strcspn(p, ",");
 		if (len == 0) {
 			free(a.v);
-			return lb_errf(err, errlen, "bad %s list '%.*s%s': expected comma-separated %ss or ranges A:B, found an empty item",
-				    what, QUOTED(s), what);
+			return lb_errf(err, errlen, "bad %s list '%.*s%s': expected comma-separated %ss or ranges %s, found an empty item",
+				    k->what, QUOTED(s), k->what, k->range);
 		}
-		if (expand_item(p, len, parse, &a, err, errlen)) {
+		if (k->expand(p, len, k, &a, err, errlen)) {
 			free(a.v);
 			return -1;
 		}
@@ -207,13 +223,69 @@ static int parse_list(const char *s, item_fn parse, const char *what,
 int lb_parse_size_list(const char *s, uint64_t **out, size_t *n,
 		       char *err, size_t errlen)
 {
-	return parse_list(s, parse_size_span, "size", out, n, err, errlen);
+	static const struct list_kind k = { "size", "A:B", parse_size_span, 0, expand_doubling };
+	return parse_list(s, &k, out, n, err, errlen);
 }
 
 int lb_parse_count_list(const char *s, uint64_t **out, size_t *n,
 			char *err, size_t errlen)
 {
-	return parse_list(s, parse_count_span, "count", out, n, err, errlen);
+	static const struct list_kind k = { "count", "A:B", parse_count_span, 0, expand_doubling };
+	return parse_list(s, &k, out, n, err, errlen);
+}
+
+static int parse_rank_span(const char *p, size_t n, uint64_t below, uint64_t *out,
+			   char *err, size_t errlen)
+{
+	uint64_t v;
+	size_t nd;
+	if (read_digits(p, n, &v, &nd) || nd == 0 || nd != n)
+		return lb_errf(err, errlen, "bad rank '%.*s': expected a rank number, a range A-B or all",
+			       (int)n, p);
+	if (v >= below)
+		return lb_errf(err, errlen, "bad rank '%.*s': out of range for %llu ranks (expected 0..%llu)",
+			       (int)n, p, (unsigned long long)below, (unsigned long long)below - 1);
+	*out = v;
+	return 0;
+}
+
+/* "R" or "A-B": R, or every rank from A to B (A <= B). */
+static int expand_rank_item(const char *p, size_t n, const struct list_kind *k, struct vec *a,
+			    char *err, size_t errlen)
+{
+	const char *dash = memchr(p, '-', n);
+	size_t nlo = dash ? (size_t)(dash - p) : n;
+	uint64_t lo, hi;
+	if (parse_rank_span(p, nlo, k->below, &lo, err, errlen))
+		return -1;
+	hi = lo;
+	if (dash && parse_rank_span(dash + 1, n - nlo - 1, k->below, &hi, err, errlen))
+		return -1;
+	if (lo > hi)
+		return lb_errf(err, errlen, "bad range '%.*s': expected A-B with A <= B", (int)n, p);
+	for (uint64_t v = lo; v <= hi; v++)
+		if (vec_push(a, v, err, errlen))
+			return -1;
+	return 0;
+}
+
+int lb_parse_rank_list(const char *s, uint64_t ranks, uint64_t **out, size_t *n,
+		       char *err, size_t errlen)
+{
+	const struct list_kind k = { "rank", "A-B", NULL, ranks, expand_rank_item };
+	if (strcmp(s, "all") != 0)
+		return parse_list(s, &k, out, n, err, errlen);
+	if (ranks == 0 || ranks > LB_LIST_MAX)
+		return lb_errf(err, errlen, "bad rank list 'all': expected 1 to %d ranks, the job has %llu",
+			       LB_LIST_MAX, (unsigned long long)ranks);
+	uint64_t *v = malloc(ranks * sizeof(*v));
+	if (!v)
+		return lb_errf(err, errlen, "rank list 'all': out of memory");
+	for (uint64_t r = 0; r < ranks; r++)
+		v[r] = r;
+	*out = v;
+	*n = ranks;
+	return 0;
 }
 
 /* Length of a decimal number at s: digits, optional fraction, optional

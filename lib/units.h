@@ -32,6 +32,13 @@ int lb_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 int lb_parse_count_list(const char *s, uint64_t **out, size_t *n,
 			char *err, size_t errlen);
 
+/* Ranks of a job of `ranks` ranks: "all" (0 .. ranks-1), or a comma list
+ * of ranks and ranges "A-B" (every rank from A to B, A <= B), each below
+ * ranks: "0,2-3".  Kept in the order given, duplicates included; at most
+ * LB_LIST_MAX values.  *out is malloc'd (caller frees), *n >= 1. */
+int lb_parse_rank_list(const char *s, uint64_t ranks, uint64_t **out, size_t *n,
+		       char *err, size_t errlen);
+
 /* Seconds, >= 0 and finite: "5us", "1.5ms", "2s", "100ns", "1e-6" (a plain
  * number is seconds). */
 int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen);

@@ -164,6 +164,42 @@ static void counts(void)
 	check_error("lb_parse_uint", "2x", lb_parse_uint("2x", 0, 10, &v, err, sizeof(err)), NULL);
 }
 
+/* Root lists: all, ranks and ranges A-B (every rank), each below the job's
+ * size, in the order given. */
+static void check_ranks(const char *in, uint64_t size, const uint64_t *want, size_t nwant)
+{
+	uint64_t *v = NULL;
+	size_t n = 0;
+	int rc = lb_parse_rank_list(in, size, &v, &n, err, sizeof(err));
+	CHECK(rc == 0 && n == nwant && memcmp(v, want, n * sizeof(*v)) == 0,
+	      "rank list '%s' of %llu ranks: rc %d, %zu values: %s", in, (unsigned long long)size,
+	      rc, n, err);
+	free(v);
+}
+
+static void rank_lists(void)
+{
+	uint64_t *v = NULL;
+	size_t n = 0;
+	check_ranks("0", 1, (const uint64_t[]){ 0 }, 1);
+	check_ranks("all", 4, (const uint64_t[]){ 0, 1, 2, 3 }, 4);
+	check_ranks("3,0-2", 4, (const uint64_t[]){ 3, 0, 1, 2 }, 4);
+	check_ranks("2-2,1,1", 4, (const uint64_t[]){ 2, 1, 1 }, 3);
+	static const char *const bad[] = { "", "x", "-1", "1-", "-", "1,", "1:3", "0x1", "all,1", " 1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = lb_parse_rank_list(bad[i], 4, &v, &n, err, sizeof(err));
+		CHECK(rc == -1 && strchr(err, '\n') == NULL, "rank list '%s' accepted (%s)", bad[i], err);
+	}
+	check_error("lb_parse_rank_list", "9", lb_parse_rank_list("9", 4, &v, &n, err, sizeof(err)), NULL);
+	CHECK(strcmp(err, "bad rank '9': out of range for 4 ranks (expected 0..3)") == 0, "message: %s", err);
+	check_error("lb_parse_rank_list", "1-4", lb_parse_rank_list("1-4", 4, &v, &n, err, sizeof(err)), "4");
+	check_error("lb_parse_rank_list", "3-1", lb_parse_rank_list("3-1", 4, &v, &n, err, sizeof(err)), NULL);
+	check_error("lb_parse_rank_list", "all",
+		    lb_parse_rank_list("all", LB_LIST_MAX + 1, &v, &n, err, sizeof(err)), NULL);
+	check_error("lb_parse_rank_list", "0-4096",
+		    lb_parse_rank_list("0-4096", LB_LIST_MAX + 1, &v, &n, err, sizeof(err)), NULL);
+}
+
 static void seconds(void)
 {
 	static const struct { const char *in; double want; } good[] = {
@@ -255,6 +291,7 @@ int main(void)
 	size_lists();
 	list_limit();
 	counts();
+	rank_lists();
 	seconds();
 	rates();
 	formats();

@@ -2,7 +2,8 @@
 # Integration on the emulated multi-rail cluster (root): real processes, one
 # per network namespace, TCP over shaped veth rails; every algorithm, several
 # sizes and slices, bytes verified on every rank by lanebench itself (a
-# mismatch makes it exit non-zero).  Also 1 and 2 ranks, a non-zero root.
+# mismatch makes it exit non-zero).  Also 1 and 2 ranks, a non-zero root,
+# and every root in turn (-r all) on 4 ranks.
 #   bcast_cluster.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
 lanebench=$1 cluster=$2
@@ -64,6 +65,26 @@ check "multilane and chain with yield idle policy" \
 
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"
 check "2 ranks, root 1" bcast 2 -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
+"$cluster" down --name "$name" >/dev/null
+
+# Root rotation: a row per (algorithm, root), the roots innermost, each
+# verified; a root the job does not have is a usage error naming it.
+check "cluster up 4 x 2" "$cluster" up 4 --rails 2 --rate 1gbit --name "$name"
+check "4 ranks, -r all" bcast 4 -a all -m 256K -s 64K -i 2 -x 1 -r all
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ printf "%s:%s:%s ", $c["algorithm"], $c["root"], $c["verified_bytes"] == 3 * $c["message_bytes"] * 3 }' \
+	"$tmp/run-4.csv")
+want=$(for a in chain binary binomial vandegeijn multilane; do printf '%s:%s:1 ' $a 0 $a 1 $a 2 $a 3; done)
+[ "$got" = "$want" ] && echo "ok: -r all: a verified row per algorithm and root 0..3" ||
+	{ echo "FAIL: -r all rows (algorithm:root:verified) '$got', want '$want'"; fails=$((fails + 1)); }
+grep -qE '^\[rank 0\] algorithm +root +bytes' <<<"$LAST_OUT" && echo "ok: -r all: the table shows the root" ||
+	{ echo "FAIL: -r all: no root column in the table: $(grep -m1 algorithm <<<"$LAST_OUT")"; fails=$((fails + 1)); }
+out=$(bcast 4 -a chain -m 4K -i 1 -x 0 -r 9 2>&1)
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c "exit status 2" <<<"$out")" = 4 ] &&
+	[ "$(grep -c "root: bad rank '9': out of range for 4 ranks" <<<"$out")" = 4 ] &&
+	echo "ok: -r 9 on 4 ranks: every rank exits 2 naming '9'" ||
+	{ echo "FAIL: -r 9 on 4 ranks: run exit $rc: $out"; fails=$((fails + 1)); }
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 1 x 1" "$cluster" up 1 --rails 1 --rate 1gbit --name "$name"
