@@ -12,7 +12,7 @@
 struct p2p_opts {
 	struct lb_list sizes;
 	uint32_t iterations, warmup, window;
-	int idle;
+	int idle, bidirectional;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
 	const char *nics, *transport, *output;
@@ -31,6 +31,8 @@ static const struct lb_opt opts[] = {
 	  .def = "5", .min = 0, .max = 1000000 },
 	{ LB_OPT("window", 'w', "N", "messages in flight in the bandwidth test", LB_OPT_UINT,
 	  OFF(window)), .def = "16", .min = 1, .max = 4096 },
+	{ LB_OPT("bidirectional", 'b', NULL, "bandwidth both ways at once, the sum reported (and each direction); latency as without",
+	  LB_OPT_FLAG, OFF(bidirectional)) },
 	LB_NICS_ROWS("NICs to measure, a lane each, one after the other (rail0,rail1); default $LANEBENCH_NICS, else auto",
 		     OFF(nics)),
 	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
@@ -78,7 +80,8 @@ static struct lb_p2psweep_params params_of(const struct lb_cmd *cmd, const struc
 {
 	return (struct lb_p2psweep_params){
 		.sizes = o->sizes.v, .nsizes = o->sizes.n, .iterations = o->iterations,
-		.warmup = o->warmup, .window = o->window, .nics = lb_cli_nics(cmd, o->nics),
+		.warmup = o->warmup, .window = o->window, .bidirectional = o->bidirectional,
+		.nics = lb_cli_nics(cmd, o->nics),
 		.transport = o->transport, .idle = (enum lb_idle)o->idle, .tp_options = o->tpo,
 		.timeout = o->timeout, .lane_rate = o->lane_rate, .stop = lb_stop_flag(),
 	};
@@ -121,7 +124,7 @@ static int run_p2p(const struct lb_cmd *cmd, int argc, char **argv)
 const struct lb_cmd lb_cmd_p2p = {
 	.name = "p2p",
 	.summary = "latency and bandwidth of each lane between ranks 0 and 1 (like perftest)",
-	.usage = "[-m SIZES] [-i N] [-x N] [-w N] [-d NICS] [-o FILE] [options]",
+	.usage = "[-m SIZES] [-i N] [-x N] [-w N] [-b] [-d NICS] [-o FILE] [options]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = p2p_more_help,

@@ -29,23 +29,27 @@ static int idle(const struct lb_p2p_cfg *c, int armed, int *tp_fd)
 	return 0;
 }
 
-/* Polls the lane until `recvs` receives completed and at most `keep` of
- * this side's *sends are still waiting for their completion.  Latency does
- * not wait for each send's completion (an RC transport's remote ack), as
- * perftest does not: only the message coming back is on the clock. */
-static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends, uint32_t keep,
-		    char *err, size_t len)
+/* Polls the lane until *recvs_due receives completed and at most `keep`
+ * of this side's *sends are still waiting for their completion.  A poll
+ * may return more receives than are due: *recvs_due then goes below 0,
+ * counting them for the caller's next call.  Latency does not wait for
+ * each send's completion (an RC transport's remote ack), as perftest does
+ * not: only the message coming back is on the clock. */
+static int progress_due(const struct lb_p2p_cfg *c, int64_t *recvs_due, uint32_t *sends,
+			uint32_t keep, char *err, size_t len)
 {
 	struct lb_completion comp[64];
 	double deadline = now() + c->timeout;
 	int armed = 0, tp_fd = -1;
-	while (recvs > 0 || *sends > keep) {
+	while (*recvs_due > 0 || *sends > keep) {
 		int k = c->ops->poll(c->tp, c->lane, comp, 64, err, len);
 		if (k < 0)
 			return -1;
 		for (int i = 0; i < k; i++) {
-			uint32_t *n = comp[i].kind == LB_COMP_RECV ? &recvs : sends;
-			*n -= *n > 0;
+			if (comp[i].kind == LB_COMP_RECV)
+				(*recvs_due)--;
+			else
+				*sends -= *sends > 0;
 		}
 		if (k > 0) {
 			armed = 0;
@@ -65,15 +69,30 @@ static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends,
 	return 0;
 }
 
-static int post(const struct lb_p2p_cfg *c, int send, uint64_t bytes, char *err, size_t len)
+/* progress_due for exchanges where no other receive can be pending. */
+static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends, uint32_t keep,
+		    char *err, size_t len)
+{
+	int64_t due = recvs;
+	return progress_due(c, &due, sends, keep, err, len);
+}
+
+static int post_at(const struct lb_p2p_cfg *c, int send, uint64_t off, uint64_t bytes,
+		   char *err, size_t len)
 {
 	char why[256] = "the lane's queue is full";
-	int rc = send ? c->ops->post_send(c->tp, c->lane, c->peer, 0, bytes, 0, why, sizeof(why))
-		      : c->ops->post_recv(c->tp, c->lane, c->peer, 0, bytes, 0, why, sizeof(why));
+	int rc = send ? c->ops->post_send(c->tp, c->lane, c->peer, off, bytes, 0, why, sizeof(why))
+		      : c->ops->post_recv(c->tp, c->lane, c->peer, off, bytes, 0, why, sizeof(why));
 	if (rc != 0)
 		snprintf(err, len, "p2p lane %u: cannot post a %s of %llu bytes with rank %u: %s",
 			 c->lane, send ? "send" : "receive", (unsigned long long)bytes, c->peer, why);
 	return rc ? -1 : 0;
+}
+
+/* Uni-directional tests: everything at offset 0 (only the timing counts). */
+static int post(const struct lb_p2p_cfg *c, int send, uint64_t bytes, char *err, size_t len)
+{
+	return post_at(c, send, 0, bytes, err, len);
 }
 
 #define SENDS_IN_FLIGHT 8 /* latency: send completions collected lazily */
@@ -147,6 +166,63 @@ int lb_p2p_bandwidth(const struct lb_p2p_cfg *c, double *samples, char *err, siz
 			return -1;
 		if (samples && i >= c->warmup)
 			samples[i - c->warmup] = (double)c->window * c->bytes / t;
+	}
+	return 0;
+}
+
+/* One bidirectional repetition: *t the whole of it, *t_in until the
+ * peer's window arrived here, *peer_in the peer's own t_in (from its
+ * acknowledgement).  A transfer lands at the offset it was sent from, so
+ * each side sends from its own half: the initiator [0, bytes) and its
+ * acknowledgement at 2 x bytes, the responder [bytes, 2 x bytes) and 8
+ * bytes further; no byte is written while it is being sent. */
+static int stream_bi(const struct lb_p2p_cfg *c, double *t, double *t_in, double *peer_in,
+		     char *err, size_t len)
+{
+	uint64_t out = c->initiator ? 0 : c->bytes, in = c->initiator ? c->bytes : 0;
+	uint64_t ack_out = 2 * c->bytes + (c->initiator ? 0 : sizeof(double));
+	uint64_t ack_in = 2 * c->bytes + (c->initiator ? sizeof(double) : 0);
+	uint32_t sends = c->window;
+	int64_t due = c->window;
+	double t0 = now();
+	for (uint32_t w = 0; w < c->window; w++)
+		if (post_at(c, 0, in, c->bytes, err, len))
+			return -1;
+	if (post_at(c, 0, ack_in, sizeof(double), err, len))
+		return -1;
+	for (uint32_t w = 0; w < c->window; w++)
+		if (post_at(c, 1, out, c->bytes, err, len))
+			return -1;
+	/* Receives complete in posting order: the window first, then the ack
+	 * (which may come in the same poll: due counts it). */
+	if (progress_due(c, &due, &sends, c->window, err, len))
+		return -1;
+	*t_in = now() - t0;
+	memcpy(c->buf + ack_out, t_in, sizeof(double));
+	if (post_at(c, 1, ack_out, sizeof(double), err, len))
+		return -1;
+	sends++;
+	due++;
+	if (progress_due(c, &due, &sends, 0, err, len))
+		return -1;
+	*t = now() - t0;
+	memcpy(peer_in, c->buf + ack_in, sizeof(double));
+	return 0;
+}
+
+int lb_p2p_bandwidth_bi(const struct lb_p2p_cfg *c, const struct lb_p2p_bi_samples *out,
+			char *err, size_t len)
+{
+	double bytes = (double)c->window * c->bytes;
+	for (uint32_t i = 0; i < c->warmup + c->iters; i++) {
+		double t, t_in, peer_in;
+		if (stream_bi(c, &t, &t_in, &peer_in, err, len))
+			return -1;
+		if (!out || i < c->warmup)
+			continue;
+		out->sum[i - c->warmup] = 2 * bytes / t;
+		out->sent[i - c->warmup] = peer_in > 0 ? bytes / peer_in : 0;
+		out->received[i - c->warmup] = bytes / t_in;
 	}
 	return 0;
 }

@@ -37,4 +37,21 @@ int lb_p2p_latency(const struct lb_p2p_cfg *cfg, double *samples, char *err,
 int lb_p2p_bandwidth(const struct lb_p2p_cfg *cfg, double *samples, char *err,
 		     size_t errlen);
 
+/* Bidirectional bandwidth samples (perftest -b), bytes/s, one per
+ * repetition in each array, written by the initiator (the responder
+ * passes NULL): */
+struct lb_p2p_bi_samples {
+	double *sum;      /* 2 x window x bytes over the initiator's repetition */
+	double *sent;     /* window x bytes over the time the peer took to receive them */
+	double *received; /* window x bytes over the time the initiator took to receive them */
+};
+
+/* Both ranks stream window messages to each other at once, each sends an
+ * 8-byte acknowledgement (holding the time it took to receive the
+ * peer's window) once the peer's window arrived; a repetition ends when
+ * the acknowledgement came and every send completed.  The buffer must hold
+ * 2 x bytes + 16 (each side sends from its own half). */
+int lb_p2p_bandwidth_bi(const struct lb_p2p_cfg *cfg, const struct lb_p2p_bi_samples *samples,
+			char *err, size_t errlen);
+
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "job.h"
 #include "lib/error.h"
@@ -18,6 +19,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 8 } } },
 	{ LB_COLUMN("iterations", LB_COL_UINT), .table = { { LB_SHOW_UINT, "iters", 8 } } },
 	{ LB_COLUMN("window", LB_COL_UINT) },
+	{ LB_COLUMN("direction", LB_COL_TEXT) },
 	{ LB_COLUMN("latency_min_seconds", LB_COL_REAL),
 	  .table = { { LB_SHOW_SECONDS, "lat min", 11 } } },
 	{ LB_COLUMN("latency_median_seconds", LB_COL_REAL),
@@ -28,6 +30,8 @@ static const struct lb_col columns[] = {
 	  .table = { { LB_SHOW_FIXED, "bw MB/s", 12, 2, 1e6 },
 		     { LB_SHOW_FIXED, "bw Gbit/s", 10, 3, 1.25e8 } } },
 	{ LB_COLUMN("bandwidth_max_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("bandwidth_sent_median_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("bandwidth_received_median_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("lane_rate_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("efficiency_ratio", LB_COL_REAL),
 	  .table = { { LB_SHOW_FIXED, "eff", 6, 3, .nan = "-" } } },
@@ -38,31 +42,75 @@ static const struct lb_col columns[] = {
 struct p2p_row {
 	uint32_t lane;
 	uint64_t bytes;
-	struct lb_stats lat, bw;
+	struct lb_stats lat, bw;    /* bw: both directions summed when bidirectional */
+	double sent, received;      /* medians of each direction, rank 0's view; NaN: none */
 	double efficiency;
 };
 
+/* The columns of the run: a bidirectional one also shows the direction
+ * and each direction's bandwidth in the table (a one-way table is as
+ * before). */
+static void columns_of(const struct lb_p2psweep_params *p, struct lb_col *cols)
+{
+	memcpy(cols, columns, sizeof(columns));
+	for (size_t i = 0; p->bidirectional && i < NCOLUMNS; i++) {
+		struct lb_show_as *t = &cols[i].table[0];
+		if (strcmp(cols[i].name, "direction") == 0)
+			*t = (struct lb_show_as){ .how = LB_SHOW_TEXT, .heading = "dir", .width = -4 };
+		else if (strcmp(cols[i].name, "bandwidth_sent_median_bytes_per_second") == 0)
+			*t = (struct lb_show_as){ .how = LB_SHOW_FIXED, .heading = "0->1 MB/s",
+						  .width = 10, .decimals = 2, .per = 1e6 };
+		else if (strcmp(cols[i].name, "bandwidth_received_median_bytes_per_second") == 0)
+			*t = (struct lb_show_as){ .how = LB_SHOW_FIXED, .heading = "1->0 MB/s",
+						  .width = 10, .decimals = 2, .per = 1e6 };
+	}
+}
+
 /* Rank 0: the row as a result, to the sink. */
-static int emit(const struct lb_p2psweep_params *p, const struct lb_job *j,
+static int emit(const struct lb_p2psweep_params *p, const struct lb_job *j, const struct lb_col *cols,
 		const struct p2p_row *r, const struct lb_sink *sink, char *err, size_t len)
 {
 	const union lb_val v[] = {
 		{ .s = j->ops->name }, { .u = r->lane }, { .s = j->lane_names[r->lane] },
 		{ .u = r->bytes }, { .u = p->iterations }, { .u = p->window },
+		{ .s = p->bidirectional ? "bi" : "uni" },
 		{ .d = r->lat.min }, { .d = r->lat.median }, { .d = r->lat.p99 },
-		{ .d = r->bw.median }, { .d = r->bw.max },
+		{ .d = r->bw.median }, { .d = r->bw.max }, { .d = r->sent }, { .d = r->received },
 		{ .d = j->lane_rate > 0 ? j->lane_rate : NAN }, { .d = r->efficiency },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
-	const struct lb_result res = { .cols = columns, .ncols = NCOLUMNS, .vals = v };
+	const struct lb_result res = { .cols = cols, .ncols = NCOLUMNS, .vals = v };
 	return sink->row(sink->ctx, &res, err, len);
+}
+
+/* Bandwidth of one size: one way (rank 0 to 1), or both ways at once. */
+static int measure_bw(const struct lb_p2psweep_params *p, const struct lb_p2p_cfg *c,
+		      double *s, struct p2p_row *row, char *err, size_t len)
+{
+	struct lb_stats st;
+	int rc;
+	row->received = NAN;
+	if (!p->bidirectional) {
+		rc = lb_p2p_bandwidth(c, s, err, len);
+		lb_stats_compute(s, p->iterations, &row->bw);
+		row->sent = row->bw.median;
+		return rc;
+	}
+	struct lb_p2p_bi_samples bi = { s, s + p->iterations, s + 2 * (size_t)p->iterations };
+	rc = lb_p2p_bandwidth_bi(c, &bi, err, len);
+	lb_stats_compute(bi.sent, p->iterations, &st);
+	row->sent = st.median;
+	lb_stats_compute(bi.received, p->iterations, &st);
+	row->received = st.median;
+	lb_stats_compute(bi.sum, p->iterations, &row->bw);
+	return rc;
 }
 
 /* Ranks 0 and 1 measure one size on one lane; rank 0 keeps the figures. */
 static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_t lane,
 		   uint64_t bytes, struct p2p_row *row, char *err, size_t len)
 {
-	double *s = calloc(p->iterations, sizeof(*s));
+	double *s = calloc(3 * (size_t)p->iterations, sizeof(*s)); /* bidirectional: 3 series */
 	if (!s)
 		return lb_errf(err, len, "out of memory");
 	struct lb_p2p_cfg c = {
@@ -74,16 +122,17 @@ static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_
 	int rc = lb_p2p_latency(&c, s, err, len);
 	lb_stats_compute(s, p->iterations, &row->lat);
 	if (rc == 0)
-		rc = lb_p2p_bandwidth(&c, s, err, len);
-	lb_stats_compute(s, p->iterations, &row->bw);
+		rc = measure_bw(p, &c, s, row, err, len);
 	row->lane = lane;
 	row->bytes = bytes;
-	row->efficiency = j->lane_rate > 0 ? row->bw.median / j->lane_rate : NAN;
+	/* Both directions: a fraction of the full-duplex capacity, 2 x the rate. */
+	double capacity = (p->bidirectional ? 2 : 1) * j->lane_rate;
+	row->efficiency = j->lane_rate > 0 ? row->bw.median / capacity : NAN;
 	free(s);
 	return rc;
 }
 
-static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j,
+static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j, const struct lb_col *cols,
 		 const struct lb_sink *sink, char *err, size_t len)
 {
 	for (uint32_t l = 0; l < j->lanes; l++)
@@ -91,7 +140,7 @@ static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j,
 			struct p2p_row row;
 			int rc = j->rank > 1 ? 0 : measure(p, j, l, p->sizes[i], &row, err, len);
 			if (rc == 0 && j->rank == 0)
-				rc = emit(p, j, &row, sink, err, len);
+				rc = emit(p, j, cols, &row, sink, err, len);
 			if (p->stop && *p->stop) { /* rank 1 may be in a data phase: tell it now */
 				lb_boot_abort(j->boot, "rank 0 was stopped by a signal");
 				return -1;
@@ -103,11 +152,12 @@ static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j,
 }
 
 /* Rank 0's sink begins, agreed so nobody waits for a rank that quit. */
-static int begin(struct lb_job *j, const struct lb_sink *sink, char *err, size_t len)
+static int begin(struct lb_job *j, const struct lb_col *cols, const struct lb_sink *sink,
+		 char *err, size_t len)
 {
 	int rc = 0;
 	if (j->rank == 0 && sink->begin)
-		rc = sink->begin(sink->ctx, columns, NCOLUMNS, err, len);
+		rc = sink->begin(sink->ctx, cols, NCOLUMNS, err, len);
 	return lb_job_agree(j, rc, err, len);
 }
 
@@ -119,6 +169,10 @@ int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *si
 				    .tp_options = p->tp_options };
 	for (size_t i = 0; i < p->nsizes; i++)
 		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
+	if (p->bidirectional) /* lb_p2p_bandwidth_bi's layout */
+		jp.buffer_bytes = 2 * jp.buffer_bytes + 2 * sizeof(double);
+	struct lb_col cols[NCOLUMNS];
+	columns_of(p, cols);
 	struct lb_job j;
 	int rc = lb_job_open(&j, &jp, err, len);
 	uint32_t peer[1] = { !j.rank }, *peers[LB_JOB_MAX_LANES], npeers[LB_JOB_MAX_LANES];
@@ -127,9 +181,9 @@ int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *si
 	if (rc == 0)
 		rc = lb_job_connect(&j, peers, npeers, err, len);
 	if (rc == 0)
-		rc = begin(&j, sink, err, len);
+		rc = begin(&j, cols, sink, err, len);
 	if (rc == 0)
-		rc = sweep(p, &j, sink, err, len);
+		rc = sweep(p, &j, cols, sink, err, len);
 	lb_job_close(&j);
 	return rc;
 }

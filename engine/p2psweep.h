@@ -1,8 +1,8 @@
 /* The point-to-point engine (what `lanebench p2p` runs on every rank of a
  * job of at least two): lane by lane, for each message size, ping-pong
- * latency and windowed streaming bandwidth between ranks 0 and 1, straight
- * on the transport (engine/p2p.h), like perftest's ib_write_lat and
- * ib_write_bw.  Ranks beyond 1 only take part in the set-up.  Rank 0 hands
+ * latency and windowed streaming bandwidth between ranks 0 and 1 (one way,
+ * or both ways at once), straight on the transport (engine/p2p.h), like
+ * perftest's ib_write_lat and ib_write_bw (-b).  Ranks beyond 1 only take part in the set-up.  Rank 0 hands
  * one result per (lane, size) to the sink. */
 #ifndef LB_P2PSWEEP_H
 #define LB_P2PSWEEP_H
@@ -20,6 +20,7 @@ struct lb_p2psweep_params {
 	size_t nsizes;
 	uint32_t iterations, warmup; /* measured and unmeasured repetitions per size */
 	uint32_t window;           /* messages in flight in the bandwidth test */
+	int bidirectional;         /* bandwidth both ways at once (perftest -b); latency as ever */
 	const char *nics;          /* one lane each: "rail0,rail1", "auto"; NULL: auto */
 	const char *transport;     /* "tcp" */
 	enum lb_idle idle;

@@ -3,7 +3,7 @@
 # per network namespace, TCP over shaped veth rails; every algorithm, several
 # sizes and slices, bytes verified on every rank by lanebench itself (a
 # mismatch makes it exit non-zero).  Also 1 and 2 ranks, a non-zero root,
-# and every root in turn (-r all) on 4 ranks.
+# every root in turn (-r all) on 4 ranks, and p2p one way and both ways.
 #   bcast_cluster.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
 lanebench=$1 cluster=$2
@@ -65,6 +65,30 @@ check "multilane and chain with yield idle policy" \
 
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"
 check "2 ranks, root 1" bcast 2 -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
+# p2p both ways at once (-b): a bi row per lane and size, with the sum and
+# each direction; one-way rows say uni.  (That bi is about 2 x uni on a
+# shaped link is a benchmark observation, not asserted: the machine is shared.)
+p2p() { # csv, then lanebench p2p options
+	local csv=$1
+	shift
+	"$cluster" run --name "$name" --timeout 240 -- "$lanebench" p2p --timeout 60 -o "$csv" "$@"
+}
+check "2 ranks, p2p -b" p2p "$tmp/bi.csv" -b -m 8,64K -i 3 -x 1
+check "2 ranks, p2p" p2p "$tmp/uni.csv" -m 8,64K -i 3 -x 1
+rows() { # csv -> "lane:bytes:direction:ok" per row, ok when every figure is there
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ ok = $c["latency_median_seconds"] > 0 && $c["bandwidth_median_bytes_per_second"] > 0 &&
+		$c["bandwidth_sent_median_bytes_per_second"] > 0
+	  if ($c["direction"] == "bi") ok = ok && $c["bandwidth_received_median_bytes_per_second"] > 0
+	  else ok = ok && $c["bandwidth_received_median_bytes_per_second"] == ""
+	  printf "%s:%s:%s:%d ", $c["lane"], $c["message_bytes"], $c["direction"], ok }' "$1"
+}
+for d in bi uni; do
+	got=$(rows "$tmp/$d.csv")
+	want="0:8:$d:1 0:65536:$d:1 1:8:$d:1 1:65536:$d:1 "
+	[ "$got" = "$want" ] && echo "ok: p2p $d rows: $got" ||
+		{ echo "FAIL: p2p $d rows (lane:bytes:direction:complete) '$got', want '$want'"; fails=$((fails + 1)); }
+done
 "$cluster" down --name "$name" >/dev/null
 
 # Root rotation: a row per (algorithm, root), the roots innermost, each
