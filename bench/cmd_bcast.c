@@ -35,11 +35,8 @@ struct bcast_opts {
  * the job's size) when the command runs, see roots_of(). */
 static int check_roots(void *target, const char *arg, char *err, size_t errlen)
 {
-	uint64_t *v = NULL;
-	size_t n;
-	if (strcmp(arg, "all") != 0 && lb_parse_rank_list(arg, LB_MAX_RANKS, &v, &n, err, errlen))
+	if (lb_check_rank_list(arg, err, errlen))
 		return -1;
-	free(v);
 	*(const char **)target = arg;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* lanebench sim: the simulation engine (engine/simsweep.h) over the
  * options' sweep, its results to the sinks: the CSV, plus an aligned
  * table on stdout when the CSV goes to a file. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -8,17 +9,28 @@
 #include "report/csv.h"
 #include "report/table.h"
 #include "lib/stop.h"
+#include "lib/units.h"
 
 struct sim_opts {
 	struct lb_algo_set algos;
 	struct lb_list ranks, sizes, slices;
-	uint32_t lanes, root, sites;
+	uint32_t lanes, sites;
+	const char *roots; /* -r as typed: "all" depends on the rank count */
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
 	int stripe_off, allgather, validate;
 	const char *output;
 };
 
 #define OFF(f) offsetof(struct sim_opts, f)
+
+/* -r/--root: only checked here; see roots_of(). */
+static int check_roots(void *target, const char *arg, char *err, size_t errlen)
+{
+	if (lb_check_rank_list(arg, err, errlen))
+		return -1;
+	*(const char **)target = arg;
+	return 0;
+}
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
@@ -31,8 +43,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_SIZE_LIST, OFF(slices)), .def = "64K" },
 	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
 	  .def = "2", .min = 1, .max = 64 },
-	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
-	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
+	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all: every rank of each rank count) are swept, each a row",
+	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots },
 	{ LB_OPT("alpha", 0, "SECONDS", "per-transfer latency of a lane: 5us, 1.5ms, 1e-6",
 	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
 	{ LB_OPT("bw", 0, "RATE", "bandwidth of one lane: 10gbit, 200mbit, 1.25GB/s",
@@ -64,26 +76,29 @@ static void sim_more_help(FILE *out)
 	      "The CSV columns are described in results/README.md.\n", out);
 }
 
-static int check_root(const struct lb_cmd *cmd, const struct sim_opts *o)
+/* The roots of -r: none for "all" (the engine takes every rank of each
+ * rank count), else the list, each rank below the smallest rank count. */
+static int roots_of(const struct lb_cmd *cmd, const struct sim_opts *o, struct lb_list *roots)
 {
-	for (size_t i = 0; i < o->ranks.n; i++) {
-		if (o->root >= o->ranks.v[i]) {
-			lb_cli_error(cmd, "root", "root %u out of range for %llu ranks (from -p/--ranks; expected 0..%llu)",
-				     o->root, (unsigned long long)o->ranks.v[i],
-				     (unsigned long long)o->ranks.v[i] - 1);
-			return -1;
-		}
-	}
-	return 0;
+	uint64_t fewest = UINT64_MAX;
+	char err[512];
+	if (strcmp(o->roots, "all") == 0)
+		return 0;
+	for (size_t i = 0; i < o->ranks.n; i++)
+		fewest = o->ranks.v[i] < fewest ? o->ranks.v[i] : fewest;
+	if (lb_parse_rank_list(o->roots, fewest, &roots->v, &roots->n, err, sizeof(err)) == 0)
+		return 0;
+	lb_cli_error(cmd, "root", "%s (from -p/--ranks)", err);
+	return -1;
 }
 
-static struct lb_simsweep_params params_of(const struct sim_opts *o)
+static struct lb_simsweep_params params_of(const struct sim_opts *o, const struct lb_list *roots)
 {
 	return (struct lb_simsweep_params){
 		.algos = o->algos.a, .nalgos = o->algos.n, .ranks = o->ranks.v,
 		.nranks = o->ranks.n, .sizes = o->sizes.v, .nsizes = o->sizes.n,
 		.slices = o->slices.v, .nslices = o->slices.n, .lanes = o->lanes,
-		.root = o->root, .stripe_off = o->stripe_off,
+		.roots = roots->v, .nroots = roots->n, .stripe_off = o->stripe_off,
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
 		.alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
 		.validate = o->validate, .stop = lb_stop_flag(),
@@ -102,17 +117,15 @@ static int check_sweep(const struct lb_cmd *cmd, const struct lb_simsweep_params
 	return fit == LB_SIMSWEEP_TOO_BIG ? LB_EXIT_TOO_BIG : LB_EXIT_USAGE;
 }
 
-static int sim(const struct lb_cmd *cmd, void *base)
+/* The sweep of sim, with the roots expanded. */
+static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o, const struct lb_list *roots)
 {
-	const struct sim_opts *o = base;
-	const struct lb_simsweep_params p = params_of(o);
+	const struct lb_simsweep_params p = params_of(o, roots);
 	int to_file = o->output && strcmp(o->output, "-") != 0;
 	struct lb_table table = { .out = stdout };
 	char err[512];
 	size_t ncols;
 	const struct lb_col *cols = lb_simsweep_columns(&p, &ncols);
-	if (check_root(cmd, o))
-		return LB_EXIT_USAGE;
 	int rc = check_sweep(cmd, &p);
 	if (rc)
 		return rc;
@@ -132,6 +145,17 @@ static int sim(const struct lb_cmd *cmd, void *base)
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
 	return lb_cli_finish_csv(cmd, csv, rc, err);
+}
+
+static int sim(const struct lb_cmd *cmd, void *base)
+{
+	const struct sim_opts *o = base;
+	struct lb_list roots = { 0 };
+	if (roots_of(cmd, o, &roots))
+		return LB_EXIT_USAGE;
+	int rc = sweep(cmd, o, &roots);
+	free(roots.v);
+	return rc;
 }
 
 static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)

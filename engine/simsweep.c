@@ -51,7 +51,7 @@ const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, siz
 /* One configuration's figures, every derived number included. */
 struct sim_row {
 	const struct lb_algo *algo;
-	uint32_t ranks;
+	uint32_t ranks, root;
 	uint64_t bytes, slice;
 	uint32_t slices;
 	double sim, table, refined, two_site; /* seconds; NaN: no model */
@@ -113,10 +113,10 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 }
 
 static struct lb_algo_params params_of(const struct lb_simsweep_params *p, uint32_t ranks,
-				       uint64_t bytes, uint64_t slice)
+				       uint64_t bytes, uint64_t slice, uint32_t root)
 {
 	return (struct lb_algo_params){
-		.ranks = ranks, .root = p->root, .lanes = p->lanes, .bytes = bytes,
+		.ranks = ranks, .root = root, .lanes = p->lanes, .bytes = bytes,
 		.slice_bytes = slice, .stripe_off = p->stripe_off, .allgather = p->allgather,
 		.sites = p->sites,
 	};
@@ -128,7 +128,7 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 {
 	const union lb_val v[] = {
 		{ .s = r->algo->name }, { .u = r->ranks }, { .u = p->lanes },
-		{ .u = p->root }, { .s = p->stripe_off ? "off" : "on" },
+		{ .u = r->root }, { .s = p->stripe_off ? "off" : "on" },
 		{ .u = r->bytes }, { .u = r->slice }, { .u = r->slices },
 		{ .d = p->alpha }, { .d = p->lane_bw }, { .d = r->sim },
 		{ .d = r->table }, { .d = r->refined }, { .d = r->sim_over_table },
@@ -144,7 +144,7 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 static int run_config(const struct lb_simsweep_params *p, struct sim_row *r,
 		      const struct lb_sink *sink, char *err, size_t len)
 {
-	struct lb_algo_params prm = params_of(p, r->ranks, r->bytes, r->slice);
+	struct lb_algo_params prm = params_of(p, r->ranks, r->bytes, r->slice, r->root);
 	if (simulate(p, &prm, r, err, len))
 		return -1;
 	eval_models(p, &prm, r);
@@ -156,18 +156,32 @@ static int stop_asked(const struct lb_simsweep_params *p)
 	return p->stop && *p->stop;
 }
 
-/* Each configuration of one algorithm and rank count becomes a result. */
+/* The roots swept with `ranks` ranks, and the j-th of them. */
+static size_t nroots_for(const struct lb_simsweep_params *p, uint32_t ranks)
+{
+	return p->nroots ? p->nroots : ranks;
+}
+
+static uint32_t root_at(const struct lb_simsweep_params *p, size_t j)
+{
+	return p->nroots ? (uint32_t)p->roots[j] : (uint32_t)j;
+}
+
+/* Each configuration of one algorithm and rank count becomes a result,
+ * the roots innermost. */
 static int sweep_sizes(const struct lb_simsweep_params *p, const struct lb_algo *algo,
 		       uint32_t ranks, const struct lb_sink *sink, char *err, size_t len)
 {
 	for (size_t m = 0; m < p->nsizes; m++) {
 		for (size_t i = 0; i < p->nslices; i++) {
-			struct sim_row r = { .algo = algo, .ranks = ranks, .bytes = p->sizes[m],
-					     .slice = p->slices[i] };
-			if (stop_asked(p))
-				return 0;
-			if (run_config(p, &r, sink, err, len))
-				return -1;
+			for (size_t j = 0; j < nroots_for(p, ranks); j++) {
+				struct sim_row r = { .algo = algo, .ranks = ranks, .root = root_at(p, j),
+						     .bytes = p->sizes[m], .slice = p->slices[i] };
+				if (stop_asked(p))
+					return 0;
+				if (run_config(p, &r, sink, err, len))
+					return -1;
+			}
 		}
 	}
 	return 0;
@@ -210,13 +224,16 @@ static void consider(const struct lb_simsweep_params *p, const struct lb_algo *a
 }
 
 /* Every configuration of one algorithm and rank count: buildable (else
- * -1, err names it), and the largest so far in n. */
+ * -1, err names it), and the largest so far in n.  Every root below
+ * the rank count builds, and the estimate works from the dimensions, so
+ * the first root stands for all. */
 static int check_sizes(const struct lb_simsweep_params *p, const struct lb_algo *a,
 		       uint32_t ranks, struct need *n, char *err, size_t len)
 {
 	for (size_t m = 0; m < p->nsizes; m++) {
 		for (size_t s = 0; s < p->nslices; s++) {
-			struct lb_algo_params prm = params_of(p, ranks, p->sizes[m], p->slices[s]);
+			struct lb_algo_params prm = params_of(p, ranks, p->sizes[m], p->slices[s],
+							      root_at(p, 0));
 			if (lb_algo_check(a, &prm, err, len))
 				return -1;
 			consider(p, a, &prm, n);

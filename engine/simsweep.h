@@ -1,5 +1,5 @@
 /* The simulation engine (what `lanebench sim` runs): sweeps algorithms x
- * ranks x message sizes x slice sizes; for each configuration it builds
+ * ranks x message sizes x slice sizes x roots; for each configuration it builds
  * the schedule, optionally validates it, simulates it (model/sim.h) and
  * evaluates the cost models with the same parameters, and hands one
  * result to the sink.  One process, no job. */
@@ -22,7 +22,9 @@ struct lb_simsweep_params {
 	size_t nsizes;
 	const uint64_t *slices; /* slice sizes, bytes */
 	size_t nslices;
-	uint32_t lanes, root;
+	uint32_t lanes;
+	const uint64_t *roots; /* ranks that hold the message, each below every rank count */
+	size_t nroots;         /* 0: every rank of each rank count, one after another */
 	int stripe_off;
 	enum lb_allgather allgather;
 	uint32_t sites;        /* 2 adds the two-site model's columns */

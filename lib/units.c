@@ -269,6 +269,16 @@ static int expand_rank_item(const char *p, size_t n, const struct list_kind *k, 
 	return 0;
 }
 
+int lb_check_rank_list(const char *s, char *err, size_t errlen)
+{
+	uint64_t *v = NULL;
+	size_t n;
+	if (strcmp(s, "all") != 0 && lb_parse_rank_list(s, UINT64_MAX, &v, &n, err, errlen))
+		return -1;
+	free(v);
+	return 0;
+}
+
 int lb_parse_rank_list(const char *s, uint64_t ranks, uint64_t **out, size_t *n,
 		       char *err, size_t errlen)
 {

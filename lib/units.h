@@ -39,6 +39,9 @@ int lb_parse_count_list(const char *s, uint64_t **out, size_t *n,
 int lb_parse_rank_list(const char *s, uint64_t ranks, uint64_t **out, size_t *n,
 		       char *err, size_t errlen);
 
+/* The syntax of a rank list alone, before the job's size is known. */
+int lb_check_rank_list(const char *s, char *err, size_t errlen);
+
 /* Seconds, >= 0 and finite: "5us", "1.5ms", "2s", "100ns", "1e-6" (a plain
  * number is seconds). */
 int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen);

@@ -147,8 +147,10 @@ expect_usage "'extra'" sim extra
 expect_usage "--ranks" plan -a chain -m 1M
 expect_usage "--algorithm" plan -p 4 -m 1M
 expect_usage "root 8" plan -a chain -p 8 -r 8 -m 1M
-expect_usage "root 8" sim -p 8 -r 8
-expect_usage "root 4" sim -p 8,4,16 -r 4
+expect_usage "root: bad rank '8': out of range for 8 ranks" sim -p 8 -r 8
+expect_usage "root: bad rank '4': out of range for 4 ranks" sim -p 8,4,16 -r 4
+expect_usage "root: bad rank 'x'" sim -p 8 -r 1,x
+expect_usage "root: bad range '3-1'" bcast -r 3-1
 
 # bcast and p2p outside a job: refused, saying how to launch one.
 expect_usage "scripts/cluster run" bcast -a chain -m 4K
@@ -225,6 +227,15 @@ awk -F, 'NR > 1 && !($9 == "5e-05" && $10 == "125000000") { exit 1 }' "$tmp/out"
 	fail "sim: --alpha 50us --bw 1gbit not in the rows"
 [ "$(sed -n 2p "$tmp/out" | cut -d, -f1,2,6,7)" = "chain,4,8192,4096" ] ||
 	fail "sim: sweep order (algorithm, ranks, size, slice): $(sed -n 2p "$tmp/out")"
+
+# root rotation: all = every rank of each rank count, innermost; a list as given
+expect_ok sim -a chain -p 3,2 -m 4K,8K -r all
+got=$(awk -F, 'NR > 1 { printf "%s:%s:%s ", $2, $6, $4 }' "$tmp/out")
+[ "$got" = "3:4096:0 3:4096:1 3:4096:2 3:8192:0 3:8192:1 3:8192:2 2:4096:0 2:4096:1 2:8192:0 2:8192:1 " ] ||
+	fail "sim -r all: rows (ranks:bytes:root) $got"
+expect_ok sim -a chain -p 4 -m 4K -r 2-3,0
+got=$(awk -F, 'NR > 1 { printf "%s ", $4 }' "$tmp/out")
+[ "$got" = "2 3 0 " ] || fail "sim -r 2-3,0: roots $got"
 
 expect_ok sim -p 8 -m 1M --sites 2 --wan-alpha 1ms
 [ "$(head -n 1 "$tmp/out")" = "$header,two_site_seconds,sim_over_two_site_ratio" ] ||
