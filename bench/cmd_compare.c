@@ -1,8 +1,8 @@
 /* lanebench compare A.csv B.csv: for every configuration present in both
  * runs, B's median time and bandwidth over A's -- how one NIC
  * configuration (firmware, one NIC vs two, transport) differs from
- * another.  Reads bcast CSVs (key: algorithm, ranks, lanes, size, slice)
- * and p2p CSVs (key: lane, size). */
+ * another.  Reads bcast CSVs (key: algorithm, ranks, lanes, root, size,
+ * slice) and p2p CSVs (key: lane, size). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +16,17 @@ struct compare_opts {
 	const char *files[2];
 };
 
+#define NKEYS 6
+
 /* What identifies a row, and what is compared, per kind of CSV. */
 struct layout {
 	const char *kind;
-	const char *keys[5];
+	const char *keys[NKEYS];
 	const char *time, *bw;
 };
 
 static const struct layout layouts[] = {
-	{ "bcast", { "algorithm", "ranks", "lanes", "message_bytes", "slice_bytes" },
+	{ "bcast", { "algorithm", "ranks", "lanes", "root", "message_bytes", "slice_bytes" },
 	  "time_median_seconds", "algbw_bytes_per_second" },
 	{ "p2p", { "lane_name", "message_bytes", NULL },
 	  "latency_median_seconds", "bandwidth_median_bytes_per_second" },
@@ -45,7 +47,7 @@ static long find_row(const struct layout *l, const struct lb_table *a, size_t ra
 {
 	for (size_t r = 0; r < t->nrows; r++) {
 		int same = 1;
-		for (size_t k = 0; same && k < 5 && l->keys[k]; k++)
+		for (size_t k = 0; same && k < NKEYS && l->keys[k]; k++)
 			same = strcmp(lb_table_cell(a, ra, lb_table_col(a, l->keys[k])),
 				      lb_table_cell(t, r, lb_table_col(t, l->keys[k]))) == 0;
 		if (same)
@@ -64,7 +66,7 @@ static double num(const struct lb_table *t, size_t row, const char *col)
 
 static void print_key(const struct layout *l, const struct lb_table *t, size_t row)
 {
-	for (size_t k = 0; k < 5 && l->keys[k]; k++) {
+	for (size_t k = 0; k < NKEYS && l->keys[k]; k++) {
 		const char *v = lb_table_cell(t, row, lb_table_col(t, l->keys[k]));
 		char sz[24];
 		if (strstr(l->keys[k], "bytes")) {
@@ -88,7 +90,7 @@ static void header(const struct layout *l, const char *const *files, const struc
 {
 	file_line("A", files[0], &t[0]);
 	file_line("B", files[1], &t[1]);
-	for (size_t k = 0; k < 5 && l->keys[k]; k++)
+	for (size_t k = 0; k < NKEYS && l->keys[k]; k++)
 		printf("%-*s ", k == 0 ? 11 : 7, l->keys[k][0] == 'm' ? "bytes" :
 		       l->keys[k][0] == 's' ? "slice" : l->keys[k]);
 	printf("%11s %11s %9s %9s\n", "A median", "B median", "B/A time", "B/A bw");
