@@ -101,13 +101,10 @@ static void print_rows(const struct lb_cmp *c)
 			w = (int)strlen(c->rows[i].label);
 	char spread[48] = "";
 	if (c->low_col)
-		snprintf(spread, sizeof(spread), " [%.*s..%.*s]", (int)strcspn(c->low_col + 5, "_"),
-			 strchr(c->low_col, '_') + 1, (int)strcspn(c->high_col + 5, "_"),
-			 strchr(c->high_col, '_') + 1);
-	printf("\n%-*s  %-32s %-32s %8s %9s  %s\n", w, "", "A median" , "B median", "B/A", "speed-up",
+		snprintf(spread, sizeof(spread), "[%s]", c->spread);
+	printf("\n%-*s  %-32s %-32s %8s %9s  %s\n", w, "", "A median", "B median", "B/A", "speed-up",
 	       "verdict");
-	printf("%-*s  %-32s %-32s %8s %9s\n", w, "", spread + (spread[0] == ' '), spread + (spread[0] == ' '),
-	       "time", "A/B");
+	printf("%-*s  %-32s %-32s %8s %9s\n", w, "", spread, spread, "time", "A/B");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct lb_cmp_row *r = &c->rows[i];
 		char a[64], b[64];
@@ -317,8 +314,8 @@ static void csv_head(FILE *f, const struct compare_opts *o, const struct lb_cmp 
 {
 	fprintf(f, "# a: %s\n# b: %s\n# kind: %s\n# metric: %s\n", o->files[0], o->files[1],
 		lb_cmp_kind_name(c->kind), c->time_col);
-	fprintf(f, "# spread: %s..%s\n# setup:", c->low_col ? c->low_col : "none",
-		c->high_col ? c->high_col : "none");
+	fprintf(f, "# spread: %s (%s..%s)\n# setup:", c->spread, c->low_col ? c->low_col : "-",
+		c->high_col ? c->high_col : "-");
 	for (size_t i = 0; i < c->ndiffer; i++)
 		fprintf(f, "%s %s %s -> %s", i ? ";" : "", c->items[i].name, c->items[i].a,
 			c->items[i].b);
@@ -364,6 +361,10 @@ static int report(const struct lb_cmd *cmd, const struct compare_opts *o,
 {
 	file_line("A", o->files[0], &t[0]);
 	file_line("B", o->files[1], &t[1]);
+	for (int f = 0; f < 2; f++)
+		if (!t[f].nprov && t[1 - f].nprov)
+			printf("note: %c has no provenance head (an older file): its set-up is compared "
+			       "on its columns only\n", 'A' + f);
 	print_setup(c);
 	if (c->nrows == 0) {
 		no_common_rows(cmd, c, t);

@@ -173,6 +173,21 @@ static char *dup_or_none(const char *s)
 	return strdup(s ? s : "(none)");
 }
 
+/* "1500 + 1500" -> "1500": one value for every lane is said once (the
+ * lane count is an item of its own). */
+static char *collapse_same(char *s)
+{
+	const char *first_end = strstr(s, " + ");
+	if (!first_end)
+		return s;
+	size_t n = (size_t)(first_end - s);
+	for (const char *p = first_end; p; p = strstr(p + 3, " + "))
+		if (strncmp(p + 3, s, n) != 0 || (p[3 + n] && p[3 + n] != ' '))
+			return s;
+	s[n] = 0;
+	return s;
+}
+
 /* "rail0 + rail1": field `field` of every "lane.<rank>.<lane>" line, the
  * distinct values of each lane joined by '/', lanes by " + "; NULL if the
  * head has no lane lines. */
@@ -204,7 +219,7 @@ static char *lane_summary(const struct lb_table *t, const char *field)
 		free(out);
 		return NULL;
 	}
-	return out;
+	return collapse_same(out);
 }
 
 /* "lb-h0 lb-h1 ...": the host.<rank> lines in order, or NULL. */
@@ -231,8 +246,18 @@ static int skipped_prov(const char *key)
 	return strncmp(key, "host.", 5) == 0 || strncmp(key, "lane.", 5) == 0;
 }
 
+/* A provenance value of t; from a file without a head, the column of the
+ * same name (ranks, lanes, transport) if there is one, else NULL: not
+ * recorded, so not comparable. */
+static char *prov_value(const struct lb_table *t, const char *key)
+{
+	if (t->nprov == 0)
+		return has(t, key) ? joined_values(t, key) : NULL;
+	return dup_or_none(lb_table_prov(t, key));
+}
+
 /* Every provenance key of either file (each once), then the lanes' and
- * hosts' summaries. */
+ * hosts' summaries; only what both files recorded. */
 static int prov_items(struct lb_cmp *c, const struct lb_table t[2])
 {
 	for (int f = 0; f < 2; f++)
@@ -240,10 +265,16 @@ static int prov_items(struct lb_cmp *c, const struct lb_table t[2])
 			const char *key = t[f].prov[i].key;
 			if (skipped_prov(key) || has_item(c, key))
 				continue;
-			if (push_item(c, key, dup_or_none(lb_table_prov(&t[0], key)),
-				      dup_or_none(lb_table_prov(&t[1], key))))
+			char *a = prov_value(&t[0], key), *b = prov_value(&t[1], key);
+			if (!a || !b) {
+				free(a);
+				free(b);
+			} else if (push_item(c, key, a, b)) {
 				return -1;
+			}
 		}
+	if (!t[0].nprov || !t[1].nprov)
+		return 0;
 	static const char *const fields[] = { "nic", "speed_bps", "mtu", "port" };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		char *a = lane_summary(&t[0], fields[i]), *b = lane_summary(&t[1], fields[i]);
@@ -341,6 +372,7 @@ static int check_columns(struct lb_cmp *c, const struct lb_table t[2], const cha
 		      k[0]->high_fallback : NULL;
 	if (!c->high_col)
 		c->low_col = NULL;
+	c->spread = !c->high_col ? "none" : strstr(c->high_col, "p99") ? "min..p99" : "min..max";
 	return 0;
 }
 
@@ -370,7 +402,8 @@ static char *row_label(const struct lb_cmp *c, const struct lb_table *t, size_t 
 			continue;
 		char v[64];
 		show_value(c->key[i], lb_table_cell(t, row, lb_table_col(t, c->key[i])), v, sizeof(v));
-		int bare = i == 0 || size || strcmp(c->key[i], "collective") == 0;
+		int bare = size || strcmp(c->key[i], "collective") == 0 ||
+			   strcmp(c->key[i], "algorithm") == 0;
 		const char *name = strcmp(c->key[i], "slice_bytes") == 0 ? "slice" : c->key[i];
 		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s%s%s", len ? " " : "",
 					bare ? "" : name, bare ? "" : " ", v);

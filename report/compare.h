@@ -52,6 +52,7 @@ struct lb_cmp_summary {
 struct lb_cmp {
 	enum lb_cmp_kind kind;
 	const char *time_col, *low_col, *high_col; /* low_col NULL: no spread */
+	const char *spread;   /* "min..p99", "min..max" or "none" */
 	const char *key[10];  /* columns matched on */
 	unsigned char shown[10]; /* key[i] is named in row labels (it varies) */
 	size_t nkey;
