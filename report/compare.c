@@ -188,6 +188,26 @@ static char *collapse_same(char *s)
 	return s;
 }
 
+/* Field `field` ("nic=rail1") of provenance line i if it is lane `lane`'s
+ * ("lane.<rank>.<lane>"), into val; 0 if the line is another's. */
+static int lane_field(const struct lb_table *t, size_t i, unsigned lane, const char *field,
+		      char *val, size_t len)
+{
+	unsigned rank, l;
+	int at = 0;
+	if (sscanf(t->prov[i].key, "lane.%u.%u%n", &rank, &l, &at) != 2 || t->prov[i].key[at] ||
+	    l != lane)
+		return 0;
+	size_t n = strlen(field);
+	snprintf(val, len, "-");
+	for (const char *f = t->prov[i].value; (f = strstr(f, field)); f += n)
+		if ((f == t->prov[i].value || f[-1] == ' ') && f[n] == '=') {
+			snprintf(val, len, "%.*s", (int)strcspn(f + n + 1, " "), f + n + 1);
+			break;
+		}
+	return 1;
+}
+
 /* "rail0 + rail1": field `field` of every "lane.<rank>.<lane>" line, the
  * distinct values of each lane joined by '/', lanes by " + "; NULL if the
  * head has no lane lines. */
@@ -199,20 +219,17 @@ static char *lane_summary(const struct lb_table *t, const char *field)
 	for (unsigned lane = 0; out && lane < 64; lane++) {
 		size_t start = len;
 		for (size_t i = 0; i < t->nprov; i++) {
-			unsigned rank, l;
-			int at = 0;
-			if (sscanf(t->prov[i].key, "lane.%u.%u%n", &rank, &l, &at) != 2 ||
-			    t->prov[i].key[at] || l != lane)
+			char val[256], token[260];
+			if (!lane_field(t, i, lane, field, val, sizeof(val)))
 				continue;
-			char pat[32], val[256] = "-";
-			snprintf(pat, sizeof(pat), "%s=", field);
-			const char *f = strstr(t->prov[i].value, pat);
-			if (f)
-				sscanf(f + strlen(pat), "%255s", val);
-			if (!strstr(out + start, val) && len + strlen(val) + 4 < 4000)
-				len += (size_t)sprintf(out + len, "%s%s",
-						       len == start ? (start ? " + " : "") : "/", val);
 			any = 1;
+			snprintf(token, sizeof(token), "/%s/", val);
+			char seen[4096];
+			snprintf(seen, sizeof(seen), "/%s/", len == start ? "" : out + start + (start ? 3 : 0));
+			if (strstr(seen, token) || len + strlen(val) + 4 >= 4096)
+				continue;
+			len += (size_t)sprintf(out + len, "%s%s",
+					       len == start ? (start ? " + " : "") : "/", val);
 		}
 	}
 	if (!any) {

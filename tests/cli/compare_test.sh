@@ -86,6 +86,9 @@ for w in "lanes                          1  ->  2" "lanes.nic                   
 done
 grep -Eq '^  (option.slice|hosts|time_utc|command|lanes.mtu|lanes.speed_bps) ' "$tmp/out" &&
 	fail "one vs two: an equal or per-run item listed as a difference: $out"
+# NIC A vs B: rank 2's NIC differs (and its name extends rank 0's).
+sed 's/^# lane.2.0: nic=rail0 /# lane.2.0: nic=rail0x /' "$tmp/one.csv" >"$tmp/nic.csv"
+want 0 "lanes.nic                      rail0  ->  rail0/rail0x" "$tmp/one.csv" "$tmp/nic.csv"
 # The same comparison the other way round: B slower, and the gate says so.
 want 1 "binomial 4M: B is 100.0% slower than A, beyond noise" --fail-if-slower 5% "$tmp/two.csv" "$tmp/one.csv"
 case $out in *"8 rows slower by more than that beyond noise: FAILED"*) ;; *) fail "gate: no FAILED line: $out" ;; esac
