@@ -50,7 +50,9 @@ static void file_line(const char *name, const char *path, const struct lb_table 
 		printf(", lanebench %s", version);
 	if (when)
 		printf(", %s", when);
-	printf(")%s%s\n", t->note ? "  " : "", t->note ? t->note : "");
+	if (t->note)
+		printf(")  (%s", t->note);
+	printf(")\n");
 }
 
 static void print_setup(const struct lb_cmp *c)
