@@ -1,5 +1,6 @@
 #include "csvread.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,9 +86,38 @@ static int push_cell(struct cells *c, const char *s)
 
 #define TRAILER "# lanebench: "
 
+/* The length of the key of a provenance line "# key: value"
+ * ([a-z][a-z0-9_.-]*, then ": "), or 0 if the line is not one. */
+static size_t prov_key_len(const char *line)
+{
+	if (line[0] != '#' || line[1] != ' ' || !islower((unsigned char)line[2]))
+		return 0;
+	size_t n = 2;
+	while (islower((unsigned char)line[n]) || isdigit((unsigned char)line[n]) ||
+	       (line[n] && strchr("_.-", line[n])))
+		n++;
+	return line[n] == ':' ? n - 2 : 0;
+}
+
+/* Appends the head line "# key: value" to t->prov; 0, or -1 out of memory. */
+static int add_prov(struct lb_table *t, const char *line, size_t keylen)
+{
+	struct lb_prov_item *p = realloc(t->prov, (t->nprov + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	t->prov = p;
+	const char *value = line + 2 + keylen + 1;
+	value += *value == ' ';
+	p[t->nprov].key = strndup(line + 2, keylen);
+	p[t->nprov].value = strdup(value);
+	t->nprov++;
+	return p[t->nprov - 1].key && p[t->nprov - 1].value ? 0 : -1;
+}
+
 /* A line starting with '#' (a comment, as gnuplot and pandas' comment='#'
- * read it): skipped, but lanebench's trailer is kept as t->note.  Returns
- * 1 if the line was one (and is consumed), 0 if not, -1 out of memory. */
+ * read it): skipped, but lanebench's trailer is kept as t->note and a
+ * "# key: value" line before the header as provenance.  Returns 1 if the
+ * line was one (and is consumed), 0 if not, -1 out of memory. */
 static int comment_line(struct reader *r, struct lb_table *t)
 {
 	int c = fgetc(r->f);
@@ -104,8 +134,23 @@ static int comment_line(struct reader *r, struct lb_table *t)
 		free(t->note);
 		if (!(t->note = strdup(r->field + strlen(TRAILER))))
 			return -1;
+		return 1;
 	}
+	size_t keylen = prov_key_len(r->field);
+	if (t->ncols == 0 && keylen && add_prov(t, r->field, keylen))
+		return -1;
 	return 1;
+}
+
+/* Notes that data row t->nrows starts at file line `line`. */
+static int add_line(struct lb_table *t, size_t line)
+{
+	size_t *l = realloc(t->lines, (t->nrows + 1) * sizeof(*l));
+	if (!l)
+		return -1;
+	t->lines = l;
+	l[t->nrows] = line;
+	return 0;
 }
 
 /* Reads every row into c; the header fixes the width. */
@@ -115,7 +160,7 @@ static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 	for (;;) {
 		size_t start = c->n;
 		int end = ',', rc = 0;
-		r->line++;
+		size_t first = ++r->line;
 		int comment = comment_line(r, t);
 		if (comment < 0)
 			return lb_errf(err, len, "%s: out of memory", path);
@@ -140,6 +185,8 @@ static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 		else if (width != t->ncols)
 			return lb_errf(err, len, "%s:%zu: %zu fields, the header has %zu", path,
 				    r->line, width, t->ncols);
+		else if (add_line(t, first))
+			return lb_errf(err, len, "%s: out of memory", path);
 		else
 			t->nrows++;
 		if (end == EOF)
@@ -164,8 +211,9 @@ int lb_table_read(const char *path, struct lb_table *t, char *err, size_t len)
 		for (size_t i = 0; i < c.n; i++)
 			free(c.v[i]);
 		free(c.v);
-		free(t->note);
-		memset(t, 0, sizeof(*t));
+		t->cells = NULL;
+		t->nrows = 0;
+		lb_table_free(t);
 	}
 	return rc;
 }
@@ -183,10 +231,24 @@ const char *lb_table_cell(const struct lb_table *t, size_t row, int col)
 	return t->cells[(row + 1) * t->ncols + (size_t)col];
 }
 
+const char *lb_table_prov(const struct lb_table *t, const char *key)
+{
+	for (size_t i = t->nprov; i-- > 0;)
+		if (strcmp(t->prov[i].key, key) == 0)
+			return t->prov[i].value;
+	return NULL;
+}
+
 void lb_table_free(struct lb_table *t)
 {
 	for (size_t i = 0; t->cells && i < (t->nrows + 1) * t->ncols; i++)
 		free(t->cells[i]);
+	for (size_t i = 0; i < t->nprov; i++) {
+		free(t->prov[i].key);
+		free(t->prov[i].value);
+	}
+	free(t->prov);
+	free(t->lines);
 	free(t->cells);
 	free(t->note);
 	memset(t, 0, sizeof(*t));

@@ -1,5 +1,5 @@
-/* CSV reading: quoting, CRLF, blank lines, comments and lanebench's
- * "incomplete" trailer, ragged rows named by line. */
+/* CSV reading: quoting, CRLF, blank lines, comments, the provenance head
+ * and lanebench's "incomplete" trailer, ragged rows named by line. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -41,6 +41,29 @@ int main(void)
 	lb_table_free(&t);
 	p = write_tmp("a,b\n1,2\n");
 	CHECK(lb_table_read(p, &t, err, sizeof(err)) == 0 && !t.note, "complete file has a note");
+	lb_table_free(&t);
+
+	/* The provenance head: "# key: value" lines before the header, in file
+	 * order; other comments, and '#' lines after the header, are not. */
+	p = write_tmp("# format: lanebench-csv 2\r\n# made by hand\n# version: v0.1-3-gabc\n"
+		      "# lane.0.1: nic=rail1 port=1 speed_bps=100000000\n# Bad: x\n# empty:\n"
+		      "a,b\n# late: no\n1,2\n\n\"x\ny\",3\n4,5\n# lanebench: incomplete after 3 rows: x\n");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) == 0, "head: %s", err);
+	CHECK(t.nprov == 4 && strcmp(t.prov[0].key, "format") == 0 &&
+	      strcmp(t.prov[0].value, "lanebench-csv 2") == 0 &&
+	      strcmp(t.prov[3].key, "empty") == 0 && !t.prov[3].value[0], "head: %zu items", t.nprov);
+	CHECK(strcmp(lb_table_prov(&t, "lane.0.1"), "nic=rail1 port=1 speed_bps=100000000") == 0 &&
+	      strcmp(lb_table_prov(&t, "version"), "v0.1-3-gabc") == 0, "head lookup");
+	CHECK(!lb_table_prov(&t, "late") && !lb_table_prov(&t, "Bad") && !lb_table_prov(&t, "lanebench"),
+	      "not provenance taken as such");
+	CHECK(t.nrows == 3 && t.lines[0] == 9 && t.lines[1] == 11 && t.lines[2] == 13,
+	      "row lines %zu: %zu %zu %zu", t.nrows, t.lines[0], t.lines[1], t.lines[2]);
+	CHECK(t.note && strstr(t.note, "after 3 rows"), "head file's trailer");
+	lb_table_free(&t);
+	/* An older file, without a head: no provenance, rows as before. */
+	p = write_tmp("a,b\n1,2\n");
+	CHECK(lb_table_read(p, &t, err, sizeof(err)) == 0 && t.nprov == 0 && !lb_table_prov(&t, "format") &&
+	      t.lines[0] == 2, "no head");
 	lb_table_free(&t);
 
 	p = write_tmp("a,b\n1,2\n3\n");

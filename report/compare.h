@@ -1,0 +1,88 @@
+/* Comparing two result files (lanebench compare): which rows correspond,
+ * what differs in the set-up, B/A per row with both runs' spread, and a
+ * summary per algorithm.
+ *
+ * Rows are matched on what a user varies inside one run: collective,
+ * algorithm, root, lane, direction and message size when both files have
+ * the column; ranks, lanes and stripe when either file holds more than one
+ * value of them (a sim sweep); slice_bytes when both files have the same
+ * set of slice sizes (else rows are matched without it, and the comparison
+ * says so).  Everything else that has one value per file (lanes, ranks,
+ * transport, line rate, NICs, versions, options) is the set-up that the
+ * comparison is about and is reported, not matched on. */
+#ifndef LB_COMPARE_H
+#define LB_COMPARE_H
+
+#include <stddef.h>
+
+#include "csvread.h"
+
+enum lb_cmp_kind { LB_CMP_BCAST, LB_CMP_P2P, LB_CMP_SIM };
+
+/* B relative to A, judged on both runs' spread (see lb_cmp_verdict). */
+enum lb_cmp_verdict { LB_CMP_FASTER = -1, LB_CMP_NOISE = 0, LB_CMP_SLOWER = 1 };
+
+/* A value of both runs' time: median, and its spread [low, high] (low ==
+ * high when the file has no spread, as sim's exact times). */
+struct lb_cmp_time {
+	double mid, low, high;
+};
+
+struct lb_cmp_row {
+	size_t ra, rb;   /* data rows of A and B */
+	char *label;     /* "multilane 1M": the key columns that vary */
+	size_t group;    /* index into summary */
+	unsigned long long bytes;
+	struct lb_cmp_time a, b;
+	double ratio;    /* B/A of the median times */
+	enum lb_cmp_verdict verdict;
+};
+
+/* One set-up item whose values differ (or agree) between the files. */
+struct lb_cmp_item {
+	char *name, *a, *b;
+};
+
+struct lb_cmp_summary {
+	char *group;     /* "multilane", or "multilane root 3" */
+	size_t rows, faster, slower, noise;
+	double geomean;  /* geometric mean of B/A over the group's rows */
+};
+
+struct lb_cmp {
+	enum lb_cmp_kind kind;
+	const char *time_col, *low_col, *high_col; /* low_col NULL: no spread */
+	const char *spread;   /* "min..p99", "min..max" or "none" */
+	const char *key[10];  /* columns matched on */
+	unsigned char shown[10]; /* key[i] is named in row labels (it varies) */
+	size_t nkey;
+	char *slice_note;     /* why slice_bytes is not matched on, or NULL */
+	struct lb_cmp_item *items; /* set-up, differences first */
+	size_t nitems, ndiffer;
+	struct lb_cmp_row *rows;
+	size_t nrows;
+	char **only[2];       /* labels of rows found in one file only */
+	size_t nonly[2];
+	struct lb_cmp_summary *summary;
+	size_t nsummary;
+};
+
+/* Kind name: "bcast", "p2p", "sim". */
+const char *lb_cmp_kind_name(enum lb_cmp_kind kind);
+
+/* Builds the comparison of t[0] (A) and t[1] (B), read from files
+ * names[0], names[1].  Returns 0; or -1 with a message naming the file
+ * (and column or lines) in err: not a lanebench CSV, a required column
+ * missing, different kinds, two rows with the same key.  Zero matching
+ * rows is not an error here (nrows == 0: see lb_cmp_describe_keys). */
+int lb_cmp_build(const struct lb_table t[2], const char *const names[2], struct lb_cmp *c,
+		 char *err, size_t errlen);
+
+/* "binomial 64K..4M (7 sizes); multilane 64K..1M (5 sizes)": the keys of
+ * file `which` (0: A, 1: B), for saying why nothing matched. */
+void lb_cmp_describe_keys(const struct lb_cmp *c, const struct lb_table *t, char *buf,
+			  size_t len);
+
+void lb_cmp_free(struct lb_cmp *c);
+
+#endif

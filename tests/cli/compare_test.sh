@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# lanebench compare on hand-made files: one rail vs two (B twice as fast),
+# runs within noise, the --fail-if-slower gate, set-up differences from the
+# provenance head, and the errors (missing column, duplicate rows, no row
+# in common, mixed kinds); size intersections, old files without a head,
+# p2p and sim files, --json and -o.
+# Usage: compare_test.sh path/to/lanebench SOURCE_ROOT
+set -u
+B=$(realpath "${1:?usage: compare_test.sh path/to/lanebench SOURCE_ROOT}")
+SRC=${2:?usage: compare_test.sh path/to/lanebench SOURCE_ROOT}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# run ARGS...: sets rc, out, err
+run() {
+	"$B" compare "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+}
+
+# want RC NEEDLE ARGS...: exit status RC, NEEDLE in stdout or stderr
+want() {
+	local status=$1 needle=$2
+	shift 2
+	run "$@"
+	[ "$rc" -eq "$status" ] || fail "compare $*: exit $rc, want $status: $err"
+	case "$out$err" in
+	*"$needle"*) ;;
+	*) fail "compare $*: output lacks \"$needle\": $out $err" ;;
+	esac
+}
+
+COLS=label,transport,algorithm,ranks,lanes,root,message_bytes,slice_bytes,time_min_seconds,time_median_seconds,time_p99_seconds,time_max_seconds
+
+# bcast_csv FILE LANES SCALE SPREAD SIZES...: a head for a 4-rank tcp run
+# with LANES lanes, then multilane and binomial rows; median time =
+# SCALE x size / 12.5e6 (size in KiB), spread median x (1 -/+ SPREAD).
+bcast_csv() {
+	local f=$1 lanes=$2 scale=$3 spread=$4
+	shift 4
+	{
+		echo "# format: lanebench-csv 2"
+		echo "# version: v0.1.0-test"
+		echo "# command: lanebench bcast -a multilane,binomial"
+		echo "# time_utc: 2026-11-24T03:40:11Z"
+		echo "# transport: tcp"
+		echo "# option.slice: 64K"
+		echo "# ranks: 4"
+		echo "# lanes: $lanes"
+		for r in 0 1 2 3; do
+			echo "# host.$r: lb-h$r"
+			for ((l = 0; l < lanes; l++)); do
+				echo "# lane.$r.$l: nic=rail$l port=1 speed_bps=100000000 mtu=1500 numa=-1 core=$l addr=10.1$l.0.$((r + 1))"
+			done
+		done
+		echo "$COLS"
+		for a in multilane binomial; do
+			for kib in "$@"; do
+				awk -v a="$a" -v k="$lanes" -v kib="$kib" -v s="$scale" -v d="$spread" 'BEGIN {
+					t = s * kib * 1024 / 12.5e6
+					printf "run-k%d,tcp,%s,4,%d,0,%d,65536,%.9g,%.9g,%.9g,%.9g\n",
+						k, a, k, kib * 1024, t * (1 - d), t, t * (1 + d), t * (1 + 2 * d) }'
+			done
+		done
+	} >"$f"
+}
+
+# --- one rail vs two: B twice as fast, beyond noise ---------------------------
+bcast_csv "$tmp/one.csv" 1 2 0.02 64 256 1024 4096
+bcast_csv "$tmp/two.csv" 2 1 0.02 64 256 1024 4096
+want 0 "summary multilane: B/A 0.500 (speed-up 2.00x) over 4 sizes: 4 faster, 0 slower, 0 within noise" \
+	"$tmp/one.csv" "$tmp/two.csv"
+case $out in *"summary binomial: B/A 0.500"*) ;; *) fail "one vs two: no binomial summary: $out" ;; esac
+for w in "lanes                          1  ->  2" "lanes.nic                      rail0  ->  rail0 + rail1" \
+	"matched on: algorithm, root, message_bytes, slice_bytes" "ranks 4" "transport tcp" \
+	"same in both: version v0.1.0-test" "A: $tmp/one.csv (8 rows, lanebench v0.1.0-test, 2026-11-24T03:40:11Z)" \
+	"binomial 4M"; do
+	case $out in *"$w"*) ;; *) fail "one vs two: output lacks '$w': $out" ;; esac
+done
+grep -Eq '^  (option.slice|hosts|time_utc|command|lanes.mtu|lanes.speed_bps) ' "$tmp/out" &&
+	fail "one vs two: an equal or per-run item listed as a difference: $out"
+# NIC A vs B: rank 2's NIC differs (and its name extends rank 0's).
+sed 's/^# lane.2.0: nic=rail0 /# lane.2.0: nic=rail0x /' "$tmp/one.csv" >"$tmp/nic.csv"
+want 0 "lanes.nic                      rail0  ->  rail0/rail0x" "$tmp/one.csv" "$tmp/nic.csv"
+# The same comparison the other way round: B slower, and the gate says so.
+want 1 "binomial 4M: B is 100.0% slower than A, beyond noise" --fail-if-slower 5% "$tmp/two.csv" "$tmp/one.csv"
+case $out in *"8 rows slower by more than that beyond noise: FAILED"*) ;; *) fail "gate: no FAILED line: $out" ;; esac
+
+# --- two runs within noise: 4% apart, overlapping spreads ---------------------
+bcast_csv "$tmp/run1.csv" 2 1 0.05 64 256 1024
+bcast_csv "$tmp/run2.csv" 2 1.04 0.05 64 256 1024
+want 0 "summary multilane: B/A 1.040 (speed-up 0.96x) over 3 sizes: 0 faster, 0 slower, 3 within noise" \
+	--fail-if-slower 1% "$tmp/run1.csv" "$tmp/run2.csv"
+[ "$(grep -c 'x  within noise$' "$tmp/out")" = 6 ] || fail "within noise: $out"
+case $out in *"set-up: no difference found"*) ;; *) fail "same set-up: $out" ;; esac
+# 10% slower with 2% spreads: beyond noise; gated at 5%, not at 20%.
+bcast_csv "$tmp/slow.csv" 2 1.1 0.02 64 256 1024
+bcast_csv "$tmp/base.csv" 2 1 0.02 64 256 1024
+want 1 "multilane 64K: B is 10.0% slower than A" --fail-if-slower 5 "$tmp/base.csv" "$tmp/slow.csv"
+want 0 "0 of 6 rows slower by more than that beyond noise: passed" --fail-if-slower 20% \
+	"$tmp/base.csv" "$tmp/slow.csv"
+run --fail-if-slower 5x "$tmp/base.csv" "$tmp/slow.csv"
+[ "$rc" = 2 ] && case $err in *"'5x' is not a percentage"*) true ;; *) false ;; esac ||
+	fail "--fail-if-slower 5x: exit $rc: $err"
+
+# --- different size sets: the intersection, and what was left out ------------
+bcast_csv "$tmp/few.csv" 2 1 0.02 64 256
+want 0 "only in A, not compared (4 of 8 rows): multilane 1M, multilane 4M, binomial 1M, binomial 4M" \
+	"$tmp/one.csv" "$tmp/few.csv"
+case $out in *"4 rows in both"*) ;; *) fail "intersection: $out" ;; esac
+
+# --- errors --------------------------------------------------------------------
+cut -d, -f1-6,8- "$tmp/two.csv" >"$tmp/nosize.csv"
+want 2 "$tmp/nosize.csv: no column 'message_bytes' (a bcast CSV needs it to match rows)" \
+	"$tmp/one.csv" "$tmp/nosize.csv"
+cut -d, -f1-9,11- "$tmp/two.csv" >"$tmp/notime.csv"
+want 2 "$tmp/notime.csv: not a lanebench bcast, p2p or sim CSV" "$tmp/one.csv" "$tmp/notime.csv"
+{ cat "$tmp/two.csv"; grep '^run-k2,tcp,binomial,4,2,0,262144,' "$tmp/two.csv"; } >"$tmp/dup.csv"
+dupline=$(grep -n '^run-k2,tcp,binomial,4,2,0,262144,' "$tmp/dup.csv" | head -1 | cut -d: -f1)
+want 2 "$tmp/dup.csv: lines $dupline and $(wc -l <"$tmp/dup.csv") are both binomial 256K" \
+	"$tmp/one.csv" "$tmp/dup.csv"
+sed 's/multilane/chain/; s/binomial/binary/' "$tmp/two.csv" >"$tmp/other.csv"
+want 2 "no row of A matches a row of B on (algorithm, root, message_bytes, slice_bytes): A has multilane 64K..4M (4 rows); binomial 64K..4M (4 rows); B has chain 64K..4M (4 rows); binary 64K..4M (4 rows)" \
+	"$tmp/one.csv" "$tmp/other.csv"
+want 2 "$tmp/nonexistent.csv: No such file" "$tmp/one.csv" "$tmp/nonexistent.csv"
+
+# --- slice sets differ: matched without slice_bytes, and said -----------------
+awk -F, -v OFS=, '!/^#/ && NR > 1 && $8 == 65536 { $8 = 262144 } 1' "$tmp/two.csv" >"$tmp/slice.csv"
+want 0 "note: slice sizes differ (A: 64K; B: 256K): rows matched on the other keys without slice_bytes" \
+	"$tmp/one.csv" "$tmp/slice.csv"
+case $out in *"slice_bytes                    64K  ->  256K"*) ;; *) fail "slice difference not listed: $out" ;; esac
+
+# --- an incomplete run and an old file without a head ---------------------------
+{ cat "$tmp/few.csv"; echo "# lanebench: incomplete after 4 rows: interrupted (SIGINT)"; } >"$tmp/part.csv"
+want 0 "B: $tmp/part.csv (4 rows, lanebench v0.1.0-test, 2026-11-24T03:40:11Z)  (incomplete after 4 rows: interrupted (SIGINT))" \
+	"$tmp/one.csv" "$tmp/part.csv"
+demo=$SRC/results/example-demo-tcp-p8-k2-50mbit.csv
+want 0 "summary vandegeijn: B/A 1.000 (speed-up 1.00x) over 13 sizes: 0 faster, 0 slower, 13 within noise" "$demo" "$demo"
+grep -v '^#' "$tmp/two.csv" >"$tmp/nohead.csv"
+want 0 "note: B has no provenance head (an older file)" "$tmp/one.csv" "$tmp/nohead.csv"
+case $out in *"lanes                          1  ->  2"*"same in both: transport tcp, ranks 4"*) ;;
+*) fail "no head: lanes, ranks, transport not from the columns: $out" ;; esac
+case $out in *"(none)"*|*version*) fail "no head: items it did not record listed: $out" ;; esac
+
+# --- p2p and sim files; kinds do not mix ------------------------------------------
+p2p_csv() {
+	echo "transport,lane,lane_name,message_bytes,iterations,window,latency_min_seconds,latency_median_seconds,latency_p99_seconds,bandwidth_median_bytes_per_second"
+	echo "tcp,0,$2,4096,100,16,$(awk -v s="$3" 'BEGIN { printf "%g,%g,%g", 1e-4 * s, 1.1e-4 * s, 1.3e-4 * s }'),3.7e7"
+	echo "tcp,0,$2,1048576,100,16,$(awk -v s="$3" 'BEGIN { printf "%g,%g,%g", 1e-2 * s, 1.1e-2 * s, 1.2e-2 * s }'),9.1e7"
+}
+p2p_csv x rail0 1 >"$tmp/p2pa.csv"
+p2p_csv x ens1f0 0.5 >"$tmp/p2pb.csv"
+want 0 "summary lane 0: B/A 0.500 (speed-up 2.00x) over 2 sizes: 2 faster, 0 slower, 0 within noise" \
+	"$tmp/p2pa.csv" "$tmp/p2pb.csv"
+case $out in *"lane_name                      rail0  ->  ens1f0"*) ;; *) fail "p2p: NIC name not a difference: $out" ;; esac
+"$B" sim -a multilane,binomial -p 8 -k 1 -m 64K:4M --bw 100mbit >"$tmp/sim1.csv" 2>/dev/null
+"$B" sim -a multilane,binomial -p 4,8 -k 2 -m 64K:4M --bw 100mbit >"$tmp/sim2.csv" 2>/dev/null
+want 0 "summary multilane ranks 8: B/A 0." "$tmp/sim1.csv" "$tmp/sim2.csv"
+case $out in *"matched on: algorithm, root, ranks, message_bytes, slice_bytes"*"only in B, not compared (14 of 28 rows): multilane ranks 4 64K"*) ;;
+*) fail "sim: keys or intersection: $out" ;; esac
+case $out in *"lanes                          1  ->  2"*) ;; *) fail "sim: lanes not a difference: $out" ;; esac
+want 2 "$tmp/one.csv is a bcast CSV, $tmp/sim1.csv a sim CSV" "$tmp/one.csv" "$tmp/sim1.csv"
+
+# --- --json and -o ---------------------------------------------------------------
+want 0 "summary multilane" --json "$tmp/c.json" -o "$tmp/c.csv" "$tmp/one.csv" "$tmp/two.csv"
+python3 - "$tmp/c.json" <<'PY' || fail "compare --json: $(cat "$tmp/c.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "bcast" and d["a"]["provenance"]["lanes"] == "1", d["a"]
+assert {"name": "lanes", "a": "1", "b": "2"} in d["setup_differences"], d["setup_differences"]
+assert len(d["rows"]) == 8 and d["rows"][0]["verdict"] == "faster", d["rows"][0]
+assert abs(d["rows"][0]["b_over_a"] - 0.5) < 1e-6 and d["rows"][0]["a"]["low_seconds"] > 0
+assert [s["group"] for s in d["summary"]] == ["multilane", "binomial"]
+assert abs(d["summary"][0]["geomean_b_over_a"] - 0.5) < 1e-6 and d["summary"][0]["faster"] == 4
+assert d["fail_if_slower_percent"] is None and d["failed_rows"] == 0
+PY
+[ "$(grep -vc '^#' "$tmp/c.csv")" = 9 ] && grep -q '^# setup: lanes 1 -> 2;' "$tmp/c.csv" &&
+	grep -q '^multilane,multilane 64K,65536,.*,faster$' "$tmp/c.csv" || fail "compare -o: $(cat "$tmp/c.csv")"
+want 1 "cannot write" --json "$tmp/missing/c.json" "$tmp/one.csv" "$tmp/two.csv"
+
+if [ "$failures" -ne 0 ]; then
+	echo "compare_test: $failures failure(s)" >&2
+	exit 1
+fi
+echo "compare_test: all checks passed"
