@@ -103,6 +103,9 @@ struct lb_cmd {
 	int (*run)(const struct lb_cmd *cmd, int argc, char **argv); /* exit status */
 };
 
+/* git describe at build time (bench/version.c.in): "v0.1.0-57-gac65485-dirty". */
+extern const char lb_version[];
+
 /* The subcommands (bench/cmd_*.c); bench/main.c lists them in one table. */
 extern const struct lb_cmd lb_cmd_plan;
 extern const struct lb_cmd lb_cmd_sim;
