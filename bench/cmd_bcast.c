@@ -34,7 +34,8 @@ static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
-	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
+	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:16M" },
 	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges",
@@ -65,7 +66,8 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("no-pin", 0, NULL, "do not bind lane threads to cores near their NIC",
 	  LB_OPT_FLAG, OFF(no_pin)) },
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, calibration, one iteration (default $LANEBENCH_TIMEOUT, else 60s)",
-	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout },
+	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout,
+	  .show = lb_cli_show_timeout },
 	{ LB_OPT("verbose", 'v', NULL, "every rank says on stderr when each iteration's data phase starts (\"lanebench bcast: rank 2: chain 4M slice 64K: iteration 3/12 started\"): follow a run in its logs, or act once data moves",
 	  LB_OPT_FLAG, OFF(verbose)) },
 	{ LB_OPT("label", 0, "NAME", "name of this run in the CSV and its file name",

@@ -15,14 +15,15 @@ struct sim_opts {
 	uint32_t lanes, root, sites;
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
 	int stripe_off, allgather, validate;
-	const char *output;
+	const char *output, *json;
 };
 
 #define OFF(f) offsetof(struct sim_opts, f)
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
-	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
+	  .show = lb_cli_show_algos },
 	{ LB_OPT("ranks", 'p', "RANKS", "rank counts: 8,12 or 2:1024 (= 2, 4, ..., 1024)",
 	  LB_OPT_COUNT_LIST, OFF(ranks)), .def = "32", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 8:64M",
@@ -51,6 +52,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_FLAG, OFF(validate)) },
 	{ LB_OPT("output", 'o', "FILE", "write the CSV to FILE and a table to stdout (default: CSV to stdout)",
 	  LB_OPT_STRING, OFF(output)) },
+	LB_JSON_ROW(OFF(json)),
 };
 
 static void sim_more_help(FILE *out)
@@ -102,36 +104,75 @@ static int check_sweep(const struct lb_cmd *cmd, const struct lb_simsweep_params
 	return fit == LB_SIMSWEEP_TOO_BIG ? LB_EXIT_TOO_BIG : LB_EXIT_USAGE;
 }
 
+/* Where the CSV goes: -o FILE, else stdout -- unless --json - takes
+ * stdout (then no CSV).  NULL path and *none: no CSV. */
+static int csv_target(const struct lb_cmd *cmd, const struct sim_opts *o,
+		      const struct lb_cli_json *json, int *none)
+{
+	int csv_stdout = !o->output || strcmp(o->output, "-") == 0;
+	*none = csv_stdout && lb_cli_json_to_stdout(json) && !o->output;
+	if (csv_stdout && !*none && lb_cli_json_to_stdout(json)) {
+		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+		return -1;
+	}
+	return 0;
+}
+
+/* The sinks: the CSV (if any), the table when the CSV goes to a file or
+ * --json takes stdout (then on stderr), the JSON document (if any). */
+static int run_sinks(const struct lb_cmd *cmd, const struct lb_simsweep_params *p,
+		     struct lb_csv *csv, int table_too, struct lb_cli_json *json, char *err,
+		     size_t len)
+{
+	struct lb_table table = { .out = lb_cli_json_to_stdout(json) ? stderr : stdout };
+	struct lb_sink sinks[3];
+	size_t n = 0;
+	if (csv)
+		sinks[n++] = (struct lb_sink){ .row = lb_csv_sink_row, .ctx = csv };
+	if (table_too)
+		sinks[n++] = (struct lb_sink){ .begin = lb_table_sink_begin,
+					       .row = lb_table_sink_row, .ctx = &table };
+	if (json->path)
+		sinks[n++] = lb_cli_json_sink(json);
+	struct lb_tee tee = { sinks, n };
+	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
+				      .row = lb_tee_row, .ctx = &tee };
+	int rc = lb_simsweep_run(p, &sink, err, len);
+	if (rc)
+		lb_cli_error(cmd, NULL, "%s", err);
+	return rc;
+}
+
 static int sim(const struct lb_cmd *cmd, void *base)
 {
 	const struct sim_opts *o = base;
-	const struct lb_simsweep_params p = params_of(o);
-	int to_file = o->output && strcmp(o->output, "-") != 0;
-	struct lb_table table = { .out = stdout };
+	struct lb_prov prov = { 0 };
+	struct lb_simsweep_params p = params_of(o);
+	struct lb_cli_json json = { .path = o->json };
+	struct lb_csv *csv = NULL;
 	char err[512];
 	size_t ncols;
+	int no_csv;
 	const struct lb_col *cols = lb_simsweep_columns(&p, &ncols);
-	if (check_root(cmd, o))
+	if (check_root(cmd, o) || csv_target(cmd, o, &json, &no_csv))
 		return LB_EXIT_USAGE;
 	int rc = check_sweep(cmd, &p);
 	if (rc)
 		return rc;
-	struct lb_csv *csv = lb_csv_open(o->output, cols, ncols, err, sizeof(err));
-	if (!csv) {
+	lb_cli_provenance(&prov, cmd, o);
+	p.prov = &prov;
+	if (!no_csv && !(csv = lb_csv_create(o->output, &prov, cols, ncols, err, sizeof(err)))) {
 		lb_cli_error(cmd, "output", "%s", err);
+		lb_prov_free(&prov);
 		return LB_EXIT_FAILED;
 	}
 	lb_stop_arm(); /* from here on there are results to keep */
-	const struct lb_sink sinks[] = {
-		{ .row = lb_csv_sink_row, .ctx = csv },
-		{ .begin = lb_table_sink_begin, .row = lb_table_sink_row, .ctx = &table },
-	};
-	struct lb_tee tee = { sinks, to_file ? 2 : 1 };
-	const struct lb_sink sink = { .begin = lb_tee_begin, .row = lb_tee_row, .ctx = &tee };
-	rc = lb_simsweep_run(&p, &sink, err, sizeof(err));
-	if (rc)
-		lb_cli_error(cmd, NULL, "%s", err);
-	return lb_cli_finish_csv(cmd, csv, rc, err);
+	int table_too = (o->output && strcmp(o->output, "-") != 0) || lb_cli_json_to_stdout(&json);
+	rc = run_sinks(cmd, &p, csv, table_too, &json, err, sizeof(err));
+	lb_prov_free(&prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
+	rc = lb_cli_finish_csv(cmd, csv, rc, err); /* after a signal: ends by it */
+	return rc ? rc : json_rc;
 }
 
 static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)

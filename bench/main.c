@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 {
 	const char *arg = argc > 1 ? argv[1] : NULL;
 	const struct lb_cmd *cmd;
+	lb_cli_save_command_line(argc, argv);
 	if (!arg) {
 		usage(stderr);
 		return LB_EXIT_USAGE;

@@ -11,6 +11,7 @@
 #include "calibrate.h"
 #include "lib/error.h"
 #include "job.h"
+#include "jobprov.h"
 #include "pattern.h"
 #include "stats.h"
 #include "model/sim.h"
@@ -461,14 +462,12 @@ static int set_up(struct run *r, char *err, size_t len)
 	return rc;
 }
 
-/* Rank 0's sink begins, agreed so nobody waits for a rank that quit. */
+/* Rank 0's sink begins with the provenance, agreed so nobody waits for
+ * a rank that quit. */
 static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t len)
 {
-	int rc = 0;
 	describe_columns(r);
-	if (r->job.rank == 0 && sink->begin)
-		rc = sink->begin(sink->ctx, r->cols, r->ncols, err, len);
-	return lb_job_agree(&r->job, rc, err, len);
+	return lb_job_sink_start(&r->job, r->prm->prov, sink, r->cols, r->ncols, err, len);
 }
 
 int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,

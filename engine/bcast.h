@@ -49,6 +49,9 @@ struct lb_bcast_params {
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
+	/* The caller's provenance (version, command, options), handed to
+	 * the sink with the job's part (hosts, lanes); NULL: none. */
+	const struct lb_prov *prov;
 	/* Optional, on every rank: each iteration's start (progress, logs). */
 	void (*on_iteration)(const struct lb_bcast_step *step, void *arg);
 	void *on_iteration_arg;

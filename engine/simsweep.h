@@ -30,6 +30,9 @@ struct lb_simsweep_params {
 	double lane_bw;        /* bytes/s of one lane */
 	double wan_alpha;      /* seconds per transfer between sites; < 0: alpha */
 	int validate;          /* check every schedule with the validator first */
+	/* The caller's provenance (version, command, options), handed to
+	 * the sink as it is; NULL: none. */
+	const struct lb_prov *prov;
 	/* Optional: non-zero (a signal's number) ends the sweep before the
 	 * next configuration; the run then returns 0 with the rows so far. */
 	const volatile sig_atomic_t *stop;

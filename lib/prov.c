@@ -108,3 +108,33 @@ void lb_prov_free(struct lb_prov *p)
 	free(p->items);
 	memset(p, 0, sizeof(*p));
 }
+
+void lb_buf_add(struct lb_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0 || b->failed)
+		return;
+	if (b->n + (size_t)len + 1 > b->cap) {
+		size_t cap = (b->n + (size_t)len + 1) * 2;
+		char *s = realloc(b->s, cap);
+		if (!s) {
+			b->failed = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)len;
+}
+
+void lb_buf_free(struct lb_buf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}

@@ -27,6 +27,17 @@ struct lb_prov {
 	int failed; /* an add ran out of memory */
 };
 
+/* A growing string for building values: lb_buf_add appends like printf
+ * (on running out of memory it keeps what it had and sets failed). */
+struct lb_buf {
+	char *s; /* NULL until something is added */
+	size_t n, cap;
+	int failed;
+};
+
+void lb_buf_add(struct lb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lb_buf_free(struct lb_buf *b);
+
 /* Adds key with the printf-formatted value (see above for the order). */
 void lb_prov_add(struct lb_prov *p, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -214,3 +214,8 @@ uint64_t lb_json_rows(const struct lb_json *j)
 {
 	return j ? j->rows : 0;
 }
+
+int lb_json_reader_gone(const struct lb_json *j)
+{
+	return j && j->out.reader_gone;
+}

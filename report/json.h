@@ -56,6 +56,9 @@ int lb_json_close_incomplete(struct lb_json *j, const char *reason, char *err, s
 /* Discards the file and frees j; NULL is fine. */
 void lb_json_abort(struct lb_json *j);
 
+/* A write failed because the reader of the pipe went away (EPIPE). */
+int lb_json_reader_gone(const struct lb_json *j);
+
 /* Rows written so far; 0 for NULL. */
 uint64_t lb_json_rows(const struct lb_json *j);
 

@@ -202,8 +202,16 @@ grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chai
 [ "$(grep -c -- '->' "$tmp/out")" -eq 2 ] || fail "plan dot: chain p=3 wants 2 edges: $out"
 
 # --- sim --------------------------------------------------------------------
+# strip_head FILE: the CSV starts with its provenance ('# format: ...' first,
+# then '# key: value' lines, results/README.md), which is dropped in place
+# so the checks below see the header and rows.
+strip_head() {
+	head -n 1 "$1" | grep -qx '# format: lanebench-csv 2' || fail "$1: no format line first: $(head -n 2 "$1")"
+	awk 'body || !/^# [a-z][a-z0-9_.-]*: / { body = 1; print }' "$1" >"$1.body" && mv "$1.body" "$1"
+}
 header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second"
 expect_ok sim -a all -p 8 -m 4K,1M
+strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 10 rows: $out"
 # defaults: k=2, root 0, stripe on, slice 64K, alpha 5us, bw 10gbit = 1.25e9 B/s
@@ -220,6 +228,7 @@ awk -F, 'NR > 1 { bw = $6 / $11; r = $11 / $12;
 	fail "sim: bandwidth or ratio columns inconsistent: $out"
 
 expect_ok sim -a chain,multilane -p 4:8 -m 8K:16K -s 4K,8K --alpha 50us --bw 1gbit
+strip_head "$tmp/out"
 [ "$(wc -l <"$tmp/out")" -eq 17 ] || fail "sim 2 algos x 2 p x 2 sizes x 2 slices: want 16 rows"
 awk -F, 'NR > 1 && !($9 == "5e-05" && $10 == "125000000") { exit 1 }' "$tmp/out" ||
 	fail "sim: --alpha 50us --bw 1gbit not in the rows"
@@ -227,16 +236,35 @@ awk -F, 'NR > 1 && !($9 == "5e-05" && $10 == "125000000") { exit 1 }' "$tmp/out"
 	fail "sim: sweep order (algorithm, ranks, size, slice): $(sed -n 2p "$tmp/out")"
 
 expect_ok sim -p 8 -m 1M --sites 2 --wan-alpha 1ms
+strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header,two_site_seconds,sim_over_two_site_ratio" ] ||
 	fail "sim --sites 2: header: $(head -n 1 "$tmp/out")"
 
 mkdir "$tmp/res"
 expect_ok sim -a all -p 8 -m 4K,1M -o "$tmp/res/sim.csv"
 [ "$(ls "$tmp/res")" = "sim.csv" ] || fail "sim -o: files left: $(ls "$tmp/res")"
+strip_head "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/res/sim.csv")" -eq 11 ] || fail "sim -o: want header + 10 rows in the file"
 [ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -o: want a table of header + 10 rows on stdout: $out"
 head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
 grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+
+# --json: one document per run that parses and holds the CSV's provenance,
+# columns and rows; '-' puts it on stdout and the table on stderr.
+json_check=$(dirname "$0")/json_matches_csv.py
+expect_ok sim -a chain,multilane -p 4,8 -m 4K,1M --sites 2 -o "$tmp/res/j.csv" --json "$tmp/res/j.json"
+python3 "$json_check" "$tmp/res/j.csv" "$tmp/res/j.json" || fail "sim --json: differs from the CSV"
+grep -q '^# command: lanebench sim -a chain,multilane -p 4,8 -m 4K,1M --sites 2 -o ' "$tmp/res/j.csv" ||
+	fail "sim: no command line in the head: $(head -n 5 "$tmp/res/j.csv")"
+for o in $("$B" sim --help | sed -nE 's/^  (-., )?--([a-z-]+).*/\2/p' | grep -vx help); do
+	grep -q "^# option\.$o: " "$tmp/res/j.csv" || fail "sim: option --$o missing from the head"
+done
+expect_ok sim -a chain -p 4 -m 4K,8K --json - -o "$tmp/res/j2.csv"
+printf '%s\n' "$out" >"$tmp/res/j2.json"
+python3 "$json_check" "$tmp/res/j2.csv" "$tmp/res/j2.json" || fail "sim --json -: stdout is not the document: $out"
+case $err in *"algorithm"*"slice"*) ;; *) fail "sim --json -: no table on stderr: $err" ;; esac
+expect_usage "both want stdout" sim -p 4 -m 4K --json - -o -
+rm -f "$tmp/res/j.csv" "$tmp/res/j.json" "$tmp/res/j2.csv" "$tmp/res/j2.json"
 
 # A sweep that cannot fit in memory is refused before anything is
 # allocated or written, with its own status (3), naming the configuration.
@@ -254,12 +282,14 @@ long_sweep=(sim -a all -p 2:4096 -m 4K:64M)
 # The first rows of the same sweep, run to the end, to compare the kept
 # ones with (90 rows: a stopped run may have written more than it showed).
 "$B" sim -a chain -p 2:64 -m 4K:64M >"$tmp/ref.csv" 2>&1 || fail "reference sim failed"
+strip_head "$tmp/ref.csv"
 trailer_re='^# lanebench: incomplete after '
 
-# check_partial FILE WHY: header, then rows equal to the reference's first
-# rows, then exactly one trailer naming WHY; no temporary file beside it.
+# check_partial FILE WHY: head, header, then rows equal to the reference's
+# first rows, then exactly one trailer naming WHY; no temporary file beside it.
 check_partial() {
 	local f=$1 why=$2 rows same
+	strip_head "$f"
 	rows=$(grep -c -v '^#' "$f")
 	same=$(wc -l <"$tmp/ref.csv")
 	[ "$rows" -lt "$same" ] && same=$rows
