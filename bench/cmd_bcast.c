@@ -12,6 +12,7 @@
 #include "engine/bcast.h"
 #include "report/csv.h"
 #include "report/table.h"
+#include "lib/error.h"
 #include "lib/stop.h"
 #include "lib/units.h"
 
@@ -23,7 +24,7 @@ struct bcast_opts {
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output, *label;
+	const char *nics, *transport, *output, *label, *json;
 };
 
 #define OFF(f) offsetof(struct bcast_opts, f)
@@ -74,6 +75,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_STRING, OFF(label)) },
 	{ LB_OPT("output", 'o', "FILE", "CSV file (default results/<time>-<label>.csv)",
 	  LB_OPT_STRING, OFF(output)) },
+	LB_JSON_ROW(OFF(json)),
 };
 
 static void bcast_more_help(FILE *out)
@@ -101,10 +103,18 @@ static void bcast_more_help(FILE *out)
 
 struct bcast_out {
 	const struct bcast_opts *o;
-	struct lb_csv *csv; /* opened with the first result */
+	struct lb_prov prov; /* the run's, for the CSV's head */
+	struct lb_csv *csv;  /* opened with the first result */
 	struct lb_table table;
 	char path[512];
 };
+
+static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
+{
+	struct bcast_out *out = ctx;
+	lb_prov_add_all(&out->prov, prov);
+	return lb_prov_failed(&out->prov) ? lb_errf(err, len, "out of memory") : 0;
+}
 
 /* results/<UTC time>-<label>.csv, creating results/ when needed. */
 static void default_path(struct bcast_out *out, const char *label)
@@ -125,7 +135,7 @@ static int open_csv(struct bcast_out *out, const struct lb_result *r, char *err,
 		snprintf(out->path, sizeof(out->path), "%s", out->o->output);
 	else
 		default_path(out, lb_result_val(r, "label")->s);
-	if (!(out->csv = lb_csv_open(out->path, r->cols, r->ncols, err, len)))
+	if (!(out->csv = lb_csv_create(out->path, &out->prov, r->cols, r->ncols, err, len)))
 		return -1;
 	lb_stop_arm();
 	return 0;
@@ -181,23 +191,49 @@ static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct b
 	};
 }
 
+/* The sinks on rank 0: the CSV and the table (out), the JSON document. */
+static int run_sinks(const struct lb_bcast_params *p, struct bcast_out *out,
+		     struct lb_cli_json *json, char *err, size_t len)
+{
+	struct lb_sink sinks[2] = {
+		{ .provenance = out_provenance, .row = out_row, .ctx = out },
+		lb_cli_json_sink(json),
+	};
+	struct lb_tee tee = { sinks, json->path ? 2 : 1 };
+	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
+				      .row = lb_tee_row, .ctx = &tee };
+	return lb_bcast_run(p, &sink, err, len);
+}
+
 static int bcast(const struct lb_cmd *cmd, void *base)
 {
 	const struct bcast_opts *o = base;
-	struct bcast_out out = { .o = o, .table = { .out = stdout } };
-	const struct lb_sink sink = { .row = out_row, .ctx = &out };
+	struct lb_cli_json json = { .path = o->json };
+	FILE *shown = lb_cli_json_to_stdout(&json) ? stderr : stdout; /* --json -: stdout is its */
+	struct bcast_out out = { .o = o, .table = { .out = shown } };
+	struct lb_prov prov = { 0 };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 1);
 	if (rc)
 		return rc;
-	const struct lb_bcast_params p = params_of(cmd, o);
-	rc = lb_bcast_run(&p, &sink, err, sizeof(err));
+	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
+		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+		return LB_EXIT_USAGE;
+	}
+	struct lb_bcast_params p = params_of(cmd, o);
+	lb_cli_provenance(&prov, cmd, o);
+	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
+	p.prov = &prov;
+	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
+	lb_prov_free(&prov);
+	lb_prov_free(&out.prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	rc = lb_cli_finish_csv(cmd, out.csv, rc, err); /* after a signal: ends by it */
 	if (rc == 0 && out.csv)
-		printf("results: %s\n", out.path);
-	return rc;
+		fprintf(shown, "results: %s\n", out.path);
+	return rc ? rc : json_rc;
 }
 
 static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)

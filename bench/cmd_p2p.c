@@ -2,6 +2,7 @@
  * rank of the job; rank 0's results to the table on stdout and, with -o,
  * the CSV. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "engine/p2psweep.h"
@@ -15,7 +16,7 @@ struct p2p_opts {
 	int idle;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output;
+	const char *nics, *transport, *output, *json;
 };
 
 #define OFF(f) offsetof(struct p2p_opts, f)
@@ -45,20 +46,28 @@ static const struct lb_opt opts[] = {
 	  .show = lb_cli_show_timeout },
 	{ LB_OPT("output", 'o', "FILE", "also write the results as CSV", LB_OPT_STRING,
 	  OFF(output)) },
+	LB_JSON_ROW(OFF(json)),
 };
 
 /* Rank 0's sinks: the CSV (with -o, created once the lanes are
  * connected) and the table on stdout. */
 struct p2p_out {
 	const char *path;
+	const struct lb_prov *prov; /* the run's, from .provenance until begin */
 	struct lb_csv *csv;
 	struct lb_table table;
 };
 
+static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
+{
+	((struct p2p_out *)ctx)->prov = prov; /* begin follows at once */
+	return 0;
+}
+
 static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
 {
 	struct p2p_out *out = ctx;
-	if (out->path && !(out->csv = lb_csv_open(out->path, cols, ncols, err, len)))
+	if (out->path && !(out->csv = lb_csv_create(out->path, out->prov, cols, ncols, err, len)))
 		return -1;
 	if (out->csv)
 		lb_stop_arm(); /* results to keep: a signal stops the sweep */
@@ -85,22 +94,49 @@ static struct lb_p2psweep_params params_of(const struct lb_cmd *cmd, const struc
 	};
 }
 
+/* The sinks on rank 0: the CSV and the table (out), the JSON document. */
+static int run_sinks(const struct lb_p2psweep_params *p, struct p2p_out *out,
+		     struct lb_cli_json *json, char *err, size_t len)
+{
+	struct lb_sink sinks[2] = {
+		{ .provenance = out_provenance, .begin = out_begin, .row = out_row, .ctx = out },
+		lb_cli_json_sink(json),
+	};
+	struct lb_tee tee = { sinks, json->path ? 2 : 1 };
+	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
+				      .row = lb_tee_row, .ctx = &tee };
+	return lb_p2psweep_run(p, &sink, err, len);
+}
+
 static int p2p(const struct lb_cmd *cmd, void *base)
 {
 	const struct p2p_opts *o = base;
-	struct p2p_out out = { .path = o->output, .table = { .out = stdout } };
-	const struct lb_sink sink = { .begin = out_begin, .row = out_row, .ctx = &out };
+	struct lb_cli_json json = { .path = o->json };
+	struct p2p_out out = { .path = o->output,
+			       .table = { .out = lb_cli_json_to_stdout(&json) ? stderr : stdout } };
+	struct lb_prov prov = { 0 };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
 	if (rc)
 		return rc;
-	const struct lb_p2psweep_params p = params_of(cmd, o);
-	rc = lb_p2psweep_run(&p, &sink, err, sizeof(err));
+	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
+		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+		return LB_EXIT_USAGE;
+	}
+	struct lb_p2psweep_params p = params_of(cmd, o);
+	lb_cli_provenance(&prov, cmd, o);
+	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
+	p.prov = &prov;
+	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
-	if (out.csv) /* after a signal: ends by it */
-		return lb_cli_finish_csv(cmd, out.csv, rc, err);
-	return lb_cli_exit_status(rc);
+	lb_prov_free(&prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
+	if (out.csv || json.path) /* after a signal: ends by it */
+		rc = lb_cli_finish_csv(cmd, out.csv, rc, err);
+	else
+		rc = lb_cli_exit_status(rc);
+	return rc ? rc : json_rc;
 }
 
 static void p2p_more_help(FILE *out)
