@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "engine/bcast.h"
 #include "report/csv.h"
 #include "report/table.h"
@@ -106,12 +107,45 @@ struct bcast_out {
 	struct lb_prov prov; /* the run's, for the CSV's head */
 	struct lb_csv *csv;  /* opened with the first result */
 	struct lb_table table;
+	struct lb_progress progress;
 	char path[512];
 };
+
+/* What a configuration costs, for the time estimate: its bytes, plus a
+ * fixed part so that small messages count too. */
+static double config_weight(uint64_t bytes)
+{
+	return (double)bytes + 65536.0;
+}
+
+/* The set-up and calibration are done: progress counts from here, a line
+ * per configuration when stderr is a log. */
+static void start_progress(struct bcast_out *out)
+{
+	const struct bcast_opts *o = out->o;
+	double weight = 0;
+	for (size_t i = 0; i < o->sizes.n; i++)
+		weight += config_weight(o->sizes.v[i]) * (double)(o->algos.n * o->slices.n);
+	lb_progress_start(&out->progress, "bcast", o->algos.n * o->sizes.n * o->slices.n, weight,
+			  !isatty(STDERR_FILENO));
+}
+
+/* "chain 1M slice 64K" done. */
+static void row_progress(struct bcast_out *out, const struct lb_result *r)
+{
+	char what[96], size[24], slice[24];
+	uint64_t bytes = lb_result_val(r, "message_bytes")->u;
+	uint64_t sl = lb_result_val(r, "slice_bytes")->u;
+	lb_format_size(bytes, size, sizeof(size));
+	lb_format_size(sl ? sl : bytes, slice, sizeof(slice));
+	snprintf(what, sizeof(what), "%s %s slice %s", lb_result_val(r, "algorithm")->s, size, slice);
+	lb_progress_done(&out->progress, what, config_weight(bytes));
+}
 
 static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
 {
 	struct bcast_out *out = ctx;
+	start_progress(out);
 	lb_prov_add_all(&out->prov, prov);
 	return lb_prov_failed(&out->prov) ? lb_errf(err, len, "out of memory") : 0;
 }
@@ -148,7 +182,16 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 		return -1;
 	if (lb_csv_sink_row(out->csv, r, err, len))
 		return -1;
+	row_progress(out, r);
 	return lb_table_row(&out->table, r, err, len);
+}
+
+/* Rank 0 says which lane it calibrates against whom. */
+static void on_calibration(uint32_t rank, int round, uint32_t lane, uint32_t peer, void *arg)
+{
+	if (rank == 0)
+		fprintf(stderr, "lanebench bcast: calibration round %d: lane %u against rank %u\n",
+			round + 1, lane, peer);
 }
 
 /* Before each iteration's data phase: with --verbose a line per rank and
@@ -187,6 +230,7 @@ static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct b
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
 		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
 		.on_iteration = on_iteration, .on_iteration_arg = (void *)o,
+		.on_calibration = on_calibration,
 		.stop = lb_stop_flag(),
 	};
 }

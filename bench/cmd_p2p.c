@@ -4,7 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "progress.h"
+#include "lib/units.h"
 #include "engine/p2psweep.h"
 #include "report/csv.h"
 #include "report/table.h"
@@ -52,22 +57,48 @@ static const struct lb_opt opts[] = {
 /* Rank 0's sinks: the CSV (with -o, created once the lanes are
  * connected) and the table on stdout. */
 struct p2p_out {
-	const char *path;
+	const struct p2p_opts *o;
 	const struct lb_prov *prov; /* the run's, from .provenance until begin */
 	struct lb_csv *csv;
 	struct lb_table table;
+	struct lb_progress progress;
 };
 
+/* What a (lane, size) costs, for the estimate: its bytes plus a fixed part. */
+static double size_weight(uint64_t bytes)
+{
+	return (double)bytes + 65536.0;
+}
+
+/* The lanes are connected: a line per (lane, size) from here when stderr
+ * is a log; the lane count is the provenance's. */
 static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
 {
-	((struct p2p_out *)ctx)->prov = prov; /* begin follows at once */
+	struct p2p_out *out = ctx;
+	const char *lanes = lb_prov_get(prov, "lanes");
+	size_t k = lanes ? strtoul(lanes, NULL, 10) : 1;
+	double weight = 0;
+	for (size_t i = 0; i < out->o->sizes.n; i++)
+		weight += size_weight(out->o->sizes.v[i]) * (double)k;
+	lb_progress_start(&out->progress, "p2p", k * out->o->sizes.n, weight, !isatty(STDERR_FILENO));
+	out->prov = prov; /* begin follows at once */
 	return 0;
+}
+
+static void row_progress(struct p2p_out *out, const struct lb_result *r)
+{
+	char what[96], size[24];
+	uint64_t bytes = lb_result_val(r, "message_bytes")->u;
+	lb_format_size(bytes, size, sizeof(size));
+	snprintf(what, sizeof(what), "lane %llu (%s) %s",
+		 (unsigned long long)lb_result_val(r, "lane")->u, lb_result_val(r, "lane_name")->s, size);
+	lb_progress_done(&out->progress, what, size_weight(bytes));
 }
 
 static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
 {
 	struct p2p_out *out = ctx;
-	if (out->path && !(out->csv = lb_csv_create(out->path, out->prov, cols, ncols, err, len)))
+	if (out->o->output && !(out->csv = lb_csv_create(out->o->output, out->prov, cols, ncols, err, len)))
 		return -1;
 	if (out->csv)
 		lb_stop_arm(); /* results to keep: a signal stops the sweep */
@@ -80,6 +111,7 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	struct p2p_out *out = ctx;
 	if (out->csv && lb_csv_sink_row(out->csv, r, err, len))
 		return -1;
+	row_progress(out, r);
 	return lb_table_row(&out->table, r, err, len);
 }
 
@@ -112,7 +144,7 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 {
 	const struct p2p_opts *o = base;
 	struct lb_cli_json json = { .path = o->json };
-	struct p2p_out out = { .path = o->output,
+	struct p2p_out out = { .o = o,
 			       .table = { .out = lb_cli_json_to_stdout(&json) ? stderr : stdout } };
 	struct lb_prov prov = { 0 };
 	char err[512] = "";

@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "engine/simsweep.h"
 #include "report/csv.h"
 #include "report/table.h"
 #include "lib/stop.h"
+#include "lib/units.h"
 
 struct sim_opts {
 	struct lb_algo_set algos;
@@ -118,15 +120,52 @@ static int csv_target(const struct lb_cmd *cmd, const struct sim_opts *o,
 	return 0;
 }
 
-/* The sinks: the CSV (if any), the table when the CSV goes to a file or
- * --json takes stdout (then on stderr), the JSON document (if any). */
+/* The simulator's work grows with ranks x blocks: the estimate's weight. */
+static double sim_weight(uint64_t ranks, uint64_t bytes, uint64_t slice)
+{
+	return (double)ranks * (double)(slice ? (bytes + slice - 1) / slice : 1);
+}
+
+/* Progress on stderr once a sweep has run 2 s: at most a line a second. */
+static void start_progress(struct lb_progress *pr, const struct lb_simsweep_params *p)
+{
+	double weight = 0;
+	for (size_t k = 0; k < p->nranks; k++)
+		for (size_t m = 0; m < p->nsizes; m++)
+			for (size_t i = 0; i < p->nslices; i++)
+				weight += sim_weight(p->ranks[k], p->sizes[m], p->slices[i]);
+	lb_progress_start(pr, "sim", p->nalgos * p->nranks * p->nsizes * p->nslices,
+			  weight * (double)p->nalgos, 1);
+	pr->quiet = 2;
+	pr->every = 1;
+}
+
+static int progress_row(void *ctx, const struct lb_result *r, char *err, size_t len)
+{
+	char what[96], size[24], slice[24];
+	uint64_t ranks = lb_result_val(r, "ranks")->u, bytes = lb_result_val(r, "message_bytes")->u;
+	uint64_t sl = lb_result_val(r, "slice_bytes")->u;
+	lb_format_size(bytes, size, sizeof(size));
+	lb_format_size(sl, slice, sizeof(slice));
+	snprintf(what, sizeof(what), "%s p=%llu %s slice %s", lb_result_val(r, "algorithm")->s,
+		 (unsigned long long)ranks, size, slice);
+	lb_progress_done(ctx, what, sim_weight(ranks, bytes, sl));
+	return 0;
+}
+
+/* The sinks: progress, the CSV (if any), the table when the CSV goes to
+ * a file or --json takes stdout (then on stderr), the JSON document (if
+ * any). */
 static int run_sinks(const struct lb_cmd *cmd, const struct lb_simsweep_params *p,
 		     struct lb_csv *csv, int table_too, struct lb_cli_json *json, char *err,
 		     size_t len)
 {
 	struct lb_table table = { .out = lb_cli_json_to_stdout(json) ? stderr : stdout };
-	struct lb_sink sinks[3];
+	struct lb_progress progress;
+	struct lb_sink sinks[4];
 	size_t n = 0;
+	start_progress(&progress, p);
+	sinks[n++] = (struct lb_sink){ .row = progress_row, .ctx = &progress };
 	if (csv)
 		sinks[n++] = (struct lb_sink){ .row = lb_csv_sink_row, .ctx = csv };
 	if (table_too)

@@ -430,7 +430,9 @@ static int calibrate(struct run *r, char *err, size_t len)
 {
 	struct lb_calib_cfg c = { .ops = r->job.ops, .tp = r->job.tp, .buf = r->job.buf, .lanes = r->job.lanes,
 				  .bw_bytes = r->prm->calib_bytes, .window = 8, .iters = 5,
-				  .idle = r->prm->idle, .timeout = r->job.timeout };
+				  .idle = r->prm->idle, .timeout = r->job.timeout,
+				  .on_measure = r->prm->on_calibration,
+				  .on_measure_arg = r->prm->on_iteration_arg };
 	return lb_calibrate(r->job.boot, &c, &r->cal, err, len);
 }
 

@@ -55,6 +55,9 @@ struct lb_bcast_params {
 	/* Optional, on every rank: each iteration's start (progress, logs). */
 	void (*on_iteration)(const struct lb_bcast_step *step, void *arg);
 	void *on_iteration_arg;
+	/* Optional, on every rank: before each lane's calibration measurement
+	 * (rank, round 0 or 1, lane, partner; arg: on_iteration_arg). */
+	void (*on_calibration)(uint32_t rank, int round, uint32_t lane, uint32_t peer, void *arg);
 	/* Optional: non-zero (a signal's number) stops the sweep at once, the
 	 * other ranks told; lb_bcast_run then fails with "stopped by signal". */
 	const volatile sig_atomic_t *stop;
