@@ -65,6 +65,15 @@ static void rdma_netdev(const char *dev, char *ifname, size_t len)
 		closedir(d);
 }
 
+/* A virtual interface (veth, bridge) reports a made-up speed (10000 for
+ * a veth, whatever tc shapes it to): only a device's is believed. */
+static int has_device(const char *ifname)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+	return access(path, F_OK) == 0;
+}
+
 static int is_netdev(const char *name)
 {
 	char path[160];
@@ -96,6 +105,6 @@ void lb_nic_facts(const char *lane, struct lb_nic_facts *out)
 	if (!*out->ifname)
 		return;
 	out->port = out->port ? out->port : (int)sysfs_number(out->ifname, "dev_port") + 1;
-	out->speed_bps = (double)sysfs_number(out->ifname, "speed") * 1e6;
+	out->speed_bps = has_device(out->ifname) ? (double)sysfs_number(out->ifname, "speed") * 1e6 : 0;
 	out->mtu = (int)sysfs_number(out->ifname, "mtu");
 }

@@ -10,7 +10,8 @@ struct lb_nic_facts {
 	char ifname[64];  /* the network interface; "" unknown */
 	int port;         /* 1-based: an RDMA name's ":N", an RDMA device's 1, a
 			   * netdev's dev_port + 1; 0 unknown */
-	double speed_bps; /* link speed from sysfs, bits/s; 0 unknown (veth) */
+	double speed_bps; /* link speed from sysfs, bits/s, of a device (not a
+			   * veth or bridge: theirs is made up); 0 unknown */
 	int mtu;          /* 0 unknown */
 	char addr[64];    /* first IPv4 address of the interface; "" none */
 };

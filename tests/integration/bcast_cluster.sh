@@ -62,6 +62,44 @@ check "multilane and chain with yield idle policy" \
 	bcast 8 -a multilane,chain -m 1M -s 64K -i 2 -x 1 --idle yield
 "$cluster" down --name "$name" >/dev/null
 
+# Provenance and progress of a 3-rank run: the CSV's head names every
+# rank's host and every lane, and the command line; the JSON document holds
+# the same; rank 0's stderr (a log, not a terminal) has a line per finished
+# configuration and calibration's steps.
+check "cluster up 3 x 2" "$cluster" up 3 --rails 2 --rate 1gbit --name "$name"
+check "3 ranks, --json and a log" "$cluster" run --name "$name" --timeout 240 --log-dir "$tmp/logs3" -- \
+	"$lanebench" bcast --no-pin --timeout 60 -a chain,multilane -m 64K,1M -i 2 -x 0 \
+	-o "$tmp/run-3.csv" --json "$tmp/run-3.json"
+head3() { # key value-pattern: the head holds it
+	grep -q "^# $1: $2\$" "$tmp/run-3.csv" || { echo "FAIL: head lacks '$1: $2'"; fails=$((fails + 1)); }
+}
+head3 command "lanebench bcast --no-pin --timeout 60 -a chain,multilane -m 64K,1M -i 2 -x 0 -o $tmp/run-3.csv --json $tmp/run-3.json"
+head3 launcher lanebench-env
+head3 ranks 3
+head3 lanes 2
+for r in 0 1 2; do
+	head3 "host\\.$r" '[^ ].*'
+	for l in 0 1; do
+		head3 "lane\\.$r\\.$l" "nic=rail$l port=[0-9-]* speed_bps=[0-9-]* mtu=1500 numa=[0-9-]* core=[0-9-]* addr=10\\.1$l\\.0\\.$((r + 1))"
+	done
+done
+[ "$(grep -c '^# lane\.' "$tmp/run-3.csv")" = 6 ] && echo "ok: provenance head: 3 hosts, 6 lanes, the command line" ||
+	{ echo "FAIL: lane lines: $(grep '^# lane' "$tmp/run-3.csv")"; fails=$((fails + 1)); }
+python3 "$(dirname "$0")/../cli/json_matches_csv.py" "$tmp/run-3.csv" "$tmp/run-3.json" &&
+	echo "ok: the JSON document holds the CSV's provenance and rows" ||
+	{ echo "FAIL: --json differs from the CSV"; fails=$((fails + 1)); }
+for k in 1 2 3 4; do
+	grep -Eq "^lanebench bcast: \[$k/4\] (chain|multilane) (64K|1M) slice 64K done in .*; elapsed .*, (about .* left|done)\$" \
+		"$tmp/logs3/rank0.log" || { echo "FAIL: no progress line $k/4: $(cat "$tmp/logs3/rank0.log")"; fails=$((fails + 1)); }
+done
+grep -q '^lanebench bcast: calibration round 1: lane 1 against rank 1$' "$tmp/logs3/rank0.log" &&
+grep -q '^lanebench bcast: calibration round 2: lane 0 against rank 2$' "$tmp/logs3/rank0.log" &&
+	echo "ok: rank 0's log: a line per configuration, calibration's rounds and lanes" ||
+	{ echo "FAIL: calibration lines: $(cat "$tmp/logs3/rank0.log")"; fails=$((fails + 1)); }
+grep -q 'lanebench bcast: \[' "$tmp/logs3/rank1.log" &&
+	{ echo "FAIL: rank 1 prints progress"; fails=$((fails + 1)); }
+"$cluster" down --name "$name" >/dev/null
+
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"
 check "2 ranks, root 1" bcast 2 -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
 "$cluster" down --name "$name" >/dev/null
