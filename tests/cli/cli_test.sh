@@ -199,6 +199,18 @@ for a in $algos; do
 		dot -Tsvg "$tmp/out" >"$tmp/svg" 2>"$tmp/doterr" || fail "plan -a $a dot: dot -Tsvg: $(cat "$tmp/doterr")"
 	fi
 done
+# plan --json: a row per op (as many as the header counts), the command line
+expect_ok plan -a binomial -p 5 -k 2 -m 64K --slice 16K --json -
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+assert doc["provenance"]["command"] == "lanebench plan -a binomial -p 5 -k 2 -m 64K --slice 16K --json -", doc["provenance"]
+assert doc["provenance"]["option.algorithm"] == "binomial"
+assert doc["columns"] == ["rank", "lane", "index", "op", "peer", "first_block", "blocks", "bytes"]
+ops = int(sys.argv[1])
+assert len(doc["rows"]) == ops, (len(doc["rows"]), ops)
+assert sum(r["bytes"] for r in doc["rows"] if r["op"] == "recv") == 4 * 65536
+' "$(printf '%s\n' "$err" | sed -n 's/.*, ops \([0-9]*\)$/\1/p')" || fail "plan --json: $out"
 expect_ok plan -a chain -p 3 -k 1 -m 2K --slice 1K --format dot
 grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 0->1: $out"
 grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
