@@ -1,7 +1,8 @@
 /* lanebench bcast: real broadcasts across the ranks of a job (one process
  * per host, launched by scripts/cluster run, srun or mpirun).  Each rank
  * runs the engine (engine/bcast.c); rank 0 hands every configuration's
- * result to two sinks: the CSV file and a table on stdout. */
+ * result to its sinks: the CSV file, a table on stdout, and with --json
+ * the JSON document. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -1,19 +1,18 @@
 /* lanebench p2p: the point-to-point engine (engine/p2psweep.h) on every
  * rank of the job; rank 0's results to the table on stdout and, with -o,
- * the CSV. */
+ * the CSV (with --json, the JSON document). */
 #include <stdio.h>
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "progress.h"
-#include "lib/units.h"
 #include "engine/p2psweep.h"
 #include "report/csv.h"
 #include "report/table.h"
 #include "lib/stop.h"
+#include "lib/units.h"
 
 struct p2p_opts {
 	struct lb_list sizes;
