@@ -64,8 +64,8 @@ struct lb_bcast_params {
 };
 
 /* Collective: every rank of the job calls it; sink is used on rank 0
- * (begin once the job is set up and calibrated, agreed by all ranks; a
- * row per configuration, in sweep order).  Returns 0, or -1 with a
+ * (provenance and begin once the job is set up and calibrated, agreed
+ * by all ranks; a row per configuration, in sweep order).  Returns 0, or -1 with a
  * reason naming the rank, lane or value that failed -- LB_EPEER
  * (lib/error.h) when another rank is the cause: it died, disconnected,
  * stopped answering or failed itself.  A rank that lost a peer mid-run

@@ -103,7 +103,6 @@ static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j,
 	return 0;
 }
 
-
 int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
 		    char *err, size_t len)
 {

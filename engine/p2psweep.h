@@ -35,8 +35,9 @@ struct lb_p2psweep_params {
 };
 
 /* Collective: every rank of the job calls it; sink is used on rank 0
- * (begin once the lanes are connected, agreed by all ranks).  Returns 0,
- * or -1 (LB_EPEER when another rank is the cause) with the reason. */
+ * (provenance and begin once the lanes are connected, agreed by all
+ * ranks).  Returns 0, or -1 (LB_EPEER when another rank is the cause)
+ * with the reason. */
 int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
 		    char *err, size_t errlen);
 

@@ -54,8 +54,8 @@ enum lb_simsweep_fit {
 enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char *err,
 				       size_t errlen);
 
-/* Runs the sweep, one result per configuration to sink (begin first, if
- * set).  Returns 0 (also when stopped early), or -1 with the reason in
+/* Runs the sweep, one result per configuration to sink (provenance and
+ * begin first, if set).  Returns 0 (also when stopped early), or -1 with the reason in
  * err: a schedule the validator or the simulator refused, or the sink's
  * failure. */
 int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *sink,
