@@ -164,7 +164,7 @@ valid_partial() {
 }
 
 bcast_sweep=(bcast --nics 127.0.0.1,127.0.0.1 --no-pin -a all -m 4K:64M -i 50 --no-calibration)
-stop_pair TERM 3 "$tmp/bterm" "${bcast_sweep[@]}"
+stop_pair TERM 3 "$tmp/bterm" "${bcast_sweep[@]}" --json f.json
 if [ "$rc0" = 143 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ] &&
 	grep -q "rank 0" "$tmp/bterm/r1.err"; then
 	ok "bcast, SIGTERM to rank 0 after 3 rows: exit 143, rank 1 exit $rc1 in $took s: $(tail -1 "$tmp/bterm/r1.err")"
@@ -172,6 +172,15 @@ else
 	fail "bcast, SIGTERM: rank 0 exit $rc0 (want 143), rank 1 exit $rc1 after $took s: $(cat "$tmp/bterm/r0.err" "$tmp/bterm/r1.err")"
 fi
 valid_partial "$tmp/bterm" "terminated .SIGTERM."
+# --json of the same run (both ranks were given it; rank 0 writes it): the
+# rows the CSV kept and an "incomplete" member with the reason.
+if python3 "$(dirname "$0")/../cli/json_matches_csv.py" "$tmp/bterm/f.csv" "$tmp/bterm/f.json" &&
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d.get("incomplete") != "terminated (SIGTERM)")' \
+		"$tmp/bterm/f.json" && [ -z "$(ls "$tmp/bterm" | grep '\.tmp\.')" ]; then
+	ok "bcast --json, SIGTERM: the CSV's rows and \"incomplete\": \"terminated (SIGTERM)\""
+else
+	fail "bcast --json, SIGTERM: $(cat "$tmp/bterm/f.json" 2>&1 | tail -3)"
+fi
 
 stop_pair INT 3 "$tmp/pint" p2p --nics 127.0.0.1 -m 8:64M -i 50
 if [ "$rc0" = 130 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ]; then
