@@ -169,6 +169,17 @@ expect_usage "--nics eth2" topo --lanes eth2
 export LANEBENCH_TOPOLOGY_XML=$(dirname "$0")/../topo/two-numa.xml
 expect_ok topo --nics eth2,eth3
 case $out in *"pinning plan for lanes 'eth2,eth3'"*) ;; *) fail "topo --nics eth2,eth3: $out" ;; esac
+# topo --json: a row per NIC of the XML machine, then a row per lane planned
+expect_ok topo --nics eth2,eth3 --json -
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)["rows"]
+nics = [(r["name"], r["numa"]) for r in rows if r["row"] == "nic"]
+lanes = [(r["lane"], r["name"], r["numa"], r["core_numa"]) for r in rows if r["row"] == "lane"]
+assert nics == [("eth2", 0), ("mlx5_0", 0), ("eth3", 1), ("mlx5_1", 1)], nics
+assert lanes == [(0, "eth2", 0, 0), (1, "eth3", 1, 1)], lanes
+' || fail "topo --json: $out"
+case $err in *"pinning plan for lanes 'eth2,eth3'"*) ;; *) fail "topo --json -: no report on stderr: $err" ;; esac
 LANEBENCH_NICS=eth3 LANEBENCH_LANES=eth2 expect_ok topo
 case $out$err in *"lanes 'eth3'"*) ;; *) fail "topo, LANEBENCH_NICS=eth3: $out$err" ;; esac
 LANEBENCH_LANES=eth2 expect_ok topo
