@@ -446,6 +446,15 @@ int lb_cli_add_tp_option(void *target, const char *arg, char *err, size_t errlen
 	return lb_tp_options_add(target, arg, err, errlen);
 }
 
+void lb_cli_show_tp_options(const void *target, struct lb_buf *out)
+{
+	const struct lb_tp_options *o = target;
+	for (uint32_t i = 0; i < o->n; i++)
+		lb_buf_add(out, "%s%s", i ? " " : "", o->item[i]);
+	if (o->n == 0)
+		lb_buf_add(out, "-");
+}
+
 /* "  dpdk eal=ARGS    help (default: ...)"; "  tcp    no options". */
 void lb_cli_list_tp_options(FILE *out)
 {
@@ -562,6 +571,14 @@ int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+void lb_cli_show_timeout(const void *target, struct lb_buf *out)
+{
+	char s[32];
+	double t = *(const double *)target;
+	lb_format_seconds(t, s, sizeof(s));
+	lb_buf_add(out, "%s", t > 0 ? s : "-");
+}
+
 int lb_cli_refuse_lanes(void *target, const char *arg, char *err, size_t errlen)
 {
 	return lb_errf(err, errlen, "counts lanes in sim and plan; bcast, p2p and topo take the "
@@ -577,6 +594,19 @@ const char *lb_cli_nics(const struct lb_cmd *cmd, const char *option)
 	lb_cli_error(cmd, NULL, "LANEBENCH_LANES is now LANEBENCH_NICS: taking the NICs '%s' "
 		     "from it; set LANEBENCH_NICS instead", old);
 	return old;
+}
+
+void lb_cli_show_text(const void *target, struct lb_buf *out)
+{
+	const char *text = *(const char *const *)target;
+	lb_buf_add(out, "%s", text ? text : "-");
+}
+
+void lb_cli_show_algos(const void *target, struct lb_buf *out)
+{
+	const struct lb_algo_set *set = target;
+	for (size_t i = 0; i < set->n; i++)
+		lb_buf_add(out, "%s%s", i ? "," : "", set->a[i]->name);
 }
 
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)

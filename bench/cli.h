@@ -22,6 +22,7 @@
 
 #include "algos/algos.h"
 #include "report/csv.h"
+#include "report/json.h"
 #include "transports/transport.h"
 
 enum lb_opt_kind {
@@ -63,6 +64,9 @@ struct lb_opt {
 	lb_opt_handler handler;     /* LB_OPT_HANDLER */
 	int required;
 	int hidden;        /* left out of --help: an old spelling that is refused */
+	/* LB_OPT_HANDLER: the stored value as text, for the provenance
+	 * (option.<name>); NULL: recorded as "-" */
+	void (*show)(const void *target, struct lb_buf *out);
 };
 
 /* The positional part of a table entry; designated fields may follow:
@@ -78,14 +82,16 @@ struct lb_opt {
  * refused with their new spelling. */
 #define LB_TP_OPTION_ROWS(base)                                                              \
 	{ LB_OPT("tp-opt", 0, "KEY=VALUE", "an option of the transport, repeatable (each transport's keys: below)", \
-		 LB_OPT_HANDLER, (base)), .handler = lb_cli_add_tp_option },                     \
+		 LB_OPT_HANDLER, (base)), .handler = lb_cli_add_tp_option, .show = lb_cli_show_tp_options }, \
 	{ LB_OPT("eal", 0, NULL, "eal=ARGS", LB_OPT_MOVED, 0), .hidden = 1 },                                \
 	{ LB_OPT("inject", 0, NULL, "inject=FAULTS", LB_OPT_MOVED, 0), .hidden = 1 },                        \
 	{ LB_OPT("rdma-op", 0, NULL, "op=OP", LB_OPT_MOVED, 0), .hidden = 1 },                               \
 	{ LB_OPT("rdma-ack-timeout", 0, NULL, "ack-timeout=TIME", LB_OPT_MOVED, 0), .hidden = 1 }
 
-/* Handler of --tp-opt: appends the item to a struct lb_tp_options. */
+/* Handler of --tp-opt: appends the item to a struct lb_tp_options; its
+ * show: the items as given, space-separated ("-": none). */
 int lb_cli_add_tp_option(void *target, const char *arg, char *err, size_t errlen);
+void lb_cli_show_tp_options(const void *target, struct lb_buf *out);
 
 /* For a command's more_help: every built transport's --tp-opt keys, from
  * their tables. */
@@ -102,6 +108,9 @@ struct lb_cmd {
 	size_t positional_offset;  /* where they go: const char *[npositional] */
 	int (*run)(const struct lb_cmd *cmd, int argc, char **argv); /* exit status */
 };
+
+/* git describe at build time (bench/version.c.in): "v0.1.0-57-gac65485-dirty". */
+extern const char lb_version[];
 
 /* The subcommands (bench/cmd_*.c); bench/main.c lists them in one table. */
 extern const struct lb_cmd lb_cmd_plan;
@@ -165,14 +174,56 @@ void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
  * signal the process ends by it; otherwise returns the exit status. */
 int lb_cli_finish_csv(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why);
 
+/* ---- provenance (bench/provenance.c) ---- */
+
+/* main() saves the process's command line for the provenance. */
+void lb_cli_save_command_line(int argc, char **argv);
+
+/* Adds the command's part of a result file's provenance to p: version,
+ * command (shell-quoted), time_utc (now), and option.<long> for every
+ * option of cmd's table as stored in base (defaults included; "-": not
+ * given). */
+void lb_cli_provenance(struct lb_prov *p, const struct lb_cmd *cmd, const void *base);
+
+/* tp_opt.<key> for every key of the named transport's option table: the
+ * value given, else its default, else "-". */
+void lb_cli_tp_provenance(struct lb_prov *p, const char *transport,
+			  const struct lb_tp_options *given);
+
+/* ---- --json FILE (bench/output.c) ---- */
+
+/* The option's table row; the field is a const char * (NULL: no JSON). */
+#define LB_JSON_ROW(offset_)                                                            \
+	{ LB_OPT("json", 0, "FILE", "also write the results as one JSON document (results/README.md); "  \
+		 "'-': to stdout, the table then to stderr", LB_OPT_STRING, (offset_)) }
+
+struct lb_cli_json {
+	const char *path;    /* the option's value */
+	struct lb_json *json; /* opened when the run hands over the provenance */
+};
+
+/* A sink writing to j (add it to a struct lb_tee beside the others). */
+struct lb_sink lb_cli_json_sink(struct lb_cli_json *j);
+
+/* --json - : the document takes stdout. */
+int lb_cli_json_to_stdout(const struct lb_cli_json *j);
+
+/* Closes the document: complete when rc is 0 and no signal asked to stop,
+ * else with "incomplete" (the signal's reason, or why).  Call before
+ * lb_cli_finish_csv (which ends the process after a signal).  Returns 0
+ * or LB_EXIT_FAILED (the error printed). */
+int lb_cli_finish_json(const struct lb_cmd *cmd, struct lb_cli_json *j, int rc, const char *why);
+
 /* For commands run by every rank of a job: 0 when this process is a rank
  * of a job of at least min_ranks (from the environment), else prints why
  * and how to launch one, and returns LB_EXIT_USAGE. */
 int lb_cli_require_job(const struct lb_cmd *cmd, uint32_t min_ranks);
 
 /* Handler for --timeout: seconds in (0, LB_MAX_TIMEOUT] into a double;
- * a field left at 0 means "not given" (struct lb_job_params.timeout). */
+ * a field left at 0 means "not given" (struct lb_job_params.timeout).
+ * Its show: "10 s", or "-" when not given. */
 int lb_cli_set_timeout(void *target, const char *arg, char *err, size_t errlen);
+void lb_cli_show_timeout(const void *target, struct lb_buf *out);
 
 /* The NICs of bcast, p2p and topo (one lane each): -d/--nics LIST, whose
  * default is $LANEBENCH_NICS.  --lanes is the lane count of sim and plan;
@@ -200,8 +251,13 @@ struct lb_algo_set {
 };
 
 /* Handler: "all" or a comma list of registry names into a struct
- * lb_algo_set, in the order given. */
+ * lb_algo_set, in the order given; its show: the names, comma-separated. */
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen);
+void lb_cli_show_algos(const void *target, struct lb_buf *out);
+
+/* The show of a handler that keeps its argument as typed (a const char *):
+ * the text, or "-" when not given. */
+void lb_cli_show_text(const void *target, struct lb_buf *out);
 
 /* Prints the registry, one "  name  summary" line per algorithm. */
 void lb_cli_list_algos(FILE *out);

@@ -1,7 +1,8 @@
 /* lanebench bcast: real broadcasts across the ranks of a job (one process
  * per host, launched by scripts/cluster run, srun or mpirun).  Each rank
  * runs the engine (engine/bcast.c); rank 0 hands every configuration's
- * result to two sinks: the CSV file and a table on stdout. */
+ * result to its sinks: the CSV file, a table on stdout, and with --json
+ * the JSON document. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "engine/bcast.h"
 #include "engine/job.h"
 #include "report/csv.h"
 #include "report/table.h"
+#include "lib/error.h"
 #include "lib/stop.h"
 #include "lib/units.h"
 
@@ -26,7 +29,7 @@ struct bcast_opts {
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output, *label;
+	const char *nics, *transport, *output, *label, *json;
 };
 
 #define OFF(f) offsetof(struct bcast_opts, f)
@@ -47,7 +50,8 @@ static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
-	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
+	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:16M" },
 	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges",
@@ -57,7 +61,8 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("warmup", 'x', "N", "untimed iterations first", LB_OPT_UINT, OFF(warmup)),
 	  .def = "2", .min = 0, .max = 1000000 },
 	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all) are swept one after another, each a row",
-	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots },
+	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots,
+	  .show = lb_cli_show_text },
 	LB_NICS_ROWS("NICs, a lane each: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_NICS, else auto",
 		     OFF(nics)),
 	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)", LB_OPT_STRING, OFF(transport)),
@@ -78,13 +83,15 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("no-pin", 0, NULL, "do not bind lane threads to cores near their NIC",
 	  LB_OPT_FLAG, OFF(no_pin)) },
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, calibration, one iteration (default $LANEBENCH_TIMEOUT, else 60s)",
-	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout },
+	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout,
+	  .show = lb_cli_show_timeout },
 	{ LB_OPT("verbose", 'v', NULL, "every rank says on stderr when each iteration's data phase starts (\"lanebench bcast: rank 2: chain 4M slice 64K root 0: iteration 3/12 started\"): follow a run in its logs, or act once data moves",
 	  LB_OPT_FLAG, OFF(verbose)) },
 	{ LB_OPT("label", 0, "NAME", "name of this run in the CSV and its file name",
 	  LB_OPT_STRING, OFF(label)) },
 	{ LB_OPT("output", 'o', "FILE", "CSV file (default results/<time>-<label>.csv)",
 	  LB_OPT_STRING, OFF(output)) },
+	LB_JSON_ROW(OFF(json)),
 };
 
 static void bcast_more_help(FILE *out)
@@ -112,10 +119,51 @@ static void bcast_more_help(FILE *out)
 
 struct bcast_out {
 	const struct bcast_opts *o;
-	struct lb_csv *csv; /* opened with the first result */
+	struct lb_prov prov; /* the run's, for the CSV's head */
+	struct lb_csv *csv;  /* opened with the first result */
 	struct lb_table table;
+	struct lb_progress progress;
 	char path[512];
 };
+
+/* What a configuration costs, for the time estimate: its bytes, plus a
+ * fixed part so that small messages count too. */
+static double config_weight(uint64_t bytes)
+{
+	return (double)bytes + 65536.0;
+}
+
+/* The set-up and calibration are done: progress counts from here, a line
+ * per configuration when stderr is a log. */
+static void start_progress(struct bcast_out *out)
+{
+	const struct bcast_opts *o = out->o;
+	double weight = 0;
+	for (size_t i = 0; i < o->sizes.n; i++)
+		weight += config_weight(o->sizes.v[i]) * (double)(o->algos.n * o->slices.n);
+	lb_progress_start(&out->progress, "bcast", o->algos.n * o->sizes.n * o->slices.n, weight,
+			  !isatty(STDERR_FILENO));
+}
+
+/* "chain 1M slice 64K" done. */
+static void row_progress(struct bcast_out *out, const struct lb_result *r)
+{
+	char what[96], size[24], slice[24];
+	uint64_t bytes = lb_result_val(r, "message_bytes")->u;
+	uint64_t sl = lb_result_val(r, "slice_bytes")->u;
+	lb_format_size(bytes, size, sizeof(size));
+	lb_format_size(sl ? sl : bytes, slice, sizeof(slice));
+	snprintf(what, sizeof(what), "%s %s slice %s", lb_result_val(r, "algorithm")->s, size, slice);
+	lb_progress_done(&out->progress, what, config_weight(bytes));
+}
+
+static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
+{
+	struct bcast_out *out = ctx;
+	start_progress(out);
+	lb_prov_add_all(&out->prov, prov);
+	return lb_prov_failed(&out->prov) ? lb_errf(err, len, "out of memory") : 0;
+}
 
 /* results/<UTC time>-<label>.csv, creating results/ when needed. */
 static void default_path(struct bcast_out *out, const char *label)
@@ -136,7 +184,7 @@ static int open_csv(struct bcast_out *out, const struct lb_result *r, char *err,
 		snprintf(out->path, sizeof(out->path), "%s", out->o->output);
 	else
 		default_path(out, lb_result_val(r, "label")->s);
-	if (!(out->csv = lb_csv_open(out->path, r->cols, r->ncols, err, len)))
+	if (!(out->csv = lb_csv_create(out->path, &out->prov, r->cols, r->ncols, err, len)))
 		return -1;
 	lb_stop_arm();
 	return 0;
@@ -149,7 +197,16 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 		return -1;
 	if (lb_csv_sink_row(out->csv, r, err, len))
 		return -1;
+	row_progress(out, r);
 	return lb_table_row(&out->table, r, err, len);
+}
+
+/* Rank 0 says which lane it calibrates against whom. */
+static void on_calibration(uint32_t rank, int round, uint32_t lane, uint32_t peer, void *arg)
+{
+	if (rank == 0)
+		fprintf(stderr, "lanebench bcast: calibration round %d: lane %u against rank %u\n",
+			round + 1, lane, peer);
 }
 
 /* Before each iteration's data phase: with --verbose a line per rank and
@@ -190,6 +247,7 @@ static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct b
 		.timeout = o->timeout, .lane_rate = o->lane_rate,
 		.calib_bytes = o->no_calibration ? 0 : o->calib_size, .pin = !o->no_pin,
 		.on_iteration = on_iteration, .on_iteration_arg = (void *)o,
+		.on_calibration = on_calibration,
 		.stop = lb_stop_flag(),
 	};
 }
@@ -207,27 +265,53 @@ static int roots_of(const struct lb_cmd *cmd, const struct bcast_opts *o, struct
 	return LB_EXIT_USAGE;
 }
 
+/* The sinks on rank 0: the CSV and the table (out), the JSON document. */
+static int run_sinks(const struct lb_bcast_params *p, struct bcast_out *out,
+		     struct lb_cli_json *json, char *err, size_t len)
+{
+	struct lb_sink sinks[2] = {
+		{ .provenance = out_provenance, .row = out_row, .ctx = out },
+		lb_cli_json_sink(json),
+	};
+	struct lb_tee tee = { sinks, json->path ? 2 : 1 };
+	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
+				      .row = lb_tee_row, .ctx = &tee };
+	return lb_bcast_run(p, &sink, err, len);
+}
+
 static int bcast(const struct lb_cmd *cmd, void *base)
 {
 	const struct bcast_opts *o = base;
-	struct bcast_out out = { .o = o, .table = { .out = stdout } };
-	const struct lb_sink sink = { .row = out_row, .ctx = &out };
+	struct lb_cli_json json = { .path = o->json };
+	FILE *shown = lb_cli_json_to_stdout(&json) ? stderr : stdout; /* --json -: stdout is its */
+	struct bcast_out out = { .o = o, .table = { .out = shown } };
+	struct lb_prov prov = { 0 };
 	struct lb_list roots = { 0 };
 	char err[512] = "";
+	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
+		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+		return LB_EXIT_USAGE;
+	}
 	int rc = lb_cli_require_job(cmd, 1);
 	if (rc == 0)
 		rc = roots_of(cmd, o, &roots);
 	if (rc)
 		return rc;
-	const struct lb_bcast_params p = params_of(cmd, o, &roots);
-	rc = lb_bcast_run(&p, &sink, err, sizeof(err));
+	struct lb_bcast_params p = params_of(cmd, o, &roots);
+	lb_cli_provenance(&prov, cmd, o);
+	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
+	p.prov = &prov;
+	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	free(roots.v);
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
+	lb_prov_free(&prov);
+	lb_prov_free(&out.prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	rc = lb_cli_finish_csv(cmd, out.csv, rc, err); /* after a signal: ends by it */
 	if (rc == 0 && out.csv)
-		printf("results: %s\n", out.path);
-	return rc;
+		fprintf(shown, "results: %s\n", out.path);
+	return rc ? rc : json_rc;
 }
 
 static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)

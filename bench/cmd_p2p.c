@@ -1,13 +1,18 @@
 /* lanebench p2p: the point-to-point engine (engine/p2psweep.h) on every
  * rank of the job; rank 0's results to the table on stdout and, with -o,
- * the CSV. */
+ * the CSV (with --json, the JSON document). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "engine/p2psweep.h"
 #include "report/csv.h"
 #include "report/table.h"
 #include "lib/stop.h"
+#include "lib/units.h"
 
 struct p2p_opts {
 	struct lb_list sizes;
@@ -15,7 +20,7 @@ struct p2p_opts {
 	int idle, bidirectional;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output;
+	const char *nics, *transport, *output, *json;
 };
 
 #define OFF(f) offsetof(struct p2p_opts, f)
@@ -43,23 +48,58 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of a lane, for the efficiency column",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, one repetition (default $LANEBENCH_TIMEOUT, else 60s)",
-	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout },
+	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout,
+	  .show = lb_cli_show_timeout },
 	{ LB_OPT("output", 'o', "FILE", "also write the results as CSV", LB_OPT_STRING,
 	  OFF(output)) },
+	LB_JSON_ROW(OFF(json)),
 };
 
 /* Rank 0's sinks: the CSV (with -o, created once the lanes are
  * connected) and the table on stdout. */
 struct p2p_out {
-	const char *path;
+	const struct p2p_opts *o;
+	const struct lb_prov *prov; /* the run's, from .provenance until begin */
 	struct lb_csv *csv;
 	struct lb_table table;
+	struct lb_progress progress;
 };
+
+/* What a (lane, size) costs, for the estimate: its bytes plus a fixed part. */
+static double size_weight(uint64_t bytes)
+{
+	return (double)bytes + 65536.0;
+}
+
+/* The lanes are connected: a line per (lane, size) from here when stderr
+ * is a log; the lane count is the provenance's. */
+static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
+{
+	struct p2p_out *out = ctx;
+	const char *lanes = lb_prov_get(prov, "lanes");
+	size_t k = lanes ? strtoul(lanes, NULL, 10) : 1;
+	double weight = 0;
+	for (size_t i = 0; i < out->o->sizes.n; i++)
+		weight += size_weight(out->o->sizes.v[i]) * (double)k;
+	lb_progress_start(&out->progress, "p2p", k * out->o->sizes.n, weight, !isatty(STDERR_FILENO));
+	out->prov = prov; /* begin follows at once */
+	return 0;
+}
+
+static void row_progress(struct p2p_out *out, const struct lb_result *r)
+{
+	char what[96], size[24];
+	uint64_t bytes = lb_result_val(r, "message_bytes")->u;
+	lb_format_size(bytes, size, sizeof(size));
+	snprintf(what, sizeof(what), "lane %llu (%s) %s",
+		 (unsigned long long)lb_result_val(r, "lane")->u, lb_result_val(r, "lane_name")->s, size);
+	lb_progress_done(&out->progress, what, size_weight(bytes));
+}
 
 static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
 {
 	struct p2p_out *out = ctx;
-	if (out->path && !(out->csv = lb_csv_open(out->path, cols, ncols, err, len)))
+	if (out->o->output && !(out->csv = lb_csv_create(out->o->output, out->prov, cols, ncols, err, len)))
 		return -1;
 	if (out->csv)
 		lb_stop_arm(); /* results to keep: a signal stops the sweep */
@@ -72,6 +112,7 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	struct p2p_out *out = ctx;
 	if (out->csv && lb_csv_sink_row(out->csv, r, err, len))
 		return -1;
+	row_progress(out, r);
 	return lb_table_row(&out->table, r, err, len);
 }
 
@@ -87,22 +128,49 @@ static struct lb_p2psweep_params params_of(const struct lb_cmd *cmd, const struc
 	};
 }
 
+/* The sinks on rank 0: the CSV and the table (out), the JSON document. */
+static int run_sinks(const struct lb_p2psweep_params *p, struct p2p_out *out,
+		     struct lb_cli_json *json, char *err, size_t len)
+{
+	struct lb_sink sinks[2] = {
+		{ .provenance = out_provenance, .begin = out_begin, .row = out_row, .ctx = out },
+		lb_cli_json_sink(json),
+	};
+	struct lb_tee tee = { sinks, json->path ? 2 : 1 };
+	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
+				      .row = lb_tee_row, .ctx = &tee };
+	return lb_p2psweep_run(p, &sink, err, len);
+}
+
 static int p2p(const struct lb_cmd *cmd, void *base)
 {
 	const struct p2p_opts *o = base;
-	struct p2p_out out = { .path = o->output, .table = { .out = stdout } };
-	const struct lb_sink sink = { .begin = out_begin, .row = out_row, .ctx = &out };
+	struct lb_cli_json json = { .path = o->json };
+	struct p2p_out out = { .o = o,
+			       .table = { .out = lb_cli_json_to_stdout(&json) ? stderr : stdout } };
+	struct lb_prov prov = { 0 };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
 	if (rc)
 		return rc;
-	const struct lb_p2psweep_params p = params_of(cmd, o);
-	rc = lb_p2psweep_run(&p, &sink, err, sizeof(err));
+	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
+		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+		return LB_EXIT_USAGE;
+	}
+	struct lb_p2psweep_params p = params_of(cmd, o);
+	lb_cli_provenance(&prov, cmd, o);
+	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
+	p.prov = &prov;
+	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
-	if (out.csv) /* after a signal: ends by it */
-		return lb_cli_finish_csv(cmd, out.csv, rc, err);
-	return lb_cli_exit_status(rc);
+	lb_prov_free(&prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
+	if (out.csv || json.path) /* after a signal: ends by it */
+		rc = lb_cli_finish_csv(cmd, out.csv, rc, err);
+	else
+		rc = lb_cli_exit_status(rc);
+	return rc ? rc : json_rc;
 }
 
 static void p2p_more_help(FILE *out)

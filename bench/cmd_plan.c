@@ -21,6 +21,7 @@ struct plan_opts {
 	uint32_t ranks, root, lanes, sites;
 	uint64_t bytes, slice;
 	int stripe_off, allgather, format;
+	const char *json;
 };
 
 static int set_algo(void *target, const char *arg, char *err, size_t errlen)
@@ -35,11 +36,17 @@ static int set_algo(void *target, const char *arg, char *err, size_t errlen)
 	return -1;
 }
 
+static void show_algo(const void *target, struct lb_buf *out)
+{
+	const struct algo_choice *c = target;
+	lb_buf_add(out, "%s", c->list ? "list" : c->algo ? c->algo->name : "-");
+}
+
 #define OFF(f) offsetof(struct plan_opts, f)
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "ALGO", "algorithm (see below), or 'list' to list them",
-	  LB_OPT_HANDLER, OFF(algo)), .handler = set_algo, .required = 1 },
+	  LB_OPT_HANDLER, OFF(algo)), .handler = set_algo, .show = show_algo, .required = 1 },
 	{ LB_OPT("ranks", 'p', "RANKS", "number of ranks (required unless -a list)",
 	  LB_OPT_UINT, OFF(ranks)), .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
@@ -61,6 +68,8 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("format", 'f', NULL, "output: ops per rank and lane, Graphviz trees, or bytes per lane",
 	  LB_OPT_ENUM, OFF(format)), .def = "text",
 	  .choices = (const char *const[]){ "text", "dot", "summary", NULL } },
+	{ LB_OPT("json", 0, "FILE", "also write every op as a row of one JSON document (results/README.md); '-': to stdout, the plan then to stderr",
+	  LB_OPT_STRING, OFF(json)) },
 };
 
 static void plan_more_help(FILE *out)
@@ -201,6 +210,65 @@ static int print_dot(FILE *out, const struct lb_schedule *s, const struct lb_alg
 	return 0;
 }
 
+/* ---- json: a row per op ---- */
+
+static const struct lb_col op_columns[] = {
+	{ LB_COLUMN("rank", LB_COL_UINT) },
+	{ LB_COLUMN("lane", LB_COL_UINT) },
+	{ LB_COLUMN("index", LB_COL_UINT) },
+	{ LB_COLUMN("op", LB_COL_TEXT) },
+	{ LB_COLUMN("peer", LB_COL_UINT) },
+	{ LB_COLUMN("first_block", LB_COL_UINT) },
+	{ LB_COLUMN("blocks", LB_COL_UINT) },
+	{ LB_COLUMN("bytes", LB_COL_UINT) },
+};
+
+#define NOP_COLUMNS (sizeof(op_columns) / sizeof(op_columns[0]))
+
+static int json_lane(struct lb_json *j, const struct lb_schedule *s, uint32_t r, uint32_t l,
+		     char *err, size_t len)
+{
+	uint32_t n;
+	const struct lb_op *op = lb_lane_ops(s, r, l, &n);
+	for (uint32_t i = 0; i < n; i++) {
+		const union lb_val v[NOP_COLUMNS] = {
+			{ .u = r }, { .u = l }, { .u = i },
+			{ .s = op[i].kind == LB_SEND ? "send" : "recv" }, { .u = op[i].peer },
+			{ .u = op[i].first_block }, { .u = op[i].nblocks },
+			{ .u = lb_range_bytes(s, op[i].first_block, op[i].nblocks) },
+		};
+		const struct lb_result res = { .cols = op_columns, .ncols = NOP_COLUMNS, .vals = v };
+		if (lb_json_sink_row(j, &res, err, len))
+			return -1;
+	}
+	return 0;
+}
+
+/* The document: the provenance (command, options), then every op. */
+static int write_json(const struct lb_cmd *cmd, const struct plan_opts *o,
+		      const struct lb_schedule *s)
+{
+	char err[512];
+	struct lb_prov prov = { 0 };
+	struct lb_json *j = lb_json_open(o->json, err, sizeof(err));
+	int rc = j ? 0 : -1;
+	lb_cli_provenance(&prov, cmd, o);
+	if (rc == 0)
+		rc = lb_json_sink_provenance(j, &prov, err, sizeof(err)) ||
+		     lb_json_sink_begin(j, op_columns, NOP_COLUMNS, err, sizeof(err));
+	for (uint32_t r = 0; rc == 0 && r < s->ranks; r++)
+		for (uint32_t l = 0; rc == 0 && l < s->lanes; l++)
+			rc = json_lane(j, s, r, l, err, sizeof(err));
+	if (rc == 0)
+		rc = lb_json_close(j, err, sizeof(err));
+	else
+		lb_json_abort(j);
+	lb_prov_free(&prov);
+	if (rc)
+		lb_cli_error(cmd, "json", "%s", err);
+	return rc;
+}
+
 /* ---- the command ---- */
 
 static int check_plan_opts(const struct lb_cmd *cmd, const struct plan_opts *o)
@@ -257,14 +325,17 @@ static int plan(const struct lb_cmd *cmd, void *base)
 		return LB_EXIT_USAGE;
 	}
 	int rc = 0;
+	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
 	if (lb_sched_validate(s, err, sizeof(err))) {
 		lb_cli_error(cmd, NULL, "invalid schedule: %s", err);
 		rc = 1;
-	} else if (print_plan(stdout, s, o->algo.algo, o->format)) {
+	} else if (print_plan(out, s, o->algo.algo, o->format)) {
 		lb_cli_error(cmd, NULL, "out of memory");
 		rc = 1;
-	} else if (fflush(stdout) == EOF || ferror(stdout)) {
-		lb_cli_error(cmd, NULL, "cannot write the plan to stdout: %s", strerror(errno));
+	} else if (fflush(out) == EOF || ferror(out)) {
+		lb_cli_error(cmd, NULL, "cannot write the plan: %s", strerror(errno));
+		rc = 1;
+	} else if (o->json && write_json(cmd, o, s)) {
 		rc = 1;
 	}
 	lb_sched_free(s);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "engine/simsweep.h"
 #include "report/csv.h"
 #include "report/table.h"
@@ -18,7 +19,7 @@ struct sim_opts {
 	const char *roots; /* -r as typed: "all" depends on the rank count */
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
 	int stripe_off, allgather, validate;
-	const char *output;
+	const char *output, *json;
 };
 
 #define OFF(f) offsetof(struct sim_opts, f)
@@ -34,7 +35,8 @@ static int check_roots(void *target, const char *arg, char *err, size_t errlen)
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
-	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
+	  .show = lb_cli_show_algos },
 	{ LB_OPT("ranks", 'p', "RANKS", "rank counts: 8,12 or 2:1024 (= 2, 4, ..., 1024)",
 	  LB_OPT_COUNT_LIST, OFF(ranks)), .def = "32", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 8:64M",
@@ -44,7 +46,8 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
 	  .def = "2", .min = 1, .max = 64 },
 	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all: every rank of each rank count) are swept, each a row",
-	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots },
+	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots,
+	  .show = lb_cli_show_text },
 	{ LB_OPT("alpha", 0, "SECONDS", "per-transfer latency of a lane: 5us, 1.5ms, 1e-6",
 	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
 	{ LB_OPT("bw", 0, "RATE", "bandwidth of one lane: 10gbit, 200mbit, 1.25GB/s",
@@ -63,6 +66,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_FLAG, OFF(validate)) },
 	{ LB_OPT("output", 'o', "FILE", "write the CSV to FILE and a table to stdout (default: CSV to stdout)",
 	  LB_OPT_STRING, OFF(output)) },
+	LB_JSON_ROW(OFF(json)),
 };
 
 static void sim_more_help(FILE *out)
@@ -117,34 +121,116 @@ static int check_sweep(const struct lb_cmd *cmd, const struct lb_simsweep_params
 	return fit == LB_SIMSWEEP_TOO_BIG ? LB_EXIT_TOO_BIG : LB_EXIT_USAGE;
 }
 
+/* Where the CSV goes: -o FILE, else stdout -- unless --json - takes
+ * stdout (then no CSV).  NULL path and *none: no CSV. */
+static int csv_target(const struct lb_cmd *cmd, const struct sim_opts *o,
+		      const struct lb_cli_json *json, int *none)
+{
+	int csv_stdout = !o->output || strcmp(o->output, "-") == 0;
+	*none = csv_stdout && lb_cli_json_to_stdout(json) && !o->output;
+	if (csv_stdout && !*none && lb_cli_json_to_stdout(json)) {
+		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+		return -1;
+	}
+	return 0;
+}
+
+/* The simulator's work grows with ranks x blocks: the estimate's weight. */
+static double sim_weight(uint64_t ranks, uint64_t bytes, uint64_t slice)
+{
+	return (double)ranks * (double)(slice ? (bytes + slice - 1) / slice : 1);
+}
+
+/* Progress on stderr once a sweep has run 2 s: at most a line a second. */
+static void start_progress(struct lb_progress *pr, const struct lb_simsweep_params *p)
+{
+	double weight = 0;
+	size_t configs = 0;
+	for (size_t k = 0; k < p->nranks; k++) {
+		size_t roots = p->nroots ? p->nroots : p->ranks[k]; /* 0: every rank */
+		configs += roots * p->nsizes * p->nslices;
+		for (size_t m = 0; m < p->nsizes; m++)
+			for (size_t i = 0; i < p->nslices; i++)
+				weight += (double)roots *
+					  sim_weight(p->ranks[k], p->sizes[m], p->slices[i]);
+	}
+	lb_progress_start(pr, "sim", p->nalgos * configs, weight * (double)p->nalgos, 1);
+	pr->quiet = 2;
+	pr->every = 1;
+}
+
+static int progress_row(void *ctx, const struct lb_result *r, char *err, size_t len)
+{
+	char what[96], size[24], slice[24];
+	uint64_t ranks = lb_result_val(r, "ranks")->u, bytes = lb_result_val(r, "message_bytes")->u;
+	uint64_t sl = lb_result_val(r, "slice_bytes")->u;
+	lb_format_size(bytes, size, sizeof(size));
+	lb_format_size(sl, slice, sizeof(slice));
+	snprintf(what, sizeof(what), "%s p=%llu %s slice %s", lb_result_val(r, "algorithm")->s,
+		 (unsigned long long)ranks, size, slice);
+	lb_progress_done(ctx, what, sim_weight(ranks, bytes, sl));
+	return 0;
+}
+
+/* The sinks: progress, the CSV (if any), the table when the CSV goes to
+ * a file or --json takes stdout (then on stderr), the JSON document (if
+ * any). */
+static int run_sinks(const struct lb_cmd *cmd, const struct lb_simsweep_params *p,
+		     struct lb_csv *csv, int table_too, struct lb_cli_json *json, char *err,
+		     size_t len)
+{
+	struct lb_table table = { .out = lb_cli_json_to_stdout(json) ? stderr : stdout };
+	struct lb_progress progress;
+	struct lb_sink sinks[4];
+	size_t n = 0;
+	start_progress(&progress, p);
+	sinks[n++] = (struct lb_sink){ .row = progress_row, .ctx = &progress };
+	if (csv)
+		sinks[n++] = (struct lb_sink){ .row = lb_csv_sink_row, .ctx = csv };
+	if (table_too)
+		sinks[n++] = (struct lb_sink){ .begin = lb_table_sink_begin,
+					       .row = lb_table_sink_row, .ctx = &table };
+	if (json->path)
+		sinks[n++] = lb_cli_json_sink(json);
+	struct lb_tee tee = { sinks, n };
+	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
+				      .row = lb_tee_row, .ctx = &tee };
+	int rc = lb_simsweep_run(p, &sink, err, len);
+	if (rc)
+		lb_cli_error(cmd, NULL, "%s", err);
+	return rc;
+}
+
 /* The sweep of sim, with the roots expanded. */
 static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o, const struct lb_list *roots)
 {
-	const struct lb_simsweep_params p = params_of(o, roots);
-	int to_file = o->output && strcmp(o->output, "-") != 0;
-	struct lb_table table = { .out = stdout };
+	struct lb_prov prov = { 0 };
+	struct lb_simsweep_params p = params_of(o, roots);
+	struct lb_cli_json json = { .path = o->json };
+	struct lb_csv *csv = NULL;
 	char err[512];
 	size_t ncols;
+	int no_csv;
 	const struct lb_col *cols = lb_simsweep_columns(&p, &ncols);
+	if (csv_target(cmd, o, &json, &no_csv))
+		return LB_EXIT_USAGE;
 	int rc = check_sweep(cmd, &p);
 	if (rc)
 		return rc;
-	struct lb_csv *csv = lb_csv_open(o->output, cols, ncols, err, sizeof(err));
-	if (!csv) {
+	lb_cli_provenance(&prov, cmd, o);
+	p.prov = &prov;
+	if (!no_csv && !(csv = lb_csv_create(o->output, &prov, cols, ncols, err, sizeof(err)))) {
 		lb_cli_error(cmd, "output", "%s", err);
+		lb_prov_free(&prov);
 		return LB_EXIT_FAILED;
 	}
 	lb_stop_arm(); /* from here on there are results to keep */
-	const struct lb_sink sinks[] = {
-		{ .row = lb_csv_sink_row, .ctx = csv },
-		{ .begin = lb_table_sink_begin, .row = lb_table_sink_row, .ctx = &table },
-	};
-	struct lb_tee tee = { sinks, to_file ? 2 : 1 };
-	const struct lb_sink sink = { .begin = lb_tee_begin, .row = lb_tee_row, .ctx = &tee };
-	rc = lb_simsweep_run(&p, &sink, err, sizeof(err));
-	if (rc)
-		lb_cli_error(cmd, NULL, "%s", err);
-	return lb_cli_finish_csv(cmd, csv, rc, err);
+	int table_too = (o->output && strcmp(o->output, "-") != 0) || lb_cli_json_to_stdout(&json);
+	rc = run_sinks(cmd, &p, csv, table_too, &json, err, sizeof(err));
+	lb_prov_free(&prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
+	rc = lb_cli_finish_csv(cmd, csv, rc, err); /* after a signal: ends by it */
+	return rc ? rc : json_rc;
 }
 
 static int sim(const struct lb_cmd *cmd, void *base)

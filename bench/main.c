@@ -6,10 +6,6 @@
 #include "cli.h"
 #include "transports/transport.h"
 
-#ifndef LB_VERSION
-#define LB_VERSION "0.1.0"
-#endif
-
 static const struct lb_cmd *const commands[] = {
 	&lb_cmd_plan,
 	&lb_cmd_sim,
@@ -59,6 +55,7 @@ int main(int argc, char **argv)
 {
 	const char *arg = argc > 1 ? argv[1] : NULL;
 	const struct lb_cmd *cmd;
+	lb_cli_save_command_line(argc, argv);
 	if (!arg) {
 		usage(stderr);
 		return LB_EXIT_USAGE;
@@ -68,7 +65,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
-		printf("lanebench %s\n", LB_VERSION);
+		printf("lanebench %s\n", lb_version);
 		return 0;
 	}
 	if (arg[0] == '-') {

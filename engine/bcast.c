@@ -11,6 +11,7 @@
 #include "calibrate.h"
 #include "lib/error.h"
 #include "job.h"
+#include "jobprov.h"
 #include "pattern.h"
 #include "stats.h"
 #include "model/sim.h"
@@ -444,7 +445,9 @@ static int calibrate(struct run *r, char *err, size_t len)
 {
 	struct lb_calib_cfg c = { .ops = r->job.ops, .tp = r->job.tp, .buf = r->job.buf, .lanes = r->job.lanes,
 				  .bw_bytes = r->prm->calib_bytes, .window = 8, .iters = 5,
-				  .idle = r->prm->idle, .timeout = r->job.timeout };
+				  .idle = r->prm->idle, .timeout = r->job.timeout,
+				  .on_measure = r->prm->on_calibration,
+				  .on_measure_arg = r->prm->on_iteration_arg };
 	return lb_calibrate(r->job.boot, &c, &r->cal, err, len);
 }
 
@@ -476,14 +479,12 @@ static int set_up(struct run *r, char *err, size_t len)
 	return rc;
 }
 
-/* Rank 0's sink begins, agreed so nobody waits for a rank that quit. */
+/* Rank 0's sink begins with the provenance, agreed so nobody waits for
+ * a rank that quit. */
 static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t len)
 {
-	int rc = 0;
 	describe_columns(r);
-	if (r->job.rank == 0 && sink->begin)
-		rc = sink->begin(sink->ctx, r->cols, r->ncols, err, len);
-	return lb_job_agree(&r->job, rc, err, len);
+	return lb_job_sink_start(&r->job, r->prm->prov, sink, r->cols, r->ncols, err, len);
 }
 
 int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,

@@ -52,18 +52,24 @@ struct lb_bcast_params {
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
+	/* The caller's provenance (version, command, options), handed to
+	 * the sink with the job's part (hosts, lanes); NULL: none. */
+	const struct lb_prov *prov;
 	/* Optional, on every rank: each iteration's start (progress, logs). */
 	void (*on_iteration)(const struct lb_bcast_step *step, void *arg);
 	void *on_iteration_arg;
+	/* Optional, on every rank: before each lane's calibration measurement
+	 * (rank, round 0 or 1, lane, partner; arg: on_iteration_arg). */
+	void (*on_calibration)(uint32_t rank, int round, uint32_t lane, uint32_t peer, void *arg);
 	/* Optional: non-zero (a signal's number) stops the sweep at once, the
 	 * other ranks told; lb_bcast_run then fails with "stopped by signal". */
 	const volatile sig_atomic_t *stop;
 };
 
 /* Collective: every rank of the job calls it; sink is used on rank 0
- * (begin once the job is set up and calibrated, agreed by all ranks; a
- * row per configuration, in sweep order: algorithms, then sizes, then
- * slices, then roots, the last varying fastest).  Returns 0, or -1 with a
+ * (provenance and begin once the job is set up and calibrated, agreed by
+ * all ranks; a row per configuration, in sweep order: algorithms, then
+ * sizes, then slices, then roots, the last varying fastest).  Returns 0, or -1 with a
  * reason naming the rank, lane or value that failed -- LB_EPEER
  * (lib/error.h) when another rank is the cause: it died, disconnected,
  * stopped answering or failed itself.  A rank that lost a peer mid-run

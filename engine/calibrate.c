@@ -52,6 +52,12 @@ static double median_of(const double *v, uint32_t n)
 	return st.median;
 }
 
+static void tell(const struct lb_calib_cfg *c, uint32_t me, int round, uint32_t lane, int peer)
+{
+	if (c->on_measure)
+		c->on_measure(me, round, lane, (uint32_t)peer, c->on_measure_arg);
+}
+
 /* Measure, then agree (a failure anywhere stops everyone with its reason). */
 static int run_rounds(struct lb_boot *boot, const struct lb_calib_cfg *c,
 		      double *mine, char *err, size_t len)
@@ -60,13 +66,17 @@ static int run_rounds(struct lb_boot *boot, const struct lb_calib_cfg *c,
 	char why[256] = "";
 	for (int round = 0; round < 2; round++) {
 		int peer = lb_calib_partner(me, size, round), ok = 1;
-		for (uint32_t l = 0; ok && peer >= 0 && l < c->lanes; l++)
-			if (round == 0 || me != 0) /* rank 0 keeps its round-0 figures */
-				ok = measure(c, l, me, (uint32_t)peer, &mine[l], &mine[c->lanes + l],
-					     why, sizeof(why)) == 0;
+		for (uint32_t l = 0; ok && peer >= 0 && l < c->lanes; l++) {
+			if (round == 1 && me == 0)
+				continue; /* rank 0 keeps its round-0 figures */
+			tell(c, me, round, l, peer);
+			ok = measure(c, l, me, (uint32_t)peer, &mine[l], &mine[c->lanes + l],
+				     why, sizeof(why)) == 0;
+		}
 		if (round == 1 && me == 0 && peer >= 0)
 			for (uint32_t l = 0; ok && l < c->lanes; l++) {
 				double lat, bw;
+				tell(c, me, round, l, peer);
 				ok = measure(c, l, me, (uint32_t)peer, &lat, &bw, why, sizeof(why)) == 0;
 			}
 		int rc = lb_boot_agree(boot, ok, why, err, len);

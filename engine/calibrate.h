@@ -20,6 +20,10 @@ struct lb_calib_cfg {
 	uint32_t iters;
 	enum lb_idle idle;
 	double timeout;
+	/* Optional, on every rank: told before each lane's measurement
+	 * (this rank, round 0 or 1, the lane, the partner rank): progress. */
+	void (*on_measure)(uint32_t rank, int round, uint32_t lane, uint32_t peer, void *arg);
+	void *on_measure_arg;
 };
 
 struct lb_calib {

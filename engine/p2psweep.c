@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "job.h"
+#include "jobprov.h"
 #include "lib/error.h"
 #include "p2p.h"
 #include "stats.h"
@@ -151,16 +152,6 @@ static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j, const str
 	return 0;
 }
 
-/* Rank 0's sink begins, agreed so nobody waits for a rank that quit. */
-static int begin(struct lb_job *j, const struct lb_col *cols, const struct lb_sink *sink,
-		 char *err, size_t len)
-{
-	int rc = 0;
-	if (j->rank == 0 && sink->begin)
-		rc = sink->begin(sink->ctx, cols, NCOLUMNS, err, len);
-	return lb_job_agree(j, rc, err, len);
-}
-
 int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
 		    char *err, size_t len)
 {
@@ -181,7 +172,7 @@ int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *si
 	if (rc == 0)
 		rc = lb_job_connect(&j, peers, npeers, err, len);
 	if (rc == 0)
-		rc = begin(&j, cols, sink, err, len);
+		rc = lb_job_sink_start(&j, p->prov, sink, cols, NCOLUMNS, err, len);
 	if (rc == 0)
 		rc = sweep(p, &j, cols, sink, err, len);
 	lb_job_close(&j);

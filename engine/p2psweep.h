@@ -27,14 +27,18 @@ struct lb_p2psweep_params {
 	struct lb_tp_options tp_options;
 	double timeout;            /* seconds for every wait; 0: $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0: ask the transport */
+	/* The caller's provenance (version, command, options), handed to
+	 * the sink with the job's part (hosts, lanes); NULL: none. */
+	const struct lb_prov *prov;
 	/* Optional: non-zero (a signal's number) stops the sweep, the other
 	 * rank told; the run then fails. */
 	const volatile sig_atomic_t *stop;
 };
 
 /* Collective: every rank of the job calls it; sink is used on rank 0
- * (begin once the lanes are connected, agreed by all ranks).  Returns 0,
- * or -1 (LB_EPEER when another rank is the cause) with the reason. */
+ * (provenance and begin once the lanes are connected, agreed by all
+ * ranks).  Returns 0, or -1 (LB_EPEER when another rank is the cause)
+ * with the reason. */
 int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
 		    char *err, size_t errlen);
 

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/prov.h"
+
 enum lb_col_kind {
 	LB_COL_TEXT,    /* val.s; NULL: no value (an empty CSV field) */
 	LB_COL_UINT,    /* val.u */
@@ -81,18 +83,28 @@ struct lb_result {
 	size_t ncounters;
 };
 
-/* Where results go.  begin (optional) is called once, on the rank that
- * records, when the run is set up and before its first row; an engine
- * with several ranks agrees on its outcome, so a sink that cannot start
- * (a file that cannot be created) stops every rank with its reason.  row
- * is called for every result, in sweep order.  Both return 0, or -1 with
- * a message in err; the engine then stops. */
+/* Where results go.  provenance (optional) is called once, on the rank
+ * that records, just before begin, with the run's provenance (lib/prov.h:
+ * the caller's part -- version, command, options -- plus, in a job, the
+ * launcher, transport, hosts and lanes); the list lives until the run
+ * returns, so a sink copies what it keeps.  begin (optional) is called
+ * once, when the run is set up and before its first row; an engine with
+ * several ranks agrees on the outcome of both, so a sink that cannot
+ * start (a file that cannot be created) stops every rank with its
+ * reason.  row is called for every result, in sweep order.  All return
+ * 0, or -1 with a message in err; the engine then stops. */
 struct lb_sink {
 	int (*begin)(void *ctx, const struct lb_col *cols, size_t ncols, char *err,
 		     size_t errlen);
 	int (*row)(void *ctx, const struct lb_result *r, char *err, size_t errlen);
 	void *ctx;
+	int (*provenance)(void *ctx, const struct lb_prov *prov, char *err, size_t errlen);
 };
+
+/* What every engine calls to start a sink: provenance (if any), then
+ * begin (if any).  Returns 0 or -1 with the sink's message. */
+int lb_sink_start(const struct lb_sink *s, const struct lb_prov *prov,
+		  const struct lb_col *cols, size_t ncols, char *err, size_t errlen);
 
 /* The value of column `name`, or NULL when the result has no such column. */
 const union lb_val *lb_result_val(const struct lb_result *r, const char *name);
@@ -107,7 +119,8 @@ struct lb_tee {
 	size_t n;
 };
 
-/* begin and row of a struct lb_tee (ctx): a sink itself. */
+/* provenance, begin and row of a struct lb_tee (ctx): a sink itself. */
+int lb_tee_provenance(void *tee, const struct lb_prov *prov, char *err, size_t errlen);
 int lb_tee_begin(void *tee, const struct lb_col *cols, size_t ncols, char *err, size_t errlen);
 int lb_tee_row(void *tee, const struct lb_result *r, char *err, size_t errlen);
 

@@ -192,7 +192,7 @@ int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *si
 {
 	size_t ncols;
 	const struct lb_col *cols = lb_simsweep_columns(p, &ncols);
-	if (sink->begin && sink->begin(sink->ctx, cols, ncols, err, len))
+	if (lb_sink_start(sink, p->prov, cols, ncols, err, len))
 		return -1;
 	for (size_t a = 0; a < p->nalgos; a++) {
 		for (size_t k = 0; k < p->nranks; k++) {

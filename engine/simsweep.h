@@ -32,6 +32,9 @@ struct lb_simsweep_params {
 	double lane_bw;        /* bytes/s of one lane */
 	double wan_alpha;      /* seconds per transfer between sites; < 0: alpha */
 	int validate;          /* check every schedule with the validator first */
+	/* The caller's provenance (version, command, options), handed to
+	 * the sink as it is; NULL: none. */
+	const struct lb_prov *prov;
 	/* Optional: non-zero (a signal's number) ends the sweep before the
 	 * next configuration; the run then returns 0 with the rows so far. */
 	const volatile sig_atomic_t *stop;
@@ -53,8 +56,8 @@ enum lb_simsweep_fit {
 enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char *err,
 				       size_t errlen);
 
-/* Runs the sweep, one result per configuration to sink (begin first, if
- * set).  Returns 0 (also when stopped early), or -1 with the reason in
+/* Runs the sweep, one result per configuration to sink (provenance and
+ * begin first, if set).  Returns 0 (also when stopped early), or -1 with the reason in
  * err: a schedule the validator or the simulator refused, or the sink's
  * failure. */
 int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *sink,

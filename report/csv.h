@@ -1,7 +1,10 @@
 /* The CSV sink: results (engine/result.h) are data handed to it; it
  * formats, never computes.  Its columns are the engine's description.
  *
- * The header row (the columns' names) is written at open.  Strings are
+ * At open the head is written: provenance lines "# key: value" (the
+ * first "# format: lanebench-csv 2", then the run's provenance in its
+ * order, lib/prov.h; results/README.md lists the keys), then the header
+ * row (the columns' names).  Strings are
  * quoted per RFC 4180 when they hold a comma, quote, CR or LF (or a '#');
  * unsigned integers and counters print in decimal; doubles as "%.9g".  No
  * value -- a NULL string, NaN (a model the algorithm lacks), a counter the
@@ -15,8 +18,8 @@
  *
  *	# lanebench: incomplete after 12 rows: interrupted (SIGINT)
  *
- * So a file under its own name is either complete, with no '#' line, or
- * ends in that trailer; never silently short.  After a write error (or
+ * So a file under its own name is either complete, with no '#' line
+ * after the header, or ends in that trailer; never silently short.  After a write error (or
  * lb_csv_abort) the temporary file is removed; only a process killed
  * outright (SIGKILL, a crash) leaves it, holding every finished row.  A
  * NULL path or "-" writes to stdout; an existing device, FIFO or
@@ -33,8 +36,16 @@
 
 struct lb_csv;
 
-/* Opens the sink and writes the header.  cols must outlive the sink.
- * Returns NULL with a message in err. */
+/* The value of the head's "format" line. */
+#define LB_CSV_FORMAT "lanebench-csv 2"
+
+/* Opens the sink and writes the head: provenance (prov may be NULL: only
+ * the format line), then the header.  cols must outlive the sink; prov
+ * is not kept.  Returns NULL with a message in err. */
+struct lb_csv *lb_csv_create(const char *path, const struct lb_prov *prov,
+			     const struct lb_col *cols, size_t ncols, char *err, size_t errlen);
+
+/* lb_csv_create without provenance (only the format line). */
 struct lb_csv *lb_csv_open(const char *path, const struct lb_col *cols,
 			   size_t ncols, char *err, size_t errlen);
 

@@ -10,10 +10,7 @@
 
 #include <stddef.h>
 
-/* One "# key: value" line of the head. */
-struct lb_prov_item {
-	char *key, *value;
-};
+#include "lib/prov.h" /* struct lb_prov_item: one "# key: value" line of the head */
 
 struct lb_table {
 	size_t ncols, nrows; /* nrows excludes the header */

@@ -81,7 +81,10 @@ for cmd in bcast p2p; do
 	case $out in *--eal* | *--inject* | *--rdma-op* | *--rdma-ack-timeout*) fail "$cmd --help shows an old option" ;; esac
 done
 expect_ok --version
-case $out in "lanebench "[0-9]*) ;; *) fail "--version printed '$out'" ;; esac
+# git describe at build time (a tag, or a commit, "-dirty" if so), else the
+# project's version: one word, never the unexpanded template.
+case $out in "lanebench "*" "* | *VCS_TAG*) fail "--version printed '$out'" ;;
+"lanebench "[0-9a-zA-Z]*) ;; *) fail "--version printed '$out'" ;; esac
 
 plan_opts="--algorithm -a --ranks -p --root -r --lanes -k --message-size -m --slice -s
 	--stripe --allgather --sites --format -f --help -h"
@@ -168,6 +171,17 @@ expect_usage "--nics eth2" topo --lanes eth2
 export LANEBENCH_TOPOLOGY_XML=$(dirname "$0")/../topo/two-numa.xml
 expect_ok topo --nics eth2,eth3
 case $out in *"pinning plan for lanes 'eth2,eth3'"*) ;; *) fail "topo --nics eth2,eth3: $out" ;; esac
+# topo --json: a row per NIC of the XML machine, then a row per lane planned
+expect_ok topo --nics eth2,eth3 --json -
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+rows = json.load(sys.stdin)["rows"]
+nics = [(r["name"], r["numa"]) for r in rows if r["row"] == "nic"]
+lanes = [(r["lane"], r["name"], r["numa"], r["core_numa"]) for r in rows if r["row"] == "lane"]
+assert nics == [("eth2", 0), ("mlx5_0", 0), ("eth3", 1), ("mlx5_1", 1)], nics
+assert lanes == [(0, "eth2", 0, 0), (1, "eth3", 1, 1)], lanes
+' || fail "topo --json: $out"
+case $err in *"pinning plan for lanes 'eth2,eth3'"*) ;; *) fail "topo --json -: no report on stderr: $err" ;; esac
 LANEBENCH_NICS=eth3 LANEBENCH_LANES=eth2 expect_ok topo
 case $out$err in *"lanes 'eth3'"*) ;; *) fail "topo, LANEBENCH_NICS=eth3: $out$err" ;; esac
 LANEBENCH_LANES=eth2 expect_ok topo
@@ -198,14 +212,36 @@ for a in $algos; do
 		dot -Tsvg "$tmp/out" >"$tmp/svg" 2>"$tmp/doterr" || fail "plan -a $a dot: dot -Tsvg: $(cat "$tmp/doterr")"
 	fi
 done
+# plan --json: a row per op (as many as the header counts), the command line
+expect_ok plan -a binomial -p 5 -k 2 -m 64K --slice 16K --json -
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+assert doc["provenance"]["command"] == "lanebench plan -a binomial -p 5 -k 2 -m 64K --slice 16K --json -", doc["provenance"]
+assert doc["provenance"]["option.algorithm"] == "binomial"
+assert doc["columns"] == ["rank", "lane", "index", "op", "peer", "first_block", "blocks", "bytes"]
+ops = int(sys.argv[1])
+assert len(doc["rows"]) == ops, (len(doc["rows"]), ops)
+assert sum(r["bytes"] for r in doc["rows"] if r["op"] == "recv") == 4 * 65536
+' "$(printf '%s\n' "$err" | sed -n 's/.*, ops \([0-9]*\)$/\1/p')" || fail "plan --json: $out"
 expect_ok plan -a chain -p 3 -k 1 -m 2K --slice 1K --format dot
 grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 0->1: $out"
 grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
 [ "$(grep -c -- '->' "$tmp/out")" -eq 2 ] || fail "plan dot: chain p=3 wants 2 edges: $out"
 
 # --- sim --------------------------------------------------------------------
+# strip_head FILE: the CSV starts with its provenance ('# format: ...' first,
+# then '# key: value' lines, results/README.md), which is dropped in place
+# so the checks below see the header and rows.
+strip_head() {
+	head -n 1 "$1" | grep -qx '# format: lanebench-csv 2' || fail "$1: no format line first: $(head -n 2 "$1")"
+	awk 'body || !/^# [a-z][a-z0-9_.-]*: / { body = 1; print }' "$1" >"$1.body"
+	grep '^# ' "$1" >"$1.head" || true
+	mv "$1.body" "$1"
+}
 header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second"
 expect_ok sim -a all -p 8 -m 4K,1M
+strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 10 rows: $out"
 # defaults: k=2, root 0, stripe on, slice 64K, alpha 5us, bw 10gbit = 1.25e9 B/s
@@ -222,6 +258,7 @@ awk -F, 'NR > 1 { bw = $6 / $11; r = $11 / $12;
 	fail "sim: bandwidth or ratio columns inconsistent: $out"
 
 expect_ok sim -a chain,multilane -p 4:8 -m 8K:16K -s 4K,8K --alpha 50us --bw 1gbit
+strip_head "$tmp/out"
 [ "$(wc -l <"$tmp/out")" -eq 17 ] || fail "sim 2 algos x 2 p x 2 sizes x 2 slices: want 16 rows"
 awk -F, 'NR > 1 && !($9 == "5e-05" && $10 == "125000000") { exit 1 }' "$tmp/out" ||
 	fail "sim: --alpha 50us --bw 1gbit not in the rows"
@@ -230,24 +267,46 @@ awk -F, 'NR > 1 && !($9 == "5e-05" && $10 == "125000000") { exit 1 }' "$tmp/out"
 
 # root rotation: all = every rank of each rank count, innermost; a list as given
 expect_ok sim -a chain -p 3,2 -m 4K,8K -r all
+strip_head "$tmp/out"
+grep -qx '# option.root: all' "$tmp/out.head" || fail "sim -r all: the provenance lacks option.root: all"
 got=$(awk -F, 'NR > 1 { printf "%s:%s:%s ", $2, $6, $4 }' "$tmp/out")
 [ "$got" = "3:4096:0 3:4096:1 3:4096:2 3:8192:0 3:8192:1 3:8192:2 2:4096:0 2:4096:1 2:8192:0 2:8192:1 " ] ||
 	fail "sim -r all: rows (ranks:bytes:root) $got"
 expect_ok sim -a chain -p 4 -m 4K -r 2-3,0
+strip_head "$tmp/out"
 got=$(awk -F, 'NR > 1 { printf "%s ", $4 }' "$tmp/out")
 [ "$got" = "2 3 0 " ] || fail "sim -r 2-3,0: roots $got"
 
 expect_ok sim -p 8 -m 1M --sites 2 --wan-alpha 1ms
+strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header,two_site_seconds,sim_over_two_site_ratio" ] ||
 	fail "sim --sites 2: header: $(head -n 1 "$tmp/out")"
 
 mkdir "$tmp/res"
 expect_ok sim -a all -p 8 -m 4K,1M -o "$tmp/res/sim.csv"
 [ "$(ls "$tmp/res")" = "sim.csv" ] || fail "sim -o: files left: $(ls "$tmp/res")"
+strip_head "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/res/sim.csv")" -eq 11 ] || fail "sim -o: want header + 10 rows in the file"
 [ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -o: want a table of header + 10 rows on stdout: $out"
 head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
 grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+
+# --json: one document per run that parses and holds the CSV's provenance,
+# columns and rows; '-' puts it on stdout and the table on stderr.
+json_check=$(dirname "$0")/json_matches_csv.py
+expect_ok sim -a chain,multilane -p 4,8 -m 4K,1M --sites 2 -o "$tmp/res/j.csv" --json "$tmp/res/j.json"
+python3 "$json_check" "$tmp/res/j.csv" "$tmp/res/j.json" || fail "sim --json: differs from the CSV"
+grep -q '^# command: lanebench sim -a chain,multilane -p 4,8 -m 4K,1M --sites 2 -o ' "$tmp/res/j.csv" ||
+	fail "sim: no command line in the head: $(head -n 5 "$tmp/res/j.csv")"
+for o in $("$B" sim --help | sed -nE 's/^  (-., )?--([a-z-]+).*/\2/p' | grep -vx help); do
+	grep -q "^# option\.$o: " "$tmp/res/j.csv" || fail "sim: option --$o missing from the head"
+done
+expect_ok sim -a chain -p 4 -m 4K,8K --json - -o "$tmp/res/j2.csv"
+printf '%s\n' "$out" >"$tmp/res/j2.json"
+python3 "$json_check" "$tmp/res/j2.csv" "$tmp/res/j2.json" || fail "sim --json -: stdout is not the document: $out"
+case $err in *"algorithm"*"slice"*) ;; *) fail "sim --json -: no table on stderr: $err" ;; esac
+expect_usage "both want stdout" sim -p 4 -m 4K --json - -o -
+rm -f "$tmp/res/j.csv" "$tmp/res/j.json" "$tmp/res/j2.csv" "$tmp/res/j2.json"
 
 # A sweep that cannot fit in memory is refused before anything is
 # allocated or written, with its own status (3), naming the configuration.
@@ -265,12 +324,14 @@ long_sweep=(sim -a all -p 2:4096 -m 4K:64M)
 # The first rows of the same sweep, run to the end, to compare the kept
 # ones with (90 rows: a stopped run may have written more than it showed).
 "$B" sim -a chain -p 2:64 -m 4K:64M >"$tmp/ref.csv" 2>&1 || fail "reference sim failed"
+strip_head "$tmp/ref.csv"
 trailer_re='^# lanebench: incomplete after '
 
-# check_partial FILE WHY: header, then rows equal to the reference's first
-# rows, then exactly one trailer naming WHY; no temporary file beside it.
+# check_partial FILE WHY: head, header, then rows equal to the reference's
+# first rows, then exactly one trailer naming WHY; no temporary file beside it.
 check_partial() {
 	local f=$1 why=$2 rows same
+	strip_head "$f"
 	rows=$(grep -c -v '^#' "$f")
 	same=$(wc -l <"$tmp/ref.csv")
 	[ "$rows" -lt "$same" ] && same=$rows

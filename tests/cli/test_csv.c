@@ -57,7 +57,10 @@ static int dir_entries(void)
 	return n;
 }
 
+#define HEAD "# format: lanebench-csv 2\n"
+
 static const char expected[] =
+	HEAD
 	"name,count,\"value, in seconds\"\n"
 	"plain,0,0.1\n"
 	"\"a,b\",18446744073709551615,0.333333333\n"
@@ -148,7 +151,7 @@ static void incomplete_keeps_rows(void)
 	CHECK(lb_csv_close_incomplete(c, "rank 2: lost, \"badly\"\nreally", err, sizeof(err)) == 0,
 	      "close incomplete: %s", err);
 	char *got = slurp(path);
-	const char *want = "name,count,\"value, in seconds\"\n\"#tag\",1,0.5\n"
+	const char *want = HEAD "name,count,\"value, in seconds\"\n\"#tag\",1,0.5\n"
 			   "# lanebench: incomplete after 1 rows: rank 2: lost; 'badly' really\n";
 	CHECK(got && strcmp(got, want) == 0, "content:\n%s\nwant:\n%s", got, want);
 	free(got);
@@ -194,7 +197,7 @@ static void counters(void)
 	CHECK(c && lb_csv_row(c, &r, err, sizeof(err)) == 0, "row without counters: %s", err);
 	CHECK(lb_csv_close(c, err, sizeof(err)) == 0, "close: %s", err);
 	char *got = slurp(path);
-	const char *want = "name,frames_sent_count,acks_sent_count\ndpdk,7,12\ndpdk,,\n";
+	const char *want = HEAD "name,frames_sent_count,acks_sent_count\ndpdk,7,12\ndpdk,,\n";
 	CHECK(got && strcmp(got, want) == 0, "content:\n%s\nwant:\n%s", got, want);
 	free(got);
 	unlink(path);
@@ -297,6 +300,31 @@ static void symlink_in_place(void)
 	unlink(target);
 }
 
+/* The provenance lines come before the header, in the documented key
+ * order whatever the order of adding, each value on one line. */
+static void provenance_head(void)
+{
+	const char *path = path_in_dir("prov.csv");
+	struct lb_prov prov = { 0 };
+	lb_prov_add(&prov, "host.0", "%s", "h0");
+	lb_prov_add(&prov, "option.root", "%d", 0);
+	lb_prov_add(&prov, "version", "%s", "v1-2-gabc");
+	lb_prov_add(&prov, "command", "%s", "lanebench sim -m 'a b'\nx");
+	lb_prov_add(&prov, "transport", "%s", "tcp");
+	lb_prov_add(&prov, "host.1", "%s", "h1");
+	CHECK(!lb_prov_failed(&prov), "provenance out of memory");
+	struct lb_csv *c = lb_csv_create(path, &prov, cols, 3, err, sizeof(err));
+	lb_prov_free(&prov);
+	CHECK(c && lb_csv_close(c, err, sizeof(err)) == 0, "create/close: %s", err);
+	char *got = slurp(path);
+	const char *want = HEAD "# version: v1-2-gabc\n# command: lanebench sim -m 'a b' x\n"
+			   "# transport: tcp\n# option.root: 0\n# host.0: h0\n# host.1: h1\n"
+			   "name,count,\"value, in seconds\"\n";
+	CHECK(got && strcmp(got, want) == 0, "content:\n%s\nwant:\n%s", got, want);
+	free(got);
+	unlink(path);
+}
+
 /* NULL and "-" write to stdout; capture it in a file. */
 static void to_stdout(void)
 {
@@ -314,8 +342,8 @@ static void to_stdout(void)
 	dup2(saved, 1);
 	close(saved);
 	CHECK(rc == 0, "stdout sink: %s", err);
-	char *got = slurp(cap), want[sizeof(expected) + 8];
-	snprintf(want, sizeof(want), "%sname\n", expected);
+	char *got = slurp(cap), want[sizeof(expected) + sizeof(HEAD) + 8];
+	snprintf(want, sizeof(want), "%s" HEAD "name\n", expected);
 	CHECK(got && strcmp(got, want) == 0, "stdout content:\n%s", got);
 	free(got);
 	unlink(cap);
@@ -335,6 +363,7 @@ int main(void)
 	incomplete_keeps_rows();
 	incomplete_without_rows();
 	counters();
+	provenance_head();
 	open_fails();
 	write_fails();
 	directory_fails();

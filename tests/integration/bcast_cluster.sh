@@ -44,23 +44,61 @@ trap 'rm -rf "$tmp"; "$cluster" down --name "$name" >/dev/null 2>&1' EXIT
 check "cluster up 8 x 2 rails at 1gbit" "$cluster" up 8 --rails 2 --rate 1gbit --name "$name"
 check "8 ranks x 2 rails: every algorithm, 3 sizes, 2 slice sizes" \
 	bcast 8 -a all -m 4K,100000,2M -s 64K,256K -i 3 -x 1
-rows=$(($(wc -l <"$tmp/run-8.csv") - 1))
+rows=$(($(grep -vc '^#' "$tmp/run-8.csv") - 1))
 [ "$rows" = 30 ] && echo "ok: 30 CSV rows" || { echo "FAIL: $rows CSV rows, want 30"; fails=$((fails + 1)); }
 # every row verified (p - 1) x M x (i + x) bytes
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["verified_bytes"] != 7 * $c["message_bytes"] * 4 { bad++ }
 	END { exit bad > 0 }' "$tmp/run-8.csv" &&
 	echo "ok: verified_bytes = 7 x M x 4 on every row" ||
 	{ echo "FAIL: verified_bytes column"; fails=$((fails + 1)); }
 # tcp's counter closes the row: a count on every row, no other transport's
-awk -F, 'NR == 1 { ok = $NF == "tcp_segments_retransmitted_count" && $(NF - 1) == "verified_bytes"; next }
+awk -F, '/^#/ { next } !h++ { ok = $NF == "tcp_segments_retransmitted_count" && $(NF - 1) == "verified_bytes"; next }
 	$NF !~ /^[0-9]+$/ { ok = 0 } END { exit !ok }' "$tmp/run-8.csv" &&
 	echo "ok: tcp_segments_retransmitted_count after verified_bytes, a count on every row" ||
-	{ echo "FAIL: counter columns: $(head -1 "$tmp/run-8.csv")"; fails=$((fails + 1)); }
+	{ echo "FAIL: counter columns: $(grep -vm1 '^#' "$tmp/run-8.csv")"; fails=$((fails + 1)); }
 check "non-zero root (5), stripe off, ring allgather" \
 	bcast 8 -a all -m 1M -s 128K -i 2 -x 0 -r 5 --stripe off --allgather ring
 check "multilane and chain with yield idle policy" \
 	bcast 8 -a multilane,chain -m 1M -s 64K -i 2 -x 1 --idle yield
+"$cluster" down --name "$name" >/dev/null
+
+# Provenance and progress of a 3-rank run: the CSV's head names every
+# rank's host and every lane, and the command line; the JSON document holds
+# the same; rank 0's stderr (a log, not a terminal) has a line per finished
+# configuration and calibration's steps.
+check "cluster up 3 x 2" "$cluster" up 3 --rails 2 --rate 1gbit --name "$name"
+check "3 ranks, --json and a log" "$cluster" run --name "$name" --timeout 240 --log-dir "$tmp/logs3" -- \
+	"$lanebench" bcast --no-pin --timeout 60 -a chain,multilane -m 64K,1M -i 2 -x 0 \
+	-o "$tmp/run-3.csv" --json "$tmp/run-3.json"
+head3() { # key value-pattern: the head holds it
+	grep -q "^# $1: $2\$" "$tmp/run-3.csv" || { echo "FAIL: head lacks '$1: $2'"; fails=$((fails + 1)); }
+}
+head3 command "lanebench bcast --no-pin --timeout 60 -a chain,multilane -m 64K,1M -i 2 -x 0 -o $tmp/run-3.csv --json $tmp/run-3.json"
+head3 launcher lanebench-env
+head3 ranks 3
+head3 lanes 2
+for r in 0 1 2; do
+	head3 "host\\.$r" '[^ ].*'
+	for l in 0 1; do
+		head3 "lane\\.$r\\.$l" "nic=rail$l port=[0-9-]* speed_bps=[0-9-]* mtu=1500 numa=[0-9-]* core=[0-9-]* addr=10\\.1$l\\.0\\.$((r + 1))"
+	done
+done
+[ "$(grep -c '^# lane\.' "$tmp/run-3.csv")" = 6 ] && echo "ok: provenance head: 3 hosts, 6 lanes, the command line" ||
+	{ echo "FAIL: lane lines: $(grep '^# lane' "$tmp/run-3.csv")"; fails=$((fails + 1)); }
+python3 "$(dirname "$0")/../cli/json_matches_csv.py" "$tmp/run-3.csv" "$tmp/run-3.json" &&
+	echo "ok: the JSON document holds the CSV's provenance and rows" ||
+	{ echo "FAIL: --json differs from the CSV"; fails=$((fails + 1)); }
+for k in 1 2 3 4; do
+	grep -Eq "^lanebench bcast: \[$k/4\] (chain|multilane) (64K|1M) slice 64K done in .*; elapsed .*, (about .* left|done)\$" \
+		"$tmp/logs3/rank0.log" || { echo "FAIL: no progress line $k/4: $(cat "$tmp/logs3/rank0.log")"; fails=$((fails + 1)); }
+done
+grep -q '^lanebench bcast: calibration round 1: lane 1 against rank 1$' "$tmp/logs3/rank0.log" &&
+grep -q '^lanebench bcast: calibration round 2: lane 0 against rank 2$' "$tmp/logs3/rank0.log" &&
+	echo "ok: rank 0's log: a line per configuration, calibration's rounds and lanes" ||
+	{ echo "FAIL: calibration lines: $(cat "$tmp/logs3/rank0.log")"; fails=$((fails + 1)); }
+grep -q 'lanebench bcast: \[' "$tmp/logs3/rank1.log" &&
+	{ echo "FAIL: rank 1 prints progress"; fails=$((fails + 1)); }
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"

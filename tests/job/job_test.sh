@@ -63,12 +63,19 @@ alone 0 "rank(s) 1 never connected" "timeout after 3 s" p2p
 bcast_header=label,transport,algorithm,ranks,lanes,root,stripe,idle,message_bytes,slice_bytes,slices,iterations,warmup,time_min_seconds,time_median_seconds,time_mean_seconds,time_p99_seconds,time_max_seconds,algbw_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,calib_latency_seconds,calib_lane_bandwidth_bytes_per_second,table_seconds,refined_seconds,sim_seconds,measured_over_table_ratio,measured_over_refined_ratio,measured_over_sim_ratio,verified_bytes,tcp_segments_retransmitted_count
 p2p_header=transport,lane,lane_name,message_bytes,iterations,window,direction,latency_min_seconds,latency_median_seconds,latency_p99_seconds,bandwidth_median_bytes_per_second,bandwidth_max_bytes_per_second,bandwidth_sent_median_bytes_per_second,bandwidth_received_median_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio
 
-# same_header WHAT FILE WANT
+# same_header WHAT FILE WANT: the provenance head (format first, the
+# command line, a host per rank), then the header of results/README.md.
 same_header() {
-	if [ "$(head -n 1 "$2" 2>/dev/null)" = "$3" ]; then
+	if [ "$(grep -vm1 '^#' "$2" 2>/dev/null)" = "$3" ]; then
 		ok "$1: the CSV header of results/README.md"
 	else
-		fail "$1: CSV header $(head -n 1 "$2" 2>/dev/null), want $3"
+		fail "$1: CSV header $(grep -vm1 '^#' "$2" 2>/dev/null), want $3"
+	fi
+	if [ "$(head -n 1 "$2")" = "# format: lanebench-csv 2" ] && grep -q '^# command: lanebench ' "$2" &&
+		grep -q '^# host\.0: ' "$2" && grep -q '^# lane\.0\.0: nic=' "$2"; then
+		ok "$1: the provenance head"
+	else
+		fail "$1: provenance head: $(grep '^#' "$2" | head -n 5)"
 	fi
 }
 
@@ -76,9 +83,9 @@ same_header() {
 # (nothing moves: bytes over an empty iteration would be terabytes per second)
 if rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
 	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/one.err"; then
-	if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	if awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
-		$c["time_median_seconds"] == "" { bad++ } END { exit !(NR == 5 && !bad) }' "$tmp/one.csv"; then
+		$c["time_median_seconds"] == "" { bad++ } { rows++ } END { exit !(rows == 4 && !bad) }' "$tmp/one.csv"; then
 		ok "LANEBENCH_SIZE=1 bcast: 4 rows, times but empty bandwidth and efficiency"
 	else
 		fail "LANEBENCH_SIZE=1 bcast: CSV: $(cut -d, -f3,4,19-21 "$tmp/one.csv" | tr '\n' ' ')"
@@ -148,7 +155,7 @@ valid_partial() {
 	[ "${rows:-0}" -ge 3 ] || { fail "$why: $f has ${rows:-no} lines"; return; }
 	tail -n 1 "$f" | grep -q "^# lanebench: incomplete after $((rows - 1)) rows: .*$why" ||
 		fail "$why: last line of $f: $(tail -n 1 "$f")"
-	awk -F, -v n="$(head -1 "$f" | awk -F, '{ print NF }')" '!/^#/ && NF != n { bad++ }
+	awk -F, -v n="$(grep -vm1 '^#' "$f" | awk -F, '{ print NF }')" '!/^#/ && NF != n { bad++ }
 		END { exit bad > 0 }' "$f" || fail "$why: $f has rows of the wrong width"
 	ls "$dir" | grep -q '\.tmp\.' && fail "$why: temporary file left: $(ls "$dir")"
 	"$lanebench" compare "$f" "$f" >"$dir/compare.out" 2>&1 &&
@@ -157,7 +164,7 @@ valid_partial() {
 }
 
 bcast_sweep=(bcast --nics 127.0.0.1,127.0.0.1 --no-pin -a all -m 4K:64M -i 50 --no-calibration)
-stop_pair TERM 3 "$tmp/bterm" "${bcast_sweep[@]}"
+stop_pair TERM 3 "$tmp/bterm" "${bcast_sweep[@]}" --json f.json
 if [ "$rc0" = 143 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ] &&
 	grep -q "rank 0" "$tmp/bterm/r1.err"; then
 	ok "bcast, SIGTERM to rank 0 after 3 rows: exit 143, rank 1 exit $rc1 in $took s: $(tail -1 "$tmp/bterm/r1.err")"
@@ -165,6 +172,15 @@ else
 	fail "bcast, SIGTERM: rank 0 exit $rc0 (want 143), rank 1 exit $rc1 after $took s: $(cat "$tmp/bterm/r0.err" "$tmp/bterm/r1.err")"
 fi
 valid_partial "$tmp/bterm" "terminated .SIGTERM."
+# --json of the same run (both ranks were given it; rank 0 writes it): the
+# rows the CSV kept and an "incomplete" member with the reason.
+if python3 "$(dirname "$0")/../cli/json_matches_csv.py" "$tmp/bterm/f.csv" "$tmp/bterm/f.json" &&
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d.get("incomplete") != "terminated (SIGTERM)")' \
+		"$tmp/bterm/f.json" && [ -z "$(ls "$tmp/bterm" | grep '\.tmp\.')" ]; then
+	ok "bcast --json, SIGTERM: the CSV's rows and \"incomplete\": \"terminated (SIGTERM)\""
+else
+	fail "bcast --json, SIGTERM: $(cat "$tmp/bterm/f.json" 2>&1 | tail -3)"
+fi
 
 stop_pair INT 3 "$tmp/pint" p2p --nics 127.0.0.1 -m 8:64M -i 50
 if [ "$rc0" = 130 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ]; then

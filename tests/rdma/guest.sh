@@ -39,7 +39,7 @@ t() {
 
 # field CSV COLUMN: the first data row's value of COLUMN
 field() {
-	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i } NR == 2 { print $k }' "$1"
+	awk -F, -v c="$2" '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } !r++ { print $k }' "$1"
 }
 
 sizes=4K,256K,1M

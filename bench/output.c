@@ -1,0 +1,62 @@
+/* --json for every command that produces results: a JSON sink opened on
+ * the rank that records, when the run hands it the provenance (so the
+ * other ranks of a job create nothing), and closed like the CSV. */
+#include <signal.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lib/stop.h"
+
+static int json_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
+{
+	struct lb_cli_json *j = ctx;
+	if (!j->json && !(j->json = lb_json_open(j->path, err, len)))
+		return -1;
+	lb_stop_arm(); /* results to keep: a signal stops the run */
+	return lb_json_sink_provenance(j->json, prov, err, len);
+}
+
+static int json_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
+{
+	struct lb_cli_json *j = ctx;
+	if (!j->json && json_provenance(j, NULL, err, len))
+		return -1;
+	return lb_json_sink_begin(j->json, cols, ncols, err, len);
+}
+
+static int json_row(void *ctx, const struct lb_result *r, char *err, size_t len)
+{
+	struct lb_cli_json *j = ctx;
+	if (!j->json && json_provenance(j, NULL, err, len))
+		return -1;
+	if (lb_json_sink_row(j->json, r, err, len) == 0)
+		return 0;
+	if (!lb_json_reader_gone(j->json))
+		return -1;
+	lb_stop_request(SIGPIPE); /* the document's reader left: stop, quietly */
+	return 0;
+}
+
+struct lb_sink lb_cli_json_sink(struct lb_cli_json *j)
+{
+	return (struct lb_sink){ .provenance = json_provenance, .begin = json_begin,
+				 .row = json_row, .ctx = j };
+}
+
+int lb_cli_json_to_stdout(const struct lb_cli_json *j)
+{
+	return j->path && strcmp(j->path, "-") == 0;
+}
+
+int lb_cli_finish_json(const struct lb_cmd *cmd, struct lb_cli_json *j, int rc, const char *why)
+{
+	int sig = *lb_stop_flag();
+	const char *reason = sig ? lb_stop_reason(sig) : rc ? why : NULL;
+	char err[512];
+	int closed = reason ? lb_json_close_incomplete(j->json, reason, err, sizeof(err))
+			    : lb_json_close(j->json, err, sizeof(err));
+	j->json = NULL;
+	if (closed)
+		lb_cli_error(cmd, "json", "%s", err);
+	return closed ? LB_EXIT_FAILED : 0;
+}

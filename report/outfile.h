@@ -1,0 +1,39 @@
+/* An output file written the way every lanebench result file is: to a
+ * temporary name in its directory ("<path>.tmp.<pid>.<n>", O_EXCL),
+ * renamed into place when it is finished, so a file under its own name is
+ * never cut short; or in place for stdout (path NULL or "-"), devices,
+ * FIFOs and symbolic links (a rename would replace the link).  Used by
+ * the CSV (csv.h) and JSON (json.h) sinks; see csv.h for the whole story.
+ * Errors name the path and strerror. */
+#ifndef LB_OUTFILE_H
+#define LB_OUTFILE_H
+
+#include <stdio.h>
+
+struct lb_outfile {
+	FILE *f;
+	char *path;      /* NULL: stdout */
+	char *tmp;       /* NULL: written in place */
+	int failed;      /* a write failed: finishing discards */
+	int reader_gone; /* a write failed with EPIPE */
+};
+
+/* Opens o for path.  Returns 0, or -1 with a message (o then holds
+ * nothing to release). */
+int lb_outfile_open(struct lb_outfile *o, const char *path, char *err, size_t errlen);
+
+/* The path as given, or "<stdout>". */
+const char *lb_outfile_name(const struct lb_outfile *o);
+
+/* After writes: 0, or -1 with a message once the stream has an error (the
+ * file is then failed). */
+int lb_outfile_check(struct lb_outfile *o, char *err, size_t errlen);
+
+/* Flushes, syncs, closes and renames into place (stdout: flushed only);
+ * a failed file is discarded with -1.  Releases o. */
+int lb_outfile_finish(struct lb_outfile *o, char *err, size_t errlen);
+
+/* Discards the output (removes the temporary file) and releases o. */
+void lb_outfile_abort(struct lb_outfile *o);
+
+#endif
