@@ -114,7 +114,7 @@ p2p() { # csv, then lanebench p2p options
 check "2 ranks, p2p -b" p2p "$tmp/bi.csv" -b -m 8,64K -i 3 -x 1
 check "2 ranks, p2p" p2p "$tmp/uni.csv" -m 8,64K -i 3 -x 1
 rows() { # csv -> "lane:bytes:direction:ok" per row, ok when every figure is there
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ ok = $c["latency_median_seconds"] > 0 && $c["bandwidth_median_bytes_per_second"] > 0 &&
 		$c["bandwidth_sent_median_bytes_per_second"] > 0
 	  if ($c["direction"] == "bi") ok = ok && $c["bandwidth_received_median_bytes_per_second"] > 0
@@ -133,7 +133,7 @@ done
 # verified; a root the job does not have is a usage error naming it.
 check "cluster up 4 x 2" "$cluster" up 4 --rails 2 --rate 1gbit --name "$name"
 check "4 ranks, -r all" bcast 4 -a all -m 256K -s 64K -i 2 -x 1 -r all
-got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+got=$(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ printf "%s:%s:%s ", $c["algorithm"], $c["root"], $c["verified_bytes"] == 3 * $c["message_bytes"] * 3 }' \
 	"$tmp/run-4.csv")
 want=$(for a in chain binary binomial vandegeijn multilane; do printf '%s:%s:1 ' $a 0 $a 1 $a 2 $a 3; done)
