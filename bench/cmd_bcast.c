@@ -123,6 +123,7 @@ struct bcast_out {
 	struct lb_csv *csv;  /* opened with the first result */
 	struct lb_table table;
 	struct lb_progress progress;
+	size_t nroots; /* each configuration runs once per root */
 	char path[512];
 };
 
@@ -140,20 +141,26 @@ static void start_progress(struct bcast_out *out)
 	const struct bcast_opts *o = out->o;
 	double weight = 0;
 	for (size_t i = 0; i < o->sizes.n; i++)
-		weight += config_weight(o->sizes.v[i]) * (double)(o->algos.n * o->slices.n);
-	lb_progress_start(&out->progress, "bcast", o->algos.n * o->sizes.n * o->slices.n, weight,
+		weight += config_weight(o->sizes.v[i]) *
+			  (double)(o->algos.n * o->slices.n * out->nroots);
+	lb_progress_start(&out->progress, "bcast",
+			  o->algos.n * o->sizes.n * o->slices.n * out->nroots, weight,
 			  !isatty(STDERR_FILENO));
 }
 
-/* "chain 1M slice 64K" done. */
+/* "chain 1M slice 64K" done ("... root 3" when several roots are swept). */
 static void row_progress(struct bcast_out *out, const struct lb_result *r)
 {
-	char what[96], size[24], slice[24];
+	char what[112], size[24], slice[24], root[24] = "";
 	uint64_t bytes = lb_result_val(r, "message_bytes")->u;
 	uint64_t sl = lb_result_val(r, "slice_bytes")->u;
 	lb_format_size(bytes, size, sizeof(size));
 	lb_format_size(sl ? sl : bytes, slice, sizeof(slice));
-	snprintf(what, sizeof(what), "%s %s slice %s", lb_result_val(r, "algorithm")->s, size, slice);
+	if (out->nroots > 1)
+		snprintf(root, sizeof(root), " root %llu",
+			 (unsigned long long)lb_result_val(r, "root")->u);
+	snprintf(what, sizeof(what), "%s %s slice %s%s", lb_result_val(r, "algorithm")->s, size,
+		 slice, root);
 	lb_progress_done(&out->progress, what, config_weight(bytes));
 }
 
@@ -297,6 +304,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		rc = roots_of(cmd, o, &roots);
 	if (rc)
 		return rc;
+	out.nroots = roots.n;
 	struct lb_bcast_params p = params_of(cmd, o, &roots);
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);

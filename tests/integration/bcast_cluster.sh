@@ -139,6 +139,10 @@ got=$(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 want=$(for a in chain binary binomial vandegeijn multilane; do printf '%s:%s:1 ' $a 0 $a 1 $a 2 $a 3; done)
 [ "$got" = "$want" ] && echo "ok: -r all: a verified row per algorithm and root 0..3" ||
 	{ echo "FAIL: -r all rows (algorithm:root:verified) '$got', want '$want'"; fails=$((fails + 1)); }
+# progress counts every root: 5 algorithms x 4 roots, the last one named
+grep -q 'lanebench bcast: \[20/20\] multilane 256K slice 64K root 3 done' <<<"$LAST_OUT" &&
+	echo "ok: -r all: progress counts 20 configurations" ||
+	{ echo "FAIL: -r all: no '[20/20] ... root 3 done' progress line"; fails=$((fails + 1)); }
 grep -qE '^\[rank 0\] algorithm +root +bytes' <<<"$LAST_OUT" && echo "ok: -r all: the table shows the root" ||
 	{ echo "FAIL: -r all: no root column in the table: $(grep -m1 algorithm <<<"$LAST_OUT")"; fails=$((fails + 1)); }
 out=$(bcast 4 -a chain -m 4K -i 1 -x 0 -r 9 2>&1)
