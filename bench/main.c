@@ -13,6 +13,7 @@ static const struct lb_cmd *const commands[] = {
 	&lb_cmd_p2p,
 	&lb_cmd_compare,
 	&lb_cmd_topo,
+	&lb_cmd_check,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

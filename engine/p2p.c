@@ -77,6 +77,13 @@ static int progress(const struct lb_p2p_cfg *c, uint32_t recvs, uint32_t *sends,
 	return progress_due(c, &due, sends, keep, err, len);
 }
 
+/* Where message `slot` of a window goes: every one at the offset, or
+ * one after the other when spread. */
+static uint64_t slot_at(const struct lb_p2p_cfg *c, uint32_t slot)
+{
+	return c->offset + (c->spread ? (uint64_t)slot * c->bytes : 0);
+}
+
 static int post_at(const struct lb_p2p_cfg *c, int send, uint64_t off, uint64_t bytes,
 		   char *err, size_t len)
 {
@@ -89,10 +96,16 @@ static int post_at(const struct lb_p2p_cfg *c, int send, uint64_t off, uint64_t 
 	return rc ? -1 : 0;
 }
 
-/* Uni-directional tests: everything at offset 0 (only the timing counts). */
+/* Uni-directional tests: every message at the configured offset. */
 static int post(const struct lb_p2p_cfg *c, int send, uint64_t bytes, char *err, size_t len)
 {
-	return post_at(c, send, 0, bytes, err, len);
+	return post_at(c, send, slot_at(c, 0), bytes, err, len);
+}
+
+/* The acknowledgement of a window: after the window's bytes when spread. */
+static int post_ack(const struct lb_p2p_cfg *c, int send, char *err, size_t len)
+{
+	return post_at(c, send, slot_at(c, c->window), 8, err, len);
 }
 
 #define SENDS_IN_FLIGHT 8 /* latency: send completions collected lazily */
@@ -101,6 +114,14 @@ static int send_one(const struct lb_p2p_cfg *c, uint64_t bytes, uint32_t *sends,
 		    size_t len)
 {
 	if (progress(c, 0, sends, SENDS_IN_FLIGHT - 1, err, len) || post(c, 1, bytes, err, len))
+		return -1;
+	(*sends)++;
+	return 0;
+}
+
+static int send_ack(const struct lb_p2p_cfg *c, uint32_t *sends, char *err, size_t len)
+{
+	if (progress(c, 0, sends, SENDS_IN_FLIGHT - 1, err, len) || post_ack(c, 1, err, len))
 		return -1;
 	(*sends)++;
 	return 0;
@@ -145,13 +166,13 @@ static int stream(const struct lb_p2p_cfg *c, double *t, char *err, size_t len)
 	uint32_t sends = c->initiator ? c->window : 0;
 	double t0 = now();
 	for (uint32_t w = 0; w < c->window; w++)
-		if (post(c, c->initiator, c->bytes, err, len))
+		if (post_at(c, c->initiator, slot_at(c, w), c->bytes, err, len))
 			return -1;
 	if (c->initiator) {
-		if (post(c, 0, 8, err, len) || progress(c, 1, &sends, 0, err, len))
+		if (post_ack(c, 0, err, len) || progress(c, 1, &sends, 0, err, len))
 			return -1;
 	} else if (progress(c, c->window, &sends, 0, err, len) ||
-		   send_one(c, 8, &sends, err, len) || progress(c, 0, &sends, 0, err, len)) {
+		   send_ack(c, &sends, err, len) || progress(c, 0, &sends, 0, err, len)) {
 		return -1;
 	}
 	*t = now() - t0;

@@ -22,6 +22,12 @@ struct lb_p2p_cfg {
 	uint32_t iters;    /* measured repetitions (after `warmup`) */
 	uint32_t warmup;
 	uint32_t window;   /* messages in flight per bandwidth repetition */
+	uint64_t offset;   /* where in buf the messages go, the same on both sides
+			    * (latency and bandwidth; the bidirectional test uses 0) */
+	int spread;        /* bandwidth: message w of the window at offset + w x bytes,
+			    * the acknowledgement after them (window x bytes + 8 long),
+			    * so the caller can verify every byte of a repetition;
+			    * 0: every message at offset */
 	enum lb_idle idle;
 	double timeout;    /* seconds for one repetition */
 	const volatile sig_atomic_t *stop; /* optional: non-zero stops at once */

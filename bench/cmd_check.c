@@ -1,0 +1,363 @@
+/* lanebench check: the acceptance check of a cluster (engine/check.h) on
+ * every rank of the job; rank 0 prints the matrix (rank x lane), the
+ * aggregates, the broadcasts, every failure by name and one verdict, and
+ * with -o writes the rows as CSV.  Exit 0 pass, 1 a check failed. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "engine/check.h"
+#include "lib/error.h"
+#include "lib/stop.h"
+#include "lib/units.h"
+#include "report/csv.h"
+
+struct check_opts {
+	struct lb_algo_set algos;
+	uint64_t bcast_size, bw_size;
+	uint32_t window, iterations, lat_iterations;
+	int idle;
+	double timeout, lane_rate, min_bw, max_lat, max_model_ratio;
+	struct lb_tp_options tpo;
+	const char *nics, *transport, *output;
+};
+
+#define OFF(f) offsetof(struct check_opts, f)
+
+static const char *const idles[] = { "spin", "yield", "sleep", NULL };
+
+/* "90", "90%" -> 0.9: a percentage in (0, 100]. */
+static int set_percent(void *target, const char *arg, char *err, size_t len)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(v > 0 && v <= 100))
+		return lb_errf(err, len, "bad percentage '%s': expected more than 0 and at most 100 (90 or 90%%)", arg);
+	*(double *)target = v / 100;
+	return 0;
+}
+
+/* A ratio >= 1 (measured over simulated time). */
+static int set_ratio(void *target, const char *arg, char *err, size_t len)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 1 && v <= 1e6))
+		return lb_errf(err, len, "bad ratio '%s': expected a number from 1 to 1e6 (1.5)", arg);
+	*(double *)target = v;
+	return 0;
+}
+
+static const struct lb_opt opts[] = {
+	LB_NICS_ROWS("NICs, a lane each (rail0,rail1), or auto; default $LANEBENCH_NICS, else auto",
+		     OFF(nics)),
+	{ LB_OPT("transport", 't', "NAME", "data transport: tcp, dpdk, rdma (as built: lanebench --help)",
+	  LB_OPT_STRING, OFF(transport)), .def = "tcp" },
+	LB_TP_OPTION_ROWS(OFF(tpo)),
+	{ LB_OPT("idle", 0, NULL, "what the progress loop does with nothing to do",
+	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
+	{ LB_OPT("lane-rate", 0, "RATE", "rate every port should reach (200mbit); default: the port's reported speed, else the median of the cluster's ports",
+	  LB_OPT_RATE, OFF(lane_rate)) },
+	{ LB_OPT("min-bw", 0, "PCT", "a port (and a rank's aggregate) fails below this share of its expected rate, tx or rx",
+	  LB_OPT_HANDLER, OFF(min_bw)), .def = "90%", .handler = set_percent },
+	{ LB_OPT("max-lat", 0, "SECONDS", "a port fails above this one-way latency (default: 10 x the median port's)",
+	  LB_OPT_SECONDS, OFF(max_lat)) },
+	{ LB_OPT("max-model-ratio", 0, "R", "a broadcast fails when its measured time exceeds R x the simulated one",
+	  LB_OPT_HANDLER, OFF(max_model_ratio)), .def = "2", .handler = set_ratio },
+	{ LB_OPT("algorithm", 'a', "LIST", "broadcasts of phase 3: all, or a comma list of names",
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	{ LB_OPT("message-size", 'm', "BYTES", "message size of the broadcasts", LB_OPT_SIZE,
+	  OFF(bcast_size)), .def = "1M" },
+	{ LB_OPT("bw-size", 0, "BYTES", "message size of the bandwidth test", LB_OPT_SIZE,
+	  OFF(bw_size)), .def = "256K" },
+	{ LB_OPT("window", 'w', "N", "messages in flight in the bandwidth test", LB_OPT_UINT,
+	  OFF(window)), .def = "8", .min = 1, .max = 256 },
+	{ LB_OPT("iterations", 'i', "N", "measured repetitions of each bandwidth direction", LB_OPT_UINT,
+	  OFF(iterations)), .def = "3", .min = 1, .max = 500 },
+	{ LB_OPT("lat-iterations", 0, "N", "round trips of the latency test per pair", LB_OPT_UINT,
+	  OFF(lat_iterations)), .def = "20", .min = 1, .max = 500 },
+	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait (meeting the other ranks, connecting, a broadcast); a pair that carries nothing within a quarter of it fails",
+	  LB_OPT_HANDLER, OFF(timeout)), .def = "20", .handler = lb_cli_set_timeout },
+	{ LB_OPT("output", 'o', "FILE", "also write the rows as CSV", LB_OPT_STRING, OFF(output)) },
+};
+
+/* ---- rank 0: the rows as a matrix, the failures, the verdict -------------- */
+
+#define FAILS_MAX 256
+
+struct check_out {
+	const char *path;
+	struct lb_csv *csv;
+	const char *phase;             /* of the last row printed */
+	uint32_t ports, lanes, ranks, bcasts;
+	char *fails[FAILS_MAX];        /* "FAIL rank 5 (host lb-h5) lane 1 (rail1): ..." */
+	size_t nfails, nport_fails;
+	char port_list[256];           /* "rank 5 lane 1, ..." */
+};
+
+static const char *text(const struct lb_result *r, const char *col)
+{
+	const char *s = lb_result_val(r, col)->s;
+	return s ? s : "-";
+}
+
+static double real(const struct lb_result *r, const char *col)
+{
+	return lb_result_val(r, col)->d;
+}
+
+/* Mbit/s, or "-" */
+static void mbit(double bytes_per_s, char *buf, size_t len)
+{
+	if (isnan(bytes_per_s))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", bytes_per_s * 8 / 1e6);
+}
+
+static void heading(struct check_out *o, const char *phase)
+{
+	if (o->phase && strcmp(o->phase, phase) == 0)
+		return;
+	o->phase = phase;
+	if (strcmp(phase, "port") == 0)
+		printf("%4s  %-10s %4s  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", "rank", "host",
+		       "lane", "nic", "partners", "tx Mbit/s", "rx Mbit/s", "expected", "from",
+		       "ratio", "latency", "verdict");
+	else if (strcmp(phase, "aggregate") == 0)
+		printf("\naggregate (every lane of a rank at once):\n%4s  %-10s %10s %10s %10s %-9s %6s  %s\n",
+		       "rank", "host", "tx Mbit/s", "rx Mbit/s", "expected", "from", "ratio", "verdict");
+	else
+		printf("\nbroadcasts (measured / simulated):\n%-11s %7s %11s %11s %8s  %s\n", "algorithm",
+		       "bytes", "median", "sim", "ratio", "verdict");
+}
+
+static void print_port(const struct lb_result *r)
+{
+	char tx[16], rx[16], ex[16], lat[24] = "-";
+	mbit(real(r, "tx_bytes_per_second"), tx, sizeof(tx));
+	mbit(real(r, "rx_bytes_per_second"), rx, sizeof(rx));
+	mbit(real(r, "expected_bytes_per_second"), ex, sizeof(ex));
+	if (!isnan(real(r, "latency_seconds")))
+		lb_format_seconds(real(r, "latency_seconds"), lat, sizeof(lat));
+	printf("%4.0f  %-10s %4.0f  %-8s %-8s %10s %10s %10s %-9s %6.2f %11s  %s\n", real(r, "rank"),
+	       text(r, "host"), real(r, "lane"), text(r, "nic"), text(r, "partners"), tx, rx, ex,
+	       text(r, "expected_from"), real(r, "ratio"), lat, text(r, "verdict"));
+}
+
+static void print_aggregate(const struct lb_result *r)
+{
+	char tx[16], rx[16], ex[16];
+	mbit(real(r, "tx_bytes_per_second"), tx, sizeof(tx));
+	mbit(real(r, "rx_bytes_per_second"), rx, sizeof(rx));
+	mbit(real(r, "expected_bytes_per_second"), ex, sizeof(ex));
+	printf("%4.0f  %-10s %10s %10s %10s %-9s %6.2f  %s\n", real(r, "rank"), text(r, "host"), tx,
+	       rx, ex, text(r, "expected_from"), real(r, "ratio"), text(r, "verdict"));
+}
+
+static void print_bcast(const struct lb_result *r)
+{
+	char size[16] = "-", med[24] = "-", sim[24] = "-";
+	if (!isnan(real(r, "message_bytes")))
+		lb_format_size((uint64_t)real(r, "message_bytes"), size, sizeof(size));
+	if (!isnan(real(r, "time_median_seconds")))
+		lb_format_seconds(real(r, "time_median_seconds"), med, sizeof(med));
+	if (!isnan(real(r, "sim_seconds")))
+		lb_format_seconds(real(r, "sim_seconds"), sim, sizeof(sim));
+	printf("%-11s %7s %11s %11s %8.2f  %s%s%s\n", text(r, "algorithm"), size, med, sim,
+	       real(r, "ratio"), text(r, "verdict"), lb_result_val(r, "reason")->s ? ": " : "",
+	       lb_result_val(r, "reason")->s ? text(r, "reason") : "");
+}
+
+/* A failed row, named: rank, host, lane and NIC, or the algorithm. */
+static void note_failure(struct check_out *o, const struct lb_result *r, const char *phase)
+{
+	char line[768];
+	size_t used = strlen(o->port_list);
+	if (strcmp(phase, "port") == 0) {
+		snprintf(line, sizeof(line), "FAIL rank %.0f (host %s) lane %.0f (%s): %s",
+			 real(r, "rank"), text(r, "host"), real(r, "lane"), text(r, "nic"),
+			 text(r, "reason"));
+		snprintf(o->port_list + used, sizeof(o->port_list) - used, "%srank %.0f lane %.0f",
+			 used ? ", " : "", real(r, "rank"), real(r, "lane"));
+		o->nport_fails++;
+	} else if (strcmp(phase, "aggregate") == 0) {
+		snprintf(line, sizeof(line), "FAIL rank %.0f (host %s) aggregate of %u lanes: %s",
+			 real(r, "rank"), text(r, "host"), o->lanes, text(r, "reason"));
+	} else {
+		snprintf(line, sizeof(line), "FAIL broadcast %s: %s", text(r, "algorithm"),
+			 text(r, "reason"));
+	}
+	if (o->nfails < FAILS_MAX)
+		o->fails[o->nfails++] = strdup(line);
+}
+
+static void count(struct check_out *o, const struct lb_result *r, const char *phase)
+{
+	if (strcmp(phase, "port") == 0) {
+		o->ports++;
+		o->ranks = (uint32_t)real(r, "rank") + 1;
+		o->lanes = (uint32_t)real(r, "lane") + 1 > o->lanes ? (uint32_t)real(r, "lane") + 1
+								    : o->lanes;
+	} else if (strcmp(phase, "bcast") == 0 && lb_result_val(r, "algorithm")->s) {
+		o->bcasts++;
+	}
+}
+
+static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
+{
+	struct check_out *o = ctx;
+	if (o->path && !(o->csv = lb_csv_open(o->path, cols, ncols, err, len)))
+		return -1;
+	if (o->csv)
+		lb_stop_arm();
+	return 0;
+}
+
+static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
+{
+	struct check_out *o = ctx;
+	const char *phase = text(r, "phase");
+	if (o->csv && lb_csv_sink_row(o->csv, r, err, len))
+		return -1;
+	heading(o, phase);
+	if (strcmp(phase, "port") == 0)
+		print_port(r);
+	else if (strcmp(phase, "aggregate") == 0)
+		print_aggregate(r);
+	else
+		print_bcast(r);
+	count(o, r, phase);
+	if (strcmp(text(r, "verdict"), "FAIL") == 0)
+		note_failure(o, r, phase);
+	return 0;
+}
+
+/* The failures, then one line: the verdict.  Returns the exit status. */
+static int verdict(struct check_out *o)
+{
+	if (o->nfails)
+		putchar('\n');
+	for (size_t i = 0; i < o->nfails; i++) {
+		printf("%s\n", o->fails[i]);
+		free(o->fails[i]);
+	}
+	if (o->nfails == 0) {
+		printf("check: PASS (%u ports, %u lanes x %u ranks, %u collectives)\n", o->ports,
+		       o->lanes, o->ranks, o->bcasts);
+		return 0;
+	}
+	if (o->nport_fails)
+		printf("check: FAIL (%zu of %u ports: %s%s)\n", o->nport_fails, o->ports,
+		       o->port_list, o->nfails > o->nport_fails ? "; and more above" : "");
+	else
+		printf("check: FAIL (%zu checks above; every port passed)\n", o->nfails);
+	return LB_EXIT_FAILED;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct check_opts *o)
+{
+	return (struct lb_check_params){
+		.nics = lb_cli_nics(cmd, o->nics), .transport = o->transport, .tp_options = o->tpo,
+		.idle = (enum lb_idle)o->idle, .timeout = o->timeout, .lane_rate = o->lane_rate,
+		.bw_bytes = o->bw_size, .window = o->window, .iterations = o->iterations,
+		.lat_iterations = o->lat_iterations, .min_bw = o->min_bw, .max_lat = o->max_lat,
+		.max_model_ratio = o->max_model_ratio, .algos = o->algos.a, .nalgos = o->algos.n,
+		.bcast_bytes = o->bcast_size, .stop = lb_stop_flag(),
+	};
+}
+
+/* The lanes could not connect: the check failed, named by the transport. */
+static int no_connection(const char *err)
+{
+	printf("FAIL no connection: %s\ncheck: FAIL (no connection: %s)\n", err, err);
+	return LB_EXIT_FAILED;
+}
+
+static int check(const struct lb_cmd *cmd, void *base)
+{
+	const struct check_opts *o = base;
+	struct check_out out = { .path = o->output };
+	const struct lb_sink sink = { .begin = out_begin, .row = out_row, .ctx = &out };
+	char err[512] = "";
+	int rc = lb_cli_require_job(cmd, 2);
+	if (rc)
+		return rc;
+	if (o->bw_size < 8)
+		return lb_cli_error(cmd, "bw-size", "at least 8 bytes, not %llu",
+				    (unsigned long long)o->bw_size), LB_EXIT_USAGE;
+	const struct lb_check_params p = params_of(cmd, o);
+	rc = lb_check_run(&p, &sink, err, sizeof(err));
+	if (rc == LB_CHECK_NO_CONNECTION)
+		return lb_cli_finish_csv(cmd, out.csv, 0, NULL), no_connection(err);
+	if (rc && !*lb_stop_flag())
+		lb_cli_error(cmd, NULL, "%s", err);
+	int status = lb_cli_finish_csv(cmd, out.csv, rc, err);
+	return rc || status || !out.ports ? status : verdict(&out);
+}
+
+static void check_more_help(FILE *out)
+{
+	lb_cli_list_tp_options(out);
+	fputs("\nalgorithms:\n", out);
+	lb_cli_list_algos(out);
+	fputs("\n"
+	      "Accepts a cluster: every rank of a job of at least two runs it (launched as\n"
+	      "for bcast: see lanebench bcast --help).\n"
+	      "\nPhase 1, ports: per lane, rounds of pairs -- 0-1, 2-3, ...; then 1-2, 3-4,\n"
+	      "..., p-1 - 0; with an odd count a third round pairs the two ranks that sat\n"
+	      "out -- so every port meets two partners (one with 2 ranks).  The pairs of a\n"
+	      "round run at once, as a job loads the fabric.  Per pair: one-way latency of\n"
+	      "an 8-byte ping-pong (median of --lat-iterations), then --window messages of\n"
+	      "--bw-size streamed each way (median of --iterations).  Every byte that\n"
+	      "arrives is checked against a pattern that changes with every repetition.\n"
+	      "A link A->B runs at min(A's tx, B's rx), so a port's tx and rx are the best\n"
+	      "over its partners: a degraded port is low with every partner, its healthy\n"
+	      "partners are not.\n"
+	      "Phase 2, aggregate: every lane of a rank at once with the same partners,\n"
+	      "each way; the rank's sum, best over its partners.\n"
+	      "Phase 3, broadcasts: one per algorithm (-a) of -m bytes, by the bcast engine\n"
+	      "with its calibration; measured median time over the simulated one.  Skipped\n"
+	      "when a port carried no traffic.\n"
+	      "\nVerdicts.  Expected of a port: --lane-rate, else the speed the transport\n"
+	      "reports for the NIC, else (speed unknown, as on veth) the median of the\n"
+	      "cluster's ports (tx and rx apart): an outlier fails against the others.  A\n"
+	      "port FAILs when its tx or rx is below --min-bw of expected, its latency\n"
+	      "above --max-lat, or it carried nothing with any partner within a quarter\n"
+	      "of --timeout.  A rank's aggregate FAILs below --min-bw of the sum of its\n"
+	      "ports' expected rates (without known rates: of the median aggregate).  A\n"
+	      "broadcast FAILs when measured / simulated exceeds --max-model-ratio.\n"
+	      "Every failure is named on its own line (rank, host, lane, NIC, measured and\n"
+	      "expected); the last line is the verdict: 'check: PASS (...)' or\n"
+	      "'check: FAIL (...)'.  The host is $LANEBENCH_HOST, else the network\n"
+	      "namespace's name (the emulated cluster), else the host name.  With -o the\n"
+	      "rows (phase port, aggregate, bcast) go to a CSV: results/README.md.\n"
+	      "\nExit status: 0 every check passed; 1 a check failed (also: the lanes could\n"
+	      "not connect, named in the message); 2 bad usage; 3 another rank died,\n"
+	      "disconnected or failed itself (named); 128+N stopped by signal N.\n", out);
+}
+
+static int run_check(const struct lb_cmd *cmd, int argc, char **argv)
+{
+	struct check_opts o = { 0 };
+	return lb_cli_run(cmd, argc, argv, &o, check);
+}
+
+const struct lb_cmd lb_cmd_check = {
+	.name = "check",
+	.summary = "accept a cluster: every port, every rank's lanes, every broadcast; verdicts",
+	.usage = "[-d NICS] [-t TRANSPORT] [--lane-rate RATE] [--min-bw PCT] [--max-lat S] [--max-model-ratio R] [-o FILE] [options]",
+	.opts = opts,
+	.nopts = sizeof(opts) / sizeof(opts[0]),
+	.more_help = check_more_help,
+	.run = run_check,
+};

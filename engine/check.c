@@ -1,0 +1,510 @@
+/* The acceptance check's measurements; see check.h.  Verdicts and rows:
+ * check_verdict.c. */
+#include "check.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bcast.h"
+#include "check_private.h"
+#include "lib/error.h"
+#include "p2p.h"
+#include "pattern.h"
+#include "stats.h"
+
+uint32_t lb_check_rounds(uint32_t size)
+{
+	return size < 2 ? 0 : size == 2 ? 1 : size % 2 == 0 ? 2 : 3;
+}
+
+int lb_check_partner(uint32_t rank, uint32_t size, uint32_t round)
+{
+	uint32_t q;
+	if (round >= lb_check_rounds(size))
+		return -1;
+	if (round == 0) /* 0-1, 2-3, ...; odd: the last sits out */
+		return (rank ^ 1) < size ? (int)(rank ^ 1) : -1;
+	if (round == 2) /* odd: the two that sat out once meet */
+		return rank == 0 ? (int)size - 1 : rank == size - 1 ? 0 : -1;
+	/* 1-2, 3-4, ..., and p-1 - 0 when p is even (odd: 0 sits out) */
+	if (rank % 2 == 1)
+		q = (rank + 1) % size;
+	else
+		q = rank == 0 ? size - 1 : rank - 1;
+	return q % 2 == rank % 2 ? -1 : (int)q;
+}
+
+/* A pair's bound: a quarter of the job's, so a round with a dead link ends
+ * well before the others give up waiting for it at the next barrier. */
+#define PAIR_TIMEOUT_SHARE 0.25
+
+struct check {
+	const struct lb_check_params *p;
+	struct lb_job job;
+	uint32_t rounds;
+	uint64_t region;          /* a lane's part of the buffer */
+	double pair_timeout;
+	struct check_pair *mine;  /* [lane * rounds + round] */
+	struct check_pair *all;   /* phase 1, every rank's (allgathered) */
+	struct check_pair agg[3]; /* phase 2, this rank's, per round */
+	uint32_t rank;            /* kept after the job closed */
+};
+
+/* ---- who we are ---------------------------------------------------------- */
+
+/* The network namespace this process runs in, when it has a name (the
+ * emulated cluster's hosts share one host name but not their namespace). */
+static int netns_name(char *out, size_t len)
+{
+	struct stat self, st;
+	char path[300];
+	DIR *d = opendir("/run/netns");
+	int found = 0;
+	if (!d || stat("/proc/self/ns/net", &self) != 0) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		found = e->d_name[0] != '.' && stat(path, &st) == 0 && st.st_ino == self.st_ino &&
+			st.st_dev == self.st_dev;
+		if (found) {
+			size_t n = strnlen(e->d_name, len - 1);
+			memcpy(out, e->d_name, n);
+			out[n] = '\0';
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* $LANEBENCH_HOST, else the named network namespace, else the host name. */
+static void host_name(char *out, size_t len)
+{
+	const char *env = getenv("LANEBENCH_HOST");
+	if (env && *env)
+		snprintf(out, len, "%s", env);
+	else if (!netns_name(out, len) && gethostname(out, len) != 0)
+		snprintf(out, len, "?");
+	out[len - 1] = '\0';
+}
+
+static void describe_me(const struct check *c, struct check_rank *me)
+{
+	memset(me, 0, sizeof(*me));
+	host_name(me->host, sizeof(me->host));
+	for (uint32_t l = 0; l < c->job.lanes; l++) {
+		snprintf(me->nic[l], sizeof(me->nic[l]), "%s", c->job.lane_names[l]);
+		me->speed[l] = c->job.ops->lane_rate ? c->job.ops->lane_rate(c->job.tp, l) : 0;
+	}
+}
+
+/* ---- one pair, one lane -------------------------------------------------- */
+
+/* The pattern of one transfer: the same on both sides, new for each. */
+static uint32_t pattern_id(uint32_t phase, uint32_t lane, uint32_t round, uint32_t dir,
+			   uint32_t rep)
+{
+	return 1 + rep + 1024 * (dir + 2 * (round + 4 * (lane + LB_JOB_MAX_LANES * phase)));
+}
+
+static struct lb_p2p_cfg pair_cfg(const struct check *c, uint32_t lane, uint32_t peer)
+{
+	return (struct lb_p2p_cfg){
+		.ops = c->job.ops, .tp = c->job.tp, .buf = c->job.buf, .lane = lane, .peer = peer,
+		.offset = lane * c->region, .window = c->p->window, .iters = 1,
+		.idle = c->p->idle, .timeout = c->pair_timeout, .stop = c->p->stop,
+	};
+}
+
+static int wrong_data(const struct lb_p2p_cfg *pc, uint64_t bad, char *err, size_t len)
+{
+	return lb_errf(err, len, "wrong data from rank %u on lane %u at byte %llu", pc->peer,
+		       pc->lane, (unsigned long long)bad);
+}
+
+/* Ping-pong: the lower rank initiates and keeps the median; the other
+ * checks every message it receives. */
+static int latency(const struct check *c, struct lb_p2p_cfg pc, uint32_t id0,
+		   struct check_pair *m, char *err, size_t len)
+{
+	uint32_t n = c->p->lat_iterations;
+	double *s = calloc(n + 1, sizeof(*s));
+	uint8_t *at = c->job.buf + pc.offset;
+	uint64_t bad;
+	int rc = s ? 0 : lb_errf(err, len, "out of memory");
+	pc.bytes = 8;
+	for (uint32_t i = 0; rc == 0 && i <= n; i++) { /* the first: warm-up */
+		pc.initiator ? lb_pattern_fill(at, 8, id0 + i) : (void)memset(at, 0, 8);
+		rc = lb_p2p_latency(&pc, i ? &s[i - 1] : NULL, err, len);
+		if (rc == 0 && !pc.initiator && lb_pattern_check(at, 8, id0 + i, &bad))
+			rc = wrong_data(&pc, bad, err, len);
+		m->verified += rc == 0 && !pc.initiator ? 8 : 0;
+	}
+	struct lb_stats st;
+	lb_stats_compute(s, n, &st);
+	m->lat = pc.initiator ? st.median : NAN;
+	free(s);
+	return rc;
+}
+
+/* Streams one way: window messages per repetition, the sender's
+ * repetitions timed, every repetition's bytes checked by the receiver.
+ * The sender's median rate in *rate. */
+static int stream(const struct check *c, struct lb_p2p_cfg pc, int sending, uint32_t id0,
+		  double *rate, uint64_t *verified, char *err, size_t len)
+{
+	uint32_t n = c->p->iterations;
+	uint64_t bytes = (uint64_t)pc.window * c->p->bw_bytes, bad;
+	double *s = calloc(n + 1, sizeof(*s));
+	uint8_t *at = c->job.buf + pc.offset;
+	int rc = s ? 0 : lb_errf(err, len, "out of memory");
+	pc.initiator = sending;
+	pc.bytes = c->p->bw_bytes;
+	pc.spread = 1;
+	for (uint32_t i = 0; rc == 0 && i <= n; i++) { /* the first: warm-up */
+		sending ? lb_pattern_fill(at, bytes, id0 + i) : (void)memset(at, 0, bytes);
+		rc = lb_p2p_bandwidth(&pc, i ? &s[i - 1] : NULL, err, len);
+		if (rc == 0 && !sending && lb_pattern_check(at, bytes, id0 + i, &bad))
+			rc = wrong_data(&pc, bad, err, len);
+		*verified += rc == 0 && !sending ? bytes : 0;
+	}
+	struct lb_stats st;
+	lb_stats_compute(s, n, &st);
+	if (sending && rc == 0)
+		*rate = st.median;
+	free(s);
+	return rc;
+}
+
+/* The lower rank's direction first, then the other. */
+static int both_ways(const struct check *c, const struct lb_p2p_cfg *pc, uint32_t id0,
+		     double *tx, uint64_t *verified, char *err, size_t len)
+{
+	int low = c->job.rank < pc->peer;
+	int rc = stream(c, *pc, low, id0, tx, verified, err, len);
+	return rc ? rc : stream(c, *pc, !low, id0 + 512, tx, verified, err, len);
+}
+
+static void measure_pair(const struct check *c, uint32_t lane, uint32_t round, uint32_t q,
+			 struct check_pair *m)
+{
+	struct lb_p2p_cfg pc = pair_cfg(c, lane, q);
+	pc.initiator = c->job.rank < q;
+	*m = (struct check_pair){ .partner = (int32_t)q, .lat = NAN, .tx = NAN };
+	int rc = latency(c, pc, pattern_id(0, lane, round, 0, 0), m, m->why, sizeof(m->why));
+	if (rc == 0)
+		rc = both_ways(c, &pc, pattern_id(0, lane, round, 1, 0), &m->tx, &m->verified,
+			       m->why, sizeof(m->why));
+	m->ok = rc == 0;
+}
+
+/* ---- phase 1: every lane, round by round --------------------------------- */
+
+/* A failed pair is recorded, not fatal: the round ends for everyone at
+ * the barrier, and a rank that died makes that fail. */
+static int phase_ports(struct check *c, char *err, size_t len)
+{
+	for (uint32_t l = 0; l < c->job.lanes; l++)
+		for (uint32_t r = 0; r < c->rounds; r++) {
+			struct check_pair *m = &c->mine[l * c->rounds + r];
+			int q = lb_check_partner(c->job.rank, c->job.size, r);
+			*m = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
+			if (q >= 0)
+				measure_pair(c, l, r, (uint32_t)q, m);
+			int rc = lb_boot_barrier(c->job.boot, err, len);
+			if (rc)
+				return rc;
+		}
+	size_t n = (size_t)c->job.lanes * c->rounds;
+	return lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len);
+}
+
+/* ---- phase 2: every lane of a rank at once -------------------------------- */
+
+struct lane_run {
+	const struct check *c;
+	uint32_t lane, round, peer;
+	int rc;
+	double tx;
+	uint64_t verified;
+	char why[CHECK_WHY];
+};
+
+static void *lane_thread(void *arg)
+{
+	struct lane_run *lr = arg;
+	struct lb_p2p_cfg pc = pair_cfg(lr->c, lr->lane, lr->peer);
+	lr->rc = both_ways(lr->c, &pc, pattern_id(1, lr->lane, lr->round, 0, 0), &lr->tx,
+			   &lr->verified, lr->why, sizeof(lr->why));
+	return NULL;
+}
+
+/* Both ends of the lane came through phase 1 with this partner: a lane
+ * that failed there is left out (its channel may hold a half transfer). */
+static int lane_usable(const struct check *c, uint32_t rank, uint32_t lane, uint32_t round)
+{
+	size_t k = c->job.lanes * c->rounds;
+	return c->all[rank * k + lane * c->rounds + round].ok;
+}
+
+/* Sums the lanes that ran; the first failure is the pair's reason. */
+static void sum_lanes(const struct lane_run *lr, uint32_t n, struct check_pair *m)
+{
+	m->ok = n > 0;
+	m->tx = 0;
+	if (n == 0)
+		snprintf(m->why, sizeof(m->why), "no lane left to measure (phase 1 failed)");
+	for (uint32_t i = 0; i < n; i++) {
+		if (lr[i].rc && m->ok)
+			snprintf(m->why, sizeof(m->why), "%s", lr[i].why);
+		m->ok = m->ok && lr[i].rc == 0;
+		m->tx += lr[i].tx;
+		m->verified += lr[i].verified;
+	}
+}
+
+static void measure_aggregate(const struct check *c, uint32_t round, uint32_t q,
+			      struct check_pair *m)
+{
+	struct lane_run lr[LB_JOB_MAX_LANES];
+	pthread_t t[LB_JOB_MAX_LANES];
+	uint32_t n = 0, started = 0;
+	*m = (struct check_pair){ .partner = (int32_t)q, .lat = NAN, .tx = NAN };
+	for (uint32_t l = 0; l < c->job.lanes; l++)
+		if (lane_usable(c, c->job.rank, l, round) && lane_usable(c, q, l, round))
+			lr[n++] = (struct lane_run){ .c = c, .lane = l, .round = round, .peer = q,
+						     .tx = NAN };
+	for (; started < n; started++)
+		if (pthread_create(&t[started], NULL, lane_thread, &lr[started]) != 0) {
+			snprintf(m->why, sizeof(m->why), "cannot start a lane thread");
+			break;
+		}
+	for (uint32_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	if (started == n)
+		sum_lanes(lr, n, m);
+}
+
+static int phase_aggregate(struct check *c, char *err, size_t len)
+{
+	for (uint32_t r = 0; r < c->rounds; r++) {
+		int q = lb_check_partner(c->job.rank, c->job.size, r);
+		c->agg[r] = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
+		if (q >= 0)
+			measure_aggregate(c, r, (uint32_t)q, &c->agg[r]);
+		int rc = lb_boot_barrier(c->job.boot, err, len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- phase 3: the bcast engine, one broadcast per algorithm -------------- */
+
+struct bcast_catch {
+	struct check_bcast *out;
+	size_t n;
+};
+
+static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len)
+{
+	struct bcast_catch *bc = ctx;
+	(void)err;
+	(void)len;
+	bc->out[bc->n++] = (struct check_bcast){
+		.algorithm = lb_result_val(r, "algorithm")->s,
+		.median = lb_result_val(r, "time_median_seconds")->d,
+		.sim = lb_result_val(r, "sim_seconds")->d,
+		.ratio = lb_result_val(r, "measured_over_sim_ratio")->d,
+		.verified = lb_result_val(r, "verified_bytes")->u,
+	};
+	return 0;
+}
+
+#define SLICE_BYTES 65536 /* bcast's default slice */
+
+static int phase_bcast(const struct lb_check_params *p, struct check_all *a, char *err,
+		       size_t len)
+{
+	const uint64_t sizes[] = { p->bcast_bytes }, slices[] = { SLICE_BYTES };
+	struct bcast_catch bc = { .out = a->bcasts };
+	const struct lb_sink sink = { .row = catch_row, .ctx = &bc };
+	const struct lb_bcast_params bp = {
+		.algos = p->algos, .nalgos = p->nalgos, .sizes = sizes, .nsizes = 1,
+		.slices = slices, .nslices = 1, .iterations = 3, .warmup = 1,
+		.nics = p->nics, .transport = p->transport, .idle = p->idle,
+		.tp_options = p->tp_options, .timeout = p->timeout, .lane_rate = p->lane_rate,
+		.calib_bytes = p->bw_bytes, .stop = p->stop, .label = "check",
+	};
+	int rc = lb_bcast_run(&bp, &sink, err, len);
+	a->nbcasts = bc.n;
+	return rc;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+/* Every partner of every round, on every lane: connected once. */
+static int connect_partners(struct check *c, char *err, size_t len)
+{
+	uint32_t list[3], n = 0, *peers[LB_JOB_MAX_LANES], npeers[LB_JOB_MAX_LANES];
+	for (uint32_t r = 0; r < c->rounds; r++) {
+		int q = lb_check_partner(c->job.rank, c->job.size, r);
+		int seen = 0;
+		for (uint32_t i = 0; i < n; i++)
+			seen |= list[i] == (uint32_t)q;
+		if (q >= 0 && !seen)
+			list[n++] = (uint32_t)q;
+	}
+	for (uint32_t l = 0; l < c->job.lanes; l++)
+		peers[l] = list, npeers[l] = n;
+	return lb_job_connect(&c->job, peers, npeers, err, len);
+}
+
+/* Lanes of a NIC list, before the job opens (the buffer's size); auto:
+ * as many as a job may have. */
+static uint32_t lanes_named(const char *nics)
+{
+	uint32_t n = 1;
+	if (!nics || !*nics || strncmp(nics, "auto", 4) == 0)
+		return LB_JOB_MAX_LANES;
+	for (const char *s = nics; *s; s++)
+		n += *s == ',';
+	return n < LB_JOB_MAX_LANES ? n : LB_JOB_MAX_LANES;
+}
+
+static int set_up(struct check *c, const struct lb_check_params *p, char *err, size_t len)
+{
+	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
+				    .timeout = p->timeout, .lane_rate = p->lane_rate,
+				    .tp_options = p->tp_options };
+	c->region = (uint64_t)p->window * p->bw_bytes + 64; /* the window, then its ack */
+	jp.buffer_bytes = lanes_named(p->nics) * c->region;
+	int rc = lb_job_open(&c->job, &jp, err, len);
+	if (rc)
+		return rc;
+	c->rounds = lb_check_rounds(c->job.size);
+	c->pair_timeout = c->job.timeout * PAIR_TIMEOUT_SHARE;
+	size_t n = (size_t)c->job.lanes * c->rounds + 1;
+	c->mine = calloc(n, sizeof(*c->mine));
+	c->all = calloc(n * c->job.size, sizeof(*c->all));
+	rc = c->mine && c->all ? 0 : lb_errf(err, len, "out of memory");
+	rc = lb_job_agree(&c->job, rc, err, len);
+	if (rc == 0 && connect_partners(c, err, len))
+		rc = LB_CHECK_NO_CONNECTION;
+	return rc;
+}
+
+/* What rank 0 gathers from every rank after phase 2. */
+struct check_told {
+	struct check_rank me;
+	struct check_pair agg[3];
+};
+
+static int gather(struct check *c, struct check_all *a, struct check_told *all, char *err,
+		  size_t len)
+{
+	struct check_told mine;
+	describe_me(c, &mine.me);
+	memcpy(mine.agg, c->agg, sizeof(mine.agg));
+	int rc = lb_boot_gather(c->job.boot, &mine, sizeof(mine), all, err, len);
+	if (rc || c->job.rank != 0)
+		return rc;
+	for (uint32_t k = 0; k < c->job.size; k++) {
+		a->ranks[k] = all[k].me;
+		for (uint32_t r = 0; r < c->rounds; r++)
+			a->aggs[k * c->rounds + r] = all[k].agg[r];
+	}
+	a->pairs = c->all;
+	return 0;
+}
+
+/* Rank 0's sink begins, agreed so nobody measures for a rank that quit. */
+static int begin(struct check *c, const struct lb_sink *sink, char *err, size_t len)
+{
+	int rc = 0;
+	if (c->job.rank == 0 && sink->begin)
+		rc = sink->begin(sink->ctx, lb_check_columns, lb_check_ncolumns, err, len);
+	return lb_job_agree(&c->job, rc, err, len);
+}
+
+static int alloc_all(struct check_all *a, const struct check *c, struct check_told **told)
+{
+	*a = (struct check_all){ .p = c->p, .transport = c->job.ops->name, .size = c->job.size,
+				 .lanes = c->job.lanes, .rounds = c->rounds,
+				 .pair_timeout = c->pair_timeout };
+	a->ranks = calloc(c->job.size, sizeof(*a->ranks));
+	a->aggs = calloc((size_t)c->job.size * c->rounds + 1, sizeof(*a->aggs));
+	a->bcasts = calloc(c->p->nalgos + 1, sizeof(*a->bcasts));
+	*told = calloc(c->job.size, sizeof(**told));
+	return a->ranks && a->aggs && a->bcasts && *told ? 0 : -1;
+}
+
+static void free_all(struct check_all *a, struct check_told *told)
+{
+	free(a->ranks);
+	free(a->aggs);
+	free(a->bcasts);
+	free(told);
+}
+
+/* Phase 3 only on lanes that all carry data: a dead one would stall it. */
+static const char *why_no_bcast(const struct check *c)
+{
+	size_t n = (size_t)c->job.size * c->job.lanes * c->rounds;
+	if (c->p->nalgos == 0)
+		return "no algorithm asked for";
+	if (c->job.size < 2)
+		return "one rank: nothing moves";
+	for (size_t i = 0; i < n; i++)
+		if (c->all[i].partner >= 0 && !c->all[i].ok)
+			return "a port carried no traffic";
+	return NULL;
+}
+
+/* Phases 1 and 2 in one job, gathered on rank 0; the job closed. */
+static int measure_ports(struct check *c, struct check_all *a, struct check_told **told,
+			 const struct lb_sink *sink, char *err, size_t len)
+{
+	int rc = set_up(c, c->p, err, len);
+	if (rc == 0)
+		rc = begin(c, sink, err, len);
+	if (rc == 0)
+		rc = lb_job_agree(&c->job, alloc_all(a, c, told) ? lb_errf(err, len, "out of memory") : 0,
+				  err, len);
+	if (rc == 0)
+		rc = phase_ports(c, err, len);
+	if (rc == 0)
+		rc = phase_aggregate(c, err, len);
+	if (rc == 0)
+		rc = gather(c, a, *told, err, len);
+	if (rc == 0)
+		a->bcast_skipped = why_no_bcast(c);
+	c->rank = c->job.rank;
+	lb_job_close(&c->job);
+	return rc;
+}
+
+int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, char *err,
+		 size_t len)
+{
+	struct check c = { .p = p };
+	struct check_all a = { 0 };
+	struct check_told *told = NULL;
+	int rc = measure_ports(&c, &a, &told, sink, err, len);
+	if (rc == 0 && !a.bcast_skipped)
+		rc = phase_bcast(p, &a, err, len);
+	if (rc == 0 && c.rank == 0)
+		rc = lb_check_report(&a, sink, err, len);
+	free_all(&a, told);
+	free(c.mine);
+	free(c.all);
+	return rc;
+}

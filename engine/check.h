@@ -1,0 +1,75 @@
+/* The acceptance check of a cluster (what `lanebench check` runs on every
+ * rank): every port (rank x lane) measured against two partners on its
+ * rail, then every lane of a rank at once, then one broadcast per
+ * algorithm, each with a verdict against what it should reach.
+ *
+ * Phase 1, per lane: rounds of pairs (0-1, 2-3, ... then 1-2, 3-4, ...,
+ * p-1 - 0; with an odd count a third round pairs the two ranks that sat
+ * out), all pairs of a round at once (the fabric loaded as a job loads
+ * it).  Per pair: ping-pong latency, then streaming bandwidth each way,
+ * every byte verified.  A link A->B runs at min(A's tx, B's rx), so a
+ * port's tx and rx are the best over its partners: a healthy partner does
+ * not limit, and a degraded port is low with every partner.
+ * Phase 2: every lane of a rank at once with the same partners; the rank's
+ * sum, best over partners.
+ * Phase 3: one broadcast per algorithm by the bcast engine (a job of its
+ * own), measured over simulated time.
+ *
+ * Results are rows (result.h) to a sink on rank 0: one per port
+ * (phase "port"), per rank ("aggregate") and per algorithm ("bcast"),
+ * each with its verdict and, for a failure, the reason. */
+#ifndef LB_CHECK_H
+#define LB_CHECK_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algos/algos.h"
+#include "executor.h"
+#include "result.h"
+#include "transports/transport.h"
+
+struct lb_check_params {
+	const char *nics;          /* one lane each; NULL: auto */
+	const char *transport;
+	struct lb_tp_options tp_options;
+	enum lb_idle idle;
+	double timeout;            /* seconds: every wait, one repetition of a pair
+				    * included (a dead link is named after it) */
+	double lane_rate;          /* bytes/s expected of every port; 0: the port's
+				    * reported speed, else the cluster's median */
+	uint64_t bw_bytes;         /* bandwidth message size */
+	uint32_t window;           /* messages in flight */
+	uint32_t iterations;       /* measured repetitions per direction */
+	uint32_t lat_iterations;   /* round trips per pair */
+	double min_bw;             /* fraction of expected a port must reach (0.9) */
+	double max_lat;            /* seconds; 0: LB_CHECK_LAT_FACTOR x the median */
+	double max_model_ratio;    /* broadcast: measured / simulated at most this */
+	const struct lb_algo *const *algos; /* phase 3; none: skipped */
+	size_t nalgos;
+	uint64_t bcast_bytes;
+	const volatile sig_atomic_t *stop;
+};
+
+/* Without --max-lat a port fails at this many times the median port
+ * latency. */
+#define LB_CHECK_LAT_FACTOR 10.0
+
+/* lb_check_run's result when the lanes could not even connect: the
+ * check failed (err names the lane and the rank), nothing was measured. */
+#define LB_CHECK_NO_CONNECTION 1
+
+/* Partner of `rank` in round `round` (0 .. lb_check_rounds(size)), or -1
+ * when it sits the round out. */
+int lb_check_partner(uint32_t rank, uint32_t size, uint32_t round);
+uint32_t lb_check_rounds(uint32_t size);
+
+/* Collective: every rank calls it; rows to sink on rank 0 (begin once the
+ * lanes are connected, agreed by all).  Returns 0 (the verdicts are in
+ * the rows), LB_CHECK_NO_CONNECTION, or -1 / LB_EPEER (lib/error.h) with
+ * a reason, as lb_bcast_run does. */
+int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, char *err,
+		 size_t errlen);
+
+#endif
