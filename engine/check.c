@@ -54,6 +54,8 @@ struct check {
 	struct check_pair *all;   /* phase 1, every rank's (allgathered) */
 	struct check_pair agg[3]; /* phase 2, this rank's, per round */
 	uint32_t rank;            /* kept after the job closed */
+	int connected;            /* 0: every lane connected to every partner */
+	char connect_why[CHECK_WHY]; /* else the transport's reason */
 };
 
 /* ---- who we are ---------------------------------------------------------- */
@@ -204,6 +206,8 @@ static void measure_pair(const struct check *c, uint32_t lane, uint32_t round, u
 		rc = both_ways(c, &pc, pattern_id(0, lane, round, 1, 0), &m->tx, &m->verified,
 			       m->why, sizeof(m->why));
 	m->ok = rc == 0;
+	if (rc && c->connected) /* the cause, rather than the post it made fail */
+		memcpy(m->why, c->connect_why, sizeof(m->why));
 }
 
 /* ---- phase 1: every lane, round by round --------------------------------- */
@@ -365,7 +369,8 @@ static int connect_partners(struct check *c, char *err, size_t len)
 	}
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		peers[l] = list, npeers[l] = n;
-	return lb_job_connect(&c->job, peers, npeers, err, len);
+	return lb_job_connect_each(&c->job, peers, npeers, &c->connected, c->connect_why,
+				   sizeof(c->connect_why), err, len);
 }
 
 /* Lanes of a NIC list, before the job opens (the buffer's size); auto:
@@ -384,6 +389,7 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 {
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
+				    .connect_timeout = p->timeout * PAIR_TIMEOUT_SHARE,
 				    .tp_options = p->tp_options };
 	c->region = (uint64_t)p->window * p->bw_bytes + 64; /* the window, then its ack */
 	jp.buffer_bytes = lanes_named(p->nics) * c->region;
@@ -397,9 +403,7 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	c->all = calloc(n * c->job.size, sizeof(*c->all));
 	rc = c->mine && c->all ? 0 : lb_errf(err, len, "out of memory");
 	rc = lb_job_agree(&c->job, rc, err, len);
-	if (rc == 0 && connect_partners(c, err, len))
-		rc = LB_CHECK_NO_CONNECTION;
-	return rc;
+	return rc ? rc : connect_partners(c, err, len);
 }
 
 /* What rank 0 gathers from every rank after phase 2. */

@@ -106,7 +106,8 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 		return lb_errf(err, len, "unknown transport '%s'", p->transport);
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
 				 .lane_names = r->lane_names, .token = r->token,
-				 .timeout = r->timeout, .opt = p->tp_options };
+				 .timeout = p->connect_timeout > 0 ? p->connect_timeout : r->timeout,
+				 .opt = p->tp_options };
 	if (lb_tp_check_options(r->ops, &p->tp_options, err, len))
 		return -1;
 	return r->ops->open(&cfg, &r->tp, err, len);
@@ -204,9 +205,8 @@ int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size
 	return rc ? rc : lane_rate(j, p->lane_rate, err, len);
 }
 
-/* Addresses through the bootstrap, then the connections. */
-int lb_job_connect(struct lb_job *r, uint32_t *const *peers, const uint32_t *npeers,
-		   char *err, size_t len)
+int lb_job_connect_each(struct lb_job *r, uint32_t *const *peers, const uint32_t *npeers,
+			int *connected, char *why, size_t whylen, char *err, size_t len)
 {
 	size_t blob = (size_t)r->lanes * LB_TP_ADDR_MAX;
 	uint8_t *mine = calloc(1, blob), *all = calloc(r->size, blob);
@@ -220,11 +220,20 @@ int lb_job_connect(struct lb_job *r, uint32_t *const *peers, const uint32_t *npe
 		for (uint32_t l = 0; l < r->lanes; l++)
 			pp[l] = peers[l];
 		struct lb_tp_peers tp_peers = { pp, npeers };
-		rc = lb_job_agree(r, r->ops->connect(r->tp, all, &tp_peers, err, len), err, len);
+		*connected = r->ops->connect(r->tp, all, &tp_peers, why, whylen) ? -1 : 0;
 	}
 	free(mine);
 	free(all);
 	return rc;
+}
+
+/* Addresses through the bootstrap, then the connections, agreed. */
+int lb_job_connect(struct lb_job *r, uint32_t *const *peers, const uint32_t *npeers,
+		   char *err, size_t len)
+{
+	int connected = 0;
+	int rc = lb_job_connect_each(r, peers, npeers, &connected, err, len, err, len);
+	return rc ? rc : lb_job_agree(r, connected, err, len);
 }
 
 void lb_job_close(struct lb_job *j)

@@ -24,6 +24,7 @@ struct lb_job_params {
 	double timeout;        /* seconds for every wait, start-up included;
 				* 0: $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;      /* bytes/s stated by the user; 0: ask the transport */
+	double connect_timeout; /* seconds the transport gets to connect; 0: timeout */
 	uint64_t buffer_bytes;
 	struct lb_tp_options tp_options; /* --tp-opt items: keys checked, then open parses them */
 };
@@ -60,6 +61,13 @@ int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size
 /* Exchanges lane addresses and connects to peers[lane][0..npeers[lane]). */
 int lb_job_connect(struct lb_job *j, uint32_t *const *peers, const uint32_t *npeers,
 		   char *err, size_t errlen);
+
+/* As lb_job_connect, without agreeing on the transport's outcome: a rank
+ * whose lanes did not all connect goes on with those that did (check names
+ * the rest).  Returns the exchange's failure (collective, as above); the
+ * transport's own is in *connected (0 or -1) with its reason in why. */
+int lb_job_connect_each(struct lb_job *j, uint32_t *const *peers, const uint32_t *npeers,
+			int *connected, char *why, size_t whylen, char *err, size_t errlen);
 
 /* Agrees on a local step's outcome: 0 everywhere, or a failure everywhere
  * with the lowest failing rank's reason in err: -1 where the step failed,
