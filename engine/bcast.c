@@ -451,6 +451,16 @@ static int calibrate(struct run *r, char *err, size_t len)
 	return lb_calibrate(r->job.boot, &c, &r->cal, err, len);
 }
 
+/* The run's label: the parameter, or <transport>-p<ranks>-k<lanes>. */
+static void name_run(struct run *r)
+{
+	if (r->prm->label)
+		snprintf(r->label, sizeof(r->label), "%s", r->prm->label);
+	else
+		snprintf(r->label, sizeof(r->label), "%s-p%u-k%u", r->job.ops ? r->job.ops->name : "",
+			 r->job.size, r->job.lanes);
+}
+
 /* Everything up to the first timed iteration, each step agreed by all. */
 static int set_up(struct run *r, char *err, size_t len)
 {
@@ -471,11 +481,7 @@ static int set_up(struct run *r, char *err, size_t len)
 		free(peers[l]);
 	if (rc == 0 && p->calib_bytes)
 		rc = calibrate(r, err, len);
-	if (p->label)
-		snprintf(r->label, sizeof(r->label), "%s", p->label);
-	else
-		snprintf(r->label, sizeof(r->label), "%s-p%u-k%u", r->job.ops ? r->job.ops->name : "",
-			 r->job.size, r->job.lanes);
+	name_run(r);
 	return rc;
 }
 
@@ -487,6 +493,15 @@ static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t le
 	return lb_job_sink_start(&r->job, r->prm->prov, sink, r->cols, r->ncols, err, len);
 }
 
+/* The sink begins, then every configuration. */
+static int sweep(struct run *r, const struct lb_sink *sink, char *err, size_t len)
+{
+	int rc = begin(r, sink, err, len);
+	for (r->config = 0; rc == 0 && r->config < r->nconfigs; r->config++)
+		rc = run_config(r, sink, err, len);
+	return rc;
+}
+
 int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 		 char *err, size_t len)
 {
@@ -494,10 +509,29 @@ int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 			 .nconfigs = prm->nalgos * prm->nsizes * prm->nslices * prm->nroots };
 	int rc = set_up(&r, err, len);
 	if (rc == 0)
-		rc = begin(&r, sink, err, len);
-	for (r.config = 0; rc == 0 && r.config < r.nconfigs; r.config++)
-		rc = run_config(&r, sink, err, len);
+		rc = sweep(&r, sink, err, len);
 	lb_calib_free(&r.cal);
 	lb_job_close(&r.job);
+	return rc;
+}
+
+int lb_bcast_peers(const struct lb_bcast_params *prm, const struct lb_job *job, uint32_t **peers,
+		   uint32_t *npeers, char *err, size_t len)
+{
+	struct run r = { .prm = prm, .nconfigs = prm->nalgos * prm->nsizes * prm->nslices,
+			 .job = *job };
+	return sweep_peers(&r, peers, npeers, err, len);
+}
+
+int lb_bcast_run_in(const struct lb_bcast_params *prm, const struct lb_job *job,
+		    const struct lb_sink *sink, char *err, size_t len)
+{
+	struct run r = { .prm = prm, .nconfigs = prm->nalgos * prm->nsizes * prm->nslices,
+			 .job = *job }; /* borrowed: not closed here */
+	int rc = prm->calib_bytes ? calibrate(&r, err, len) : 0;
+	name_run(&r);
+	if (rc == 0)
+		rc = sweep(&r, sink, err, len);
+	lb_calib_free(&r.cal);
 	return rc;
 }

@@ -78,4 +78,20 @@ struct lb_bcast_params {
 int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 		 char *err, size_t errlen);
 
+struct lb_job;
+
+/* For a command that runs broadcasts in a job of its own (check): the
+ * peers each lane of this rank needs for the sweep and its calibration
+ * (peers[lane]: job->size entries, allocated here, the caller frees), to
+ * connect with the job's other channels before lb_bcast_run_in. */
+int lb_bcast_peers(const struct lb_bcast_params *prm, const struct lb_job *job, uint32_t **peers,
+		   uint32_t *npeers, char *err, size_t errlen);
+
+/* lb_bcast_run in an open job whose lanes are connected to (at least) the
+ * peers lb_bcast_peers named; the job's buffer holds the largest size.
+ * prm's set-up fields (nics, transport, timeout, lane_rate, tp_options)
+ * are the job's business and ignored; the job stays open. */
+int lb_bcast_run_in(const struct lb_bcast_params *prm, const struct lb_job *job,
+		    const struct lb_sink *sink, char *err, size_t errlen);
+
 #endif

@@ -335,42 +335,66 @@ static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len
 
 #define SLICE_BYTES 65536 /* bcast's default slice */
 
-static int phase_bcast(const struct lb_check_params *p, struct check_all *a, char *err,
-		       size_t len)
+static const uint64_t slice_sizes[] = { SLICE_BYTES };
+
+/* Phase 3's broadcasts: a timed iteration after a warm-up one suffices
+ * for a ratio against the model, three steady it. */
+static struct lb_bcast_params bcast_params(const struct lb_check_params *p)
 {
-	const uint64_t sizes[] = { p->bcast_bytes }, slices[] = { SLICE_BYTES };
+	return (struct lb_bcast_params){
+		.algos = p->algos, .nalgos = p->nalgos, .sizes = &p->bcast_bytes, .nsizes = 1,
+		.slices = slice_sizes, .nslices = 1, .iterations = 3, .warmup = 1,
+		.idle = p->idle, .calib_bytes = p->bw_bytes, .stop = p->stop, .label = "check",
+	};
+}
+
+static int phase_bcast(const struct check *c, struct check_all *a, char *err, size_t len)
+{
 	struct bcast_catch bc = { .out = a->bcasts };
 	const struct lb_sink sink = { .row = catch_row, .ctx = &bc };
-	const struct lb_bcast_params bp = {
-		.algos = p->algos, .nalgos = p->nalgos, .sizes = sizes, .nsizes = 1,
-		.slices = slices, .nslices = 1, .iterations = 3, .warmup = 1,
-		.nics = p->nics, .transport = p->transport, .idle = p->idle,
-		.tp_options = p->tp_options, .timeout = p->timeout, .lane_rate = p->lane_rate,
-		.calib_bytes = p->bw_bytes, .stop = p->stop, .label = "check",
-	};
-	int rc = lb_bcast_run(&bp, &sink, err, len);
+	const struct lb_bcast_params bp = bcast_params(c->p);
+	int rc = lb_bcast_run_in(&bp, &c->job, &sink, err, len);
 	a->nbcasts = bc.n;
 	return rc;
 }
 
 /* ---- the run ------------------------------------------------------------- */
 
-/* Every partner of every round, on every lane: connected once. */
+/* Adds rank q to a lane's peer list unless it is there. */
+static void add_peer(uint32_t *list, uint32_t *n, uint32_t q)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (list[i] == q)
+			return;
+	list[(*n)++] = q;
+}
+
+/* Every partner of every round and every peer of phase 3, on every lane:
+ * connected once (a transport connects once).  A lane that fails to is
+ * noted, not fatal. */
 static int connect_partners(struct check *c, char *err, size_t len)
 {
-	uint32_t list[3], n = 0, *peers[LB_JOB_MAX_LANES], npeers[LB_JOB_MAX_LANES];
-	for (uint32_t r = 0; r < c->rounds; r++) {
-		int q = lb_check_partner(c->job.rank, c->job.size, r);
-		int seen = 0;
-		for (uint32_t i = 0; i < n; i++)
-			seen |= list[i] == (uint32_t)q;
-		if (q >= 0 && !seen)
-			list[n++] = (uint32_t)q;
+	uint32_t *peers[LB_JOB_MAX_LANES] = { 0 }, npeers[LB_JOB_MAX_LANES] = { 0 };
+	const struct lb_bcast_params bp = bcast_params(c->p);
+	int rc = 0;
+	if (c->p->nalgos && c->job.size > 1)
+		rc = lb_bcast_peers(&bp, &c->job, peers, npeers, err, len);
+	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++) {
+		if (!peers[l] && !(peers[l] = calloc(c->job.size, sizeof(uint32_t))))
+			rc = lb_errf(err, len, "out of memory");
+		for (uint32_t r = 0; rc == 0 && r < c->rounds; r++) {
+			int q = lb_check_partner(c->job.rank, c->job.size, r);
+			if (q >= 0)
+				add_peer(peers[l], &npeers[l], (uint32_t)q);
+		}
 	}
-	for (uint32_t l = 0; l < c->job.lanes; l++)
-		peers[l] = list, npeers[l] = n;
-	return lb_job_connect_each(&c->job, peers, npeers, &c->connected, c->connect_why,
-				   sizeof(c->connect_why), err, len);
+	rc = lb_job_agree(&c->job, rc, err, len);
+	if (rc == 0)
+		rc = lb_job_connect_each(&c->job, peers, npeers, &c->connected, c->connect_why,
+					 sizeof(c->connect_why), err, len);
+	for (uint32_t l = 0; l < LB_JOB_MAX_LANES; l++)
+		free(peers[l]);
+	return rc;
 }
 
 /* Lanes of a NIC list, before the job opens (the buffer's size); auto:
@@ -393,6 +417,7 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 				    .tp_options = p->tp_options };
 	c->region = (uint64_t)p->window * p->bw_bytes + 64; /* the window, then its ack */
 	jp.buffer_bytes = lanes_named(p->nics) * c->region;
+	jp.buffer_bytes = p->bcast_bytes > jp.buffer_bytes ? p->bcast_bytes : jp.buffer_bytes;
 	int rc = lb_job_open(&c->job, &jp, err, len);
 	if (rc)
 		return rc;
@@ -473,8 +498,9 @@ static const char *why_no_bcast(const struct check *c)
 	return NULL;
 }
 
-/* Phases 1 and 2 in one job, gathered on rank 0; the job closed. */
-static int measure_ports(struct check *c, struct check_all *a, struct check_told **told,
+/* The three phases in one job (a dpdk process holds one), phases 1 and
+ * 2 gathered on rank 0; the job closed. */
+static int run_phases(struct check *c, struct check_all *a, struct check_told **told,
 			 const struct lb_sink *sink, char *err, size_t len)
 {
 	int rc = set_up(c, c->p, err, len);
@@ -491,6 +517,8 @@ static int measure_ports(struct check *c, struct check_all *a, struct check_told
 		rc = gather(c, a, *told, err, len);
 	if (rc == 0)
 		a->bcast_skipped = why_no_bcast(c);
+	if (rc == 0 && !a->bcast_skipped)
+		rc = phase_bcast(c, a, err, len);
 	c->rank = c->job.rank;
 	lb_job_close(&c->job);
 	return rc;
@@ -502,9 +530,7 @@ int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, ch
 	struct check c = { .p = p };
 	struct check_all a = { 0 };
 	struct check_told *told = NULL;
-	int rc = measure_ports(&c, &a, &told, sink, err, len);
-	if (rc == 0 && !a.bcast_skipped)
-		rc = phase_bcast(p, &a, err, len);
+	int rc = run_phases(&c, &a, &told, sink, err, len);
 	if (rc == 0 && c.rank == 0)
 		rc = lb_check_report(&a, sink, err, len);
 	free_all(&a, told);
