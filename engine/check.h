@@ -18,8 +18,8 @@
  * Results are rows (result.h) to a sink on rank 0: one per port
  * (phase "port"), per rank ("aggregate") and per algorithm ("bcast"),
  * each with its verdict and, for a failure, the reason. */
-#ifndef LB_CHECK_H
-#define LB_CHECK_H
+#ifndef LB_ENGINE_CHECK_H
+#define LB_ENGINE_CHECK_H
 
 #include <signal.h>
 #include <stddef.h>

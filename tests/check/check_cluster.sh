@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# lanebench check on the emulated cluster (root, network namespaces): a rail
+# of one host at half rate must fail the check, named -- rank, host, lane,
+# NIC -- and no other port named; a healthy cluster must pass; a pulled rail
+# must be named within a bounded time.  Rates: 100 Mbit/s per rail, the
+# degraded one 50 Mbit/s: 8 hosts x 2 rails stream at once on this 2-core
+# machine without the CPU becoming the limit (healthy ports measured within
+# 3 % of their median; 200 Mbit/s left the aggregates CPU-bound).
+#   check_cluster.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk
+#     quick: 4 hosts, host 3 rail 1 at half rate (tcp)
+#     full:  8 hosts: healthy; host 5 rail 1 at half rate (and the CSV);
+#            host 5 rail 1 pulled (tcp)
+#     dpdk:  8 hosts, host 5 rail 1 at half rate, --transport dpdk
+# Exit 0: all passed; 1: some check failed (each printed); 77: skipped.
+set -uo pipefail
+lanebench=${1:?usage: check_cluster.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk}
+cluster=${2:?} mode=${3:?}
+name=lbk$$
+name=${name:0:6}
+fails=0
+if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
+	echo "SKIP: needs root and network namespaces"
+	exit 77
+fi
+ip netns del "$name-probe"
+if [ "$mode" = dpdk ] && ! "$lanebench" --help | grep -q '^  dpdk '; then
+	echo "SKIP: lanebench built without the dpdk transport"
+	exit 77
+fi
+tmp=$(mktemp -d)
+dpdk_before=$(ls -d /var/run/dpdk/lb-* 2>/dev/null)
+remove_new_eal_dirs() { # EAL runtime directories this test's ranks left
+	local d
+	for d in /var/run/dpdk/lb-*; do
+		[ -d "$d" ] && ! grep -qxF -- "$d" <<<"$dpdk_before" && rm -rf "$d"
+	done
+	return 0
+}
+trap '"$cluster" down --name "$name" >/dev/null 2>&1; [ "$mode" = dpdk ] && remove_new_eal_dirs; rm -rf "$tmp"' EXIT
+
+ok() { echo "ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+up() { # hosts, then more `cluster up` options
+	local n=$1
+	shift
+	"$cluster" up "$n" --rails 2 --rate 100mbit --name "$name" "$@" >"$tmp/up" 2>&1 ||
+		{ cat "$tmp/up"; fail "cluster up $n $*"; exit 1; }
+}
+
+# check LOG [options]: runs lanebench check on every rank; rank 0's output
+# in LOG; sets rc (rank 0's verdict, through cluster run) and secs.
+check() {
+	local log=$1 t0=$SECONDS
+	shift
+	rm -rf "$tmp/logs"
+	timeout 300 "$cluster" run --name "$name" --timeout 280 --log-dir "$tmp/logs" -- \
+		"$lanebench" check --timeout 20 "$@" >"$tmp/run" 2>&1
+	rc=$? secs=$((SECONDS - t0))
+	cp "$tmp/logs/rank0.log" "$log" 2>/dev/null || : >"$log"
+	echo "--- rank 0 (exit $rc, ${secs} s):"
+	grep -v 'unknown to hwloc' "$log"
+}
+
+# Only port (rank, lane) is named: one FAIL line for a port, no FAIL line
+# about another rank, one FAIL row in the matrix, the verdict line.
+only_port_named() { # log, ports, rank, lane
+	local log=$1 ports=$2 k=$3 l=$4 lines rows
+	lines=$(grep -c '^FAIL rank [0-9]* (host [^)]*) lane ' "$log")
+	[ "$lines" = 1 ] && grep -q "^FAIL rank $k (host $name-h$k) lane $l (rail$l): " "$log" &&
+		ok "one port named: rank $k, host $name-h$k, lane $l, rail$l" ||
+		fail "want exactly one port failure, rank $k host $name-h$k lane $l (rail$l); got $lines: $(grep '^FAIL' "$log")"
+	grep '^FAIL rank' "$log" | grep -v "^FAIL rank $k " &&
+		fail "a FAIL line names another rank" || ok "no FAIL line names another rank"
+	rows=$(awk -v h="$name-h" '$2 ~ "^" h && $NF == "FAIL" && NF >= 10 { print $1 ":" $3 }' "$log")
+	[ "$rows" = "$k:$l" ] && ok "matrix: only row $k:$l fails" ||
+		fail "matrix: failing rows '$rows', want '$k:$l'"
+	grep -q "^check: FAIL (1 of $ports ports: rank $k lane $l" "$log" &&
+		ok "verdict names it" || fail "verdict line: $(tail -1 "$log")"
+}
+
+degraded() { # hosts, rank, transport options...
+	local n=$1 k=$2
+	shift 2
+	up "$n" --rate-of "$k:1=50mbit"
+	check "$tmp/degraded.log" -o "$tmp/degraded.csv" "$@"
+	[ "$rc" = 1 ] && ok "rail 1 of host $k at half rate: exit 1" || fail "degraded: exit $rc, want 1"
+	only_port_named "$tmp/degraded.log" $((n * 2)) "$k" 1
+	local csv_fails
+	csv_fails=$(awk -F, 'NR > 1 && $1 == "port" && $(NF - 1) == "FAIL" { print $3 ":" $5 }' "$tmp/degraded.csv")
+	[ "$csv_fails" = "$k:1" ] && ok "CSV: the one failing port row is $k:1" ||
+		fail "CSV: failing port rows '$csv_fails', want '$k:1'"
+}
+
+case $mode in
+quick)
+	degraded 4 3
+	;;
+full)
+	up 8
+	check "$tmp/healthy.log"
+	[ "$rc" = 0 ] && grep -q '^check: PASS (16 ports, 2 lanes x 8 ranks, 5 collectives)$' "$tmp/healthy.log" &&
+		ok "healthy 8 x 2: PASS in ${secs} s" || fail "healthy: exit $rc, $(tail -1 "$tmp/healthy.log")"
+	degraded 8 5
+	echo "degraded 8 x 2 took ${secs} s"
+	"$cluster" link 5 1 down --name "$name" >/dev/null || fail "cluster link 5 1 down"
+	check "$tmp/down.log"
+	[ "$rc" = 1 ] && ok "rail 1 of host 5 pulled: exit 1" || fail "pulled: exit $rc, want 1"
+	[ "$secs" -lt 60 ] && ok "named within ${secs} s (< 60)" || fail "pulled rail took ${secs} s"
+	only_port_named "$tmp/down.log" 16 5 1
+	grep -q "^FAIL rank 5 .*lane 1 (rail1): no traffic / no connection" "$tmp/down.log" &&
+		ok "says no traffic / no connection" || fail "no 'no traffic / no connection' reason"
+	;;
+dpdk)
+	degraded 8 5 --transport dpdk
+	;;
+*)
+	echo "unknown mode '$mode'"
+	exit 2
+	;;
+esac
+[ "$fails" = 0 ] && echo "check-cluster $mode: all passed"
+[ "$fails" = 0 ]
