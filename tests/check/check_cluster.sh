@@ -90,7 +90,10 @@ degraded() { # hosts, rank, transport options...
 	[ "$rc" = 1 ] && ok "rail 1 of host $k at half rate: exit 1" || fail "degraded: exit $rc, want 1"
 	only_port_named "$tmp/degraded.log" $((n * 2)) "$k" 1
 	local csv_fails
-	csv_fails=$(awk -F, 'NR > 1 && $1 == "port" && $(NF - 1) == "FAIL" { print $3 ":" $5 }' "$tmp/degraded.csv")
+	csv_fails=$(python3 -c 'import csv, sys
+rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+print(" ".join(r["rank"] + ":" + r["lane"] for r in rows
+               if r["phase"] == "port" and r["verdict"] == "FAIL"))' "$tmp/degraded.csv")
 	[ "$csv_fails" = "$k:1" ] && ok "CSV: the one failing port row is $k:1" ||
 		fail "CSV: failing port rows '$csv_fails', want '$k:1'"
 }
