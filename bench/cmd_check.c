@@ -98,7 +98,7 @@ struct check_out {
 	const char *phase;             /* of the last row printed */
 	uint32_t ports, lanes, ranks, bcasts;
 	char *fails[FAILS_MAX];        /* "FAIL rank 5 (host lb-h5) lane 1 (rail1): ..." */
-	size_t nfails, nport_fails;
+	size_t nfails, nport_fails, nagg_fails;
 	char port_list[256];           /* "rank 5 lane 1, ..." */
 };
 
@@ -139,40 +139,52 @@ static void heading(struct check_out *o, const char *phase)
 		       "bytes", "median", "sim", "ratio", "verdict");
 }
 
+/* "0.50", or "-" */
+static void fixed2(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", v);
+}
+
 static void print_port(const struct lb_result *r)
 {
-	char tx[16], rx[16], ex[16], lat[24] = "-";
+	char tx[16], rx[16], ex[16], lat[24] = "-", ratio[16];
 	mbit(real(r, "tx_bytes_per_second"), tx, sizeof(tx));
 	mbit(real(r, "rx_bytes_per_second"), rx, sizeof(rx));
 	mbit(real(r, "expected_bytes_per_second"), ex, sizeof(ex));
+	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
 	if (!isnan(real(r, "latency_seconds")))
 		lb_format_seconds(real(r, "latency_seconds"), lat, sizeof(lat));
-	printf("%4.0f  %-10s %4.0f  %-8s %-8s %10s %10s %10s %-9s %6.2f %11s  %s\n", real(r, "rank"),
+	printf("%4.0f  %-10s %4.0f  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", real(r, "rank"),
 	       text(r, "host"), real(r, "lane"), text(r, "nic"), text(r, "partners"), tx, rx, ex,
-	       text(r, "expected_from"), real(r, "ratio"), lat, text(r, "verdict"));
+	       text(r, "expected_from"), ratio, lat, text(r, "verdict"));
 }
 
 static void print_aggregate(const struct lb_result *r)
 {
-	char tx[16], rx[16], ex[16];
+	char tx[16], rx[16], ex[16], ratio[16];
 	mbit(real(r, "tx_bytes_per_second"), tx, sizeof(tx));
 	mbit(real(r, "rx_bytes_per_second"), rx, sizeof(rx));
 	mbit(real(r, "expected_bytes_per_second"), ex, sizeof(ex));
-	printf("%4.0f  %-10s %10s %10s %10s %-9s %6.2f  %s\n", real(r, "rank"), text(r, "host"), tx,
-	       rx, ex, text(r, "expected_from"), real(r, "ratio"), text(r, "verdict"));
+	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
+	printf("%4.0f  %-10s %10s %10s %10s %-9s %6s  %s\n", real(r, "rank"), text(r, "host"), tx,
+	       rx, ex, text(r, "expected_from"), ratio, text(r, "verdict"));
 }
 
 static void print_bcast(const struct lb_result *r)
 {
-	char size[16] = "-", med[24] = "-", sim[24] = "-";
+	char size[16] = "-", med[24] = "-", sim[24] = "-", ratio[16];
 	if (!isnan(real(r, "message_bytes")))
 		lb_format_size((uint64_t)real(r, "message_bytes"), size, sizeof(size));
 	if (!isnan(real(r, "time_median_seconds")))
 		lb_format_seconds(real(r, "time_median_seconds"), med, sizeof(med));
 	if (!isnan(real(r, "sim_seconds")))
 		lb_format_seconds(real(r, "sim_seconds"), sim, sizeof(sim));
-	printf("%-11s %7s %11s %11s %8.2f  %s%s%s\n", text(r, "algorithm"), size, med, sim,
-	       real(r, "ratio"), text(r, "verdict"), lb_result_val(r, "reason")->s ? ": " : "",
+	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
+	printf("%-11s %7s %11s %11s %8s  %s%s%s\n", text(r, "algorithm"), size, med, sim,
+	       ratio, text(r, "verdict"), lb_result_val(r, "reason")->s ? ": " : "",
 	       lb_result_val(r, "reason")->s ? text(r, "reason") : "");
 }
 
@@ -191,6 +203,7 @@ static void note_failure(struct check_out *o, const struct lb_result *r, const c
 	} else if (strcmp(phase, "aggregate") == 0) {
 		snprintf(line, sizeof(line), "FAIL rank %.0f (host %s) aggregate of %u lanes: %s",
 			 real(r, "rank"), text(r, "host"), o->lanes, text(r, "reason"));
+		o->nagg_fails++;
 	} else {
 		snprintf(line, sizeof(line), "FAIL broadcast %s: %s", text(r, "algorithm"),
 			 text(r, "reason"));
@@ -255,10 +268,15 @@ static int verdict(struct check_out *o)
 		return 0;
 	}
 	if (o->nport_fails)
-		printf("check: FAIL (%zu of %u ports: %s%s)\n", o->nport_fails, o->ports,
-		       o->port_list, o->nfails > o->nport_fails ? "; and more above" : "");
+		printf("check: FAIL (%zu of %u ports: %s", o->nport_fails, o->ports, o->port_list);
 	else
-		printf("check: FAIL (%zu checks above; every port passed)\n", o->nfails);
+		printf("check: FAIL (every port passed");
+	if (o->nagg_fails)
+		printf("; %zu aggregate%s", o->nagg_fails, o->nagg_fails > 1 ? "s" : "");
+	if (o->nfails > o->nport_fails + o->nagg_fails)
+		printf("; %zu collective%s", o->nfails - o->nport_fails - o->nagg_fails,
+		       o->nfails - o->nport_fails - o->nagg_fails > 1 ? "s" : "");
+	printf(")\n");
 	return LB_EXIT_FAILED;
 }
 
