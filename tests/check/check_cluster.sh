@@ -68,6 +68,14 @@ check() {
 	grep -v 'unknown to hwloc' "$log"
 }
 
+# The verdict is rank 0's exit status 1; every other rank ended well (a
+# crash or a sanitizer's report would fail it too, and cluster run says
+# exit 1 for either).
+only_rank0_failed() { # hosts
+	grep -q "^cluster run: 1 of $1 rank(s) failed: 0\$" "$tmp/run" && grep -q "rank 0 failed: exit status 1\$" "$tmp/run" &&
+		ok "only rank 0 exited non-zero, with 1" || fail "ranks' exits: $(grep 'cluster run' "$tmp/run")"
+}
+
 # Only port (rank, lane) is named: one FAIL line for a port, no FAIL line
 # about another rank, one FAIL row in the matrix, the verdict line.
 only_port_named() { # log, ports, rank, lane
@@ -91,6 +99,7 @@ degraded() { # hosts, rank, transport options...
 	up "$n" --rate-of "$k:1=50mbit"
 	check "$tmp/degraded.log" -o "$tmp/degraded.csv" "$@"
 	[ "$rc" = 1 ] && ok "rail 1 of host $k at half rate: exit 1" || fail "degraded: exit $rc, want 1"
+	only_rank0_failed "$n"
 	only_port_named "$tmp/degraded.log" $((n * 2)) "$k" 1
 	local csv_fails
 	csv_fails=$(python3 -c 'import csv, sys
@@ -115,6 +124,7 @@ full)
 	"$cluster" link 5 1 down --name "$name" >/dev/null || fail "cluster link 5 1 down"
 	check "$tmp/down.log"
 	[ "$rc" = 1 ] && ok "rail 1 of host 5 pulled: exit 1" || fail "pulled: exit $rc, want 1"
+	only_rank0_failed 8
 	[ "$secs" -lt 60 ] && ok "named within ${secs} s (< 60)" || fail "pulled rail took ${secs} s"
 	only_port_named "$tmp/down.log" 16 5 1
 	grep -q "^FAIL rank 5 .*lane 1 (rail1): no traffic / no connection" "$tmp/down.log" &&
