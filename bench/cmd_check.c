@@ -262,6 +262,9 @@ static int verdict(struct check_out *o)
 		printf("%s\n", o->fails[i]);
 		free(o->fails[i]);
 	}
+	if (o->ranks == 2)
+		printf("note: 2 ranks: each port was measured against one partner only, so a slow\n"
+		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
 	if (o->nfails == 0) {
 		printf("check: PASS (%u ports, %u lanes x %u ranks, %u collectives)\n", o->ports,
 		       o->lanes, o->ranks, o->bcasts);
