@@ -493,6 +493,11 @@ static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t le
 	return lb_job_sink_start(&r->job, r->prm->prov, sink, r->cols, r->ncols, err, len);
 }
 
+static size_t count_configs(const struct lb_bcast_params *p)
+{
+	return p->nalgos * p->nsizes * p->nslices * p->nroots;
+}
+
 /* The sink begins, then every configuration. */
 static int sweep(struct run *r, const struct lb_sink *sink, char *err, size_t len)
 {
@@ -505,8 +510,7 @@ static int sweep(struct run *r, const struct lb_sink *sink, char *err, size_t le
 int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 		 char *err, size_t len)
 {
-	struct run r = { .prm = prm,
-			 .nconfigs = prm->nalgos * prm->nsizes * prm->nslices * prm->nroots };
+	struct run r = { .prm = prm, .nconfigs = count_configs(prm) };
 	int rc = set_up(&r, err, len);
 	if (rc == 0)
 		rc = sweep(&r, sink, err, len);
@@ -518,15 +522,14 @@ int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 int lb_bcast_peers(const struct lb_bcast_params *prm, const struct lb_job *job, uint32_t **peers,
 		   uint32_t *npeers, char *err, size_t len)
 {
-	struct run r = { .prm = prm, .nconfigs = prm->nalgos * prm->nsizes * prm->nslices,
-			 .job = *job };
+	struct run r = { .prm = prm, .nconfigs = count_configs(prm), .job = *job };
 	return sweep_peers(&r, peers, npeers, err, len);
 }
 
 int lb_bcast_run_in(const struct lb_bcast_params *prm, const struct lb_job *job,
 		    const struct lb_sink *sink, char *err, size_t len)
 {
-	struct run r = { .prm = prm, .nconfigs = prm->nalgos * prm->nsizes * prm->nslices,
+	struct run r = { .prm = prm, .nconfigs = count_configs(prm),
 			 .job = *job }; /* borrowed: not closed here */
 	int rc = prm->calib_bytes ? calibrate(&r, err, len) : 0;
 	name_run(&r);

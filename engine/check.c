@@ -335,7 +335,7 @@ static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len
 
 #define SLICE_BYTES 65536 /* bcast's default slice */
 
-static const uint64_t slice_sizes[] = { SLICE_BYTES };
+static const uint64_t slice_sizes[] = { SLICE_BYTES }, root_zero[] = { 0 };
 
 /* Phase 3's broadcasts: a timed iteration after a warm-up one suffices
  * for a ratio against the model, three steady it. */
@@ -343,7 +343,8 @@ static struct lb_bcast_params bcast_params(const struct lb_check_params *p)
 {
 	return (struct lb_bcast_params){
 		.algos = p->algos, .nalgos = p->nalgos, .sizes = &p->bcast_bytes, .nsizes = 1,
-		.slices = slice_sizes, .nslices = 1, .iterations = 3, .warmup = 1,
+		.slices = slice_sizes, .nslices = 1, .roots = root_zero, .nroots = 1,
+		.iterations = 3, .warmup = 1,
 		.idle = p->idle, .calib_bytes = p->bw_bytes, .stop = p->stop, .label = "check",
 	};
 }
