@@ -354,6 +354,10 @@ static void check_more_help(FILE *out)
 	      "'check: FAIL (...)'.  The host is $LANEBENCH_HOST, else the network\n"
 	      "namespace's name (the emulated cluster), else the host name.  With -o the\n"
 	      "rows (phase port, aggregate, bcast) go to a CSV: results/README.md.\n"
+	      "\nLimits: a pulled rail is told apart from its partners on tcp (its lanes do\n"
+	      "not connect) but not always on dpdk: there the transport keeps waiting for\n"
+	      "what the dead link never answered, so the lane of its first partner fails\n"
+	      "too.  With 2 ranks a port has one partner and cannot be told from it.\n"
 	      "\nExit status: 0 every check passed; 1 a check failed (or the run did, as\n"
 	      "for bcast); 2 bad usage; 3 another rank died, disconnected or failed itself\n"
 	      "(named); 128+N stopped by signal N.\n", out);

@@ -37,7 +37,7 @@ static void usage(FILE *out)
 	      "file's last line says so: '# lanebench: incomplete after N rows: <why>'\n"
 	      "(results/README.md).\n\n"
 	      "exit status: 0 done; 1 the run failed (the reason is on stderr); 2 bad usage\n"
-	      "(options, or bcast/p2p started outside a job);\n"
+	      "(options, or bcast/p2p/check started outside a job);\n"
 	      "3 stopped because another rank of the job died, disconnected, stopped\n"
 	      "answering or failed itself (the message names it); 4 the work cannot fit\n"
 	      "in memory (sim, refused before allocating); 128+N stopped by signal N,\n"
