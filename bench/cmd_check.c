@@ -22,7 +22,7 @@ struct check_opts {
 	int idle;
 	double timeout, lane_rate, min_bw, max_lat, max_model_ratio;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output;
+	const char *nics, *transport, *output, *json;
 };
 
 #define OFF(f) offsetof(struct check_opts, f)
@@ -55,6 +55,16 @@ static int set_ratio(void *target, const char *arg, char *err, size_t len)
 	return 0;
 }
 
+static void show_percent(const void *target, struct lb_buf *out)
+{
+	lb_buf_add(out, "%g%%", *(const double *)target * 100);
+}
+
+static void show_ratio(const void *target, struct lb_buf *out)
+{
+	lb_buf_add(out, "%g", *(const double *)target);
+}
+
 static const struct lb_opt opts[] = {
 	LB_NICS_ROWS("NICs, a lane each (rail0,rail1), or auto; default $LANEBENCH_NICS, else auto",
 		     OFF(nics)),
@@ -66,13 +76,14 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("lane-rate", 0, "RATE", "rate every port should reach (200mbit); default: the port's reported speed, else the median of the cluster's ports",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("min-bw", 0, "PCT", "a port (and a rank's aggregate) fails below this share of its expected rate, tx or rx",
-	  LB_OPT_HANDLER, OFF(min_bw)), .def = "90%", .handler = set_percent },
+	  LB_OPT_HANDLER, OFF(min_bw)), .def = "90%", .handler = set_percent, .show = show_percent },
 	{ LB_OPT("max-lat", 0, "SECONDS", "a port fails above this one-way latency (default: 10 x the median port's)",
 	  LB_OPT_SECONDS, OFF(max_lat)) },
 	{ LB_OPT("max-model-ratio", 0, "R", "a broadcast fails when its measured time exceeds R x the simulated one",
-	  LB_OPT_HANDLER, OFF(max_model_ratio)), .def = "2", .handler = set_ratio },
+	  LB_OPT_HANDLER, OFF(max_model_ratio)), .def = "2", .handler = set_ratio, .show = show_ratio },
 	{ LB_OPT("algorithm", 'a', "LIST", "broadcasts of phase 3: all, or a comma list of names",
-	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos },
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
+	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "BYTES", "message size of the broadcasts", LB_OPT_SIZE,
 	  OFF(bcast_size)), .def = "1M" },
 	{ LB_OPT("bw-size", 0, "BYTES", "message size of the bandwidth test", LB_OPT_SIZE,
@@ -84,8 +95,10 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("lat-iterations", 0, "N", "round trips of the latency test per pair", LB_OPT_UINT,
 	  OFF(lat_iterations)), .def = "20", .min = 1, .max = 500 },
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait (meeting the other ranks, connecting, a broadcast); a pair that carries nothing within a quarter of it fails",
-	  LB_OPT_HANDLER, OFF(timeout)), .def = "20", .handler = lb_cli_set_timeout },
+	  LB_OPT_HANDLER, OFF(timeout)), .def = "20", .handler = lb_cli_set_timeout,
+	  .show = lb_cli_show_timeout },
 	{ LB_OPT("output", 'o', "FILE", "also write the rows as CSV", LB_OPT_STRING, OFF(output)) },
+	LB_JSON_ROW(OFF(json)),
 };
 
 /* ---- rank 0: the rows as a matrix, the failures, the verdict -------------- */
@@ -94,6 +107,8 @@ static const struct lb_opt opts[] = {
 
 struct check_out {
 	const char *path;
+	FILE *out;                     /* stdout, or stderr when the JSON takes stdout */
+	const struct lb_prov *prov;    /* the run's, from .provenance until begin */
 	struct lb_csv *csv;
 	const char *phase;             /* of the last row printed */
 	uint32_t ports, lanes, ranks, bcasts;
@@ -128,14 +143,14 @@ static void heading(struct check_out *o, const char *phase)
 		return;
 	o->phase = phase;
 	if (strcmp(phase, "port") == 0)
-		printf("%4s  %-10s %4s  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", "rank", "host",
+		fprintf(o->out, "%4s  %-10s %4s  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", "rank", "host",
 		       "lane", "nic", "partners", "tx Mbit/s", "rx Mbit/s", "expected", "from",
 		       "ratio", "latency", "verdict");
 	else if (strcmp(phase, "aggregate") == 0)
-		printf("\naggregate (every lane of a rank at once):\n%4s  %-10s %10s %10s %10s %-9s %6s  %s\n",
+		fprintf(o->out, "\naggregate (every lane of a rank at once):\n%4s  %-10s %10s %10s %10s %-9s %6s  %s\n",
 		       "rank", "host", "tx Mbit/s", "rx Mbit/s", "expected", "from", "ratio", "verdict");
 	else
-		printf("\nbroadcasts (measured / simulated):\n%-11s %7s %11s %11s %8s  %s\n", "algorithm",
+		fprintf(o->out, "\nbroadcasts (measured / simulated):\n%-11s %7s %11s %11s %8s  %s\n", "algorithm",
 		       "bytes", "median", "sim", "ratio", "verdict");
 }
 
@@ -148,7 +163,7 @@ static void fixed2(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.2f", v);
 }
 
-static void print_port(const struct lb_result *r)
+static void print_port(FILE *f, const struct lb_result *r)
 {
 	char tx[16], rx[16], ex[16], lat[24] = "-", ratio[16];
 	mbit(real(r, "tx_bytes_per_second"), tx, sizeof(tx));
@@ -157,23 +172,23 @@ static void print_port(const struct lb_result *r)
 	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
 	if (!isnan(real(r, "latency_seconds")))
 		lb_format_seconds(real(r, "latency_seconds"), lat, sizeof(lat));
-	printf("%4.0f  %-10s %4.0f  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", real(r, "rank"),
+	fprintf(f, "%4.0f  %-10s %4.0f  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", real(r, "rank"),
 	       text(r, "host"), real(r, "lane"), text(r, "nic"), text(r, "partners"), tx, rx, ex,
 	       text(r, "expected_from"), ratio, lat, text(r, "verdict"));
 }
 
-static void print_aggregate(const struct lb_result *r)
+static void print_aggregate(FILE *f, const struct lb_result *r)
 {
 	char tx[16], rx[16], ex[16], ratio[16];
 	mbit(real(r, "tx_bytes_per_second"), tx, sizeof(tx));
 	mbit(real(r, "rx_bytes_per_second"), rx, sizeof(rx));
 	mbit(real(r, "expected_bytes_per_second"), ex, sizeof(ex));
 	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
-	printf("%4.0f  %-10s %10s %10s %10s %-9s %6s  %s\n", real(r, "rank"), text(r, "host"), tx,
+	fprintf(f, "%4.0f  %-10s %10s %10s %10s %-9s %6s  %s\n", real(r, "rank"), text(r, "host"), tx,
 	       rx, ex, text(r, "expected_from"), ratio, text(r, "verdict"));
 }
 
-static void print_bcast(const struct lb_result *r)
+static void print_bcast(FILE *f, const struct lb_result *r)
 {
 	char size[16] = "-", med[24] = "-", sim[24] = "-", ratio[16];
 	if (!isnan(real(r, "message_bytes")))
@@ -183,7 +198,7 @@ static void print_bcast(const struct lb_result *r)
 	if (!isnan(real(r, "sim_seconds")))
 		lb_format_seconds(real(r, "sim_seconds"), sim, sizeof(sim));
 	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
-	printf("%-11s %7s %11s %11s %8s  %s%s%s\n", text(r, "algorithm"), size, med, sim,
+	fprintf(f, "%-11s %7s %11s %11s %8s  %s%s%s\n", text(r, "algorithm"), size, med, sim,
 	       ratio, text(r, "verdict"), lb_result_val(r, "reason")->s ? ": " : "",
 	       lb_result_val(r, "reason")->s ? text(r, "reason") : "");
 }
@@ -224,10 +239,17 @@ static void count(struct check_out *o, const struct lb_result *r, const char *ph
 	}
 }
 
+static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
+{
+	struct check_out *o = ctx;
+	o->prov = prov; /* begin follows at once */
+	return 0;
+}
+
 static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
 {
 	struct check_out *o = ctx;
-	if (o->path && !(o->csv = lb_csv_open(o->path, cols, ncols, err, len)))
+	if (o->path && !(o->csv = lb_csv_create(o->path, o->prov, cols, ncols, err, len)))
 		return -1;
 	if (o->csv)
 		lb_stop_arm();
@@ -242,11 +264,11 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 		return -1;
 	heading(o, phase);
 	if (strcmp(phase, "port") == 0)
-		print_port(r);
+		print_port(o->out, r);
 	else if (strcmp(phase, "aggregate") == 0)
-		print_aggregate(r);
+		print_aggregate(o->out, r);
 	else
-		print_bcast(r);
+		print_bcast(o->out, r);
 	count(o, r, phase);
 	if (strcmp(text(r, "verdict"), "FAIL") == 0)
 		note_failure(o, r, phase);
@@ -257,29 +279,29 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 static int verdict(struct check_out *o)
 {
 	if (o->nfails)
-		putchar('\n');
+		fputc('\n', o->out);
 	for (size_t i = 0; i < o->nfails; i++) {
-		printf("%s\n", o->fails[i]);
+		fprintf(o->out, "%s\n", o->fails[i]);
 		free(o->fails[i]);
 	}
 	if (o->ranks == 2)
-		printf("note: 2 ranks: each port was measured against one partner only, so a slow\n"
+		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
 	if (o->nfails == 0) {
-		printf("check: PASS (%u ports, %u lanes x %u ranks, %u collectives)\n", o->ports,
+		fprintf(o->out, "check: PASS (%u ports, %u lanes x %u ranks, %u collectives)\n", o->ports,
 		       o->lanes, o->ranks, o->bcasts);
 		return 0;
 	}
 	if (o->nport_fails)
-		printf("check: FAIL (%zu of %u ports: %s", o->nport_fails, o->ports, o->port_list);
+		fprintf(o->out, "check: FAIL (%zu of %u ports: %s", o->nport_fails, o->ports, o->port_list);
 	else
-		printf("check: FAIL (every port passed");
+		fprintf(o->out, "check: FAIL (every port passed");
 	if (o->nagg_fails)
-		printf("; %zu aggregate%s", o->nagg_fails, o->nagg_fails > 1 ? "s" : "");
+		fprintf(o->out, "; %zu aggregate%s", o->nagg_fails, o->nagg_fails > 1 ? "s" : "");
 	if (o->nfails > o->nport_fails + o->nagg_fails)
-		printf("; %zu collective%s", o->nfails - o->nport_fails - o->nagg_fails,
+		fprintf(o->out, "; %zu collective%s", o->nfails - o->nport_fails - o->nagg_fails,
 		       o->nfails - o->nport_fails - o->nagg_fails > 1 ? "s" : "");
-	printf(")\n");
+	fprintf(o->out, ")\n");
 	return LB_EXIT_FAILED;
 }
 
@@ -297,11 +319,27 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 	};
 }
 
+/* The sinks on rank 0: the CSV and the printout (out), the JSON document. */
+static int run_sinks(const struct lb_check_params *p, struct check_out *out,
+		     struct lb_cli_json *json, char *err, size_t len)
+{
+	struct lb_sink sinks[2] = {
+		{ .provenance = out_provenance, .begin = out_begin, .row = out_row, .ctx = out },
+		lb_cli_json_sink(json),
+	};
+	struct lb_tee tee = { sinks, json->path ? 2 : 1 };
+	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
+				      .row = lb_tee_row, .ctx = &tee };
+	return lb_check_run(p, &sink, err, len);
+}
+
 static int check(const struct lb_cmd *cmd, void *base)
 {
 	const struct check_opts *o = base;
-	struct check_out out = { .path = o->output };
-	const struct lb_sink sink = { .begin = out_begin, .row = out_row, .ctx = &out };
+	struct lb_cli_json json = { .path = o->json };
+	struct check_out out = { .path = o->output,
+				 .out = lb_cli_json_to_stdout(&json) ? stderr : stdout };
+	struct lb_prov prov = { 0 };
 	char err[512] = "";
 	int rc = lb_cli_require_job(cmd, 2);
 	if (rc)
@@ -309,12 +347,19 @@ static int check(const struct lb_cmd *cmd, void *base)
 	if (o->bw_size < 8)
 		return lb_cli_error(cmd, "bw-size", "at least 8 bytes, not %llu",
 				    (unsigned long long)o->bw_size), LB_EXIT_USAGE;
-	const struct lb_check_params p = params_of(cmd, o);
-	rc = lb_check_run(&p, &sink, err, sizeof(err));
+	struct lb_check_params p = params_of(cmd, o);
+	lb_cli_provenance(&prov, cmd, o);
+	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
+	p.prov = &prov;
+	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
+	lb_prov_free(&prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	int status = lb_cli_finish_csv(cmd, out.csv, rc, err);
-	return rc || status || !out.ports ? status : verdict(&out);
+	if (rc || status || json_rc || !out.ports)
+		return rc || status ? status : json_rc;
+	return verdict(&out);
 }
 
 static void check_more_help(FILE *out)

@@ -13,6 +13,7 @@
 
 #include "bcast.h"
 #include "check_private.h"
+#include "jobprov.h"
 #include "lib/error.h"
 #include "p2p.h"
 #include "pattern.h"
@@ -459,13 +460,12 @@ static int gather(struct check *c, struct check_all *a, struct check_told *all, 
 	return 0;
 }
 
-/* Rank 0's sink begins, agreed so nobody measures for a rank that quit. */
+/* Rank 0's sink starts with the provenance, agreed so nobody measures for
+ * a rank that quit. */
 static int begin(struct check *c, const struct lb_sink *sink, char *err, size_t len)
 {
-	int rc = 0;
-	if (c->job.rank == 0 && sink->begin)
-		rc = sink->begin(sink->ctx, lb_check_columns, lb_check_ncolumns, err, len);
-	return lb_job_agree(&c->job, rc, err, len);
+	return lb_job_sink_start(&c->job, c->p->prov, sink, lb_check_columns, lb_check_ncolumns, err,
+				 len);
 }
 
 static int alloc_all(struct check_all *a, const struct check *c, struct check_told **told)

@@ -50,6 +50,7 @@ struct lb_check_params {
 	size_t nalgos;
 	uint64_t bcast_bytes;
 	const volatile sig_atomic_t *stop;
+	const struct lb_prov *prov; /* the caller's part of the provenance; NULL: none */
 };
 
 /* Without --max-lat a port fails at this many times the median port

@@ -47,7 +47,7 @@ LANEBENCH_RANK=0 LANEBENCH_SIZE=1 usage_error "needs a job of at least 2 ranks"
 "$B" check --help >"$tmp/help" 2>&1 || fail "check --help: exit $?"
 for word in --nics --transport --tp-opt --idle --lane-rate --min-bw --max-lat \
 	--max-model-ratio --algorithm --message-size --bw-size --window --iterations \
-	--lat-iterations --timeout --output "Phase 1" "Phase 2" "Phase 3" "median" \
+	--lat-iterations --timeout --output --json "Phase 1" "Phase 2" "Phase 3" "median" \
 	"Exit status" "check: PASS" "check: FAIL"; do
 	grep -qF -- "$word" "$tmp/help" || fail "check --help does not mention '$word'"
 done
