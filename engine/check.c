@@ -199,15 +199,19 @@ static int both_ways(const struct check *c, const struct lb_p2p_cfg *pc, uint32_
 	return rc ? rc : stream(c, *pc, !low, id0 + 512, tx, verified, err, len);
 }
 
-static void measure_pair(const struct check *c, uint32_t lane, uint32_t round, uint32_t q,
-			 struct check_pair *m)
+/* Phase 0: the first measurement; PHASE_AGAIN: a second look at a slow
+ * pair (phase 1 is the aggregate's). */
+#define PHASE_AGAIN 2
+
+static void measure_pair(const struct check *c, uint32_t phase, uint32_t lane, uint32_t round,
+			 uint32_t q, struct check_pair *m)
 {
 	struct lb_p2p_cfg pc = pair_cfg(c, lane, q);
 	pc.initiator = c->job.rank < q;
 	*m = (struct check_pair){ .partner = (int32_t)q, .lat = NAN, .tx = NAN };
-	int rc = latency(c, pc, pattern_id(0, lane, round, 0, 0), m, m->why, sizeof(m->why));
+	int rc = latency(c, pc, pattern_id(phase, lane, round, 0, 0), m, m->why, sizeof(m->why));
 	if (rc == 0)
-		rc = both_ways(c, &pc, pattern_id(0, lane, round, 1, 0), &m->tx, &m->verified,
+		rc = both_ways(c, &pc, pattern_id(phase, lane, round, 1, 0), &m->tx, &m->verified,
 			       m->why, sizeof(m->why));
 	m->ok = rc == 0;
 	if (rc && c->connected) /* the cause, rather than the post it made fail */
@@ -215,6 +219,78 @@ static void measure_pair(const struct check *c, uint32_t lane, uint32_t round, u
 }
 
 /* ---- phase 1: every lane, round by round --------------------------------- */
+
+/* The median rate of the pairs that ran among n records (0: none). */
+static double median_tx(const struct check_pair *all, size_t n)
+{
+	size_t k = 0;
+	double *v = calloc(n + 1, sizeof(*v));
+	struct lb_stats st = { 0 };
+	for (size_t i = 0; v && i < n; i++)
+		if (all[i].partner >= 0 && all[i].ok)
+			v[k++] = all[i].tx;
+	lb_stats_compute(v, (uint32_t)k, &st);
+	free(v);
+	return st.median;
+}
+
+/* Both ends of a pair ran, and one streamed below limit. */
+static int slow(const struct check_pair *m, const struct check_pair *back, double limit)
+{
+	return m->partner >= 0 && m->ok && back->ok && fmin(m->tx, back->tx) < limit;
+}
+
+/* Pair (lane, round) of rank k streamed below min_bw of the median: worth
+ * a second look.  Every rank decides alike (from the gathered figures),
+ * so both ends of a pair meet again. */
+static int slow_pair(const struct check *c, uint32_t k, uint32_t lane, uint32_t round,
+		     double median)
+{
+	size_t per = (size_t)c->job.lanes * c->rounds;
+	const struct check_pair *m = &c->all[k * per + lane * c->rounds + round];
+	if (m->partner < 0)
+		return 0;
+	return slow(m, &c->all[(size_t)m->partner * per + lane * c->rounds + round],
+		    c->p->min_bw * median);
+}
+
+/* A second look keeps the better figures: noise (a descheduled rank on a
+ * busy machine) only slows a pair down, a slow port stays slow. */
+static void keep_better(struct check_pair *m, const struct check_pair *again)
+{
+	if (!again->ok)
+		return;
+	m->tx = fmax(m->tx, again->tx);
+	m->lat = isnan(m->lat) ? again->lat : fmin(m->lat, again->lat);
+	m->verified += again->verified;
+}
+
+/* Slow pairs measured once more, round by round, then gathered again. */
+static int look_again(struct check *c, char *err, size_t len)
+{
+	double median = median_tx(c->all, (size_t)c->job.size * c->job.lanes * c->rounds);
+	int any = 0;
+	for (uint32_t l = 0; l < c->job.lanes; l++)
+		for (uint32_t r = 0; r < c->rounds; r++) {
+			int round_slow = 0;
+			for (uint32_t k = 0; k < c->job.size; k++)
+				round_slow |= slow_pair(c, k, l, r, median);
+			if (!round_slow)
+				continue;
+			any = 1;
+			if (slow_pair(c, c->job.rank, l, r, median)) {
+				struct check_pair again;
+				int q = lb_check_partner(c->job.rank, c->job.size, r);
+				measure_pair(c, PHASE_AGAIN, l, r, (uint32_t)q, &again);
+				keep_better(&c->mine[l * c->rounds + r], &again);
+			}
+			int rc = lb_boot_barrier(c->job.boot, err, len);
+			if (rc)
+				return rc;
+		}
+	size_t n = (size_t)c->job.lanes * c->rounds;
+	return any ? lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len) : 0;
+}
 
 /* A failed pair is recorded, not fatal: the round ends for everyone at
  * the barrier, and a rank that died makes that fail. */
@@ -226,20 +302,21 @@ static int phase_ports(struct check *c, char *err, size_t len)
 			int q = lb_check_partner(c->job.rank, c->job.size, r);
 			*m = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
 			if (q >= 0)
-				measure_pair(c, l, r, (uint32_t)q, m);
+				measure_pair(c, 0, l, r, (uint32_t)q, m);
 			int rc = lb_boot_barrier(c->job.boot, err, len);
 			if (rc)
 				return rc;
 		}
 	size_t n = (size_t)c->job.lanes * c->rounds;
-	return lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len);
+	int rc = lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len);
+	return rc ? rc : look_again(c, err, len);
 }
 
 /* ---- phase 2: every lane of a rank at once -------------------------------- */
 
 struct lane_run {
 	const struct check *c;
-	uint32_t lane, round, peer;
+	uint32_t phase, lane, round, peer;
 	int rc;
 	double tx;
 	uint64_t verified;
@@ -250,7 +327,7 @@ static void *lane_thread(void *arg)
 {
 	struct lane_run *lr = arg;
 	struct lb_p2p_cfg pc = pair_cfg(lr->c, lr->lane, lr->peer);
-	lr->rc = both_ways(lr->c, &pc, pattern_id(1, lr->lane, lr->round, 0, 0), &lr->tx,
+	lr->rc = both_ways(lr->c, &pc, pattern_id(lr->phase, lr->lane, lr->round, 0, 0), &lr->tx,
 			   &lr->verified, lr->why, sizeof(lr->why));
 	return NULL;
 }
@@ -279,7 +356,7 @@ static void sum_lanes(const struct lane_run *lr, uint32_t n, struct check_pair *
 	}
 }
 
-static void measure_aggregate(const struct check *c, uint32_t round, uint32_t q,
+static void measure_aggregate(const struct check *c, uint32_t phase, uint32_t round, uint32_t q,
 			      struct check_pair *m)
 {
 	struct lane_run lr[LB_JOB_MAX_LANES];
@@ -288,8 +365,8 @@ static void measure_aggregate(const struct check *c, uint32_t round, uint32_t q,
 	*m = (struct check_pair){ .partner = (int32_t)q, .lat = NAN, .tx = NAN };
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		if (lane_usable(c, c->job.rank, l, round) && lane_usable(c, q, l, round))
-			lr[n++] = (struct lane_run){ .c = c, .lane = l, .round = round, .peer = q,
-						     .tx = NAN };
+			lr[n++] = (struct lane_run){ .c = c, .phase = phase, .lane = l, .round = round,
+						     .peer = q, .tx = NAN };
 	for (; started < n; started++)
 		if (pthread_create(&t[started], NULL, lane_thread, &lr[started]) != 0) {
 			snprintf(m->why, sizeof(m->why), "cannot start a lane thread");
@@ -301,18 +378,46 @@ static void measure_aggregate(const struct check *c, uint32_t round, uint32_t q,
 		sum_lanes(lr, n, m);
 }
 
+/* Phase 2's slow rounds measured once more, as phase 1's slow pairs. */
+static int aggregate_again(struct check *c, char *err, size_t len)
+{
+	struct check_pair *all = calloc((size_t)c->job.size * 3, sizeof(*all));
+	int rc = all ? lb_boot_allgather(c->job.boot, c->agg, sizeof(c->agg), all, err, len)
+		     : lb_errf(err, len, "out of memory");
+	double limit = rc ? 0 : c->p->min_bw * median_tx(all, (size_t)c->job.size * 3);
+	for (uint32_t r = 0; rc == 0 && r < c->rounds; r++) {
+		int round_slow = 0, mine = 0;
+		for (uint32_t k = 0; k < c->job.size; k++) {
+			const struct check_pair *m = &all[k * 3 + r];
+			int s = m->partner >= 0 && slow(m, &all[(uint32_t)m->partner * 3 + r], limit);
+			round_slow |= s;
+			mine |= s && k == c->job.rank;
+		}
+		if (!round_slow)
+			continue;
+		if (mine) {
+			struct check_pair again;
+			measure_aggregate(c, PHASE_AGAIN + 1, r, (uint32_t)c->agg[r].partner, &again);
+			keep_better(&c->agg[r], &again);
+		}
+		rc = lb_boot_barrier(c->job.boot, err, len);
+	}
+	free(all);
+	return rc;
+}
+
 static int phase_aggregate(struct check *c, char *err, size_t len)
 {
 	for (uint32_t r = 0; r < c->rounds; r++) {
 		int q = lb_check_partner(c->job.rank, c->job.size, r);
 		c->agg[r] = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
 		if (q >= 0)
-			measure_aggregate(c, r, (uint32_t)q, &c->agg[r]);
+			measure_aggregate(c, 1, r, (uint32_t)q, &c->agg[r]);
 		int rc = lb_boot_barrier(c->job.boot, err, len);
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return aggregate_again(c, err, len);
 }
 
 /* ---- phase 3: the bcast engine, one broadcast per algorithm -------------- */
