@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launch/hostname.h"
 #include "launch/nicinfo.h"
 #include "lib/error.h"
 
@@ -70,8 +71,7 @@ static void describe_lane(const struct lb_job *j, uint32_t l, char *out, size_t 
 
 static void my_facts(const struct lb_job *j, char *me)
 {
-	if (gethostname(me, HOST_MAX - 1) != 0)
-		snprintf(me, HOST_MAX, "-");
+	lb_host_name(me, HOST_MAX);
 	for (uint32_t l = 0; l < j->lanes; l++)
 		describe_lane(j, l, me + HOST_MAX + (size_t)l * LANE_TEXT_MAX, LANE_TEXT_MAX);
 }
