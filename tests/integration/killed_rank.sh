@@ -130,7 +130,12 @@ one_case() { # signal
 	for r in $SURVIVORS; do echo "  rank $r: $(error_line "$r")"; done
 }
 
-"$cluster" up 4 --rails 2 --rate 200mbit --name "$name" >/dev/null || {
+# 50 Mbit/s: one 16M iteration takes about 1.3 s, so the signal lands in
+# its data phase even when this script is starved for a few hundred ms
+# after rank 2's "started" line (at 200 Mbit/s, 0.33 s, a loaded 2-core
+# machine once let the iteration end first: the survivors then waited in
+# the next collective for the frozen rank until --timeout).
+"$cluster" up 4 --rails 2 --rate 50mbit --name "$name" >/dev/null || {
 	echo "FAIL: cluster up"
 	exit 1
 }
