@@ -58,6 +58,7 @@ struct check {
 	uint32_t rank;            /* kept after the job closed */
 	int connected;            /* 0: every lane connected to every partner */
 	char connect_why[CHECK_WHY]; /* else the transport's reason */
+	int32_t gave_up;          /* some pair failed: its channel was given up */
 };
 
 /* ---- who we are ---------------------------------------------------------- */
@@ -162,11 +163,22 @@ static int both_ways(const struct check *c, const struct lb_p2p_cfg *pc, uint32_
 	return rc ? rc : stream(c, *pc, !low, id0 + 512, tx, verified, err, len);
 }
 
+/* A failed pair is given up (transport.h, forget): what is outstanding
+ * with the partner on the lane goes, so that a dead partner's silence, or
+ * its transfers still waited for, cannot fail the lane's later pairs with
+ * other partners.  The channel is not used again: later rounds pair other
+ * ranks, phase 2 leaves the lane out, phase 3 does not run. */
+static void give_up(const struct check *c, uint32_t lane, uint32_t peer)
+{
+	if (c->job.ops->forget)
+		c->job.ops->forget(c->job.tp, lane, peer);
+}
+
 /* Phase 0: the first measurement; PHASE_AGAIN: a second look at a slow
  * pair (phase 1 is the aggregate's). */
 #define PHASE_AGAIN 2
 
-static void measure_pair(const struct check *c, uint32_t phase, uint32_t lane, uint32_t round,
+static void measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t round,
 			 uint32_t q, struct check_pair *m)
 {
 	struct lb_p2p_cfg pc = pair_cfg(c, lane, q);
@@ -177,6 +189,9 @@ static void measure_pair(const struct check *c, uint32_t phase, uint32_t lane, u
 		rc = both_ways(c, &pc, pattern_id(phase, lane, round, 1, 0), &m->tx, &m->verified,
 			       m->why, sizeof(m->why));
 	m->ok = rc == 0;
+	if (rc)
+		give_up(c, lane, q);
+	c->gave_up |= rc != 0;
 	if (rc && c->connected) /* the cause, rather than the post it made fail */
 		memcpy(m->why, c->connect_why, sizeof(m->why));
 }
@@ -292,6 +307,8 @@ static void *lane_thread(void *arg)
 	struct lb_p2p_cfg pc = pair_cfg(lr->c, lr->lane, lr->peer);
 	lr->rc = both_ways(lr->c, &pc, pattern_id(lr->phase, lr->lane, lr->round, 0, 0), &lr->tx,
 			   &lr->verified, lr->why, sizeof(lr->why));
+	if (lr->rc) /* from the lane's thread, as forget wants */
+		give_up(lr->c, lr->lane, lr->peer);
 	return NULL;
 }
 
@@ -319,7 +336,7 @@ static void sum_lanes(const struct lane_run *lr, uint32_t n, struct check_pair *
 	}
 }
 
-static void measure_aggregate(const struct check *c, uint32_t phase, uint32_t round, uint32_t q,
+static void measure_aggregate(struct check *c, uint32_t phase, uint32_t round, uint32_t q,
 			      struct check_pair *m)
 {
 	struct lane_run lr[LB_JOB_MAX_LANES];
@@ -335,8 +352,10 @@ static void measure_aggregate(const struct check *c, uint32_t phase, uint32_t ro
 			snprintf(m->why, sizeof(m->why), "cannot start a lane thread");
 			break;
 		}
-	for (uint32_t i = 0; i < started; i++)
+	for (uint32_t i = 0; i < started; i++) {
 		pthread_join(t[i], NULL);
+		c->gave_up |= lr[i].rc != 0;
+	}
 	if (started == n)
 		sum_lanes(lr, n, m);
 }
@@ -556,8 +575,22 @@ static void free_all(struct check_all *a, struct check_told *told)
 	free(told);
 }
 
-/* Phase 3 only on lanes that all carry data: a dead one would stall it. */
-static const char *why_no_bcast(const struct check *c)
+/* Whether any rank gave a channel up (give_up), in *any. */
+static int anyone_gave_up(const struct check *c, int *any, char *err, size_t len)
+{
+	int32_t *all = calloc(c->job.size, sizeof(*all));
+	int rc = all ? lb_boot_allgather(c->job.boot, &c->gave_up, sizeof(c->gave_up), all, err, len)
+		     : lb_errf(err, len, "out of memory");
+	*any = 0;
+	for (uint32_t k = 0; rc == 0 && k < c->job.size; k++)
+		*any |= all[k] != 0;
+	free(all);
+	return rc;
+}
+
+/* Phase 3 only on lanes that all carry data: a dead one would stall it,
+ * and a channel given up (a failed aggregate or second look) refuses it. */
+static const char *why_no_bcast(const struct check *c, int gave_up)
 {
 	size_t n = (size_t)c->job.size * c->job.lanes * c->rounds;
 	if (c->p->nalgos == 0)
@@ -567,6 +600,8 @@ static const char *why_no_bcast(const struct check *c)
 	for (size_t i = 0; i < n; i++)
 		if (c->all[i].partner >= 0 && !c->all[i].ok)
 			return "a port carried no traffic";
+	if (gave_up)
+		return "a pair failed (every lane at once, or a second look)";
 	return NULL;
 }
 
@@ -587,8 +622,11 @@ static int run_phases(struct check *c, struct check_all *a, struct check_told **
 		rc = phase_aggregate(c, err, len);
 	if (rc == 0)
 		rc = gather(c, a, *told, err, len);
+	int gave_up = 0;
 	if (rc == 0)
-		a->bcast_skipped = why_no_bcast(c);
+		rc = anyone_gave_up(c, &gave_up, err, len);
+	if (rc == 0)
+		a->bcast_skipped = why_no_bcast(c, gave_up);
 	if (rc == 0 && !a->bcast_skipped)
 		rc = phase_bcast(c, a, err, len);
 	c->rank = c->job.rank;

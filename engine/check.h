@@ -9,11 +9,13 @@
  * it).  Per pair: ping-pong latency, then streaming bandwidth each way,
  * every byte verified.  A link A->B runs at min(A's tx, B's rx), so a
  * port's tx and rx are the best over its partners: a healthy partner does
- * not limit, and a degraded port is low with every partner.
+ * not limit, and a degraded port is low with every partner.  A pair that
+ * fails is given up (transport.h, forget): a dead partner costs only the
+ * ports that touch it, not the lane's later pairs.
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
  * Phase 3: one broadcast per algorithm by the bcast engine (a job of its
- * own), measured over simulated time.
+ * own), measured over simulated time; skipped when a pair failed.
  *
  * Results are rows (result.h) to a sink on rank 0: one per port
  * (phase "port"), per rank ("aggregate") and per algorithm ("bcast"),

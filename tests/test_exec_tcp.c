@@ -1,9 +1,11 @@
 /* Executor + TCP transport end to end on loopback, each rank a thread of
  * this process (addresses exchanged in memory): every algorithm, several
  * sizes, slices, lanes and roots; every rank's bytes checked against the
- * iteration's pattern.  A second part shows a dead peer is reported. */
+ * iteration's pattern.  A second part shows a dead peer is reported, and
+ * a channel given up (forget) costs no other channel of its lane. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "algos/algos.h"
 #include "check.h"
@@ -244,6 +246,86 @@ static void refused_in_executor(void)
 	lb_sched_free(s);
 }
 
+/* Polls the lane until a completion or an error (-1), for at most 5 s
+ * (0: none came). */
+static int poll_one(struct lb_tp *tp, char *err, size_t len)
+{
+	struct lb_completion c[4];
+	for (int i = 0; i < 5000; i++) {
+		int n = lb_transport_tcp.poll(tp, 0, c, 4, err, len);
+		if (n != 0)
+			return n;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	return 0;
+}
+
+/* forget, 3 ranks on one lane: rank 0 waits for rank 1 (which sends
+ * nothing), gives it up, is refused a post to it, and still exchanges
+ * with rank 2; rank 1, waiting for rank 0, sees the connection closed. */
+static int forget_rank(struct job *j, uint32_t r, struct lb_tp *tp, char *err, size_t len)
+{
+	int rc = 0;
+	if (r == 0) {
+		rc = lb_transport_tcp.post_recv(tp, 0, 1, 0, 8, 1, err, len);
+		lb_transport_tcp.forget(tp, 0, 1);
+		CHECK(lb_transport_tcp.post_send(tp, 0, 1, 0, 8, 2, err, len) == -1 &&
+		      strstr(err, "rank 1 was given up"), "a post to a forgotten peer is refused: '%s'", err);
+		if (rc == 0)
+			rc = lb_transport_tcp.post_recv(tp, 0, 2, 8, 8, 3, err, len);
+		if (rc == 0)
+			rc = poll_one(tp, err, len) == 1 ? 0 : -1;
+	} else if (r == 1) {
+		rc = lb_transport_tcp.post_recv(tp, 0, 0, 0, 8, 4, err, len);
+		if (rc == 0)
+			rc = poll_one(tp, err, len);
+	} else {
+		rc = lb_transport_tcp.post_send(tp, 0, 0, 8, 8, 5, err, len);
+		if (rc == 0)
+			rc = poll_one(tp, err, len) == 1 ? 0 : -1;
+	}
+	pthread_barrier_wait(&j->barrier); /* every end stays open until then */
+	return rc;
+}
+
+static void *forget_main(void *arg)
+{
+	struct rank_arg *a = arg;
+	struct job *j = a->job;
+	struct lb_tp *tp = NULL;
+	uint8_t buf[16] = { 0 };
+	char *err = j->err[a->rank];
+	int rc = connect_rank(j, a->rank, &tp, err, 256);
+	if (rc == 0)
+		rc = lb_transport_tcp.register_buffer(tp, buf, sizeof(buf), err, 256);
+	j->rc[a->rank] = rc ? rc : forget_rank(j, a->rank, tp, err, 256);
+	lb_transport_tcp.close(tp);
+	return NULL;
+}
+
+static void forgotten_peer(void)
+{
+	char err[256];
+	struct lb_algo_params prm = { .ranks = 3, .lanes = 1, .bytes = 16, .slice_bytes = 16 };
+	struct lb_schedule *s = lb_algo_build(lb_algo_find("binomial"), &prm, err, sizeof(err));
+	struct job j = { .s = s, .idle = LB_IDLE_SLEEP, .kill_rank = -1 };
+	pthread_t th[3];
+	struct rank_arg args[3] = { { &j, 0 }, { &j, 1 }, { &j, 2 } };
+	j.addrs = calloc(3, LB_TP_ADDR_MAX);
+	pthread_barrier_init(&j.barrier, NULL, 3);
+	for (int r = 0; r < 3; r++)
+		pthread_create(&th[r], NULL, forget_main, &args[r]);
+	for (int r = 0; r < 3; r++)
+		pthread_join(th[r], NULL);
+	CHECK(j.rc[0] == 0 && j.rc[2] == 0, "ranks 0 and 2 exchange after 0 forgot 1: '%s' '%s'",
+	      j.err[0], j.err[2]);
+	CHECK(j.rc[1] == LB_EPEER && strstr(j.err[1], "rank 0"),
+	      "rank 1 sees rank 0's connection closed: %d '%s'", j.rc[1], j.err[1]);
+	pthread_barrier_destroy(&j.barrier);
+	free(j.addrs);
+	lb_sched_free(s);
+}
+
 int main(void)
 {
 	for (size_t a = 0; a < lb_nalgos; a++) {
@@ -257,5 +339,6 @@ int main(void)
 	dead_peer();
 	refused_by_transport();
 	refused_in_executor();
+	forgotten_peer();
 	return check_status("exec-tcp");
 }

@@ -478,6 +478,9 @@ static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off
 	if (!c)
 		return lb_errf(err, errlen, "tcp lane '%s': no connection with rank %u (not a peer of the lane when it connected)",
 			       name, peer);
+	if (c->fd < 0)
+		return lb_errf(err, errlen, "tcp lane '%s': the connection with rank %u was given up (forget): no more transfers with it",
+			       name, peer);
 	struct xfer x = { .off = off, .len = len, .id = id };
 	if (lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x)))
 		return lb_errf(err, errlen, "tcp lane '%s': out of memory queueing a %s with rank %u",
@@ -648,11 +651,27 @@ static int tcp_counters(struct lb_tp *tp, struct lb_tp_counter *out)
 		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++) {
 			struct tcp_info ti;
 			socklen_t len = sizeof(ti);
-			if (getsockopt(tp->lanes[l].conns[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+			if (tp->lanes[l].conns[i].fd >= 0 &&
+			    getsockopt(tp->lanes[l].conns[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
 				retransmitted += ti.tcpi_total_retrans;
 		}
 	out[0] = (struct lb_tp_counter){ "segments_retransmitted", retransmitted };
 	return 1;
+}
+
+/* The connection closes (closing leaves the lane's epoll set too) and its
+ * queues go; the conn stays, fd -1, so that a later post is refused by
+ * name.  Nothing queued, it is never read, written or armed again. */
+static void tcp_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
+{
+	struct conn *c = conn_for(tp, lane, peer);
+	if (!c || c->fd < 0)
+		return;
+	close(c->fd);
+	c->fd = -1;
+	c->watched = 0;
+	lb_ring_free(&c->sendq);
+	lb_ring_free(&c->recvq);
 }
 
 static void tcp_close(struct lb_tp *tp)
@@ -662,7 +681,8 @@ static void tcp_close(struct lb_tp *tp)
 	for (uint32_t l = 0; tp->lanes && l < tp->cfg.lanes; l++) {
 		struct lane *ln = &tp->lanes[l];
 		for (uint32_t i = 0; i < ln->nconns; i++) {
-			close(ln->conns[i].fd);
+			if (ln->conns[i].fd >= 0)
+				close(ln->conns[i].fd);
 			lb_ring_free(&ln->conns[i].sendq);
 			lb_ring_free(&ln->conns[i].recvq);
 		}
@@ -691,5 +711,6 @@ const struct lb_transport lb_transport_tcp = {
 	.arm = tcp_arm,
 	.lane_rate = tcp_lane_rate,
 	.counters = tcp_counters,
+	.forget = tcp_forget,
 	.close = tcp_close,
 };

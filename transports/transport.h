@@ -139,6 +139,21 @@ struct lb_transport {
 	 *         dropped and the drops by reason (transports/dpdk/dpdk.c);
 	 *   rdma: none (NULL). */
 	int (*counters)(struct lb_tp *tp, struct lb_tp_counter *out);
+	/* Optional: gives up on the channel (lane, peer) for good, for a
+	 * caller that stopped waiting for the peer there (a pair of
+	 * `lanebench check` that failed or ran out of time).  Every transfer
+	 * posted with the peer on the lane and not completed is dropped, with
+	 * its completions poll has not returned yet; the peer is not waited
+	 * for any more (its silence fails no later poll of the lane) and what
+	 * it sends on the lane is discarded; a later post to it on the lane is
+	 * refused (-1, naming it).  The lane's other peers and the other lanes
+	 * go on as before.  From the lane's thread; a peer the lane has no
+	 * channel with is ignored.  Without it (NULL) what was outstanding
+	 * stays, and a dead peer may fail later polls of the lane.
+	 *   tcp:  closes the connection;
+	 *   dpdk: drops the channel's window, queues and the frames it held;
+	 *   rdma: none (NULL). */
+	void (*forget)(struct lb_tp *tp, uint32_t lane, uint32_t peer);
 	void (*close)(struct lb_tp *tp);
 };
 

@@ -38,7 +38,10 @@
  * has no data for us.  A channel that waits for its peer (a send not
  * acknowledged, a receive not filled) and has heard nothing from it --
  * data, ack or keepalive -- for SILENCE_MAX (at most half of --timeout)
- * makes poll() fail with LB_EPEER, naming lane and rank.
+ * makes poll() fail with LB_EPEER, naming lane and rank -- any poll of
+ * the lane, whichever peer the caller waits for then.  So a caller that
+ * stops waiting for a peer calls forget(): the channel's transfers and
+ * frames go, and the lane's other peers are not failed for its silence.
  *
  * Closing.  The job closes after a barrier of all ranks (engine/job.c), so
  * nobody still needs our acks.  af_packet and PCI ports are stopped and
@@ -143,10 +146,16 @@ struct chan { /* one (peer, lane) */
 	double heard_at;    /* last frame from the peer: data, ack or keepalive */
 	double sent_at;     /* last frame to the peer */
 	double busy_since;  /* when the channel last got work after none */
+	int forgotten;      /* forget(): no transfers, no frames either way */
+};
+
+struct done { /* a completion not yet returned, and whose it is */
+	struct lb_completion c;
+	uint32_t peer;
 };
 
 struct comps {
-	struct lb_completion *c;
+	struct done *c;
 	uint32_t n, cap;
 };
 
@@ -582,18 +591,18 @@ static struct xfer *queue_at(struct lb_ring *q, uint32_t i)
 	return lb_ring_at(q, i, sizeof(struct xfer));
 }
 
-static void complete(struct lane *l, uint32_t id, uint8_t kind)
+static void complete(struct lane *l, const struct chan *ch, uint32_t id, uint8_t kind)
 {
 	struct comps *d = &l->done;
 	if (d->n == d->cap) {
 		uint32_t cap = d->cap ? d->cap * 2 : 64;
-		struct lb_completion *c = realloc(d->c, cap * sizeof(*c));
+		struct done *c = realloc(d->c, cap * sizeof(*c));
 		if (!c)
 			abort(); /* a lost completion would hang the job silently */
 		d->c = c;
 		d->cap = cap;
 	}
-	d->c[d->n++] = (struct lb_completion){ id, kind };
+	d->c[d->n++] = (struct done){ { id, kind }, ch->rank };
 }
 
 /* ---- connections ------------------------------------------------------- */
@@ -801,7 +810,7 @@ static void complete_sends(struct lane *l, struct chan *c)
 	struct xfer *x;
 	while (c->framed && (x = queue_at(&c->sendq, 0)) &&
 	       (int32_t)(c->tx.base - x->end_seq) >= 0) {
-		complete(l, x->id, LB_COMP_SEND);
+		complete(l, c, x->id, LB_COMP_SEND);
 		lb_ring_pop(&c->sendq);
 		c->framed--;
 		c->send_msg++;
@@ -819,7 +828,7 @@ static void complete_recvs(struct lane *l, struct chan *c)
 {
 	struct xfer *x;
 	while ((x = queue_at(&c->recvq, 0)) && x->done == x->len) {
-		complete(l, x->id, LB_COMP_RECV);
+		complete(l, c, x->id, LB_COMP_RECV);
 		lb_ring_pop(&c->recvq);
 		c->recv_msg++;
 	}
@@ -883,7 +892,7 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fr
 	enum lb_frame_verdict v = lb_frame_parse(rte_pktmbuf_mtod(m, const uint8_t *),
 						 rte_pktmbuf_data_len(m), &e, &f);
 	int32_t ci = v == LB_FRAME_OK ? l->chan_of[f.src] : -1;
-	if (v != LB_FRAME_OK || ci < 0) {
+	if (v != LB_FRAME_OK || ci < 0 || l->chans[ci].forgotten) {
 		drop(l, v != LB_FRAME_OK ? (enum drop)(v - 1) : DROP_NOT_MINE);
 		return 0;
 	}
@@ -973,6 +982,8 @@ static void progress(struct lb_tp *tp, struct lane *l)
 	double t = now();
 	for (uint32_t i = 0; i < l->nchans; i++) {
 		struct chan *c = &l->chans[i];
+		if (c->forgotten)
+			continue;
 		if (c->ack_due || t - c->sent_at >= KEEPALIVE)
 			send_ack(tp, l, c, t);
 		if (lb_rel_tx_inflight(&c->tx) || c->framed < c->sendq.count)
@@ -1014,6 +1025,9 @@ static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 		return -1;
 	if (!c)
 		return lb_errf(err, errlen, "dpdk lane '%s': no channel with rank %u (not a peer of the lane when it connected)",
+			       l->name, peer);
+	if (c->forgotten)
+		return lb_errf(err, errlen, "dpdk lane '%s': the channel with rank %u was given up (forget): no more transfers with it",
 			       l->name, peer);
 	pthread_mutex_lock(&l->mu);
 	if (!c->sendq.count && !c->recvq.count)
@@ -1074,12 +1088,44 @@ static int dpdk_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	if (n == 0)
 		n = (int)l->done.n < max ? (int)l->done.n : max;
 	if (n > 0) {
-		memcpy(out, l->done.c, (size_t)n * sizeof(*out));
-		memmove(l->done.c, l->done.c + n, (l->done.n - (uint32_t)n) * sizeof(*out));
+		for (int i = 0; i < n; i++)
+			out[i] = l->done.c[i].c;
+		memmove(l->done.c, l->done.c + n, (l->done.n - (uint32_t)n) * sizeof(*l->done.c));
 		l->done.n -= (uint32_t)n;
 	}
 	pthread_mutex_unlock(&l->mu);
 	return n;
+}
+
+/* Completions of `peer` not yet returned leave the lane's list. */
+static void drop_completions(struct comps *d, uint32_t peer)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < d->n; i++)
+		if (d->c[i].peer != peer)
+			d->c[k++] = d->c[i];
+	d->n = k;
+}
+
+/* The channel's queued transfers, its frames in flight (no retransmission
+ * towards a peer nobody waits for) and its completions go; frames from it
+ * held for a receive are dropped at the next replay of the stash, as every
+ * later frame of it (on_frame).  Its keepalives stop too. */
+static void dpdk_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct chan *c = chan_for(tp, lane, peer);
+	if (!c)
+		return;
+	pthread_mutex_lock(&l->mu);
+	c->forgotten = 1;
+	lb_ring_free(&c->sendq);
+	lb_ring_free(&c->recvq);
+	c->framed = 0;
+	lb_rel_tx_init(&c->tx, WINDOW, MIN_RTO, MAX_RTO);
+	drop_completions(&l->done, peer);
+	l->stash_dirty |= l->nstash > 0;
+	pthread_mutex_unlock(&l->mu);
 }
 
 static int dpdk_counters(struct lb_tp *tp, struct lb_tp_counter *out)
@@ -1191,5 +1237,6 @@ const struct lb_transport lb_transport_dpdk = {
 	.post_recv = dpdk_post_recv,
 	.poll = dpdk_poll,
 	.counters = dpdk_counters,
+	.forget = dpdk_forget,
 	.close = dpdk_close,
 };
