@@ -5,10 +5,12 @@
 # must be named within a bounded time.  Rates: 100 Mbit/s per rail, the
 # degraded one 50 Mbit/s: 8 hosts x 2 rails stream at once on this 2-core
 # machine (healthy ports within 3 % of their median in the plain build).
-# --min-bw 80, not the default 90: phase 2 drives all 16 links at once, and
-# with every emulated host on the same 2 cores the aggregates spread by
-# +-10 % under ASan (a healthy rank measured at 89 %); the half-rate rail
-# (50 %) is far below either.
+# --min-bw 70, not the default 90: phase 2 drives all 16 links at once with
+# every emulated host on the same 2 cores, so under ASan, outside load or
+# hypervisor steal a healthy port or aggregate has read 79-89 % of the
+# median; the half-rate rail (50 %) stays far below.  --max-model-ratio 3
+# (default 2): a healthy broadcast once measured 2.02 x its simulation on a
+# loaded machine.
 #   check_cluster.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk
 #     quick: 4 hosts, host 3 rail 1 at half rate (tcp)
 #     full:  8 hosts: healthy; host 5 rail 1 at half rate (and the CSV);
@@ -63,7 +65,7 @@ check() {
 	shift
 	rm -rf "$tmp/logs"
 	timeout 300 "$cluster" run --name "$name" --timeout 280 --log-dir "$tmp/logs" -- \
-		"$lanebench" check --timeout 20 --min-bw 80 "$@" >"$tmp/run" 2>&1
+		"$lanebench" check --timeout 20 --min-bw 70 --max-model-ratio 3 "$@" >"$tmp/run" 2>&1
 	rc=$? secs=$((SECONDS - t0))
 	cp "$tmp/logs/rank0.log" "$log" 2>/dev/null || : >"$log"
 	echo "--- rank 0 (exit $rc, ${secs} s):"
