@@ -168,15 +168,15 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 			       .table = { .out = lb_cli_json_to_stdout(&json) ? stderr : stdout } };
 	struct lb_prov prov = { 0 };
 	char err[512] = "";
-	int rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
+	int rc = check_window_bytes(cmd, o);
+	if (rc == 0)
+		rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
 	if (rc)
 		return rc;
 	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
 		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
 		return LB_EXIT_USAGE;
 	}
-	if ((rc = check_window_bytes(cmd, o)) != 0)
-		return rc;
 	struct lb_p2psweep_params p = params_of(cmd, o);
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
