@@ -10,7 +10,7 @@
 #include "jobprov.h"
 #include "lib/error.h"
 #include "p2p.h"
-#include "pattern.h"
+#include "p2pverify.h"
 #include "stats.h"
 
 /* results/README.md documents these columns; the table shows some. */
@@ -88,123 +88,22 @@ static int emit(const struct lb_p2psweep_params *p, const struct lb_job *j, cons
 	return sink->row(sink->ctx, &res, err, len);
 }
 
-/* What a rank does around each repetition, outside the timed part: the
- * sender's payload filled with a pattern new for every repetition, the
- * receiver's region cleared, the two ranks in step (so that neither one's
- * filling or checking runs into the other's timing), and after the
- * repetition every byte received checked. */
-struct verify {
-	uint32_t next_id;  /* the next repetition's pattern: both ranks count alike */
-	uint64_t bytes;    /* payload bytes this rank checked for the row */
-	uint64_t sync_at;  /* 8 bytes of the buffer for the step between repetitions */
-};
-
-/* One way of a repetition's payload: where, how long, its pattern. */
-struct payload {
-	uint64_t at, len;
-	uint32_t id;
-};
-
-/* The initiator's payload at 0 (`there` bytes, pattern id), the
- * responder's after it (`back` bytes, pattern id + 1; 0: none), as the
- * spread layouts of engine/p2p.h put them. */
-static void payloads(const struct lb_p2p_cfg *c, uint64_t there, uint64_t back, uint32_t id,
-		     struct payload *out, struct payload *in)
-{
-	struct payload fwd = { 0, there, id }, rev = { there, back, id + 1 };
-	*out = c->initiator ? fwd : rev;
-	*in = c->initiator ? rev : fwd;
-}
-
-/* An 8-byte round trip: returns once the peer is ready too. */
-static int in_step(const struct lb_p2p_cfg *c, uint64_t at, char *err, size_t len)
-{
-	struct lb_p2p_cfg s = *c;
-	s.bytes = 8;
-	s.offset = at;
-	s.spread = 0;
-	return lb_p2p_latency(&s, NULL, err, len);
-}
-
-static int check_in(const struct lb_p2p_cfg *c, const struct payload *in, uint64_t *verified,
-		    char *err, size_t len)
-{
-	uint64_t bad;
-	if (lb_pattern_check(c->buf + in->at, in->len, in->id, &bad) == 0) {
-		*verified += in->len;
-		return 0;
-	}
-	return lb_errf(err, len, "wrong data from rank %u on lane %u at byte %llu of message %llu "
-		       "(%llu-byte messages)", c->peer, c->lane, (unsigned long long)(bad % c->bytes),
-		       (unsigned long long)(bad / c->bytes), (unsigned long long)c->bytes);
-}
-
-/* One repetition of a test: sample k of each of its series (n apart), or
- * none (a warm-up). */
-typedef int repetition(const struct lb_p2p_cfg *c, double *s, uint32_t n, uint32_t k,
-		       int timed, char *err, size_t len);
-
-static int latency_rep(const struct lb_p2p_cfg *c, double *s, uint32_t n, uint32_t k,
-		       int timed, char *err, size_t len)
-{
-	return lb_p2p_latency(c, timed ? s + k : NULL, err, len);
-}
-
-static int uni_rep(const struct lb_p2p_cfg *c, double *s, uint32_t n, uint32_t k, int timed,
-		   char *err, size_t len)
-{
-	return lb_p2p_bandwidth(c, timed ? s + k : NULL, err, len);
-}
-
-static int bi_rep(const struct lb_p2p_cfg *c, double *s, uint32_t n, uint32_t k, int timed,
-		  char *err, size_t len)
-{
-	struct lb_p2p_bi_samples bi = { s + k, s + n + k, s + 2 * (size_t)n + k };
-	return lb_p2p_bandwidth_bi(c, timed ? &bi : NULL, err, len);
-}
-
-/* The test's warm-up and timed repetitions one at a time, each verified;
- * the initiator sends `there` bytes and the responder `back`. */
-static int repeat(struct verify *v, const struct lb_p2p_cfg *c, repetition *rep, uint64_t there,
-		  uint64_t back, double *s, char *err, size_t len)
-{
-	struct lb_p2p_cfg one = *c;
-	one.iters = 1;
-	one.warmup = 0;
-	one.spread = 1;
-	int rc = 0;
-	for (uint32_t i = 0; rc == 0 && i < c->warmup + c->iters; i++) {
-		struct payload out, in;
-		payloads(c, there, back, v->next_id, &out, &in);
-		v->next_id += 2;
-		lb_pattern_fill(c->buf + out.at, out.len, out.id);
-		memset(c->buf + in.at, 0, in.len);
-		rc = in_step(&one, v->sync_at, err, len);
-		if (rc == 0)
-			rc = rep(&one, s, c->iters, i - c->warmup, i >= c->warmup, err, len);
-		if (rc == 0)
-			rc = check_in(&one, &in, &v->bytes, err, len);
-	}
-	return rc;
-}
-
 /* Bandwidth of one size: one way (rank 0 to 1), or both ways at once. */
-static int measure_bw(const struct lb_p2psweep_params *p, struct verify *v,
+static int measure_bw(const struct lb_p2psweep_params *p, struct lb_p2p_verify *v,
 		      const struct lb_p2p_cfg *c, double *s, struct p2p_row *row, char *err,
 		      size_t len)
 {
-	uint64_t window = (uint64_t)p->window * c->bytes;
 	struct lb_stats st;
 	int rc;
 	row->received = NAN;
 	if (!p->bidirectional) {
-		rc = repeat(v, c, uni_rep, window, 0, s, err, len);
+		rc = lb_p2p_verified(v, c, LB_P2P_ONE_WAY, s, err, len);
 		lb_stats_compute(s, p->iterations, &row->bw);
 		row->sent = row->bw.median;
 		return rc;
 	}
 	struct lb_p2p_bi_samples bi = { s, s + p->iterations, s + 2 * (size_t)p->iterations };
-	rc = repeat(v, c, bi_rep, window, window, s, err, len);
+	rc = lb_p2p_verified(v, c, LB_P2P_BOTH_WAYS, s, err, len);
 	lb_stats_compute(bi.sent, p->iterations, &st);
 	row->sent = st.median;
 	lb_stats_compute(bi.received, p->iterations, &st);
@@ -216,7 +115,7 @@ static int measure_bw(const struct lb_p2psweep_params *p, struct verify *v,
 /* Ranks 0 and 1 measure one size on one lane; rank 0 keeps the figures,
  * each rank the count of bytes it verified. */
 static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_t lane,
-		   uint64_t bytes, struct verify *v, struct p2p_row *row, char *err, size_t len)
+		   uint64_t bytes, struct lb_p2p_verify *v, struct p2p_row *row, char *err, size_t len)
 {
 	double *s = calloc(3 * (size_t)p->iterations, sizeof(*s)); /* bidirectional: 3 series */
 	if (!s)
@@ -228,7 +127,7 @@ static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_
 		.timeout = j->timeout, .stop = p->stop,
 	};
 	v->bytes = 0;
-	int rc = repeat(v, &c, latency_rep, bytes, bytes, s, err, len);
+	int rc = lb_p2p_verified(v, &c, LB_P2P_LATENCY, s, err, len);
 	lb_stats_compute(s, p->iterations, &row->lat);
 	if (rc == 0)
 		rc = measure_bw(p, v, &c, s, row, err, len);
@@ -269,7 +168,7 @@ static int gather_verified(struct lb_job *j, int rc, struct p2p_row *row, int *b
 static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j, const struct lb_col *cols,
 		 const struct lb_sink *sink, char *err, size_t len)
 {
-	struct verify v = { .next_id = 1, .sync_at = j->buflen - 8 };
+	struct lb_p2p_verify v = { .next_id = 1, .sync_at = j->buflen - 16 };
 	for (uint32_t l = 0; l < j->lanes; l++)
 		for (size_t i = 0; i < p->nsizes; i++) {
 			struct p2p_row row = { 0 };
@@ -284,24 +183,20 @@ static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j, const str
 				return grc;
 			if (rc == 0 && j->rank == 0 && both_ok) /* else agree names the cause */
 				rc = emit(p, j, cols, &row, sink, err, len);
+			rc = rc == LB_EPEER ? 0 : rc; /* the peer found wrong data: its reason */
 			if ((rc = lb_job_agree(j, rc, err, len)) != 0)
 				return rc;
 		}
 	return 0;
 }
 
-/* The largest size's payloads side by side (engine/p2p.h, spread): the
- * latency's two messages, the window one way (and its acknowledgement) or
- * both ways (and both acknowledgements); then 8 bytes for the step
- * between repetitions. */
+/* The largest size's payloads side by side (p2pverify.h). */
 static uint64_t buffer_bytes(const struct lb_p2psweep_params *p)
 {
 	uint64_t max = 0;
 	for (size_t i = 0; i < p->nsizes; i++)
 		max = p->sizes[i] > max ? p->sizes[i] : max;
-	uint64_t window = (uint64_t)p->window * max;
-	uint64_t need = p->bidirectional ? 2 * window + 16 : window + 8;
-	return (need > 2 * max ? need : 2 * max) + 8;
+	return lb_p2p_verify_buffer(max, p->window, p->bidirectional);
 }
 
 int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
