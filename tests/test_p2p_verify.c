@@ -37,8 +37,8 @@ static int flip_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64
 			  uint64_t len, uint32_t id, char *err, size_t errlen)
 {
 	uint32_t r = rank_of(tp);
-	int rc = lb_transport_tcp.post_recv(tp, lane, peer, off, len, id | (uint32_t)(len == MSG) << 31, err,
-					    errlen);
+	uint32_t mark = (uint32_t)(len == MSG) << 31; /* poll knows it by its id */
+	int rc = lb_transport_tcp.post_recv(tp, lane, peer, off, len, id | mark, err, errlen);
 	if (rc == 0 && len == MSG)
 		flip.posted[r][flip.nposted[r]++ % 4096] = off;
 	return rc;
