@@ -141,8 +141,8 @@ static void clean(enum lb_p2p_test t)
 	uint64_t want1 = t == LB_P2P_LATENCY ? reps * MSG : reps * window;
 	run(t, 0, 0, r);
 	CHECK(r[0].rc == 0 && r[1].rc == 0, "%s: rank 0: %s; rank 1: %s", NAMES[t], r[0].err, r[1].err);
-	CHECK(r[0].verified == want0 && r[1].verified == want1, "%s: verified %llu and %llu, want %llu and %llu",
-	      NAMES[t], (unsigned long long)r[0].verified, (unsigned long long)r[1].verified,
+	CHECK(r[0].verified == want0 && r[1].verified == want1,
+	      "%s: verified %llu and %llu, want %llu and %llu", NAMES[t], (unsigned long long)r[0].verified, (unsigned long long)r[1].verified,
 	      (unsigned long long)want0, (unsigned long long)want1);
 }
 
