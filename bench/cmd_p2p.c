@@ -142,6 +142,24 @@ static int run_sinks(const struct lb_p2psweep_params *p, struct p2p_out *out,
 	return lb_p2psweep_run(p, &sink, err, len);
 }
 
+/* Every byte of a bandwidth window is verified, so the window's messages
+ * lie side by side in the buffer (window x the largest size, twice with
+ * -b): refused past a size a rank can be expected to hold. */
+static int check_window_bytes(const struct lb_cmd *cmd, const struct p2p_opts *o)
+{
+	uint64_t max = 0;
+	for (size_t i = 0; i < o->sizes.n; i++)
+		max = o->sizes.v[i] > max ? o->sizes.v[i] : max;
+	if (max <= LB_P2P_MAX_WINDOW_BYTES / o->window)
+		return 0;
+	char cap[24];
+	lb_format_size(LB_P2P_MAX_WINDOW_BYTES, cap, sizeof(cap));
+	lb_cli_error(cmd, NULL, "-w %u x -m %llu bytes (the largest size) is over %s: every "
+		     "byte of a window is verified, so the window needs that much buffer; "
+		     "give a smaller -w or -m", o->window, (unsigned long long)max, cap);
+	return LB_EXIT_USAGE;
+}
+
 static int p2p(const struct lb_cmd *cmd, void *base)
 {
 	const struct p2p_opts *o = base;
@@ -150,7 +168,9 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 			       .table = { .out = lb_cli_json_to_stdout(&json) ? stderr : stdout } };
 	struct lb_prov prov = { 0 };
 	char err[512] = "";
-	int rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
+	int rc = check_window_bytes(cmd, o);
+	if (rc == 0)
+		rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
 	if (rc)
 		return rc;
 	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
@@ -180,7 +200,13 @@ static void p2p_more_help(FILE *out)
 	      "Every rank of a job of at least two runs this command (launched as for\n"
 	      "bcast: see lanebench bcast --help); ranks 0 and 1 measure, the others only\n"
 	      "take part in the set-up.  Outside a job it refuses to run.  The CSV columns\n"
-	      "are described in results/README.md.\n", out);
+	      "are described in results/README.md.\n"
+	      "\n"
+	      "Every byte is verified, outside the timed part: each repetition's payload\n"
+	      "is a new pattern, checked by the rank that received it (verified_bytes).\n"
+	      "A window's messages therefore lie side by side: each measuring rank holds\n"
+	      "a buffer of -w x the largest -m (twice that with -b; 16 x 4M = 64 MiB by\n"
+	      "default); -w x the largest -m over 1G is refused.\n", out);
 }
 
 static int run_p2p(const struct lb_cmd *cmd, int argc, char **argv)

@@ -96,10 +96,12 @@ static int post_at(const struct lb_p2p_cfg *c, int send, uint64_t off, uint64_t 
 	return rc ? -1 : 0;
 }
 
-/* Uni-directional tests: every message at the configured offset. */
+/* Latency: the initiator's message at the offset; the reply at the
+ * offset too, or one message further when spread, so that each side can
+ * verify what the other sent. */
 static int post(const struct lb_p2p_cfg *c, int send, uint64_t bytes, char *err, size_t len)
 {
-	return post_at(c, send, slot_at(c, 0), bytes, err, len);
+	return post_at(c, send, slot_at(c, (uint32_t)(send != c->initiator)), bytes, err, len);
 }
 
 /* The acknowledgement of a window: after the window's bytes when spread. */
@@ -194,25 +196,29 @@ int lb_p2p_bandwidth(const struct lb_p2p_cfg *c, double *samples, char *err, siz
 /* One bidirectional repetition: *t the whole of it, *t_in until the
  * peer's window arrived here, *peer_in the peer's own t_in (from its
  * acknowledgement).  A transfer lands at the offset it was sent from, so
- * each side sends from its own half: the initiator [0, bytes) and its
- * acknowledgement at 2 x bytes, the responder [bytes, 2 x bytes) and 8
- * bytes further; no byte is written while it is being sent. */
+ * each side sends from its own region: the initiator's first, the
+ * responder's after it, each one message long (every message of the
+ * window sent from it), or window x bytes when spread (message w at w x
+ * bytes into it); then the initiator's acknowledgement and 8 bytes further
+ * the responder's.  No byte is written while it is being sent. */
 static int stream_bi(const struct lb_p2p_cfg *c, double *t, double *t_in, double *peer_in,
 		     char *err, size_t len)
 {
-	uint64_t out = c->initiator ? 0 : c->bytes, in = c->initiator ? c->bytes : 0;
-	uint64_t ack_out = 2 * c->bytes + (c->initiator ? 0 : sizeof(double));
-	uint64_t ack_in = 2 * c->bytes + (c->initiator ? sizeof(double) : 0);
+	uint64_t region = c->spread ? (uint64_t)c->window * c->bytes : c->bytes;
+	uint64_t out = c->initiator ? 0 : region, in = c->initiator ? region : 0;
+	uint64_t ack_out = 2 * region + (c->initiator ? 0 : sizeof(double));
+	uint64_t ack_in = 2 * region + (c->initiator ? sizeof(double) : 0);
+	uint64_t step = c->spread ? c->bytes : 0;
 	uint32_t sends = c->window;
 	int64_t due = c->window;
 	double t0 = now();
 	for (uint32_t w = 0; w < c->window; w++)
-		if (post_at(c, 0, in, c->bytes, err, len))
+		if (post_at(c, 0, in + w * step, c->bytes, err, len))
 			return -1;
 	if (post_at(c, 0, ack_in, sizeof(double), err, len))
 		return -1;
 	for (uint32_t w = 0; w < c->window; w++)
-		if (post_at(c, 1, out, c->bytes, err, len))
+		if (post_at(c, 1, out + w * step, c->bytes, err, len))
 			return -1;
 	/* Receives complete in posting order: the window first, then the ack
 	 * (which may come in the same poll: due counts it). */

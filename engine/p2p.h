@@ -24,10 +24,12 @@ struct lb_p2p_cfg {
 	uint32_t window;   /* messages in flight per bandwidth repetition */
 	uint64_t offset;   /* where in buf the messages go, the same on both sides
 			    * (latency and bandwidth; the bidirectional test uses 0) */
-	int spread;        /* bandwidth: message w of the window at offset + w x bytes,
-			    * the acknowledgement after them (window x bytes + 8 long),
-			    * so the caller can verify every byte of a repetition;
-			    * 0: every message at offset */
+	int spread;        /* lay messages side by side, so the caller can verify
+			    * every byte of a repetition: latency: the reply at
+			    * offset + bytes (2 x bytes long); bandwidth: message w of
+			    * the window at offset + w x bytes, the acknowledgement
+			    * after them (window x bytes + 8 long); bidirectional: see
+			    * lb_p2p_bandwidth_bi.  0: every message at offset */
 	enum lb_idle idle;
 	double timeout;    /* seconds for one repetition */
 	const volatile sig_atomic_t *stop; /* optional: non-zero stops at once */
@@ -55,8 +57,11 @@ struct lb_p2p_bi_samples {
 /* Both ranks stream window messages to each other at once, each sends an
  * 8-byte acknowledgement (holding the time it took to receive the
  * peer's window) once the peer's window arrived; a repetition ends when
- * the acknowledgement came and every send completed.  The buffer must hold
- * 2 x bytes + 16 (each side sends from its own half). */
+ * the acknowledgement came and every send completed.  Each side sends from
+ * its own region, the initiator's at 0 and the responder's after it, then
+ * the two acknowledgements: a region is one message (the buffer holds
+ * 2 x bytes + 16) or, spread, the window side by side (2 x window x bytes
+ * + 16), message w at w x bytes into it. */
 int lb_p2p_bandwidth_bi(const struct lb_p2p_cfg *cfg, const struct lb_p2p_bi_samples *samples,
 			char *err, size_t errlen);
 

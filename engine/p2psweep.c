@@ -10,6 +10,7 @@
 #include "jobprov.h"
 #include "lib/error.h"
 #include "p2p.h"
+#include "p2pverify.h"
 #include "stats.h"
 
 /* results/README.md documents these columns; the table shows some. */
@@ -36,6 +37,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("lane_rate_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("efficiency_ratio", LB_COL_REAL),
 	  .table = { { LB_SHOW_FIXED, "eff", 6, 3, .nan = "-" } } },
+	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
 };
 
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
@@ -46,6 +48,7 @@ struct p2p_row {
 	struct lb_stats lat, bw;    /* bw: both directions summed when bidirectional */
 	double sent, received;      /* medians of each direction, rank 0's view; NaN: none */
 	double efficiency;
+	uint64_t verified;          /* payload bytes ranks 0 and 1 checked (each its own until gathered) */
 };
 
 /* The columns of the run: a bidirectional one also shows the direction
@@ -78,6 +81,7 @@ static int emit(const struct lb_p2psweep_params *p, const struct lb_job *j, cons
 		{ .d = r->lat.min }, { .d = r->lat.median }, { .d = r->lat.p99 },
 		{ .d = r->bw.median }, { .d = r->bw.max }, { .d = r->sent }, { .d = r->received },
 		{ .d = j->lane_rate > 0 ? j->lane_rate : NAN }, { .d = r->efficiency },
+		{ .u = r->verified },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
 	const struct lb_result res = { .cols = cols, .ncols = NCOLUMNS, .vals = v };
@@ -85,20 +89,21 @@ static int emit(const struct lb_p2psweep_params *p, const struct lb_job *j, cons
 }
 
 /* Bandwidth of one size: one way (rank 0 to 1), or both ways at once. */
-static int measure_bw(const struct lb_p2psweep_params *p, const struct lb_p2p_cfg *c,
-		      double *s, struct p2p_row *row, char *err, size_t len)
+static int measure_bw(const struct lb_p2psweep_params *p, struct lb_p2p_verify *v,
+		      const struct lb_p2p_cfg *c, double *s, struct p2p_row *row, char *err,
+		      size_t len)
 {
 	struct lb_stats st;
 	int rc;
 	row->received = NAN;
 	if (!p->bidirectional) {
-		rc = lb_p2p_bandwidth(c, s, err, len);
+		rc = lb_p2p_verified(v, c, LB_P2P_ONE_WAY, s, err, len);
 		lb_stats_compute(s, p->iterations, &row->bw);
 		row->sent = row->bw.median;
 		return rc;
 	}
 	struct lb_p2p_bi_samples bi = { s, s + p->iterations, s + 2 * (size_t)p->iterations };
-	rc = lb_p2p_bandwidth_bi(c, &bi, err, len);
+	rc = lb_p2p_verified(v, c, LB_P2P_BOTH_WAYS, s, err, len);
 	lb_stats_compute(bi.sent, p->iterations, &st);
 	row->sent = st.median;
 	lb_stats_compute(bi.received, p->iterations, &st);
@@ -107,9 +112,10 @@ static int measure_bw(const struct lb_p2psweep_params *p, const struct lb_p2p_cf
 	return rc;
 }
 
-/* Ranks 0 and 1 measure one size on one lane; rank 0 keeps the figures. */
+/* Ranks 0 and 1 measure one size on one lane; rank 0 keeps the figures,
+ * each rank the count of bytes it verified. */
 static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_t lane,
-		   uint64_t bytes, struct p2p_row *row, char *err, size_t len)
+		   uint64_t bytes, struct lb_p2p_verify *v, struct p2p_row *row, char *err, size_t len)
 {
 	double *s = calloc(3 * (size_t)p->iterations, sizeof(*s)); /* bidirectional: 3 series */
 	if (!s)
@@ -120,12 +126,14 @@ static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_
 		.warmup = p->warmup, .window = p->window, .idle = p->idle,
 		.timeout = j->timeout, .stop = p->stop,
 	};
-	int rc = lb_p2p_latency(&c, s, err, len);
+	v->bytes = 0;
+	int rc = lb_p2p_verified(v, &c, LB_P2P_LATENCY, s, err, len);
 	lb_stats_compute(s, p->iterations, &row->lat);
 	if (rc == 0)
-		rc = measure_bw(p, &c, s, row, err, len);
+		rc = measure_bw(p, v, &c, s, row, err, len);
 	row->lane = lane;
 	row->bytes = bytes;
+	row->verified = v->bytes;
 	/* Both directions: a fraction of the full-duplex capacity, 2 x the rate. */
 	double capacity = (p->bidirectional ? 2 : 1) * j->lane_rate;
 	row->efficiency = j->lane_rate > 0 ? row->bw.median / capacity : NAN;
@@ -133,23 +141,62 @@ static int measure(const struct lb_p2psweep_params *p, struct lb_job *j, uint32_
 	return rc;
 }
 
+#define FAILED UINT64_MAX /* a rank's count when its measurement failed */
+
+/* Collective: rank 0 learns what ranks 0 and 1 verified for the row, into
+ * row->verified, and *both_ok whether both measured it.  rc is this rank's
+ * measurement; err keeps its reason. */
+static int gather_verified(struct lb_job *j, int rc, struct p2p_row *row, int *both_ok,
+			   char *err, size_t len)
+{
+	uint64_t mine = j->rank > 1 ? 0 : rc ? FAILED : row->verified;
+	uint64_t *all = j->rank == 0 ? calloc(j->size, sizeof(*all)) : NULL;
+	char why[256];
+	*both_ok = 0;
+	if (j->rank == 0 && !all)
+		return rc ? rc : lb_errf(err, len, "out of memory");
+	int grc = lb_boot_gather(j->boot, &mine, sizeof(mine), all, why, sizeof(why));
+	if (grc && rc == 0)
+		snprintf(err, len, "%s", why);
+	*both_ok = grc == 0 && all && all[0] != FAILED && all[1] != FAILED;
+	if (*both_ok)
+		row->verified = all[0] + all[1];
+	free(all);
+	return grc;
+}
+
 static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j, const struct lb_col *cols,
 		 const struct lb_sink *sink, char *err, size_t len)
 {
+	struct lb_p2p_verify v = { .next_id = 1, .sync_at = j->buflen - 16 };
 	for (uint32_t l = 0; l < j->lanes; l++)
 		for (size_t i = 0; i < p->nsizes; i++) {
-			struct p2p_row row;
-			int rc = j->rank > 1 ? 0 : measure(p, j, l, p->sizes[i], &row, err, len);
-			if (rc == 0 && j->rank == 0)
-				rc = emit(p, j, cols, &row, sink, err, len);
+			struct p2p_row row = { 0 };
+			int both_ok, rc = j->rank > 1 ? 0 : measure(p, j, l, p->sizes[i], &v, &row,
+								   err, len);
 			if (p->stop && *p->stop) { /* rank 1 may be in a data phase: tell it now */
 				lb_boot_abort(j->boot, "rank 0 was stopped by a signal");
 				return -1;
 			}
+			int grc = gather_verified(j, rc, &row, &both_ok, err, len);
+			if (grc)
+				return grc;
+			if (rc == 0 && j->rank == 0 && both_ok) /* else agree names the cause */
+				rc = emit(p, j, cols, &row, sink, err, len);
+			rc = rc == LB_EPEER ? 0 : rc; /* the peer found wrong data: its reason */
 			if ((rc = lb_job_agree(j, rc, err, len)) != 0)
 				return rc;
 		}
 	return 0;
+}
+
+/* The largest size's payloads side by side (p2pverify.h). */
+static uint64_t buffer_bytes(const struct lb_p2psweep_params *p)
+{
+	uint64_t max = 0;
+	for (size_t i = 0; i < p->nsizes; i++)
+		max = p->sizes[i] > max ? p->sizes[i] : max;
+	return lb_p2p_verify_buffer(max, p->window, p->bidirectional);
 }
 
 int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *sink,
@@ -158,10 +205,7 @@ int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *si
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .tp_options = p->tp_options };
-	for (size_t i = 0; i < p->nsizes; i++)
-		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
-	if (p->bidirectional) /* lb_p2p_bandwidth_bi's layout */
-		jp.buffer_bytes = 2 * jp.buffer_bytes + 2 * sizeof(double);
+	jp.buffer_bytes = buffer_bytes(p);
 	struct lb_col cols[NCOLUMNS];
 	columns_of(p, cols);
 	struct lb_job j;

@@ -15,6 +15,10 @@
 #include "result.h"
 #include "transports/transport.h"
 
+/* The largest window x message size (bytes): every byte of a window is
+ * verified, so its messages lie side by side in the buffer. */
+#define LB_P2P_MAX_WINDOW_BYTES (1ull << 30)
+
 struct lb_p2psweep_params {
 	const uint64_t *sizes;     /* message sizes, bytes */
 	size_t nsizes;

@@ -159,6 +159,9 @@ expect_usage "root: bad range '3-1'" bcast -r 3-1
 expect_usage "scripts/cluster run" bcast -a chain -m 4K
 expect_usage "LANEBENCH_RANK=0 LANEBENCH_SIZE=1" bcast
 expect_usage "srun or mpirun" p2p -m 8
+# Every byte of a p2p window is verified, side by side in the buffer: refused
+# past 1 GiB of window, naming both options (before asking for a job).
+expect_usage "-w 4096 x -m 1048576 bytes" p2p -w 4096 -m 8,1M
 LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_usage "at least 2 ranks, this one has 1 (LANEBENCH_SIZE=1)" p2p
 expect_usage "'0'" bcast --timeout 0
 # The NIC list's old spelling: refused, naming the new one (--lanes counts).

@@ -113,10 +113,17 @@ p2p() { # csv, then lanebench p2p options
 }
 check "2 ranks, p2p -b" p2p "$tmp/bi.csv" -b -m 8,64K -i 3 -x 1
 check "2 ranks, p2p" p2p "$tmp/uni.csv" -m 8,64K -i 3 -x 1
+# Every byte verified: per repetition (-i 3 -x 1: 4), the ping-pong's
+# message both ways, and the window (the row's window of messages) one way
+# or both.
 rows() { # csv -> "lane:bytes:direction:ok" per row, ok when every figure is there
 	awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ ok = $c["latency_median_seconds"] > 0 && $c["bandwidth_median_bytes_per_second"] > 0 &&
 		$c["bandwidth_sent_median_bytes_per_second"] > 0
+	  b = $c["message_bytes"]; ways = $c["direction"] == "bi" ? 2 : 1
+	  want = (3 + 1) * (2 * b + ways * $c["window"] * b)
+	  if ($c["verified_bytes"] != want) {
+		printf "verified_bytes %s, want %d: ", $c["verified_bytes"], want; ok = 0 }
 	  if ($c["direction"] == "bi") ok = ok && $c["bandwidth_received_median_bytes_per_second"] > 0
 	  else ok = ok && $c["bandwidth_received_median_bytes_per_second"] == ""
 	  printf "%s:%s:%s:%d ", $c["lane"], $c["message_bytes"], $c["direction"], ok }' "$1"

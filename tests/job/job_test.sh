@@ -61,7 +61,7 @@ alone 0 "rank(s) 1 never connected" "timeout after 3 s" p2p
 # The CSV schemas (results/README.md), column by column (this job is tcp:
 # its one counter column ends the bcast header).
 bcast_header=label,transport,algorithm,ranks,lanes,root,stripe,idle,message_bytes,slice_bytes,slices,iterations,warmup,time_min_seconds,time_median_seconds,time_mean_seconds,time_p99_seconds,time_max_seconds,algbw_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,calib_latency_seconds,calib_lane_bandwidth_bytes_per_second,table_seconds,refined_seconds,sim_seconds,measured_over_table_ratio,measured_over_refined_ratio,measured_over_sim_ratio,verified_bytes,tcp_segments_retransmitted_count
-p2p_header=transport,lane,lane_name,message_bytes,iterations,window,direction,latency_min_seconds,latency_median_seconds,latency_p99_seconds,bandwidth_median_bytes_per_second,bandwidth_max_bytes_per_second,bandwidth_sent_median_bytes_per_second,bandwidth_received_median_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio
+p2p_header=transport,lane,lane_name,message_bytes,iterations,window,direction,latency_min_seconds,latency_median_seconds,latency_p99_seconds,bandwidth_median_bytes_per_second,bandwidth_max_bytes_per_second,bandwidth_sent_median_bytes_per_second,bandwidth_received_median_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,verified_bytes
 
 # same_header WHAT FILE WANT: the provenance head (format first, the
 # command line, a host per rank), then the header of results/README.md.
