@@ -182,7 +182,7 @@ else
 	fail "bcast --json, SIGTERM: $(cat "$tmp/bterm/f.json" 2>&1 | tail -3)"
 fi
 
-stop_pair INT 3 "$tmp/pint" p2p --nics 127.0.0.1 -m 8:64M -i 50
+stop_pair INT 3 "$tmp/pint" p2p --nics 127.0.0.1 -m 8:8M -i 50 # 8M x the window of 16: a 128 MiB buffer per rank
 if [ "$rc0" = 130 ] && [ "$rc1" != 0 ] && [ "$took" -le 20 ]; then
 	ok "p2p, SIGINT to rank 0 after 3 rows: exit 130, rank 1 exit $rc1 in $took s"
 else
