@@ -14,8 +14,9 @@
  * ports that touch it, not the lane's later pairs.
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
- * Phase 3: one broadcast per algorithm by the bcast engine (a job of its
- * own), measured over simulated time; skipped when a pair failed.
+ * Phase 3: one broadcast per algorithm by the bcast engine, in the check's
+ * own job (lb_bcast_run_in: dpdk allows one EAL per process), measured
+ * over simulated time; skipped when a pair failed.
  *
  * Results are rows (result.h) to a sink on rank 0: one per port
  * (phase "port"), per rank ("aggregate") and per algorithm ("bcast"),
