@@ -36,8 +36,14 @@ eal_of() { # rank: the EAL arguments of that rank
 	echo "$eal"
 }
 
+# A port nothing uses now, as the kernel picks it.  (A random one once
+# collided with a connection's local port -- ephemeral ports start at
+# 32768 -- and rank 0 could not listen: "Address already in use".)
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
 run() { # description, lanebench bcast options: all ranks, bounded in time
-	local what=$1 port=$((20000 + RANDOM % 20000)) rc=0
+	local what=$1 port rc=0
+	port=$(free_port)
 	shift
 	pids=()
 	for i in $(seq 0 $((n - 1))); do
