@@ -22,8 +22,10 @@
 set -uo pipefail
 lanebench=${1:?usage: check_cluster.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk}
 cluster=${2:?} mode=${3:?}
-name=lbk$$
-name=${name:0:6}
+# A prefix per test and the PID's last three digits: two tests that meson
+# runs side by side must not share a cluster (the first six characters of
+# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
+name=lbc$(printf %03d $(($$ % 1000)))
 fails=0
 if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
 	echo "SKIP: needs root and network namespaces"

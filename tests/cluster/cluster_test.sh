@@ -9,8 +9,10 @@
 # (not root, or network namespaces unavailable).
 set -uo pipefail
 cluster=${1:?usage: cluster_test.sh path/to/scripts/cluster}
-name=lbt$$ # unique: other checkouts may run this test at the same time
-name=${name:0:6}
+# A prefix per test and the PID's last three digits: two tests that meson
+# runs side by side must not share a cluster (the first six characters of
+# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
+name=lbt$(printf %03d $(($$ % 1000)))
 fails=0
 
 if [ "$(id -u)" != 0 ]; then

@@ -10,8 +10,10 @@
 #   dpdk_cluster.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
 lanebench=$1 cluster=$2
-name=lbd$$
-name=${name:0:6}
+# A prefix per test and the PID's last three digits: two tests that meson
+# runs side by side must not share a cluster (the first six characters of
+# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
+name=lbd$(printf %03d $(($$ % 1000)))
 fails=0
 if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
 	echo "SKIP: needs root and network namespaces"

@@ -11,8 +11,10 @@ set -uo pipefail
 lanebench=$1 cluster=$2 transport=$3
 shift 3
 readonly VICTIM=2 SURVIVORS="0 1 3" TIMEOUT=10
-name=lbk$$
-name=${name:0:6}
+# A prefix per test and the PID's last three digits: two tests that meson
+# runs side by side must not share a cluster (the first six characters of
+# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
+name=lbk$(printf %03d $(($$ % 1000)))
 if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
 	echo "SKIP: needs root and network namespaces"
 	exit 77
