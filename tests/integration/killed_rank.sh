@@ -21,7 +21,7 @@ if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
 fi
 ip netns del "$name-probe"
 tmp=$(mktemp -d)
-fails=0 runner='' victim='' rundir=''
+fails=0 runner='' victim='' rundir='' started=0
 cleanup() {
 	[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null
 	[ -n "$runner" ] && kill "$runner" 2>/dev/null && wait "$runner" 2>/dev/null
@@ -80,14 +80,21 @@ error_line() { grep -v ' started$' "$tmp/logs/rank$1.log" | grep 'lanebench bcas
 one_case() { # signal
 	local sig=$1 r pids=() t0 elapsed worst=0 report=''
 	rm -rf "$tmp/logs" "$tmp/run.log"
-	exited=()
+	exited=() started=$SECONDS
 	"$cluster" run --name "$name" --timeout 120 --log-dir "$tmp/logs" -- \
 		"$lanebench" bcast -t "$transport" --no-pin --timeout "$TIMEOUT" --verbose -a chain \
 		-m 16M -s 256K -i 500 -x 0 --no-calibration -o "$tmp/k.csv" >"$tmp/run.log" 2>&1 &
 	runner=$!
 	if ! wait_data_phase; then
-		fail "$transport $sig: rank $VICTIM never reported its second iteration"
-		tail -5 "$tmp/run.log" "$tmp"/logs/* 2>/dev/null
+		local how='had exited' rc
+		if kill -0 "$runner" 2>/dev/null; then how='was still running: ended it'; kill "$runner"; fi
+		wait "$runner"
+		rc=$? runner=''
+		fail "$transport $sig: rank $VICTIM never reported its second iteration after $((SECONDS - started)) s (cluster run $how, status $rc)"
+		# Everything the run said: which rank ended it, and why.
+		echo "run.log:"; sed 's/^/    /' "$tmp/run.log" 2>/dev/null | tail -20
+		ls -l "$tmp/logs" 2>&1 | sed 's/^/    /'
+		for r in 0 1 2 3; do echo "rank $r log:"; tail -5 "$tmp/logs/rank$r.log" 2>&1 | sed 's/^/    /'; done
 		return
 	fi
 	victim=$(ip netns pids "$name-h$VICTIM")
