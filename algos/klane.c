@@ -62,27 +62,77 @@ uint64_t lb_blocks_klane(const struct lb_algo_params *prm)
 	return lb_mul_sat(lb_div_ceil(slices, parts), parts);
 }
 
-/* Interior ranks of tree j with their child counts, from the walk that
- * gives each rank K slots: *next / *left carry the walk between trees.
- * Full ranks first, the partly used ones last (shallower full subtrees). */
-static uint32_t interior(const struct kl *t, uint32_t *next, uint32_t *left,
-			 uint32_t *node, uint32_t *cap)
+/* Tree j's interior: the slots [j (n - 1), (j + 1) (n - 1)) of the walk
+ * that gives each non-root rank K child slots in turn (slot x is relative
+ * rank x / K + 1's).  Ranks strictly inside the span are full (K children
+ * in this tree); the first and the last may share their slots with the
+ * neighbouring trees (partial).  Needs n >= 2. */
+struct kl_span {
+	uint32_t first, last;          /* relative ranks */
+	uint32_t cap_first, cap_last;  /* their child slots in this tree */
+};
+
+static struct kl_span span_of(uint32_t n, uint32_t K, uint32_t j)
 {
-	uint32_t need = t->n - 1, m = 0;
-	while (need > 0) {
-		uint32_t take = need < *left ? need : *left;
-		node[m] = *next, cap[m++] = take;
-		need -= take, *left -= take;
-		if (*left == 0)
-			*next += 1, *left = t->parts;
+	uint64_t start = (uint64_t)j * (n - 1), end = start + n - 1;
+	struct kl_span sp = { (uint32_t)(start / K + 1), (uint32_t)((end - 1) / K + 1), 0, 0 };
+	if (sp.first == sp.last) {
+		sp.cap_first = sp.cap_last = n - 1;
+	} else {
+		sp.cap_first = (uint32_t)((uint64_t)K * sp.first - start);
+		sp.cap_last = (uint32_t)(end - (uint64_t)K * (sp.last - 1));
 	}
-	if (m > 1 && cap[0] < t->parts) { /* the previous tree's remainder */
-		uint32_t n0 = node[0], c0 = cap[0];
-		memmove(node, node + 1, (m - 1) * sizeof(*node));
-		memmove(cap, cap + 1, (m - 1) * sizeof(*cap));
-		node[m - 1] = n0, cap[m - 1] = c0;
+	return sp;
+}
+
+/* The span's partial ranks, larger cap first: 0, 1 or 2 of them. */
+static uint32_t partials(const struct kl_span *sp, uint32_t K, uint32_t rank[2],
+			 uint32_t cap[2])
+{
+	uint32_t m = 0;
+	if (sp->cap_first < K)
+		rank[m] = sp->first, cap[m++] = sp->cap_first;
+	if (sp->last != sp->first && sp->cap_last < K)
+		rank[m] = sp->last, cap[m++] = sp->cap_last;
+	if (m == 2 && cap[1] > cap[0]) {
+		uint32_t r = rank[0], c = cap[0];
+		rank[0] = rank[1], cap[0] = cap[1], rank[1] = r, cap[1] = c;
 	}
 	return m;
+}
+
+/* Interior ranks of tree j in breadth-first order with their child counts:
+ * the full ones in rank order, then the partial ones (shallower subtrees
+ * for the full ones). */
+static uint32_t interior(const struct kl *t, uint32_t j, uint32_t *node, uint32_t *cap)
+{
+	struct kl_span sp = span_of(t->n, t->parts, j);
+	uint32_t prank[2], pcap[2], np = partials(&sp, t->parts, prank, pcap), m = 0;
+	for (uint32_t v = sp.first; v <= sp.last; v++)
+		if ((v != sp.first || sp.cap_first == t->parts) &&
+		    (v != sp.last || sp.cap_last == t->parts))
+			node[m] = v, cap[m++] = t->parts;
+	for (uint32_t i = 0; i < np; i++)
+		node[m] = prank[i], cap[m++] = pcap[i];
+	return m;
+}
+
+/* Levels below the top of tree j: breadth first, a level's interior
+ * positions (the first f are full, then the partial ones) give the next. */
+static uint32_t tree_depth(uint32_t n, uint32_t K, uint32_t j)
+{
+	struct kl_span sp = span_of(n, K, j);
+	uint32_t prank[2], pcap[2], np = partials(&sp, K, prank, pcap);
+	uint64_t f = sp.last - sp.first + 1 - np, lo = 0, hi = 1, depth = 0;
+	while (hi < n) {
+		uint64_t kids = K * ((hi < f ? hi : f) - (lo < f ? lo : f));
+		for (uint32_t i = 0; i < np; i++)
+			kids += lo <= f + i && f + i < hi ? pcap[i] : 0;
+		if (kids == 0)
+			break;
+		lo = hi, hi += kids, depth++;
+	}
+	return (uint32_t)depth;
 }
 
 /* Breadth-first positions of tree j: its interior ranks, then every other
@@ -110,11 +160,10 @@ static int build_trees(struct kl *t)
 	uint32_t *node = malloc(n1 * sizeof(*node)), *cap = malloc(n1 * sizeof(*cap));
 	uint32_t *pos = malloc(n1 * sizeof(*pos)), *mark = malloc(n1 * sizeof(*mark));
 	int rc = node && cap && pos && mark ? 0 : -1;
-	uint32_t next = 1, left = t->parts;
 	if (rc == 0)
 		memset(mark, 0xff, n1 * sizeof(*mark));
 	for (uint32_t j = 0; rc == 0 && j < t->parts; j++) {
-		uint32_t m = interior(t, &next, &left, node, cap);
+		uint32_t m = t->n > 1 ? interior(t, j, node, cap) : 0;
 		tree_edges(t, j, node, cap, m, pos, mark);
 	}
 	free(node);
@@ -265,18 +314,6 @@ struct lb_schedule *lb_build_klane(const struct lb_algo_params *prm)
 	return rc ? lb_sched_abandon(s) : s;
 }
 
-/* Levels below position 1 of a K-ary heap of n positions (0 for n <= 1). */
-static double heap_depth(uint32_t n, uint32_t K)
-{
-	double depth = 0, level = 1, filled = 1;
-	while (filled < n) {
-		level *= K;
-		filled += level;
-		depth++;
-	}
-	return depth;
-}
-
 /* log_K p l + M / b, with b = k B and K = max(k, 2) (one lane: log2 p). */
 double lb_cost_klane_table(const struct lb_cost_in *in)
 {
@@ -286,17 +323,24 @@ double lb_cost_klane_table(const struct lb_cost_in *in)
 	return log(in->ranks) / log(K) * in->latency + in->bytes / lb_rank_bw(in);
 }
 
-/* A part of P = ceil(S / K) blocks travels the root hop and the heap's
- * depth, then streams one block per block time: (D + P - 1) block times,
- * a block of M / (K P) bytes.  With k = 1 both trees share the lane: every
- * port carries two streams, twice the time. */
+/* A part of P = ceil(S / K) blocks travels the root hop and its tree's
+ * depth (the builder's, tree_depth), then streams one block per block
+ * time: (D + P - 1) block times, a block of M / (K P) bytes, D = 1 + the
+ * deepest tree.  With k = 1 both trees share the lane: every port carries
+ * two streams, twice the time (an upper bound: a hop that changes colour
+ * takes one step of the two). */
 double lb_cost_klane_refined(const struct lb_cost_in *in)
 {
 	if (in->ranks <= 1)
 		return 0;
 	uint32_t K = kl_parts(in->lanes);
 	double P = ceil(lb_slices(in) / K);
-	double hops = 1 + heap_depth(in->ranks - 1, K);
+	uint32_t deepest = 0;
+	for (uint32_t j = 0; in->ranks > 2 && j < K; j++) {
+		uint32_t d = tree_depth(in->ranks - 1, K, j);
+		deepest = d > deepest ? d : deepest;
+	}
+	double hops = 1 + deepest;
 	double block = in->latency + (double)in->bytes / (K * P) / in->lane_bw;
 	return (in->lanes == 1 ? 2 : 1) * (hops + P - 1) * block;
 }
