@@ -99,8 +99,10 @@ struct lb_schedule *lb_build_binary(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_binomial(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_klane(const struct lb_algo_params *prm);
 
 uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
+uint64_t lb_blocks_klane(const struct lb_algo_params *prm);
 
 double lb_cost_chain_table(const struct lb_cost_in *in);
 double lb_cost_chain_refined(const struct lb_cost_in *in);
@@ -116,5 +118,7 @@ double lb_cost_vandegeijn_refined(const struct lb_cost_in *in);
 double lb_cost_multilane_table(const struct lb_cost_in *in);
 double lb_cost_multilane_refined(const struct lb_cost_in *in);
 double lb_cost_multilane_two_site(const struct lb_cost_in *in);
+double lb_cost_klane_table(const struct lb_cost_in *in);
+double lb_cost_klane_refined(const struct lb_cost_in *in);
 
 #endif

@@ -47,6 +47,15 @@ const struct lb_algo lb_algos[] = {
 		.cost_refined = lb_cost_multilane_refined,
 		.cost_two_site = lb_cost_multilane_two_site,
 	},
+	{
+		.name = "klane",
+		.summary = "k-lane trees: one tree and one part of the message per lane, M/k on every lane",
+		.build = lb_build_klane,
+		.cost_table = lb_cost_klane_table,
+		.cost_refined = lb_cost_klane_refined,
+		.cost_two_site = NULL,
+		.blocks = lb_blocks_klane,
+	},
 };
 
 const size_t lb_nalgos = sizeof(lb_algos) / sizeof(lb_algos[0]);

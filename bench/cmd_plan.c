@@ -147,15 +147,24 @@ static void print_summary(FILE *out, const struct lb_schedule *s, const struct l
 	}
 }
 
-/* ---- dot: one edge per (src, dst, lane), blocks summed ---- */
+/* ---- dot: one edge per (src, dst, lane), blocks summed ----
+ * Colour is the tree: edges that start at the same block carry the same
+ * part of the message (multilane's halves, klane's k parts; one colour for
+ * a single tree, one per lane when its slices are striped); the line style
+ * is the lane. */
 
-static const char *const lane_colors[] = {
+static const char *const tree_colors[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 	"#9467bd", "#8c564b", "#e377c2", "#17becf",
 };
 
+static const char *const lane_styles[] = { "solid", "dashed", "dotted", "bold" };
+
+#define NCOLORS (sizeof(tree_colors) / sizeof(tree_colors[0]))
+#define NSTYLES (sizeof(lane_styles) / sizeof(lane_styles[0]))
+
 struct edge {
-	uint32_t dst;
+	uint32_t dst, first;
 	uint64_t blocks;
 };
 
@@ -165,38 +174,88 @@ static int by_dst(const void *a, const void *b)
 	return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
-/* Edges out of (r, lane): its SENDs sorted by peer, runs merged. */
-static void print_lane_edges(FILE *out, const struct lb_schedule *s, uint32_t r,
-			     uint32_t lane, struct edge *tmp)
+static int by_u32(const void *a, const void *b)
 {
-	uint32_t n, m = 0;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Edges out of (r, lane) into tmp: its SENDs sorted by peer, runs merged,
+ * each with its first block.  Returns the count. */
+static uint32_t lane_edges(const struct lb_schedule *s, uint32_t r, uint32_t lane,
+			   struct edge *tmp)
+{
+	uint32_t n, m = 0, out = 0;
 	const struct lb_op *op = lb_lane_ops(s, r, lane, &n);
-	const char *color = lane_colors[lane % (sizeof(lane_colors) / sizeof(lane_colors[0]))];
 	for (uint32_t i = 0; i < n; i++)
 		if (op[i].kind == LB_SEND)
-			tmp[m++] = (struct edge){ op[i].peer, op[i].nblocks };
+			tmp[m++] = (struct edge){ op[i].peer, op[i].first_block, op[i].nblocks };
 	qsort(tmp, m, sizeof(*tmp), by_dst);
 	for (uint32_t i = 0; i < m; i++) {
-		uint64_t blocks = tmp[i].blocks;
-		while (i + 1 < m && tmp[i + 1].dst == tmp[i].dst)
-			blocks += tmp[++i].blocks;
-		fprintf(out, "\tr%u -> r%u [label=\"lane %u: %llu blocks\", color=\"%s\", fontcolor=\"%s\"];\n",
-			r, tmp[i].dst, lane, (unsigned long long)blocks, color, color);
+		struct edge e = tmp[i];
+		while (i + 1 < m && tmp[i + 1].dst == e.dst) {
+			i++;
+			e.blocks += tmp[i].blocks;
+			e.first = tmp[i].first < e.first ? tmp[i].first : e.first;
+		}
+		tmp[out++] = e;
+	}
+	return out;
+}
+
+/* The distinct first blocks of all edges, ascending: index = tree.
+ * (There are no more edges than ops.) */
+static uint32_t *tree_starts(const struct lb_schedule *s, struct edge *tmp, size_t *count)
+{
+	size_t n = 0;
+	uint32_t *first = malloc((lb_sched_op_count(s) + 1) * sizeof(*first));
+	if (!first)
+		return NULL;
+	for (uint32_t r = 0; r < s->ranks; r++)
+		for (uint32_t l = 0; l < s->lanes; l++) {
+			uint32_t m = lane_edges(s, r, l, tmp);
+			for (uint32_t i = 0; i < m; i++)
+				first[n++] = tmp[i].first;
+		}
+	qsort(first, n, sizeof(*first), by_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || first[u - 1] != first[i])
+			first[u++] = first[i];
+	*count = u;
+	return first;
+}
+
+static void print_lane_edges(FILE *out, const struct lb_schedule *s, uint32_t r,
+			     uint32_t lane, struct edge *tmp, const uint32_t *starts,
+			     size_t nstarts)
+{
+	uint32_t m = lane_edges(s, r, lane, tmp);
+	for (uint32_t i = 0; i < m; i++) {
+		const uint32_t *t = bsearch(&tmp[i].first, starts, nstarts, sizeof(*starts), by_u32);
+		const char *color = tree_colors[(size_t)(t - starts) % NCOLORS];
+		fprintf(out, "\tr%u -> r%u [label=\"lane %u: %llu blocks\", color=\"%s\", fontcolor=\"%s\", style=%s];\n",
+			r, tmp[i].dst, lane, (unsigned long long)tmp[i].blocks, color, color,
+			lane_styles[lane % NSTYLES]);
 	}
 }
 
 static int print_dot(FILE *out, const struct lb_schedule *s, const struct lb_algo *a)
 {
 	char size[32];
-	size_t most = 1;
+	size_t most = 1, nstarts = 0;
 	for (uint32_t r = 0; r < s->ranks; r++)
 		if (s->rank[r].count > most)
 			most = s->rank[r].count;
 	struct edge *tmp = malloc(most * sizeof(*tmp));
-	if (!tmp)
+	uint32_t *starts = tmp ? tree_starts(s, tmp, &nstarts) : NULL;
+	if (!starts) {
+		free(tmp);
 		return -1;
+	}
 	lb_format_size(s->bytes, size, sizeof(size));
-	fprintf(out, "digraph \"%s\" {\n\tlabel=\"%s: %u ranks, root %u, %u lanes, %s bytes, %u blocks\";\n"
+	fprintf(out, "digraph \"%s\" {\n\tlabel=\"%s: %u ranks, root %u, %u lanes, %s bytes, %u blocks\\n"
+		"colour: tree (the block its edges start at); line: lane (solid 0, dashed 1, dotted 2, bold 3)\";\n"
 		"\tlabelloc=t;\n\tnode [shape=circle];\n",
 		a->name, a->name, s->ranks, s->root, s->lanes, size, s->nblocks);
 	for (uint32_t r = 0; r < s->ranks; r++)
@@ -204,8 +263,9 @@ static int print_dot(FILE *out, const struct lb_schedule *s, const struct lb_alg
 			r == s->root ? ", shape=doublecircle, style=filled, fillcolor=gold" : "");
 	for (uint32_t r = 0; r < s->ranks; r++)
 		for (uint32_t l = 0; l < s->lanes; l++)
-			print_lane_edges(out, s, r, l, tmp);
+			print_lane_edges(out, s, r, l, tmp, starts, nstarts);
 	fputs("}\n", out);
+	free(starts);
 	free(tmp);
 	return 0;
 }

@@ -17,6 +17,7 @@ static void table1(void)
 		{ "binomial", 5 * (50e-6 + 0.536870912) },
 		{ "vandegeijn", 2 * 5 * 50e-6 + 2 * 31.0 / 32 * 0.536870912 },
 		{ "multilane", 5 * 50e-6 + 0.536870912 },
+		{ "klane", 5 * 50e-6 + 0.536870912 }, /* log_2 32 with k = 2 */
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		const struct lb_algo *a = lb_algo_find(t[i].algo);
@@ -48,9 +49,23 @@ static void two_site(void)
 	      "section 6 gives no two-site van de Geijn form");
 }
 
+/* klane's table form: log_K p l + M / (k B), K = max(k, 2). */
+static void klane_table(void)
+{
+	const struct lb_algo *a = lb_algo_find("klane");
+	struct lb_cost_in in = IN;
+	in.ranks = 64, in.lanes = 4; /* log_4 64 = 3, M / b = 0.268435456 s */
+	CHECK(check_close(a->cost_table(&in), 3 * 50e-6 + 0.268435456, 1e-12),
+	      "klane k=4 table %.12g", a->cost_table(&in));
+	in.lanes = 1; /* one lane: two trees, log_2 64 = 6, M / B */
+	CHECK(check_close(a->cost_table(&in), 6 * 50e-6 + 1.073741824, 1e-12),
+	      "klane k=1 table %.12g", a->cost_table(&in));
+	CHECK(a->cost_two_site == NULL, "klane has no two-site form");
+}
+
 static void registry(void)
 {
-	CHECK(lb_nalgos == 5, "five algorithms, got %zu", lb_nalgos);
+	CHECK(lb_nalgos == 6, "six algorithms, got %zu", lb_nalgos);
 	for (size_t i = 0; i < lb_nalgos; i++) {
 		const struct lb_algo *a = &lb_algos[i];
 		CHECK(a->name && a->summary && a->build && a->cost_table && a->cost_refined,
@@ -90,6 +105,7 @@ int main(void)
 {
 	table1();
 	two_site();
+	klane_table();
 	registry();
 	bad_params();
 	return check_status("cost");

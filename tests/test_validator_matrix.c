@@ -1,6 +1,7 @@
 /* The validator accepts every algorithm for p = 1..64, every root,
  * k = 1, 2, 3 lanes and 1..16 slices (argv[1] names the algorithm, so
- * meson runs the five in parallel).  argv[2] "full" walks that whole
+ * meson runs them in parallel), and klane also for p = 1..1,024 and
+ * k = 1..4 (7 slices, one root per p).  argv[2] "full" walks that whole
  * matrix (the slow suite); "sample" keeps its edges -- small p, powers of
  * two and their neighbours, roots at both ends and the middle, 1, 2, 3, 7
  * and 16 slices -- for the quick suite. */
@@ -81,6 +82,21 @@ static long multi_site(const struct lb_algo *a, int full)
 	return n;
 }
 
+/* klane at its promised extent: p = 1..1,024, k = 1..4. */
+static long wide(const struct lb_algo *a, int full)
+{
+	long n = 0;
+	for (uint32_t p = 1; p <= 1024; p++)
+		for (uint32_t k = 1; k <= 4; k++) {
+			if (!full && !(in_sample_p(p) || (p & (p - 1)) == 0 ||
+				       ((p - 1) & (p - 2)) == 0 || ((p + 1) & p) == 0))
+				continue;
+			check_one(a, p, p - 1 - p / 4, k, 7, 1);
+			n++;
+		}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	const struct lb_algo *a = argc > 1 ? lb_algo_find(argv[1]) : NULL;
@@ -93,6 +109,8 @@ int main(int argc, char **argv)
 	long n = single_site(a, full);
 	if (a->build == lb_build_multilane)
 		n += multi_site(a, full);
+	if (a->build == lb_build_klane)
+		n += wide(a, full);
 	printf("%s: %ld schedules validated (%s matrix)\n", a->name, n, extent);
 	return check_status("validator-matrix");
 }

@@ -120,7 +120,7 @@ done
 # The registry, listed: every name also in plan --help.
 expect_ok plan -a list
 algos=$(printf '%s\n' "$out" | awk '{ print $1 }')
-[ "$(printf '%s\n' "$algos" | wc -l)" -eq 5 ] || fail "plan -a list: want 5 algorithms: $out"
+[ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 algorithms: $out"
 expect_ok plan --help
 for a in $algos; do
 	case $out in *"$a"*) ;; *) fail "plan --help does not list $a" ;; esac
@@ -246,7 +246,7 @@ header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha
 expect_ok sim -a all -p 8 -m 4K,1M
 strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
-[ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 10 rows: $out"
+[ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 12 rows: $out"
 # defaults: k=2, root 0, stripe on, slice 64K, alpha 5us, bw 10gbit = 1.25e9 B/s
 awk -F, 'NR > 1 && !($2 == 8 && $3 == 2 && $4 == 0 && $5 == "on" && $7 == 65536 &&
 	$9 == "5e-06" && $10 == "1.25e+09" && NF == 16) { exit 1 }' "$tmp/out" ||
@@ -289,8 +289,8 @@ mkdir "$tmp/res"
 expect_ok sim -a all -p 8 -m 4K,1M -o "$tmp/res/sim.csv"
 [ "$(ls "$tmp/res")" = "sim.csv" ] || fail "sim -o: files left: $(ls "$tmp/res")"
 strip_head "$tmp/res/sim.csv"
-[ "$(wc -l <"$tmp/res/sim.csv")" -eq 11 ] || fail "sim -o: want header + 10 rows in the file"
-[ "$(wc -l <"$tmp/out")" -eq 11 ] || fail "sim -o: want a table of header + 10 rows on stdout: $out"
+[ "$(wc -l <"$tmp/res/sim.csv")" -eq 13 ] || fail "sim -o: want header + 12 rows in the file"
+[ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -o: want a table of header + 12 rows on stdout: $out"
 head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
 grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
 

@@ -69,7 +69,7 @@ check "cluster up 8 x 2 rails at 1gbit" "$cluster" up 8 --rails 2 --rate 1gbit -
 check "8 ranks x 2 rails over net_af_packet: every algorithm, 3 sizes" \
 	bcast "$tmp/clean.csv" -a all -m 4K,100000,1M -s 64K -i 3 -x 1
 rows=$(($(grep -vc '^#' "$tmp/clean.csv" 2>/dev/null || echo 1) - 1))
-[ "$rows" = 15 ] && echo "ok: 15 CSV rows" || { echo "FAIL: $rows CSV rows, want 15"; fails=$((fails + 1)); }
+[ "$rows" = 18 ] && echo "ok: 18 CSV rows" || { echo "FAIL: $rows CSV rows, want 18"; fails=$((fails + 1)); }
 check "frames counted, none dropped as foreign or out of range" \
 	test "$(col "$tmp/clean.csv" dpdk_frames_sent_count)" -gt 0 -a \
 	"$(col "$tmp/clean.csv" dpdk_dropped_range_count)" = 0 -a \

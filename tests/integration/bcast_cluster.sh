@@ -47,7 +47,7 @@ check "cluster up 8 x 2 rails at 1gbit" "$cluster" up 8 --rails 2 --rate 1gbit -
 check "8 ranks x 2 rails: every algorithm, 3 sizes, 2 slice sizes" \
 	bcast 8 -a all -m 4K,100000,2M -s 64K,256K -i 3 -x 1
 rows=$(($(grep -vc '^#' "$tmp/run-8.csv") - 1))
-[ "$rows" = 30 ] && echo "ok: 30 CSV rows" || { echo "FAIL: $rows CSV rows, want 30"; fails=$((fails + 1)); }
+[ "$rows" = 36 ] && echo "ok: 36 CSV rows" || { echo "FAIL: $rows CSV rows, want 36"; fails=$((fails + 1)); }
 # every row verified (p - 1) x M x (i + x) bytes
 awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["verified_bytes"] != 7 * $c["message_bytes"] * 4 { bad++ }
@@ -145,13 +145,13 @@ check "4 ranks, -r all" bcast 4 -a all -m 256K -s 64K -i 2 -x 1 -r all
 got=$(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ printf "%s:%s:%s ", $c["algorithm"], $c["root"], $c["verified_bytes"] == 3 * $c["message_bytes"] * 3 }' \
 	"$tmp/run-4.csv")
-want=$(for a in chain binary binomial vandegeijn multilane; do printf '%s:%s:1 ' $a 0 $a 1 $a 2 $a 3; done)
+want=$(for a in chain binary binomial vandegeijn multilane klane; do printf '%s:%s:1 ' $a 0 $a 1 $a 2 $a 3; done)
 [ "$got" = "$want" ] && echo "ok: -r all: a verified row per algorithm and root 0..3" ||
 	{ echo "FAIL: -r all rows (algorithm:root:verified) '$got', want '$want'"; fails=$((fails + 1)); }
-# progress counts every root: 5 algorithms x 4 roots, the last one named
-grep -q 'lanebench bcast: \[20/20\] multilane 256K slice 64K root 3 done' <<<"$LAST_OUT" &&
-	echo "ok: -r all: progress counts 20 configurations" ||
-	{ echo "FAIL: -r all: no '[20/20] ... root 3 done' progress line"; fails=$((fails + 1)); }
+# progress counts every root: 6 algorithms x 4 roots, the last one named
+grep -q 'lanebench bcast: \[24/24\] klane 256K slice 64K root 3 done' <<<"$LAST_OUT" &&
+	echo "ok: -r all: progress counts 24 configurations" ||
+	{ echo "FAIL: -r all: no '[24/24] ... root 3 done' progress line"; fails=$((fails + 1)); }
 grep -qE '^\[rank 0\] algorithm +root +bytes' <<<"$LAST_OUT" && echo "ok: -r all: the table shows the root" ||
 	{ echo "FAIL: -r all: no root column in the table: $(grep -m1 algorithm <<<"$LAST_OUT")"; fails=$((fails + 1)); }
 out=$(bcast 4 -a chain -m 4K -i 1 -x 0 -r 9 2>&1)
