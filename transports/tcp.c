@@ -4,9 +4,10 @@
  *
  * Wire format on a data connection: a 24-byte frame header {magic, pad,
  * offset, length} (big-endian) before each message; the receiver knows
- * which message comes next on the channel (the schedule says so) and checks
- * the header against it, then reads the bytes straight into the buffer at
- * their offset.  A connection starts with a hello {magic, lane, rank,
+ * which message comes next on the channel (the schedule says so), so it
+ * reads headers and bytes straight into their places -- several messages
+ * per call, as a sender writes them -- and checks each header as it
+ * completes.  A connection starts with a hello {magic, lane, rank,
  * token}; the acceptor refuses wrong tokens, unknown ranks and duplicates. */
 #include <arpa/inet.h>
 #include <endian.h>
