@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "cputime.h"
 #include "lib/error.h"
 #include "job.h"
 #include "jobprov.h"
@@ -30,6 +31,7 @@ struct bcast_row {
 	double table, refined, sim; /* predicted seconds; NaN = not available */
 	double over_table, over_refined, over_sim; /* median / predicted */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
+	struct lb_cpu_summary cpu;  /* per timed iteration, across ranks */
 };
 
 /* A transport's event counts: summed over ranks for a configuration. */
@@ -38,7 +40,7 @@ struct counts {
 	size_t n;
 };
 
-#define NFIXED_MAX 32 /* room for the fixed columns in struct run */
+#define NFIXED_MAX 40 /* room for the fixed columns in struct run */
 
 struct run {
 	const struct lb_bcast_params *prm;
@@ -92,6 +94,10 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("measured_over_sim_ratio", LB_COL_REAL),
 	  .table = { { LB_SHOW_FIXED, "meas/sim", 9, 3, .nan = "-" } } },
 	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
+	{ LB_COLUMN("cpu_user_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("cpu_sys_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("cpu_max_rank_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("cpu_seconds_per_gigabyte", LB_COL_REAL) },
 	/* then one column per counter of the run's transport: describe_columns() */
 };
 
@@ -191,11 +197,14 @@ static void announce(const struct run *r, const struct lb_schedule *s, uint32_t 
 	r->prm->on_iteration(&st, r->prm->on_iteration_arg);
 }
 
-/* One timed iteration: fresh pattern at the root, cleared elsewhere, start
- * together, run, then check every byte. */
+/* One iteration: fresh pattern at the root, cleared elsewhere, start
+ * together, run, then check every byte.  The process's CPU time while the
+ * data moves -- not the pattern's filling and checking, nor the barrier --
+ * is added to *cpu (NULL: a warm-up iteration, not counted). */
 static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule *s, uint32_t it,
-		     double *secs, char *err, size_t len)
+		     double *secs, struct lb_cpu *cpu, char *err, size_t len)
 {
+	struct lb_cpu start;
 	uint32_t id = ++r->pattern_id;
 	uint64_t bad;
 	if (r->job.rank == s->root)
@@ -206,7 +215,10 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 	if (rc)
 		return rc;
 	announce(r, s, it);
+	lb_cpu_now(&start);
 	rc = lb_exec_iteration(x, secs, err, len);
+	if (cpu)
+		lb_cpu_add_since(cpu, &start);
 	if (rc == LB_EPEER)
 		name_root_cause(r, err, len);
 	if (rc)
@@ -228,8 +240,9 @@ static int stopped(const struct run *r, char *err, size_t len)
 		       (int)*stop);
 }
 
-/* Warm-up and timed iterations; local times into secs[]. */
-static int iterate(struct run *r, const struct lb_schedule *s, double *secs,
+/* Warm-up and timed iterations; local times into secs[], the timed
+ * iterations' CPU time into *cpu. */
+static int iterate(struct run *r, const struct lb_schedule *s, double *secs, struct lb_cpu *cpu,
 		   char *err, size_t len)
 {
 	struct lb_exec_cfg xc = { .sched = s, .rank = r->job.rank, .tp_ops = r->job.ops, .tp = r->job.tp,
@@ -238,12 +251,14 @@ static int iterate(struct run *r, const struct lb_schedule *s, double *secs,
 				  .stop = r->prm->stop };
 	struct lb_exec *x = NULL;
 	int rc = lb_exec_new(&xc, &x, err, len);
+	*cpu = (struct lb_cpu){ 0, 0 };
 	for (uint32_t it = 0; rc == 0 && it < r->prm->warmup + r->prm->iterations; it++) {
 		double t;
+		int timed = it >= r->prm->warmup;
 		rc = stopped(r, err, len);
 		if (rc == 0)
-			rc = iteration(r, x, s, it, &t, err, len);
-		if (rc == 0 && it >= r->prm->warmup)
+			rc = iteration(r, x, s, it, &t, timed ? cpu : NULL, err, len);
+		if (rc == 0 && timed)
 			secs[it - r->prm->warmup] = t;
 	}
 	lb_exec_free(x);
@@ -278,9 +293,10 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 		res->sim = sr.seconds;
 }
 
-/* Rank 0: the slowest rank's time per iteration, statistics, predictions. */
+/* Rank 0: the slowest rank's time per iteration, statistics, predictions,
+ * CPU time from every rank's (cpu[rank]). */
 static int summarize(struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
-		     const double *all, struct bcast_row *res)
+		     const double *all, const struct lb_cpu *cpu, struct bcast_row *res)
 {
 	uint32_t n = r->prm->iterations;
 	uint64_t slice = res->slice_bytes;
@@ -305,6 +321,7 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	res->algbw = moved ? s->bytes / res->time.median : NAN;
 	res->efficiency = moved && r->job.lane_rate > 0
 		? (double)s->bytes / (s->lanes * r->job.lane_rate) / res->time.median : NAN;
+	lb_cpu_summarize(cpu, r->job.size, n, s->bytes, &res->cpu);
 	predict(r, a, s, res);
 	res->over_table = ratio(res->time.median, res->table);
 	res->over_refined = ratio(res->time.median, res->refined);
@@ -398,6 +415,8 @@ static int record(const struct run *r, const struct bcast_row *w, const struct c
 		{ .d = w->table }, { .d = w->refined }, { .d = w->sim },
 		{ .d = w->over_table }, { .d = w->over_refined }, { .d = w->over_sim },
 		{ .u = w->verified_bytes },
+		{ .d = w->cpu.user }, { .d = w->cpu.sys }, { .d = w->cpu.max_rank },
+		{ .d = w->cpu.per_gigabyte },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NFIXED, "a value for every fixed column");
 	union lb_val all[NFIXED_MAX + LB_COUNTERS_MAX] = { { 0 } };
@@ -418,23 +437,27 @@ static int run_config(struct run *r, const struct lb_sink *sink, char *err, size
 	struct lb_schedule *s = build(r, r->config, err, len);
 	uint32_t n = r->prm->iterations;
 	double *secs = calloc(n + 1, sizeof(*secs)), *all = calloc((size_t)r->job.size * n + 1, sizeof(*all));
-	int rc = s && secs && all ? 0 : -1;
+	struct lb_cpu cpu, *cpus = calloc(r->job.size, sizeof(*cpus));
+	int rc = s && secs && all && cpus ? 0 : -1;
 	if (rc == 0)
-		rc = iterate(r, s, secs, err, len);
+		rc = iterate(r, s, secs, &cpu, err, len);
 	if (rc == 0)
 		rc = lb_boot_gather(r->job.boot, secs, n * sizeof(*secs), all, err, len);
+	if (rc == 0)
+		rc = lb_boot_gather(r->job.boot, &cpu, sizeof(cpu), cpus, err, len);
 	if (rc == 0)
 		rc = counters_gather(r, &before, &sum, err, len);
 	if (rc == 0 && r->job.rank == 0) {
 		struct bcast_row row = { .slice_bytes = slice };
 		char why[512] = "out of memory";
-		if (summarize(r, a, s, all, &row) || record(r, &row, &sum, sink, why, sizeof(why))) {
+		if (summarize(r, a, s, all, cpus, &row) || record(r, &row, &sum, sink, why, sizeof(why))) {
 			rc = lb_errf(err, len, "rank 0 could not record the results: %s", why);
 			lb_boot_abort(r->job.boot, err); /* the others wait for the next step */
 		}
 	}
 	free(secs);
 	free(all);
+	free(cpus);
 	lb_sched_free(s);
 	return rc;
 }

@@ -224,9 +224,43 @@ static void idle_lane(struct lane_ctx *lc, const struct lb_op *ops, const struct
 		drain_wake(lc);
 }
 
-/* Under the sleep policy an idle lane arms the transport, polls once more
- * (what arrived before arming raises no event: transport.h), and only
- * then sleeps. */
+/* Under the sleep policy: still within LB_IDLE_LINGER of the moment the
+ * loop found nothing to do (*since, 0 while busy)?  Then it yields and
+ * polls again rather than sleeping. */
+static int lingering(double *since, double t)
+{
+	if (*since == 0)
+		*since = t;
+	return t - *since < LB_IDLE_LINGER;
+}
+
+/* A lane's idle state between polls that found nothing. */
+struct rest {
+	double since;   /* when it found nothing to do; 0 while busy */
+	int armed;      /* the transport is armed since the last poll */
+	int tp_fd;      /* what arm() returned */
+};
+
+/* Nothing moved at time t.  Under the sleep policy an idle lane lingers,
+ * then arms the transport, polls once more (what arrived before arming
+ * raises no event: transport.h), and only then sleeps. */
+static void rest(struct lane_ctx *lc, const struct lb_op *ops, const struct cursor *cur,
+		 int blocked, struct rest *st, double t)
+{
+	int sleep_policy = lc->x->cfg.idle == LB_IDLE_SLEEP;
+	if (sleep_policy && lingering(&st->since, t)) {
+		sched_yield();
+		return;
+	}
+	if (sleep_policy && !st->armed) {
+		st->tp_fd = arm(lc);
+		st->armed = 1;
+		return;
+	}
+	idle_lane(lc, ops, cur, blocked, st->tp_fd);
+	st->armed = 0;
+}
+
 static int run_lane(struct lane_ctx *lc)
 {
 	struct lb_exec *x = lc->x;
@@ -234,7 +268,7 @@ static int run_lane(struct lane_ctx *lc)
 	const struct lb_op *ops = lb_lane_ops(x->cfg.sched, x->cfg.rank, lc->lane, &n);
 	struct cursor cur = { 0, 0, n };
 	double deadline = now() + x->cfg.timeout;
-	int armed = 0, tp_fd = -1;
+	struct rest st = { .tp_fd = -1 };
 	memset(lc->op_done, 0, n);
 	while (cur.left > 0) {
 		int blocked = 0, posted = post_ready(lc, ops, n, &cur, &blocked);
@@ -246,18 +280,14 @@ static int run_lane(struct lane_ctx *lc)
 		if (x->cfg.stop && *x->cfg.stop)
 			return lane_fail(lc, -1, "lane %u: stopped by signal %d", lc->lane, (int)*x->cfg.stop);
 		if (progressed) {
-			armed = 0;
+			st.armed = 0;
+			st.since = 0;
 			continue;
 		}
-		if (now() > deadline)
+		double t = now();
+		if (t > deadline)
 			return lane_timeout(lc, ops, n);
-		if (x->cfg.idle == LB_IDLE_SLEEP && !armed) {
-			tp_fd = arm(lc);
-			armed = 1;
-			continue;
-		}
-		idle_lane(lc, ops, &cur, blocked, tp_fd);
-		armed = 0;
+		rest(lc, ops, &cur, blocked, &st, t);
 	}
 	return 0;
 }
@@ -361,9 +391,15 @@ static void reset(struct lb_exec *x)
 	atomic_store(&x->done, 0);
 }
 
+/* Under the sleep policy the main thread lingers too: lanes that finish
+ * soon then need not wake it. */
 static void wait_lanes(struct lb_exec *x)
 {
 	uint32_t lanes = x->cfg.sched->lanes;
+	double since = 0;
+	while (x->cfg.idle == LB_IDLE_SLEEP && atomic_load(&x->done) < lanes &&
+	       lingering(&since, now()))
+		sched_yield();
 	if (x->cfg.idle == LB_IDLE_SLEEP) {
 		pthread_mutex_lock(&x->mu);
 		while (atomic_load(&x->done) < lanes)

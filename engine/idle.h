@@ -21,6 +21,13 @@ enum lb_idle { LB_IDLE_SPIN, LB_IDLE_YIELD, LB_IDLE_SLEEP };
  * wakeups steal the CPU.) */
 #define LB_IDLE_NAP 50e-6
 
+/* How long the sleep policy keeps polling (yielding the core between
+ * polls) before it arms the transport and sleeps: a message due within
+ * that time is taken without a wake-up, whose scheduling delay on busy
+ * shared cores is tens of microseconds per hop.  Yielding leaves the core
+ * to any thread that can run. */
+#define LB_IDLE_LINGER 50e-6
+
 /* Sleeps until tp_fd (from the transport's arm()) or wake_fd becomes
  * readable, at most `seconds` -- at most LB_IDLE_NAP when tp_fd is -1.
  * Either fd may be -1 (none).  Reads neither: tp_fd is the transport's,

@@ -12,15 +12,23 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Under the sleep policy: arm the transport once nothing moved, poll once
+/* Under the sleep policy: linger (LB_IDLE_LINGER after *since, the
+ * moment nothing moved), arm the transport once nothing moved, poll once
  * more, then sleep (the order transport.h asks for).  Returns whether it
  * is armed now. */
-static int idle(const struct lb_p2p_cfg *c, int armed, int *tp_fd)
+static int idle(const struct lb_p2p_cfg *c, int armed, int *tp_fd, double *since)
 {
 	if (c->idle == LB_IDLE_YIELD)
 		sched_yield();
 	if (c->idle != LB_IDLE_SLEEP)
 		return 0;
+	double t = now();
+	if (*since == 0)
+		*since = t;
+	if (t - *since < LB_IDLE_LINGER) {
+		sched_yield();
+		return 0;
+	}
 	if (!armed) {
 		*tp_fd = c->ops->arm ? c->ops->arm(c->tp, c->lane) : -1;
 		return 1;
@@ -39,7 +47,7 @@ static int progress_due(const struct lb_p2p_cfg *c, int64_t *recvs_due, uint32_t
 			uint32_t keep, char *err, size_t len)
 {
 	struct lb_completion comp[64];
-	double deadline = now() + c->timeout;
+	double deadline = now() + c->timeout, since = 0;
 	int armed = 0, tp_fd = -1;
 	while (*recvs_due > 0 || *sends > keep) {
 		int k = c->ops->poll(c->tp, c->lane, comp, 64, err, len);
@@ -53,6 +61,7 @@ static int progress_due(const struct lb_p2p_cfg *c, int64_t *recvs_due, uint32_t
 		}
 		if (k > 0) {
 			armed = 0;
+			since = 0;
 			continue;
 		}
 		if (c->stop && *c->stop) {
@@ -64,7 +73,7 @@ static int progress_due(const struct lb_p2p_cfg *c, int64_t *recvs_due, uint32_t
 				 c->lane, c->peer, c->timeout);
 			return -1;
 		}
-		armed = idle(c, armed, &tp_fd);
+		armed = idle(c, armed, &tp_fd, &since);
 	}
 	return 0;
 }

@@ -4,9 +4,10 @@
  *
  * Wire format on a data connection: a 24-byte frame header {magic, pad,
  * offset, length} (big-endian) before each message; the receiver knows
- * which message comes next on the channel (the schedule says so) and checks
- * the header against it, then reads the bytes straight into the buffer at
- * their offset.  A connection starts with a hello {magic, lane, rank,
+ * which message comes next on the channel (the schedule says so), so it
+ * reads headers and bytes straight into their places -- several messages
+ * per call, as a sender writes them -- and checks each header as it
+ * completes.  A connection starts with a hello {magic, lane, rank,
  * token}; the acceptor refuses wrong tokens, unknown ranks and duplicates. */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -56,13 +57,18 @@ struct xfer {
 	uint64_t off, len;
 	uint64_t done; /* header + data bytes moved */
 	uint32_t id;
+	struct frame hdr; /* wire order: the one to send, or the one read */
 };
+
+/* Messages one sendmsg/recvmsg may cover (header and data each): batching
+ * the queued messages of a connection saves a call per header and one
+ * per message that ends inside a call. */
+#define BATCH_MSGS 32
 
 struct conn {
 	int fd;
 	uint32_t peer;
 	struct lb_ring sendq, recvq; /* of struct xfer */
-	struct frame shdr, rhdr; /* header of the head message, wire order */
 	uint32_t watched;        /* events the lane's epoll set asks of fd; 0: not in it */
 };
 
@@ -482,6 +488,8 @@ static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off
 		return lb_errf(err, errlen, "tcp lane '%s': the connection with rank %u was given up (forget): no more transfers with it",
 			       name, peer);
 	struct xfer x = { .off = off, .len = len, .id = id };
+	if (send)
+		x.hdr = (struct frame){ htonl(FRAME_MAGIC), 0, htobe64(off), htobe64(len) };
 	if (lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x)))
 		return lb_errf(err, errlen, "tcp lane '%s': out of memory queueing a %s with rank %u",
 			       name, send ? "send" : "receive", peer);
@@ -509,30 +517,58 @@ static int peer_gone(struct lb_tp *tp, uint32_t lane, const struct conn *c,
 	return LB_EPEER;
 }
 
-/* Sends as much of the head messages as the socket takes. */
+/* The unmoved part of the first `msgs` (at most BATCH_MSGS) queued
+ * messages, header and data in wire order, as iov[]; the number of
+ * entries, *bytes their sum. */
+static int queued_iov(const struct lb_tp *tp, const struct lb_ring *q, int msgs,
+		      struct iovec *iov, uint64_t *bytes)
+{
+	const uint64_t hdr = sizeof(struct frame);
+	int n = 0;
+	*bytes = 0;
+	for (uint32_t i = 0; i < (uint32_t)msgs && i < BATCH_MSGS; i++) {
+		struct xfer *x = lb_ring_at(q, i, sizeof(*x));
+		if (!x)
+			break;
+		if (x->done < hdr)
+			iov[n++] = (struct iovec){ (uint8_t *)&x->hdr + x->done, hdr - x->done };
+		uint64_t data_done = x->done > hdr ? x->done - hdr : 0;
+		if (x->len > data_done)
+			iov[n++] = (struct iovec){ tp->buf + x->off + data_done, x->len - data_done };
+		*bytes += hdr + x->len - x->done;
+	}
+	return n;
+}
+
+/* Sends as much of the queued messages as the socket takes, several per
+ * call; each fully handed over completes. */
 static int progress_send(struct lb_tp *tp, uint32_t lane, struct conn *c,
 			 struct lb_completion *out, int *n, int max, char *err, size_t len)
 {
-	struct xfer *x;
-	while (*n < max && (x = queue_head(&c->sendq))) {
-		if (x->done == 0)
-			c->shdr = (struct frame){ htonl(FRAME_MAGIC), 0, htobe64(x->off), htobe64(x->len) };
-		uint64_t hdr = sizeof(c->shdr), h = x->done < hdr ? hdr - x->done : 0;
-		struct iovec iov[2] = {
-			{ (uint8_t *)&c->shdr + (hdr - h), h },
-			{ tp->buf + x->off + (x->done - (hdr - h)), x->len - (x->done - (hdr - h)) },
-		};
-		struct msghdr mh = { .msg_iov = h ? iov : iov + 1, .msg_iovlen = h ? 2 : 1 };
+	struct iovec iov[2 * BATCH_MSGS];
+	uint64_t want;
+	while (*n < max && c->sendq.count) {
+		struct msghdr mh = { .msg_iov = iov };
+		mh.msg_iovlen = (size_t)queued_iov(tp, &c->sendq, max - *n, iov, &want);
 		ssize_t k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (k < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
 		if (k < 0)
 			return peer_gone(tp, lane, c, k, err, len);
-		x->done += (uint64_t)k;
-		if (x->done < hdr + x->len)
+		uint64_t left = (uint64_t)k;
+		struct xfer *x;
+		while (left && (x = queue_head(&c->sendq))) {
+			uint64_t step = sizeof(x->hdr) + x->len - x->done;
+			step = step < left ? step : left;
+			x->done += step;
+			left -= step;
+			if (x->done < sizeof(x->hdr) + x->len)
+				break;
+			out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_SEND };
+			lb_ring_pop(&c->sendq);
+		}
+		if ((uint64_t)k < want) /* the socket is full */
 			return 0;
-		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_SEND };
-		lb_ring_pop(&c->sendq);
 	}
 	return 0;
 }
@@ -540,38 +576,60 @@ static int progress_send(struct lb_tp *tp, uint32_t lane, struct conn *c,
 static int check_frame(struct lb_tp *tp, uint32_t lane, const struct conn *c,
 		       const struct xfer *x, char *err, size_t len)
 {
-	if (ntohl(c->rhdr.magic) == FRAME_MAGIC && be64toh(c->rhdr.offset) == x->off &&
-	    be64toh(c->rhdr.len) == x->len)
+	if (ntohl(x->hdr.magic) == FRAME_MAGIC && be64toh(x->hdr.offset) == x->off &&
+	    be64toh(x->hdr.len) == x->len)
 		return 0;
 	return lb_errf(err, len, "tcp lane '%s': rank %u sent bytes [%llu,+%llu) but [%llu,+%llu) was expected (out of step)",
 		    tp->lanes[lane].name, c->peer,
-		    (unsigned long long)be64toh(c->rhdr.offset),
-		    (unsigned long long)be64toh(c->rhdr.len),
+		    (unsigned long long)be64toh(x->hdr.offset),
+		    (unsigned long long)be64toh(x->hdr.len),
 		    (unsigned long long)x->off, (unsigned long long)x->len);
 }
 
-/* Reads the head messages' headers, then their bytes in place. */
+/* Accounts k bytes read into the queued receives: headers checked as they
+ * complete (a message's bytes may have landed before its header was
+ * checked: a wrong one fails the run anyway), each complete message a
+ * completion. */
+static int took_recv(struct lb_tp *tp, uint32_t lane, struct conn *c, uint64_t k,
+		     struct lb_completion *out, int *n, char *err, size_t len)
+{
+	const uint64_t hdr = sizeof(struct frame);
+	struct xfer *x;
+	while (k && (x = queue_head(&c->recvq))) {
+		uint64_t step = hdr + x->len - x->done;
+		step = step < k ? step : k;
+		int had_hdr = x->done >= hdr;
+		x->done += step;
+		k -= step;
+		if (!had_hdr && x->done >= hdr && check_frame(tp, lane, c, x, err, len))
+			return -1;
+		if (x->done < hdr + x->len)
+			break;
+		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_RECV };
+		lb_ring_pop(&c->recvq);
+	}
+	return 0;
+}
+
+/* Reads the queued receives' headers and bytes in place, as many messages
+ * per call as have arrived (up to the room for their completions). */
 static int progress_recv(struct lb_tp *tp, uint32_t lane, struct conn *c,
 			 struct lb_completion *out, int *n, int max, char *err, size_t len)
 {
-	struct xfer *x;
-	uint64_t hdr = sizeof(c->rhdr);
-	while (*n < max && (x = queue_head(&c->recvq))) {
-		int in_hdr = x->done < hdr;
-		uint8_t *dst = in_hdr ? (uint8_t *)&c->rhdr + x->done : tp->buf + x->off + (x->done - hdr);
-		uint64_t want = in_hdr ? hdr - x->done : x->len - (x->done - hdr);
-		ssize_t k = want ? recv(c->fd, dst, want, MSG_DONTWAIT) : 0;
-		if (want && k < 0 && (errno == EAGAIN || errno == EINTR))
+	struct iovec iov[2 * BATCH_MSGS];
+	uint64_t want;
+	while (*n < max && c->recvq.count) {
+		struct msghdr mh = { .msg_iov = iov };
+		mh.msg_iovlen = (size_t)queued_iov(tp, &c->recvq, max - *n, iov, &want);
+		ssize_t k = recvmsg(c->fd, &mh, MSG_DONTWAIT);
+		if (k < 0 && (errno == EAGAIN || errno == EINTR))
 			return 0;
-		if (want && k <= 0)
+		if (k <= 0)
 			return peer_gone(tp, lane, c, k, err, len);
-		x->done += (uint64_t)k;
-		if (in_hdr && x->done == hdr && check_frame(tp, lane, c, x, err, len))
+		if (took_recv(tp, lane, c, (uint64_t)k, out, n, err, len))
 			return -1;
-		if (x->done < hdr + x->len)
-			continue;
-		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_RECV };
-		lb_ring_pop(&c->recvq);
+		if ((uint64_t)k < want) /* drained for now */
+			return 0;
 	}
 	return 0;
 }

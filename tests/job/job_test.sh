@@ -60,7 +60,7 @@ alone 0 "rank(s) 1 never connected" "timeout after 3 s" p2p
 
 # The CSV schemas (results/README.md), column by column (this job is tcp:
 # its one counter column ends the bcast header).
-bcast_header=label,transport,algorithm,ranks,lanes,root,stripe,idle,message_bytes,slice_bytes,slices,iterations,warmup,time_min_seconds,time_median_seconds,time_mean_seconds,time_p99_seconds,time_max_seconds,algbw_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,calib_latency_seconds,calib_lane_bandwidth_bytes_per_second,table_seconds,refined_seconds,sim_seconds,measured_over_table_ratio,measured_over_refined_ratio,measured_over_sim_ratio,verified_bytes,tcp_segments_retransmitted_count
+bcast_header=label,transport,algorithm,ranks,lanes,root,stripe,idle,message_bytes,slice_bytes,slices,iterations,warmup,time_min_seconds,time_median_seconds,time_mean_seconds,time_p99_seconds,time_max_seconds,algbw_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,calib_latency_seconds,calib_lane_bandwidth_bytes_per_second,table_seconds,refined_seconds,sim_seconds,measured_over_table_ratio,measured_over_refined_ratio,measured_over_sim_ratio,verified_bytes,cpu_user_seconds,cpu_sys_seconds,cpu_max_rank_seconds,cpu_seconds_per_gigabyte,tcp_segments_retransmitted_count
 p2p_header=transport,lane,lane_name,message_bytes,iterations,window,direction,latency_min_seconds,latency_median_seconds,latency_p99_seconds,bandwidth_median_bytes_per_second,bandwidth_max_bytes_per_second,bandwidth_sent_median_bytes_per_second,bandwidth_received_median_bytes_per_second,lane_rate_bytes_per_second,efficiency_ratio,verified_bytes
 
 # same_header WHAT FILE WANT: the provenance head (format first, the
@@ -85,8 +85,9 @@ if rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K
 	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/one.err"; then
 	if awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
-		$c["time_median_seconds"] == "" { bad++ } { rows++ } END { exit !(rows == 4 && !bad) }' "$tmp/one.csv"; then
-		ok "LANEBENCH_SIZE=1 bcast: 4 rows, times but empty bandwidth and efficiency"
+		$c["time_median_seconds"] == "" || $c["cpu_max_rank_seconds"] == "" ||
+		$c["cpu_seconds_per_gigabyte"] != "" { bad++ } { rows++ } END { exit !(rows == 4 && !bad) }' "$tmp/one.csv"; then
+		ok "LANEBENCH_SIZE=1 bcast: 4 rows, times and CPU but empty bandwidth, efficiency and CPU per GB"
 	else
 		fail "LANEBENCH_SIZE=1 bcast: CSV: $(cut -d, -f3,4,19-21 "$tmp/one.csv" | tr '\n' ' ')"
 	fi
@@ -102,6 +103,33 @@ if rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K
 else
 	fail "LANEBENCH_SIZE=1 bcast failed: $(tail -2 "$tmp/one.err")"
 fi
+
+# --- CPU time: 3 ranks, every row's cpu_* columns (results/README.md) ------------
+# The user/system split of a window may give one of them nothing (the
+# kernel splits a precise total by sampled ticks), so the split is only
+# checked >= 0, the total > 0; per gigabyte must be the formula from the
+# other columns: 3 ranks x (user + sys) / (2 x M / 1e9).
+cpu_job() {
+	local port=$1 r
+	for r in 1 2; do
+		rank "$r" 3 "$port" bcast --nics 127.0.0.1 --no-pin -a chain,multilane -m 64K,4M -i 3 -x 1 \
+			--no-calibration -o "$tmp/cpu.csv" >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	rank 0 3 "$port" bcast --nics 127.0.0.1 --no-pin -a chain,multilane -m 64K,4M -i 3 -x 1 \
+		--no-calibration -o "$tmp/cpu.csv" >/dev/null 2>"$tmp/cpu.err"
+}
+if cpu_job "$(free_port)" && awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ u = $c["cpu_user_seconds"]; s = $c["cpu_sys_seconds"]; m = $c["cpu_max_rank_seconds"]
+	  g = $c["cpu_seconds_per_gigabyte"]; want = 3 * (u + s) / (2 * $c["message_bytes"] / 1e9)
+	  if (u == "" || s == "" || u < 0 || s < 0 || u + s <= 0 || m < (u + s) * (1 - 1e-6) ||
+	      g <= 0 || (g - want) / want > 1e-6 || (want - g) / want > 1e-6) bad++; rows++ }
+	END { exit !(rows == 4 && !bad) }' "$tmp/cpu.csv"; then
+	ok "3-rank bcast: cpu_* columns > 0 on 4 rows, max rank >= the mean, per gigabyte = 3 (user + sys) / (2 M / 1e9)"
+else
+	fail "3-rank bcast: cpu columns: $(cut -d, -f3,9,31- "$tmp/cpu.csv" 2>&1 | grep -v '^#' | tr '\n' ' ') $(tail -2 "$tmp/cpu.err")"
+fi
+wait
 
 # --- the NICs from the environment: $LANEBENCH_NICS, else the old name -------
 for var in LANEBENCH_NICS LANEBENCH_LANES; do
