@@ -255,7 +255,7 @@ static int expand_rank_item(const char *p, size_t n, const struct list_kind *k, 
 {
 	const char *dash = memchr(p, '-', n);
 	size_t nlo = dash ? (size_t)(dash - p) : n;
-	uint64_t lo, hi;
+	uint64_t lo = 0, hi; /* (set by the parse; -O3 cannot see it) */
 	if (parse_rank_span(p, nlo, k->below, &lo, err, errlen))
 		return -1;
 	hi = lo;
@@ -376,11 +376,11 @@ static const struct unit *rate_unit(const char *name)
 		{ "B/S", 1 }, { "KB/S", 1e3 }, { "MB/S", 1e6 },
 		{ "GB/S", 1e9 }, { "TB/S", 1e12 }, { NULL, 0 },
 	};
-	char low[8], up[8];
+	char low[8] = "", up[8] = "";
 	size_t n = strlen(name);
 	if (n == 0 || n >= sizeof(low))
 		return NULL;
-	for (size_t i = 0; i <= n; i++) {
+	for (size_t i = 0; i < n; i++) { /* (the terminator: from the initialiser) */
 		low[i] = (char)tolower((unsigned char)name[i]);
 		up[i] = (char)toupper((unsigned char)name[i]);
 	}
