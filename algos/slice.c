@@ -1,4 +1,4 @@
-/* --slice auto; see slice.h. */
+/* --slice auto, the refined model's choice; see slice.h. */
 #include "slice.h"
 
 size_t lb_slice_candidates(uint64_t bytes, uint64_t out[LB_SLICE_CANDIDATES_MAX])
@@ -26,8 +26,8 @@ static double refined(const struct lb_algo *a, const struct lb_algo_params *prm,
 	return a->cost_refined(&in);
 }
 
-uint64_t lb_slice_auto(const struct lb_algo *a, const struct lb_algo_params *prm,
-		       double latency, double lane_bw)
+uint64_t lb_slice_refined(const struct lb_algo *a, const struct lb_algo_params *prm,
+			  double latency, double lane_bw)
 {
 	uint64_t cand[LB_SLICE_CANDIDATES_MAX], best = prm->bytes;
 	size_t n = lb_slice_candidates(prm->bytes, cand);

@@ -1,24 +1,17 @@
-/* --slice auto: for one (algorithm, ranks, lanes, message size) the slice
- * that minimises the algorithm's refined model (its cost_refined, which
- * counts the pipeline's fill and one latency per slice per hop) under a
- * given per-hop latency and lane bandwidth.
- *
- * The refined model, not the simulator: it costs microseconds for any rank
- * count, every registry algorithm has one, and it is exact in the simulator
- * for the chain and for full binary and multi-lane trees; where it is not
- * exact (binomial, van de Geijn, trees that are not full) its optimum lies
- * near the simulator's, whose curve is flat around its minimum (docs/DESIGN.md
- * gives the figures).  Simulating every candidate would cost ranks x slices
- * per candidate: seconds at a thousand ranks, for every row. */
-#ifndef LB_SLICE_H
-#define LB_SLICE_H
+/* --slice auto, its model part: the candidate slices, and for one
+ * (algorithm, ranks, lanes, message size) the candidate that minimises the
+ * algorithm's refined model (its cost_refined, which counts the pipeline's
+ * fill and one latency per slice per hop) under a per-hop latency and lane
+ * bandwidth.  model/slice.h settles small cases with the simulator. */
+#ifndef LB_ALGOS_SLICE_H
+#define LB_ALGOS_SLICE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "algos.h"
 
-/* In a list of slice sizes: choose with lb_slice_auto.  No slice is that
+/* In a list of slice sizes: choose (model/slice.h, lb_slice_auto).  No slice is that
  * large, and the builders never see it (the engines resolve it first). */
 #define LB_SLICE_AUTO UINT64_MAX
 
@@ -40,7 +33,7 @@ size_t lb_slice_candidates(uint64_t bytes, uint64_t out[LB_SLICE_CANDIDATES_MAX]
  * goes to the larger slice (fewer messages for the same predicted time).
  * prm must be buildable with one slice (lb_algo_check); then the result is
  * always a slice a builds. */
-uint64_t lb_slice_auto(const struct lb_algo *a, const struct lb_algo_params *prm,
-		       double latency, double lane_bw);
+uint64_t lb_slice_refined(const struct lb_algo *a, const struct lb_algo_params *prm,
+			  double latency, double lane_bw);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "model/slice.h"
 #include "lib/units.h"
 
 enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };

@@ -154,8 +154,8 @@ static void start_progress(struct lb_progress *pr, const struct lb_simsweep_para
 			for (size_t i = 0; i < p->nslices; i++)
 				for (size_t a = 0; a < p->nalgos; a++) /* auto: each its own */
 					weight += (double)roots * sim_weight(ranks, p->sizes[m],
-						  lb_simsweep_slice(p, p->algos[a], ranks, p->sizes[m],
-								    p->slices[i]));
+						  lb_simsweep_slice_estimate(p, p->algos[a], ranks, p->sizes[m],
+									     p->slices[i]));
 	}
 	lb_progress_start(pr, "sim", p->nalgos * configs, weight, 1);
 	pr->quiet = 2;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/slice.h"
+#include "model/slice.h"
 #include "calibrate.h"
 #include "lib/error.h"
 #include "job.h"

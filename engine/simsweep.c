@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "algos/slice.h"
+#include "model/slice.h"
 #include "lib/error.h"
 #include "lib/memory.h"
 #include "lib/units.h"
@@ -113,11 +113,17 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 	return rc;
 }
 
-/* The configuration's parameters; a slice of LB_SLICE_AUTO becomes the
- * one the refined model prefers with this sweep's alpha and bandwidth. */
+/* How params_of resolves LB_SLICE_AUTO: as the run does, or by the
+ * refined model alone (for estimates before it: lb_slice_auto returns
+ * that pick or a schedule within LB_SLICE_SIM_BUDGET ranks x blocks, whose
+ * memory and simulation are small, without simulating anything). */
+enum resolve { RESOLVE_RUN, RESOLVE_ESTIMATE };
+
+/* The configuration's parameters, a slice of LB_SLICE_AUTO resolved with
+ * this sweep's alpha and bandwidth. */
 static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 				       const struct lb_algo *a, uint32_t ranks, uint64_t bytes,
-				       uint64_t slice, uint32_t root)
+				       uint64_t slice, uint32_t root, enum resolve how)
 {
 	struct lb_algo_params prm = {
 		.ranks = ranks, .root = root, .lanes = p->lanes, .bytes = bytes,
@@ -125,7 +131,8 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 		.sites = p->sites,
 	};
 	if (slice == LB_SLICE_AUTO)
-		prm.slice_bytes = lb_slice_auto(a, &prm, p->alpha, p->lane_bw);
+		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)
+						     : lb_slice_refined(a, &prm, p->alpha, p->lane_bw);
 	return prm;
 }
 
@@ -148,16 +155,17 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 	return sink->row(sink->ctx, &res, err, len);
 }
 
-uint64_t lb_simsweep_slice(const struct lb_simsweep_params *p, const struct lb_algo *a,
-			   uint32_t ranks, uint64_t bytes, uint64_t slice)
+uint64_t lb_simsweep_slice_estimate(const struct lb_simsweep_params *p, const struct lb_algo *a,
+				    uint32_t ranks, uint64_t bytes, uint64_t slice)
 {
-	return params_of(p, a, ranks, bytes, slice, 0).slice_bytes;
+	return params_of(p, a, ranks, bytes, slice, 0, RESOLVE_ESTIMATE).slice_bytes;
 }
 
 static int run_config(const struct lb_simsweep_params *p, struct sim_row *r,
 		      const struct lb_sink *sink, char *err, size_t len)
 {
-	struct lb_algo_params prm = params_of(p, r->algo, r->ranks, r->bytes, r->slice, r->root);
+	struct lb_algo_params prm = params_of(p, r->algo, r->ranks, r->bytes, r->slice, r->root,
+					     RESOLVE_RUN);
 	r->slice = prm.slice_bytes;
 	if (simulate(p, &prm, r, err, len))
 		return -1;
@@ -247,7 +255,7 @@ static int check_sizes(const struct lb_simsweep_params *p, const struct lb_algo 
 	for (size_t m = 0; m < p->nsizes; m++) {
 		for (size_t s = 0; s < p->nslices; s++) {
 			struct lb_algo_params prm = params_of(p, a, ranks, p->sizes[m], p->slices[s],
-							      root_at(p, 0));
+							      root_at(p, 0), RESOLVE_ESTIMATE);
 			if (lb_algo_check(a, &prm, err, len))
 				return -1;
 			consider(p, a, &prm, n);

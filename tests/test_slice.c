@@ -1,9 +1,10 @@
-/* --slice auto (algos/slice.h): the candidates, the choice against the
- * refined model and the simulator, and the bound it guarantees against the
- * cost table -- the bound a fixed 64 KiB slice breaks for a 64 KiB chain. */
+/* --slice auto (algos/slice.h, model/slice.h): the candidates, the choice
+ * against the refined model and the simulator, and the bound it guarantees
+ * against the cost table -- the bound a fixed 64 KiB slice breaks for a
+ * 64 KiB chain. */
 #include <stdlib.h>
 
-#include "algos/slice.h"
+#include "model/slice.h"
 #include "check.h"
 #include "model/sim.h"
 
@@ -99,15 +100,26 @@ static void near_table(void)
 	}
 }
 
-/* The fastest simulated candidate, and the simulated time of auto's choice. */
-static double sim_best(const struct lb_algo *a, struct lb_algo_params prm, double *chosen)
+static uint64_t work(const struct lb_algo *a, struct lb_algo_params prm, uint64_t slice)
+{
+	struct lb_sched_estimate e;
+	prm.slice_bytes = slice;
+	lb_algo_estimate(a, &prm, 0, &e);
+	return prm.ranks * e.blocks;
+}
+
+/* The fastest simulated candidate of at most max_work ranks x blocks, and
+ * the simulated time of auto's choice (*in_budget: it is one of them). */
+static double sim_best(const struct lb_algo *a, struct lb_algo_params prm, uint64_t max_work,
+		       double *chosen, int *in_budget)
 {
 	uint64_t c[LB_SLICE_CANDIDATES_MAX], pick = lb_slice_auto(a, &prm, ALPHA, BW);
 	double best = INFINITY;
 	size_t n = lb_slice_candidates(prm.bytes, c);
+	*in_budget = work(a, prm, pick) <= LB_SLICE_SIM_BUDGET;
 	for (size_t i = 0; i < n; i++) {
 		prm.slice_bytes = c[i];
-		if (lb_algo_check(a, &prm, NULL, 0))
+		if (lb_algo_check(a, &prm, NULL, 0) || (work(a, prm, c[i]) > max_work && c[i] != pick))
 			continue;
 		double t = sim_time(a, &prm);
 		best = fmin(best, t);
@@ -117,37 +129,46 @@ static double sim_best(const struct lb_algo *a, struct lb_algo_params prm, doubl
 	return best;
 }
 
-/* Exact refined model: auto is the simulator's own optimum. */
+/* Exact refined model: the refined pick is the simulator's own optimum. */
 static void simulator_optimum_where_exact(void)
 {
 	const char *names[] = { "chain", "multilane" };
 	for (size_t i = 0; i < 2; i++)
 		for (uint64_t m = 4096; m <= (4u << 20); m *= 8) {
+			const struct lb_algo *a = lb_algo_find(names[i]);
 			struct lb_algo_params prm = { .ranks = 8, .lanes = 2, .bytes = m, .sites = 1 };
-			double chosen = NAN, best = sim_best(lb_algo_find(names[i]), prm, &chosen);
+			double chosen = NAN, best = sim_best(a, prm, UINT64_MAX, &chosen, &(int){ 0 });
 			CHECK(chosen <= best * (1 + 1e-9), "%s M=%llu: auto %g, best candidate %g",
 			      names[i], (unsigned long long)m, chosen, best);
+			CHECK(lb_slice_refined(a, &prm, ALPHA, BW) == lb_slice_auto(a, &prm, ALPHA, BW),
+			      "%s M=%llu: the simulator overruled an exact model", names[i],
+			      (unsigned long long)m);
 		}
 }
 
-/* Every registry algorithm: auto is a candidate it builds, the refined
- * minimum, and in the simulator close to the best candidate (the refined
- * model is not exact for all; measured worst 1.37, with 3 ranks). */
+/* Every registry algorithm: auto is a candidate it builds; within the
+ * simulation budget the fastest simulated candidate there, beyond it (the
+ * refined pick alone, not exact for every algorithm) within 1.5 x of the
+ * simulator's best. */
 static void every_algorithm(void)
 {
-	uint32_t ranks[] = { 1, 3, 8, 13, 32 };
+	uint32_t ranks[] = { 1, 3, 13, 40 };
 	for (size_t ai = 0; ai < lb_nalgos; ai++)
-		for (size_t r = 0; r < 5; r++)
+		for (size_t r = 0; r < 4; r++)
 			for (uint32_t k = 1; k <= 4; k *= 2)
 				for (uint64_t m = 1000; m <= (4u << 20); m *= 16) {
 					const struct lb_algo *a = &lb_algos[ai];
 					struct lb_algo_params prm = { .ranks = ranks[r], .lanes = k,
 								      .bytes = m, .sites = 1 };
-					double chosen = NAN, best = sim_best(a, prm, &chosen);
-					CHECK(chosen <= 1.5 * best + 1e-12, "%s p=%u k=%u M=%llu: auto %g, best %g",
-					      a->name, ranks[r], k, (unsigned long long)m, chosen, best);
-					CHECK(ranks[r] > 1 || lb_slice_auto(a, &prm, ALPHA, BW) == m,
-					      "%s: one rank moves nothing: one slice", a->name);
+					int in_budget;
+					double chosen = NAN;
+					double best = sim_best(a, prm, LB_SLICE_SIM_BUDGET, &chosen, &in_budget);
+					CHECK(chosen <= (in_budget ? 1 + 1e-9 : 1.5) * best,
+					      "%s p=%u k=%u M=%llu: auto %g, best %g (budget: %d)", a->name,
+					      ranks[r], k, (unsigned long long)m, chosen, best, in_budget);
+					if (ranks[r] == 1) /* every candidate takes 0 s: the tie keeps M */
+						CHECK(lb_slice_auto(a, &prm, ALPHA, BW) == m,
+						      "%s: one rank moves nothing: one slice", a->name);
 				}
 }
 
