@@ -54,7 +54,7 @@ static const struct lb_opt opts[] = {
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:16M" },
-	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm and size the one that minimises the refined model with the calibrated latency and bandwidth (64K with --no-calibration)",
+	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm and size the fastest by the refined model (settled by the simulator where cheap) with the calibrated latency and bandwidth (64K with --no-calibration)",
 	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },
 	{ LB_OPT("iterations", 'i', "N", "timed iterations per configuration", LB_OPT_UINT,
 	  OFF(iterations)), .def = "10", .min = 1, .max = 1000000 },

@@ -57,7 +57,7 @@ static const struct lb_opt opts[] = {
 	  .def = "2", .min = 1, .max = 64 },
 	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list)",
 	  LB_OPT_SIZE, OFF(bytes)) },
-	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the one that minimises the refined model with --alpha and --bw",
+	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw",
 	  LB_OPT_SLICE, OFF(slice)) },
 	{ LB_OPT("alpha", 0, "SECONDS", "--slice auto: per-transfer latency of a lane, as sim's",
 	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
@@ -303,7 +303,7 @@ static void print_auto_slice(FILE *out, const struct plan_opts *o, uint64_t chos
 		return;
 	lb_format_size(chosen, slice, sizeof(slice));
 	lb_format_seconds(o->alpha, alpha, sizeof(alpha));
-	fprintf(out, "%sslice %s, chosen by --slice auto: the refined model's best with alpha %s and %.0f Mbit/s per lane\n",
+	fprintf(out, "%sslice %s, chosen by --slice auto: the fastest by the refined model and the simulator with alpha %s and %.0f Mbit/s per lane\n",
 		o->format == FMT_DOT ? "// " : "", slice, alpha, o->bw * 8 / 1e6);
 }
 

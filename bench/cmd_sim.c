@@ -41,7 +41,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_COUNT_LIST, OFF(ranks)), .def = "32", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 8:64M",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:64M" },
-	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm, ranks and size the one that minimises the refined model with --alpha and --bw",
+	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm, ranks and size the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw",
 	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },
 	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
 	  .def = "2", .min = 1, .max = 64 },
