@@ -147,9 +147,10 @@ static void simulator_optimum_where_exact(void)
 }
 
 /* Every registry algorithm: auto is a candidate it builds; within the
- * simulation budget the fastest simulated candidate there, beyond it (the
- * refined pick alone, not exact for every algorithm) within 1.5 x of the
- * simulator's best. */
+ * simulation budget within 10 % of the fastest simulated candidate there
+ * (the climb from the refined pick can stop at a local optimum: measured
+ * worst 1.057, docs/DESIGN.md), beyond it (the refined pick alone, not
+ * exact for every algorithm) within 1.5 x of the simulator's best. */
 static void every_algorithm(void)
 {
 	uint32_t ranks[] = { 1, 3, 13, 40 };
@@ -163,7 +164,7 @@ static void every_algorithm(void)
 					int in_budget;
 					double chosen = NAN;
 					double best = sim_best(a, prm, LB_SLICE_SIM_BUDGET, &chosen, &in_budget);
-					CHECK(chosen <= (in_budget ? 1 + 1e-9 : 1.5) * best,
+					CHECK(chosen <= (in_budget ? 1.1 : 1.5) * best,
 					      "%s p=%u k=%u M=%llu: auto %g, best %g (budget: %d)", a->name,
 					      ranks[r], k, (unsigned long long)m, chosen, best, in_budget);
 					if (ranks[r] == 1) /* every candidate takes 0 s: the tie keeps M */
