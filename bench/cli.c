@@ -120,6 +120,56 @@ static int set_size_list(const struct lb_opt *o, void *t, const char *arg,
 	return 0;
 }
 
+/* One item of a slice list: "auto", or sizes and ranges, appended to *v. */
+static int add_slice_item(const char *item, uint64_t **v, size_t *n, char *err, size_t errlen)
+{
+	uint64_t *sizes = NULL, *grown;
+	size_t nsizes = 1;
+	if (strcmp(item, "auto") != 0 && lb_parse_size_list(item, &sizes, &nsizes, err, errlen))
+		return -1;
+	if (*n + nsizes > LB_LIST_MAX || !(grown = realloc(*v, (*n + nsizes) * sizeof(**v)))) {
+		free(sizes);
+		return lb_errf(err, errlen, "bad slice list: expected at most %d values", LB_LIST_MAX);
+	}
+	for (size_t i = 0; i < nsizes; i++)
+		grown[*n + i] = sizes ? sizes[i] : LB_SLICE_AUTO;
+	*v = grown;
+	*n += nsizes;
+	free(sizes);
+	return 0;
+}
+
+/* "auto,64K,1M:4M": sizes and ranges as a size list, "auto" as LB_SLICE_AUTO. */
+static int set_slice_list(const struct lb_opt *o, void *t, const char *arg,
+			  char *err, size_t errlen)
+{
+	char *copy = strdup(arg), *save = NULL;
+	uint64_t *v = NULL;
+	size_t n = 0;
+	int rc = copy ? 0 : lb_errf(err, errlen, "out of memory");
+	if (rc == 0 && (arg[0] == '\0' || arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,")))
+		rc = lb_errf(err, errlen, "bad slice list '%s': expected comma-separated sizes, ranges A:B or auto, found an empty item", arg);
+	for (char *item = rc ? NULL : strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
+		if ((rc = add_slice_item(item, &v, &n, err, errlen)))
+			break;
+	free(copy);
+	if (rc) {
+		free(v);
+		return -1;
+	}
+	replace_list(t, v, n);
+	return 0;
+}
+
+/* A size, or "auto". */
+static int set_slice(const struct lb_opt *o, void *t, const char *arg, char *err, size_t errlen)
+{
+	if (strcmp(arg, "auto") != 0)
+		return lb_parse_size(arg, t, err, errlen);
+	*(uint64_t *)t = LB_SLICE_AUTO;
+	return 0;
+}
+
 static int set_count_list(const struct lb_opt *o, void *t, const char *arg,
 			  char *err, size_t errlen)
 {
@@ -193,6 +243,8 @@ static const setter_fn setters[] = {
 	[LB_OPT_UINT] = set_uint,
 	[LB_OPT_SIZE] = set_size,
 	[LB_OPT_SIZE_LIST] = set_size_list,
+	[LB_OPT_SLICE_LIST] = set_slice_list,
+	[LB_OPT_SLICE] = set_slice,
 	[LB_OPT_COUNT_LIST] = set_count_list,
 	[LB_OPT_SECONDS] = set_seconds,
 	[LB_OPT_RATE] = set_rate,
@@ -378,7 +430,8 @@ void lb_cli_free(const struct lb_cmd *cmd, void *base)
 {
 	for (size_t i = 0; i < cmd->nopts; i++) {
 		const struct lb_opt *o = &cmd->opts[i];
-		if (o->kind == LB_OPT_SIZE_LIST || o->kind == LB_OPT_COUNT_LIST)
+		if (o->kind == LB_OPT_SIZE_LIST || o->kind == LB_OPT_SLICE_LIST ||
+		    o->kind == LB_OPT_COUNT_LIST)
 			replace_list(field(base, o), NULL, 0);
 	}
 }

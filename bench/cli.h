@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "algos/algos.h"
+#include "algos/slice.h"
 #include "report/csv.h"
 #include "report/json.h"
 #include "transports/transport.h"
@@ -30,6 +31,8 @@ enum lb_opt_kind {
 	LB_OPT_UINT,       /* uint32_t in [min, max] */
 	LB_OPT_SIZE,       /* uint64_t bytes, lb_parse_size */
 	LB_OPT_SIZE_LIST,  /* struct lb_list of bytes, lb_parse_size_list */
+	LB_OPT_SLICE_LIST, /* as LB_OPT_SIZE_LIST, and items "auto" (LB_SLICE_AUTO) */
+	LB_OPT_SLICE,      /* uint64_t: a size, or "auto" (LB_SLICE_AUTO) */
 	LB_OPT_COUNT_LIST, /* struct lb_list, each value in [min, max] */
 	LB_OPT_SECONDS,    /* double seconds, lb_parse_seconds */
 	LB_OPT_RATE,       /* double bytes per second, lb_parse_rate */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "model/slice.h"
 #include "lib/units.h"
 
 enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };
@@ -20,6 +21,7 @@ struct plan_opts {
 	struct algo_choice algo;
 	uint32_t ranks, root, lanes, sites;
 	uint64_t bytes, slice;
+	double alpha, bw; /* the network --slice auto models */
 	int stripe_off, allgather, format;
 	const char *json;
 };
@@ -55,8 +57,12 @@ static const struct lb_opt opts[] = {
 	  .def = "2", .min = 1, .max = 64 },
 	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list)",
 	  LB_OPT_SIZE, OFF(bytes)) },
-	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message)",
-	  LB_OPT_SIZE, OFF(slice)) },
+	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw",
+	  LB_OPT_SLICE, OFF(slice)) },
+	{ LB_OPT("alpha", 0, "SECONDS", "--slice auto: per-transfer latency of a lane, as sim's",
+	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
+	{ LB_OPT("bw", 0, "RATE", "--slice auto: bandwidth of one lane, as sim's",
+	  LB_OPT_RATE, OFF(bw)), .def = "10gbit" },
 	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
 	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on",
 	  .choices = (const char *const[]){ "on", "off", NULL } },
@@ -349,6 +355,18 @@ static int check_plan_opts(const struct lb_cmd *cmd, const struct plan_opts *o)
 	return 0;
 }
 
+/* --slice auto: which slice the plan has and why (a comment in dot). */
+static void print_auto_slice(FILE *out, const struct plan_opts *o, uint64_t chosen)
+{
+	char slice[32], alpha[32];
+	if (o->slice != LB_SLICE_AUTO)
+		return;
+	lb_format_size(chosen, slice, sizeof(slice));
+	lb_format_seconds(o->alpha, alpha, sizeof(alpha));
+	fprintf(out, "%sslice %s, chosen by --slice auto: the fastest by the refined model and the simulator with alpha %s and %.0f Mbit/s per lane\n",
+		o->format == FMT_DOT ? "// " : "", slice, alpha, o->bw * 8 / 1e6);
+}
+
 static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_algo *a,
 		      int format)
 {
@@ -362,6 +380,28 @@ static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_al
 		print_text(out, s, a);
 		return 0;
 	}
+}
+
+/* Validates s, then prints it (and the JSON document): 0 or 1. */
+static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
+		     const struct lb_schedule *s, uint64_t slice)
+{
+	char err[512];
+	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
+	if (lb_sched_validate(s, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "invalid schedule: %s", err);
+		return 1;
+	}
+	print_auto_slice(out, o, slice);
+	if (print_plan(out, s, o->algo.algo, o->format)) {
+		lb_cli_error(cmd, NULL, "out of memory");
+		return 1;
+	}
+	if (fflush(out) == EOF || ferror(out)) {
+		lb_cli_error(cmd, NULL, "cannot write the plan: %s", strerror(errno));
+		return 1;
+	}
+	return o->json && write_json(cmd, o, s) ? 1 : 0;
 }
 
 static int plan(const struct lb_cmd *cmd, void *base)
@@ -379,25 +419,14 @@ static int plan(const struct lb_cmd *cmd, void *base)
 		.slice_bytes = o->slice, .stripe_off = o->stripe_off,
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
 	};
+	if (o->slice == LB_SLICE_AUTO)
+		prm.slice_bytes = lb_slice_auto(o->algo.algo, &prm, o->alpha, o->bw);
 	struct lb_schedule *s = lb_algo_build(o->algo.algo, &prm, err, sizeof(err));
 	if (!s) {
 		lb_cli_error(cmd, NULL, "%s", err);
 		return LB_EXIT_USAGE;
 	}
-	int rc = 0;
-	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
-	if (lb_sched_validate(s, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "invalid schedule: %s", err);
-		rc = 1;
-	} else if (print_plan(out, s, o->algo.algo, o->format)) {
-		lb_cli_error(cmd, NULL, "out of memory");
-		rc = 1;
-	} else if (fflush(out) == EOF || ferror(out)) {
-		lb_cli_error(cmd, NULL, "cannot write the plan: %s", strerror(errno));
-		rc = 1;
-	} else if (o->json && write_json(cmd, o, s)) {
-		rc = 1;
-	}
+	int rc = show_plan(cmd, o, s, prm.slice_bytes);
 	lb_sched_free(s);
 	return rc;
 }

@@ -41,8 +41,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_COUNT_LIST, OFF(ranks)), .def = "32", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 8:64M",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:64M" },
-	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges",
-	  LB_OPT_SIZE_LIST, OFF(slices)), .def = "64K" },
+	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm, ranks and size the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw",
+	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },
 	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
 	  .def = "2", .min = 1, .max = 64 },
 	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all: every rank of each rank count) are swept, each a row",
@@ -148,13 +148,16 @@ static void start_progress(struct lb_progress *pr, const struct lb_simsweep_para
 	size_t configs = 0;
 	for (size_t k = 0; k < p->nranks; k++) {
 		size_t roots = p->nroots ? p->nroots : p->ranks[k]; /* 0: every rank */
+		uint32_t ranks = (uint32_t)p->ranks[k];
 		configs += roots * p->nsizes * p->nslices;
 		for (size_t m = 0; m < p->nsizes; m++)
 			for (size_t i = 0; i < p->nslices; i++)
-				weight += (double)roots *
-					  sim_weight(p->ranks[k], p->sizes[m], p->slices[i]);
+				for (size_t a = 0; a < p->nalgos; a++) /* auto: each its own */
+					weight += (double)roots * sim_weight(ranks, p->sizes[m],
+						  lb_simsweep_slice_estimate(p, p->algos[a], ranks, p->sizes[m],
+									     p->slices[i]));
 	}
-	lb_progress_start(pr, "sim", p->nalgos * configs, weight * (double)p->nalgos, 1);
+	lb_progress_start(pr, "sim", p->nalgos * configs, weight, 1);
 	pr->quiet = 2;
 	pr->every = 1;
 }

@@ -50,7 +50,9 @@ static void list_value(struct lb_buf *b, const struct lb_list *l, int sizes)
 {
 	char one[32];
 	for (size_t i = 0; i < l->n; i++) {
-		if (sizes)
+		if (sizes && l->v[i] == LB_SLICE_AUTO)
+			snprintf(one, sizeof(one), "auto");
+		else if (sizes)
 			lb_format_size(l->v[i], one, sizeof(one));
 		else
 			snprintf(one, sizeof(one), "%llu", (unsigned long long)l->v[i]);
@@ -78,8 +80,9 @@ static void scalar_value(struct lb_buf *b, const struct lb_opt *o, const void *t
 		lb_buf_add(b, "%u", *(const uint32_t *)t);
 		break;
 	case LB_OPT_SIZE:
+	case LB_OPT_SLICE:
 		lb_format_size(*(const uint64_t *)t, s, sizeof(s));
-		lb_buf_add(b, "%s", s);
+		lb_buf_add(b, "%s", *(const uint64_t *)t == LB_SLICE_AUTO ? "auto" : s);
 		break;
 	case LB_OPT_SECONDS: /* negative: not given (the command's own default) */
 		lb_format_seconds(*(const double *)t, s, sizeof(s));
@@ -100,8 +103,9 @@ static void option_value(struct lb_buf *b, const struct lb_opt *o, const void *t
 {
 	switch (o->kind) {
 	case LB_OPT_SIZE_LIST:
+	case LB_OPT_SLICE_LIST:
 	case LB_OPT_COUNT_LIST:
-		list_value(b, t, o->kind == LB_OPT_SIZE_LIST);
+		list_value(b, t, o->kind != LB_OPT_COUNT_LIST);
 		break;
 	case LB_OPT_ENUM:
 		lb_buf_add(b, "%s", o->choices[*(const int *)t]);

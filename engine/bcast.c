@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/slice.h"
 #include "calibrate.h"
 #include "cputime.h"
 #include "lib/error.h"
@@ -117,14 +118,69 @@ static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb
 	*a = p->algos[i / p->nsizes];
 }
 
-static struct lb_schedule *build(const struct run *r, size_t i, char *err, size_t len)
+/* Without calibration --slice auto has no latency or bandwidth to model:
+ * it means the former default slice. */
+#define AUTO_UNCALIBRATED_SLICE 65536
+
+/* Configuration i's parameters as a builder takes them, its slice
+ * resolved: auto is the slice the refined model prefers with the
+ * calibration's medians (allgathered: every rank chooses the same). */
+static struct lb_algo_params config_params(const struct run *r, size_t i, const struct lb_algo **a)
 {
-	const struct lb_algo *a;
 	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
 				    .allgather = r->prm->allgather, .sites = 1 };
-	config_at(r->prm, i, &a, &p.bytes, &p.slice_bytes, &p.root);
+	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
+	if (p.slice_bytes == LB_SLICE_AUTO)
+		p.slice_bytes = r->cal.bandwidth_median > 0
+			? lb_slice_auto(*a, &p, r->cal.latency_median, r->cal.bandwidth_median)
+			: AUTO_UNCALIBRATED_SLICE;
+	return p;
+}
+
+static struct lb_schedule *build(const struct run *r, size_t i, char *err, size_t len)
+{
+	const struct lb_algo *a;
+	struct lb_algo_params p = config_params(r, i, &a);
 	return lb_algo_build(a, &p, err, len);
+}
+
+/* The slices configuration i may run with: its own, or -- auto with a
+ * calibration to come, as connections are made before it -- every
+ * candidate the choice may pick. */
+static size_t possible_slices(const struct run *r, size_t i, uint64_t out[LB_SLICE_CANDIDATES_MAX])
+{
+	const struct lb_algo *a;
+	struct lb_algo_params p = config_params(r, i, &a);
+	uint64_t given;
+	config_at(r->prm, i, &a, &p.bytes, &given, &p.root);
+	if (given == LB_SLICE_AUTO && r->prm->calib_bytes)
+		return lb_slice_candidates(p.bytes, out);
+	out[0] = p.slice_bytes;
+	return 1;
+}
+
+/* Marks in seen[lane * size + peer] the peers of this rank in configuration
+ * i cut into slices of `slice` bytes.  A candidate of auto the algorithm
+ * cannot cut so finely is none (lb_slice_auto skips it too). */
+static int mark_peers(const struct run *r, size_t i, uint64_t slice, int candidate, uint8_t *seen,
+		      uint32_t *tmp, char *err, size_t len)
+{
+	const struct lb_algo *a;
+	struct lb_algo_params p = config_params(r, i, &a);
+	p.slice_bytes = slice;
+	if (candidate && lb_algo_check(a, &p, NULL, 0))
+		return 0;
+	struct lb_schedule *s = lb_algo_build(a, &p, err, len);
+	if (!s)
+		return -1;
+	for (uint32_t l = 0; l < r->job.lanes; l++) {
+		int n = lb_sched_lane_peers(s, r->job.rank, l, tmp);
+		for (int j = 0; j < n; j++)
+			seen[l * r->job.size + tmp[j]] = 1;
+	}
+	lb_sched_free(s);
+	return 0;
 }
 
 /* Peers each lane talks to over the whole sweep: connect once for all. */
@@ -132,20 +188,11 @@ static int sweep_peers(struct run *r, uint32_t **peers, uint32_t *npeers, char *
 {
 	uint8_t *seen = calloc((size_t)r->job.lanes * r->job.size, 1);
 	uint32_t *tmp = calloc(r->job.size, sizeof(*tmp));
+	uint64_t slices[LB_SLICE_CANDIDATES_MAX];
 	int rc = seen && tmp ? 0 : lb_errf(err, len, "out of memory");
-	for (size_t i = 0; rc == 0 && i < r->nconfigs; i++) {
-		struct lb_schedule *s = build(r, i, err, len);
-		if (!s) {
-			rc = -1;
-			break;
-		}
-		for (uint32_t l = 0; l < r->job.lanes; l++) {
-			int n = lb_sched_lane_peers(s, r->job.rank, l, tmp);
-			for (int j = 0; j < n; j++)
-				seen[l * r->job.size + tmp[j]] = 1;
-		}
-		lb_sched_free(s);
-	}
+	for (size_t i = 0; rc == 0 && i < r->nconfigs; i++)
+		for (size_t n = possible_slices(r, i, slices), j = 0; rc == 0 && j < n; j++)
+			rc = mark_peers(r, i, slices[j], n > 1, seen, tmp, err, len);
 	/* Calibration measures every lane, even one no schedule uses (--stripe off). */
 	for (int round = 0; rc == 0 && r->prm->calib_bytes && round < 2; round++) {
 		int q = lb_calib_partner(r->job.rank, r->job.size, round);
@@ -193,7 +240,10 @@ static void announce(const struct run *r, const struct lb_schedule *s, uint32_t 
 				    .iterations = r->prm->warmup + r->prm->iterations };
 	if (!r->prm->on_iteration)
 		return;
-	config_at(r->prm, r->config, &a, &st.bytes, &st.slice_bytes, &st.root);
+	struct lb_algo_params p = config_params(r, r->config, &a);
+	st.bytes = p.bytes;
+	st.slice_bytes = p.slice_bytes;
+	st.root = p.root;
 	r->prm->on_iteration(&st, r->prm->on_iteration_arg);
 }
 
@@ -431,9 +481,7 @@ static int run_config(struct run *r, const struct lb_sink *sink, char *err, size
 	struct counts before, sum;
 	counters_now(r, &before);
 	const struct lb_algo *a;
-	uint64_t bytes, slice;
-	uint32_t root;
-	config_at(r->prm, r->config, &a, &bytes, &slice, &root);
+	uint64_t slice = config_params(r, r->config, &a).slice_bytes;
 	struct lb_schedule *s = build(r, r->config, err, len);
 	uint32_t n = r->prm->iterations;
 	double *secs = calloc(n + 1, sizeof(*secs)), *all = calloc((size_t)r->job.size * n + 1, sizeof(*all));

@@ -33,7 +33,10 @@ struct lb_bcast_params {
 	size_t nalgos;
 	const uint64_t *sizes;
 	size_t nsizes;
-	const uint64_t *slices;    /* slice sizes; 0 = whole message */
+	const uint64_t *slices;    /* slice sizes; 0 = whole message; LB_SLICE_AUTO
+				    * (algos/slice.h): per algorithm and size,
+				    * lb_slice_auto's choice with the calibration's
+				    * medians (64 KiB without calibration) */
 	size_t nslices;
 	uint32_t iterations, warmup;
 	const uint64_t *roots;     /* ranks that hold the message, each < the job's

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "algos/slice.h"
 #include "bcast.h"
 #include "check_private.h"
 #include "jobprov.h"
@@ -424,9 +425,9 @@ static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len
 	return 0;
 }
 
-#define SLICE_BYTES 65536 /* bcast's default slice */
-
-static const uint64_t slice_sizes[] = { SLICE_BYTES }, root_zero[] = { 0 };
+/* bcast's default: per algorithm the slice the refined model prefers with
+ * this check's calibration. */
+static const uint64_t slice_sizes[] = { LB_SLICE_AUTO }, root_zero[] = { 0 };
 
 /* Phase 3's broadcasts: a timed iteration after a warm-up one suffices
  * for a ratio against the model, three steady it. */

@@ -14,7 +14,7 @@
  * ports that touch it, not the lane's later pairs.
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
- * Phase 3: one broadcast per algorithm by the bcast engine, in the check's
+ * Phase 3: one broadcast per algorithm by the bcast engine (slice: auto), in the check's
  * own job (lb_bcast_run_in: dpdk allows one EAL per process), measured
  * over simulated time; skipped when a pair failed.
  *

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "model/slice.h"
 #include "lib/error.h"
 #include "lib/memory.h"
 #include "lib/units.h"
@@ -112,14 +113,27 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 	return rc;
 }
 
-static struct lb_algo_params params_of(const struct lb_simsweep_params *p, uint32_t ranks,
-				       uint64_t bytes, uint64_t slice, uint32_t root)
+/* How params_of resolves LB_SLICE_AUTO: as the run does, or by the
+ * refined model alone (for estimates before it: lb_slice_auto returns
+ * that pick or a schedule within LB_SLICE_SIM_BUDGET ranks x blocks, whose
+ * memory and simulation are small, without simulating anything). */
+enum resolve { RESOLVE_RUN, RESOLVE_ESTIMATE };
+
+/* The configuration's parameters, a slice of LB_SLICE_AUTO resolved with
+ * this sweep's alpha and bandwidth. */
+static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
+				       const struct lb_algo *a, uint32_t ranks, uint64_t bytes,
+				       uint64_t slice, uint32_t root, enum resolve how)
 {
-	return (struct lb_algo_params){
+	struct lb_algo_params prm = {
 		.ranks = ranks, .root = root, .lanes = p->lanes, .bytes = bytes,
 		.slice_bytes = slice, .stripe_off = p->stripe_off, .allgather = p->allgather,
 		.sites = p->sites,
 	};
+	if (slice == LB_SLICE_AUTO)
+		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)
+						     : lb_slice_refined(a, &prm, p->alpha, p->lane_bw);
+	return prm;
 }
 
 /* The row as a result, to the sink. */
@@ -141,10 +155,18 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 	return sink->row(sink->ctx, &res, err, len);
 }
 
+uint64_t lb_simsweep_slice_estimate(const struct lb_simsweep_params *p, const struct lb_algo *a,
+				    uint32_t ranks, uint64_t bytes, uint64_t slice)
+{
+	return params_of(p, a, ranks, bytes, slice, 0, RESOLVE_ESTIMATE).slice_bytes;
+}
+
 static int run_config(const struct lb_simsweep_params *p, struct sim_row *r,
 		      const struct lb_sink *sink, char *err, size_t len)
 {
-	struct lb_algo_params prm = params_of(p, r->ranks, r->bytes, r->slice, r->root);
+	struct lb_algo_params prm = params_of(p, r->algo, r->ranks, r->bytes, r->slice, r->root,
+					     RESOLVE_RUN);
+	r->slice = prm.slice_bytes;
 	if (simulate(p, &prm, r, err, len))
 		return -1;
 	eval_models(p, &prm, r);
@@ -232,8 +254,8 @@ static int check_sizes(const struct lb_simsweep_params *p, const struct lb_algo 
 {
 	for (size_t m = 0; m < p->nsizes; m++) {
 		for (size_t s = 0; s < p->nslices; s++) {
-			struct lb_algo_params prm = params_of(p, ranks, p->sizes[m], p->slices[s],
-							      root_at(p, 0));
+			struct lb_algo_params prm = params_of(p, a, ranks, p->sizes[m], p->slices[s],
+							      root_at(p, 0), RESOLVE_ESTIMATE);
 			if (lb_algo_check(a, &prm, err, len))
 				return -1;
 			consider(p, a, &prm, n);

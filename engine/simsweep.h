@@ -20,7 +20,9 @@ struct lb_simsweep_params {
 	size_t nranks;
 	const uint64_t *sizes; /* message sizes, bytes */
 	size_t nsizes;
-	const uint64_t *slices; /* slice sizes, bytes */
+	const uint64_t *slices; /* slice sizes, bytes; LB_SLICE_AUTO (algos/slice.h):
+				 * per algorithm, ranks and size, lb_slice_auto's
+				 * choice with alpha and lane_bw (the row shows it) */
 	size_t nslices;
 	uint32_t lanes;
 	const uint64_t *roots; /* ranks that hold the message, each below every rank count */
@@ -43,6 +45,13 @@ struct lb_simsweep_params {
 /* The columns of this sweep's results (the two-site ones only with
  * sites == 2); static storage. */
 const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, size_t *ncols);
+
+/* The slice a configuration is estimated with (progress, memory):
+ * `slice` itself, or for LB_SLICE_AUTO the refined model's pick, without
+ * the simulation that may move it (model/slice.h) to a schedule within
+ * LB_SLICE_SIM_BUDGET ranks x blocks. */
+uint64_t lb_simsweep_slice_estimate(const struct lb_simsweep_params *p, const struct lb_algo *a,
+				    uint32_t ranks, uint64_t bytes, uint64_t slice);
 
 enum lb_simsweep_fit {
 	LB_SIMSWEEP_FITS = 0,

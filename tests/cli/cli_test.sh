@@ -227,6 +227,13 @@ ops = int(sys.argv[1])
 assert len(doc["rows"]) == ops, (len(doc["rows"]), ops)
 assert sum(r["bytes"] for r in doc["rows"] if r["op"] == "recv") == 4 * 65536
 ' "$(printf '%s\n' "$err" | sed -n 's/.*, ops \([0-9]*\)$/\1/p')" || fail "plan --json: $out"
+# --slice auto: the refined model's slice for --alpha and --bw, said first
+expect_ok plan -a chain -p 8 -k 2 -m 64K --slice auto --alpha 50us --bw 1gbit --format summary
+case $out in "slice 8K, chosen by --slice auto"*"bytes 65536 (64K), blocks 8,"*) ;;
+*) fail "plan --slice auto: chain 64K at 50us, 1gbit: want slice 8K (8 blocks): $out" ;; esac
+expect_ok plan -a chain -p 8 -k 2 -m 64K --slice 16K --alpha 50us --bw 1gbit --format summary
+case $out in *"chosen by"*) fail "plan --slice 16K: says auto: $out" ;; *"blocks 4,"*) ;;
+*) fail "plan --slice 16K: want 4 blocks: $out" ;; esac
 expect_ok plan -a chain -p 3 -k 1 -m 2K --slice 1K --format dot
 grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 0->1: $out"
 grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
@@ -247,13 +254,34 @@ expect_ok sim -a all -p 8 -m 4K,1M
 strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 12 rows: $out"
-# defaults: k=2, root 0, stripe on, slice 64K, alpha 5us, bw 10gbit = 1.25e9 B/s
-awk -F, 'NR > 1 && !($2 == 8 && $3 == 2 && $4 == 0 && $5 == "on" && $7 == 65536 &&
+# defaults: k=2, root 0, stripe on, slice auto, alpha 5us, bw 10gbit = 1.25e9 B/s
+awk -F, 'NR > 1 && !($2 == 8 && $3 == 2 && $4 == 0 && $5 == "on" &&
 	$9 == "5e-06" && $10 == "1.25e+09" && NF == 16) { exit 1 }' "$tmp/out" ||
 	fail "sim: rows do not carry the defaults: $out"
+grep -qx '# option.slice: auto' "$tmp/out.head" || fail "sim: the default slice is not auto: $(cat "$tmp/out.head")"
+# auto: each row's slice is a candidate, a power of two from 1K below M, or M
+awk -F, 'NR > 1 { s = $7; if (s == $6) next; if (s < 1024 || s >= $6) exit 1;
+	while (s > 1) { if (s % 2) exit 1; s /= 2 } }' "$tmp/out" ||
+	fail "sim: an auto slice is no candidate: $out"
+cp "$tmp/out" "$tmp/default.csv"
+expect_ok sim -a all -p 8 -m 4K,1M -s auto
+strip_head "$tmp/out"
+cmp -s "$tmp/out" "$tmp/default.csv" || fail "sim: -s auto differs from the default: $out"
+# a fixed slice overrides auto
+expect_ok sim -a all -p 8 -m 4K,1M -s 64K
+strip_head "$tmp/out"
+grep -qx '# option.slice: 64K' "$tmp/out.head" || fail "sim -s 64K: option.slice: $(cat "$tmp/out.head")"
+awk -F, 'NR > 1 && $7 != 65536 { exit 1 }' "$tmp/out" || fail "sim -s 64K: slice_bytes not 65536: $out"
 awk -F, '$1 == "chain" && $6 == 4096 && $8 != 1 { exit 1 }
 	 $1 == "chain" && $6 == 1048576 && $8 != 16 { exit 1 }' "$tmp/out" ||
 	fail "sim: chain slices are not 1 (4K) and 16 (1M): $out"
+# auto and fixed slices in one list: each a row
+expect_ok sim -a chain -p 8 -m 64K -s auto,64K --alpha 50us --bw 1gbit
+strip_head "$tmp/out"
+[ "$(awk -F, 'NR > 1 { printf "%s ", $7 }' "$tmp/out")" = "8192 65536 " ] ||
+	fail "sim -s auto,64K: chain 64K at 50us, 1gbit: want slices 8K (auto) and 64K: $out"
+expect_usage "'12Q'" sim --slice auto,12Q
+expect_usage "empty item" sim --slice auto,
 # bandwidth = bytes / sim_seconds; ratios = sim / model
 awk -F, 'NR > 1 { bw = $6 / $11; r = $11 / $12;
 	if (($16 - bw) / bw > 1e-8 || (bw - $16) / bw > 1e-8) exit 1;
@@ -286,7 +314,7 @@ strip_head "$tmp/out"
 	fail "sim --sites 2: header: $(head -n 1 "$tmp/out")"
 
 mkdir "$tmp/res"
-expect_ok sim -a all -p 8 -m 4K,1M -o "$tmp/res/sim.csv"
+expect_ok sim -a all -p 8 -m 4K,1M -s 64K -o "$tmp/res/sim.csv"
 [ "$(ls "$tmp/res")" = "sim.csv" ] || fail "sim -o: files left: $(ls "$tmp/res")"
 strip_head "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/res/sim.csv")" -eq 13 ] || fail "sim -o: want header + 12 rows in the file"
@@ -313,7 +341,7 @@ rm -f "$tmp/res/j.csv" "$tmp/res/j.json" "$tmp/res/j2.csv" "$tmp/res/j2.json"
 
 # A sweep that cannot fit in memory is refused before anything is
 # allocated or written, with its own status (3), naming the configuration.
-expect_status 4 "vandegeijn with 1048576 ranks" sim -a chain,vandegeijn -p 8,1048576 -m 4K,1G \
+expect_status 4 "vandegeijn with 1048576 ranks" sim -a chain,vandegeijn -p 8,1048576 -m 4K,1G -s 64K \
 	-o "$tmp/res/big.csv"
 case $err in *"memory"*"available"*) ;; *) fail "sim too big: no memory figures: $err" ;; esac
 [ ! -e "$tmp/res/big.csv" ] && [ -z "$out" ] || fail "sim too big: wrote output: $out"

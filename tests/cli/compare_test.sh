@@ -160,8 +160,8 @@ p2p_csv x ens1f0 0.5 >"$tmp/p2pb.csv"
 want 0 "summary lane 0: B/A 0.500 (speed-up 2.00x) over 2 sizes: 2 faster, 0 slower, 0 within noise" \
 	"$tmp/p2pa.csv" "$tmp/p2pb.csv"
 case $out in *"lane_name                      rail0  ->  ens1f0"*) ;; *) fail "p2p: NIC name not a difference: $out" ;; esac
-"$B" sim -a multilane,binomial -p 8 -k 1 -m 64K:4M --bw 100mbit >"$tmp/sim1.csv" 2>/dev/null
-"$B" sim -a multilane,binomial -p 4,8 -k 2 -m 64K:4M --bw 100mbit >"$tmp/sim2.csv" 2>/dev/null
+"$B" sim -a multilane,binomial -p 8 -k 1 -m 64K:4M -s 64K --bw 100mbit >"$tmp/sim1.csv" 2>/dev/null
+"$B" sim -a multilane,binomial -p 4,8 -k 2 -m 64K:4M -s 64K --bw 100mbit >"$tmp/sim2.csv" 2>/dev/null
 want 0 "summary multilane ranks 8: B/A 0." "$tmp/sim1.csv" "$tmp/sim2.csv"
 case $out in *"matched on: algorithm, root, ranks, message_bytes, slice_bytes"*"only in B, not compared (14 of 28 rows): multilane ranks 4 64K"*) ;;
 *) fail "sim: keys or intersection: $out" ;; esac

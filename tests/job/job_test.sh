@@ -131,6 +131,42 @@ else
 fi
 wait
 
+# --- --slice auto: chosen per algorithm and size from the calibration ---------
+# A 3-rank job, calibrated, -s 64K,auto: the 64K rows keep 64K (a given slice
+# overrides), each auto row has the slice plan --slice auto picks with the
+# row's calibrated latency and bandwidth, and --verbose names that slice.
+port=$(free_port)
+slice_run=(bcast --nics 127.0.0.1,127.0.0.1 --no-pin -a chain,multilane -m 64K,1M -s 64K,auto -i 2 -x 0 --verbose)
+for r in 1 2; do
+	rank "$r" 3 "$port" "${slice_run[@]}" -o "$tmp/auto$r.csv" >/dev/null 2>&1 &
+	pids+=($!)
+done
+if rank 0 3 "$port" "${slice_run[@]}" -o "$tmp/auto.csv" >/dev/null 2>"$tmp/auto.err"; then
+	grep -qx '# option.slice: 64K,auto' "$tmp/auto.csv" || fail "bcast -s 64K,auto: provenance: $(grep slice "$tmp/auto.csv")"
+	rows=0
+	while IFS=, read -r algo bytes slice lat bw; do
+		rows=$((rows + 1))
+		if [ $((rows % 2)) = 1 ]; then
+			[ "$slice" = 65536 ] || fail "bcast -s 64K,auto: $algo $bytes: the given 64K became $slice"
+			continue
+		fi
+		want=$("$lanebench" plan -a "$algo" -p 3 -k 2 -m "$bytes" --slice auto --alpha "$lat" \
+			--bw "${bw}B/s" -f summary | sed -n 's/^slice \([^,]*\), chosen by --slice auto.*/\1/p')
+		got=$(awk -v s="$slice" 'BEGIN { u = "KMG"; i = 0; while (s >= 1024 && s % 1024 == 0 && i < 3) { s /= 1024; i++ }
+			printf "%d%s", s, i ? substr(u, i, 1) : "" }')
+		[ -n "$want" ] && [ "$got" = "$want" ] ||
+			fail "bcast --slice auto: $algo $bytes: slice $got, plan with the calibration ($lat s, $bw B/s) says '$want'"
+		grep -q "rank 0: $algo $(awk -v b="$bytes" 'BEGIN { print b == 65536 ? "64K" : "1M" }') slice $got root 0: iteration 1/2 started" "$tmp/auto.err" ||
+			fail "bcast --verbose: no line for $algo $bytes slice $got: $(grep started "$tmp/auto.err" | head -3)"
+	done < <(awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ print $c["algorithm"] "," $c["message_bytes"] "," $c["slice_bytes"] "," $c["calib_latency_seconds"] "," $c["calib_lane_bandwidth_bytes_per_second"] }' "$tmp/auto.csv")
+	[ "$rows" = 8 ] && ok "bcast -s 64K,auto: 64K kept, auto as plan chooses from the calibration, --verbose names it" ||
+		fail "bcast -s 64K,auto: $rows rows, want 8"
+else
+	fail "bcast -s 64K,auto failed: $(tail -2 "$tmp/auto.err")"
+fi
+wait
+
 # --- the NICs from the environment: $LANEBENCH_NICS, else the old name -------
 for var in LANEBENCH_NICS LANEBENCH_LANES; do
 	if env -u LANEBENCH_NICS -u LANEBENCH_LANES "$var=127.0.0.1,127.0.0.1" LANEBENCH_RANK=0 \
