@@ -142,8 +142,8 @@ for i in 0 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
 
 # The queues of every shaped end: the burst holds the largest skb whole
 # (65536 bytes, gso_max_size and gro_max_size on both ends, counted with the
-# 66-byte headers of its 45 more segments at MTU 1500), else tbf segments it
-# in software; the limit holds a full send buffer (tcp_wmem's maximum) of
+# 66-byte headers of its 45 more segments at MTU 1500: 68506), else tbf
+# segments it in software, plus 1 ms at 100 Mbit/s (12500); the limit holds a full send buffer (tcp_wmem's maximum) of
 # each of the 2 peers' sockets, so that tbf pushes back instead of dropping.
 wmem_max=$(ip netns exec "$name-h0" sysctl -n net.ipv4.tcp_wmem | awk '{ print $3 }')
 tbf_field() { grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; } # JSON of tc -j
@@ -155,9 +155,9 @@ check_queue() { # ns dev
 	limit=$(awk -v r="${rate:-0}" -v l="${lat:-0}" -v b="${burst:-0}" 'BEGIN { printf "%.0f", r * l / 1e6 + b }')
 	gso=$(ip -n "$1" -d link show dev "$2" | grep -o 'gso_max_size [0-9]*' | cut -d' ' -f2)
 	gro=$(ip -n "$1" -d link show dev "$2" | grep -o 'gro_max_size [0-9]*' | cut -d' ' -f2)
-	[ "${burst:-0}" -ge 68506 ] && [ "$limit" -ge $((2 * wmem_max)) ] && [ "$gso" = 65536 ] && [ "$gro" = 65536 ]
+	[ "${burst:-0}" -ge 81006 ] && [ "$limit" -ge $((2 * wmem_max)) ] && [ "$gso" = 65536 ] && [ "$gro" = 65536 ]
 	result $? "$1 $2: tbf burst $burst, limit $limit (>= 2 x $wmem_max), gso/gro_max_size $gso/$gro" \
-		"$1 $2: tbf burst '$burst' (want >= 68506), limit '$limit' (want >= 2 x $wmem_max), gso/gro_max_size '$gso/$gro' (want 65536)"
+		"$1 $2: tbf burst '$burst' (want >= 81006), limit '$limit' (want >= 2 x $wmem_max), gso/gro_max_size '$gso/$gro' (want 65536)"
 }
 for i in 0 1 2; do for r in 0 1; do
 	check_queue "$name-h$i" "rail$r"
