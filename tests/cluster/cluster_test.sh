@@ -139,6 +139,30 @@ check_shaping() { # host rail want-rate
 	fi
 }
 for i in 0 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
+
+# The queues of every shaped end: the burst holds the largest skb whole
+# (65536 bytes, gso_max_size and gro_max_size on both ends, counted with the
+# 66-byte headers of its 45 more segments at MTU 1500: 68506), else tbf
+# segments it in software, plus 1 ms at 100 Mbit/s (12500); the limit holds a full send buffer (tcp_wmem's maximum) of
+# each of the 2 peers' sockets, so that tbf pushes back instead of dropping.
+wmem_max=$(ip netns exec "$name-h0" sysctl -n net.ipv4.tcp_wmem | awk '{ print $3 }')
+tbf_field() { grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; } # JSON of tc -j
+check_queue() { # ns dev
+	local j burst rate lat limit gso gro
+	j=$(tc -j -n "$1" qdisc show dev "$2" 2>/dev/null)
+	burst=$(tbf_field burst <<<"$j") rate=$(tbf_field rate <<<"$j") lat=$(tbf_field lat <<<"$j")
+	# tc gives the limit as a latency: lat = limit / rate - burst / rate
+	limit=$(awk -v r="${rate:-0}" -v l="${lat:-0}" -v b="${burst:-0}" 'BEGIN { printf "%.0f", r * l / 1e6 + b }')
+	gso=$(ip -n "$1" -d link show dev "$2" | grep -o 'gso_max_size [0-9]*' | cut -d' ' -f2)
+	gro=$(ip -n "$1" -d link show dev "$2" | grep -o 'gro_max_size [0-9]*' | cut -d' ' -f2)
+	[ "${burst:-0}" -ge 81006 ] && [ "$limit" -ge $((2 * wmem_max)) ] && [ "$gso" = 65536 ] && [ "$gro" = 65536 ]
+	result $? "$1 $2: tbf burst $burst, limit $limit (>= 2 x $wmem_max), gso/gro_max_size $gso/$gro" \
+		"$1 $2: tbf burst '$burst' (want >= 81006), limit '$limit' (want >= 2 x $wmem_max), gso/gro_max_size '$gso/$gro' (want 65536)"
+}
+for i in 0 1 2; do for r in 0 1; do
+	check_queue "$name-h$i" "rail$r"
+	check_queue "$name-sw" "${name}h${i}r$r"
+done; done
 for i in 0 1 2; do
 	! tc -n "$name-h$i" qdisc show dev mgmt | grep -q tbf
 	result $? "host $i: mgmt not shaped" "host $i: mgmt is shaped"
@@ -245,6 +269,12 @@ if [ $verdict = low ] && [ "$least_steal" -ge 10 ] &&
 	awk -v m="$best" 'BEGIN { exit !(m >= 25) }'; then
 	verdict=stolen
 fi
+# The stream's packets all went through: neither tbf of the link dropped.
+tbf_dropped() { tc -s -n "$1" qdisc show dev "$2" | awk '/dropped/ { sub(",", "", $7); print $7; exit }'; }
+drops="$(tbf_dropped "$name-h0" rail0)/$(tbf_dropped "$name-sw" "${name}h1r0")"
+[ "$drops" = 0/0 ]
+result $? "rate: no tbf drops on host 0 rail0 and the switch end of host 1 rail0" \
+	"rate: tbf dropped '$drops' packets (host 0 rail0 / switch end of host 1 rail0), want 0/0"
 case $verdict in
 stolen) ok "rate: one TCP stream on rail0 at 100mbit: $best Mbit/s, judged only >= 25: the hypervisor stole >= $least_steal % of the CPUs in every attempt ($tool; attempts: $summary)" ;;
 ok) ok "rate: one TCP stream on rail0 at 100mbit: $mbps Mbit/s ($tool; attempts: $summary)" ;;
