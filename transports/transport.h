@@ -126,8 +126,10 @@ struct lb_transport {
 	 *         armed by ibv_req_notify_cq (arm() takes the event of the
 	 *         previous arming, acked in batches), and its connection-manager
 	 *         channel (a peer's disconnect);
-	 *   dpdk: none (NULL): polling PMDs raise no event; the caller naps
-	 *         briefly, and dpdk's service thread answers peers meanwhile. */
+	 *   dpdk: on a lane of one net_af_packet port, the PMD's packet
+	 *         socket (readable while its rx ring holds a frame); other
+	 *         PMDs raise no event: -1, the caller naps briefly, and dpdk's
+	 *         service thread answers peers meanwhile. */
 	int (*arm)(struct lb_tp *tp, uint32_t lane);
 	/* Optional: link speed in bytes/s, 0 if unknown. */
 	double (*lane_rate)(struct lb_tp *tp, uint32_t lane);

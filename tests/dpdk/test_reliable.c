@@ -67,6 +67,39 @@ static void test_selective_and_timeout(void)
 	CHECK(lb_rel_tx_inflight(&t) == 0, "all acked");
 }
 
+/* The timer resends only the oldest unacked frame: a peer that was slow,
+ * not lossy, acks everything when it answers. */
+static void test_timeout_oldest_only(void)
+{
+	struct lb_rel_tx t;
+	struct lb_rel_rx r;
+	uint8_t bits[LB_REL_WINDOW / 8];
+	uint32_t due[8];
+	lb_rel_tx_init(&t, 8, 0.01, 0.1);
+	lb_rel_rx_init(&r);
+	for (uint32_t i = 0; i < 4; i++) {
+		lb_rel_tx_push(&t, &(struct lb_rel_frame){ .len = 1 });
+		lb_rel_tx_sent(&t, i, 0);
+		lb_rel_rx_accept(&r, i); /* arrived; the acks are late */
+	}
+	int n = lb_rel_tx_due(&t, 0.02, due, 8);
+	CHECK(n == 1 && due[0] == 0, "only the oldest of 4 late frames is due (n=%d)", n);
+	lb_rel_tx_sent(&t, 0, 0.02);
+	CHECK(lb_rel_tx_due(&t, 0.021, due, 8) == 0, "the others wait for its ack");
+	uint32_t cum = lb_rel_rx_ack(&r, bits);
+	CHECK(lb_rel_tx_ack(&t, cum, bits, 0.022) == 4 && lb_rel_tx_inflight(&t) == 0,
+	      "one ack for all: nothing else resent");
+	lb_rel_tx_push(&t, &(struct lb_rel_frame){ .len = 1 });
+	lb_rel_tx_push(&t, &(struct lb_rel_frame){ .len = 1 });
+	lb_rel_tx_sent(&t, 4, 0.03);
+	lb_rel_tx_sent(&t, 5, 0.03);
+	lb_rel_rx_accept(&r, 5); /* 4 lost */
+	cum = lb_rel_rx_ack(&r, bits);
+	lb_rel_tx_ack(&t, cum, bits, 0.031);
+	n = lb_rel_tx_due(&t, 0.031 + t.rto, due, 8);
+	CHECK(n == 1 && due[0] == 4, "a lost oldest frame is resent (n=%d)", n);
+}
+
 /* Random channel: drop, duplicate, reorder frames and acks; every seq must
  * be delivered exactly once and the sender must end with nothing in flight. */
 static void test_lossy_channel(unsigned seed, uint32_t total)
@@ -176,6 +209,7 @@ static void test_rto(void)
 int main(void)
 {
 	test_rto();
+	test_timeout_oldest_only();
 	test_in_order();
 	test_selective_and_timeout();
 	test_wrap();

@@ -6,9 +6,10 @@
  * accepts seq in [cum, cum + LB_REL_WINDOW) once and acknowledges with the
  * cumulative `cum` (every seq before it arrived) plus a bitmap of the
  * LB_REL_WINDOW seqs after it; the sender keeps at most `window` frames
- * unacknowledged, retransmits one whose ack is late by the retransmission
- * timeout (RTO), or by a quarter of it when later frames were acked (a
- * hole), and backs the RTO off while nothing gets through. */
+ * unacknowledged, retransmits the oldest when its ack is late by the
+ * retransmission timeout (RTO), any one late by a quarter of it when later
+ * frames were acked (a hole), and backs the RTO off while nothing gets
+ * through. */
 #ifndef LB_RELIABLE_H
 #define LB_RELIABLE_H
 
@@ -62,7 +63,8 @@ int lb_rel_tx_sent(struct lb_rel_tx *t, uint32_t seq, double now);
  * seqs it newly acknowledged.  Acks outside the window are ignored. */
 uint32_t lb_rel_tx_ack(struct lb_rel_tx *t, uint32_t cum, const uint8_t *bits, double now);
 /* Up to max seqs due for (re)transmission at `now`, oldest first: never
- * sent, or late.  A late frame backs the RTO off (once per call). */
+ * sent, a hole late by RTO/4, or the oldest late by the RTO, which backs
+ * the RTO off. */
 int lb_rel_tx_due(struct lb_rel_tx *t, double now, uint32_t *seqs, int max);
 
 /* Classifies seq without recording it. */
