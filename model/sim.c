@@ -59,12 +59,36 @@ static int before(const struct event *a, const struct event *b)
 	return a->slot < b->slot;
 }
 
+/* A 4-ary heap: half the levels of a binary one, and a node's children
+ * share two cache lines.  (at, ready, slot) orders events totally, so the
+ * events come out in the same order from any heap. */
+#define ARITY 4
+
 static void heap_push(struct sim *x, struct event ev)
 {
 	size_t i = x->nheap++;
-	while (i > 0 && before(&ev, &x->heap[(i - 1) / 2])) {
-		x->heap[i] = x->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
+	while (i > 0 && before(&ev, &x->heap[(i - 1) / ARITY])) {
+		x->heap[i] = x->heap[(i - 1) / ARITY];
+		i = (i - 1) / ARITY;
+	}
+	x->heap[i] = ev;
+}
+
+/* Puts ev at the root, in place of the top, and sifts it down. */
+static void heap_replace_top(struct sim *x, struct event ev)
+{
+	size_t i = 0, n = x->nheap;
+	for (;;) {
+		size_t c = ARITY * i + 1, best = c;
+		if (c >= n)
+			break;
+		for (size_t j = c + 1; j < c + ARITY && j < n; j++)
+			if (before(&x->heap[j], &x->heap[best]))
+				best = j;
+		if (!before(&x->heap[best], &ev))
+			break;
+		x->heap[i] = x->heap[best];
+		i = best;
 	}
 	x->heap[i] = ev;
 }
@@ -72,20 +96,8 @@ static void heap_push(struct sim *x, struct event ev)
 static struct event heap_pop(struct sim *x)
 {
 	struct event top = x->heap[0], last = x->heap[--x->nheap];
-	size_t i = 0, n = x->nheap;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && before(&x->heap[c + 1], &x->heap[c]))
-			c++;
-		if (!before(&x->heap[c], &last))
-			break;
-		x->heap[i] = x->heap[c];
-		i = c;
-	}
-	if (n)
-		x->heap[i] = last;
+	if (x->nheap)
+		heap_replace_top(x, last);
 	return top;
 }
 
@@ -164,13 +176,14 @@ static void start_send(struct sim *x, const struct event *ev)
 static void run_events(struct sim *x)
 {
 	while (x->nheap) {
-		struct event ev = heap_pop(x);
+		struct event ev = x->heap[0];
 		uint32_t dslot = ev.op.peer * x->s->lanes + ev.slot % x->s->lanes;
 		if (x->recv_free[dslot] > ev.at) {
 			ev.at = x->recv_free[dslot]; /* receiver busy: wait */
-			heap_push(x, ev);
+			heap_replace_top(x, ev);
 			continue;
 		}
+		heap_pop(x);
 		start_send(x, &ev);
 	}
 }

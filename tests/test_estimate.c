@@ -64,5 +64,9 @@ int main(void)
 	CHECK(e.ops == UINT64_MAX && e.bytes == UINT64_MAX, "more absurd: ops %llu bytes %llu",
 	      (unsigned long long)e.ops, (unsigned long long)e.bytes);
 	CHECK(lb_sim_bytes(absurd.ranks, absurd.lanes, UINT64_MAX, 0) == UINT64_MAX, "sim bytes wrap");
+	CHECK(lb_sim_bytes(2, 1, 1, UINT64_MAX) == UINT64_MAX, "sim bytes of 2^64 SENDs wrap");
+	/* The simulator's copy of the SENDs is counted: 12 bytes each at least. */
+	CHECK(lb_sim_bytes(2, 1, 1, 1000) >= lb_sim_bytes(2, 1, 1, 0) + 12000,
+	      "sim bytes count the SENDs: %llu", (unsigned long long)lb_sim_bytes(2, 1, 1, 1000));
 	return check_status("estimate");
 }
