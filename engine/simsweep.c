@@ -240,7 +240,9 @@ static void consider(const struct lb_simsweep_params *p, const struct lb_algo *a
 {
 	struct lb_sched_estimate e;
 	lb_algo_estimate(a, prm, p->validate, &e);
-	uint64_t memory = lb_add_sat(e.bytes, lb_sim_bytes(prm->ranks, p->lanes, e.blocks));
+	/* e.ops counts both ends of every transfer: half are SENDs. */
+	uint64_t sim = lb_sim_bytes(prm->ranks, p->lanes, e.blocks, e.ops / 2);
+	uint64_t memory = lb_add_sat(e.bytes, sim);
 	if (memory > n->memory)
 		*n = (struct need){ a, prm->ranks, prm->bytes, prm->slice_bytes, e.blocks, memory };
 }

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 /* Cgroup limits above this are "no limit" (v1 prints ~2^63). */
@@ -117,4 +119,19 @@ uint64_t lb_mem_available(const char **what)
 		consider(&b, v, "ulimit -d (RLIMIT_DATA)");
 	*what = b.what;
 	return b.bytes;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *lb_alloc_large(size_t bytes)
+{
+	void *p = NULL;
+	if (bytes < HUGE_PAGE)
+		return malloc(bytes ? bytes : 1);
+	size_t rounded = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+	if (rounded < bytes || posix_memalign(&p, HUGE_PAGE, rounded))
+		return NULL;
+	/* Advice only: where THP is off the pages stay small, and that is fine. */
+	(void)madvise(p, rounded, MADV_HUGEPAGE);
+	return p;
 }

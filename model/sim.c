@@ -3,28 +3,48 @@
  * order from a heap holding at most one entry per (rank, lane): the lane's
  * next SEND once its blocks' arrival times are known.  Arrival times are
  * fixed when a transfer starts, so every later event is at or after the
- * current one and no event is ever revised. */
+ * current one and no event is ever revised.
+ *
+ * At 16,384 ranks the run is bound by memory latency, not arithmetic, so
+ * the state is laid out for it: each lane's SENDs are copied once into one
+ * compact array (RECVs need no action here, and skipping them in the
+ * schedule cost a cache miss per op), and a queued SEND travels in its
+ * event. */
 #include "sim.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "lib/error.h"
+#include "lib/memory.h"
 
+/* A SEND as the simulator needs it: to whom, which blocks. */
+struct send {
+	uint32_t peer;
+	uint32_t first_block;
+	uint32_t nblocks;
+};
+
+/* The SEND rides in its event, so starting it reads no schedule memory. */
 struct event {
 	double at;      /* when the SEND can start */
 	double ready;   /* when it first could have (FCFS at busy receivers) */
 	uint32_t slot;  /* rank * lanes + lane */
+	struct send op;
 };
 
+/* Per-(rank, lane) state lives in small parallel arrays indexed by slot
+ * (rank * lanes + lane): each stays in cache at 65,536 slots. */
 struct sim {
 	const struct lb_schedule *s;
 	const struct lb_sim_net *net;
 	double *arrival;    /* [rank * nblocks + block], INFINITY = not yet */
 	double *send_free;  /* [slot] */
 	double *recv_free;  /* [slot] */
-	uint32_t *cursor;   /* [slot]: next op in the lane */
-	uint8_t *waiting;   /* [slot]: head SEND waits for a block */
+	size_t *next;       /* [slot]: its next SEND in sends */
+	size_t *end;        /* [slot]: one past its last SEND */
+	uint8_t *waiting;   /* [slot]: the next SEND waits for a block */
+	struct send *sends; /* every lane's SENDs, lane after lane, in order */
 	struct event *heap;
 	size_t nheap;
 	struct lb_sim_result *res;
@@ -39,12 +59,36 @@ static int before(const struct event *a, const struct event *b)
 	return a->slot < b->slot;
 }
 
+/* A 4-ary heap: half the levels of a binary one, and a node's children
+ * share two cache lines.  (at, ready, slot) orders events totally, so the
+ * events come out in the same order from any heap. */
+#define ARITY 4
+
 static void heap_push(struct sim *x, struct event ev)
 {
 	size_t i = x->nheap++;
-	while (i > 0 && before(&ev, &x->heap[(i - 1) / 2])) {
-		x->heap[i] = x->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
+	while (i > 0 && before(&ev, &x->heap[(i - 1) / ARITY])) {
+		x->heap[i] = x->heap[(i - 1) / ARITY];
+		i = (i - 1) / ARITY;
+	}
+	x->heap[i] = ev;
+}
+
+/* Puts ev at the root, in place of the top, and sifts it down. */
+static void heap_replace_top(struct sim *x, struct event ev)
+{
+	size_t i = 0, n = x->nheap;
+	for (;;) {
+		size_t c = ARITY * i + 1, best = c;
+		if (c >= n)
+			break;
+		for (size_t j = c + 1; j < c + ARITY && j < n; j++)
+			if (before(&x->heap[j], &x->heap[best]))
+				best = j;
+		if (!before(&x->heap[best], &ev))
+			break;
+		x->heap[i] = x->heap[best];
+		i = best;
 	}
 	x->heap[i] = ev;
 }
@@ -52,38 +96,21 @@ static void heap_push(struct sim *x, struct event ev)
 static struct event heap_pop(struct sim *x)
 {
 	struct event top = x->heap[0], last = x->heap[--x->nheap];
-	size_t i = 0, n = x->nheap;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && before(&x->heap[c + 1], &x->heap[c]))
-			c++;
-		if (!before(&x->heap[c], &last))
-			break;
-		x->heap[i] = x->heap[c];
-		i = c;
-	}
-	if (n)
-		x->heap[i] = last;
+	if (x->nheap)
+		heap_replace_top(x, last);
 	return top;
 }
 
-/* The lane's next SEND, skipping RECVs (receives need no action here). */
-static const struct lb_op *head_send(struct sim *x, uint32_t slot)
+/* The lane's next SEND, or NULL when it has sent everything. */
+static const struct send *head_send(const struct sim *x, uint32_t slot)
 {
-	const struct lb_schedule *s = x->s;
-	uint32_t n;
-	const struct lb_op *ops = lb_lane_ops(s, slot / s->lanes, slot % s->lanes, &n);
-	while (x->cursor[slot] < n && ops[x->cursor[slot]].kind != LB_SEND)
-		x->cursor[slot]++;
-	return x->cursor[slot] < n ? &ops[x->cursor[slot]] : NULL;
+	return x->next[slot] < x->end[slot] ? &x->sends[x->next[slot]] : NULL;
 }
 
 /* Queues the lane's next SEND if all its blocks have arrival times. */
 static void try_ready(struct sim *x, uint32_t slot)
 {
-	const struct lb_op *op = head_send(x, slot);
+	const struct send *op = head_send(x, slot);
 	x->waiting[slot] = 0;
 	if (!op)
 		return;
@@ -96,7 +123,7 @@ static void try_ready(struct sim *x, uint32_t slot)
 		}
 		ready = fmax(ready, arr[b]);
 	}
-	heap_push(x, (struct event){ ready, ready, slot });
+	heap_push(x, (struct event){ ready, ready, slot, *op });
 }
 
 static uint32_t site(const struct sim *x, uint32_t r)
@@ -127,8 +154,8 @@ static double transfer_time(const struct sim *x, uint32_t src, uint32_t dst,
 static void start_send(struct sim *x, const struct event *ev)
 {
 	const struct lb_schedule *s = x->s;
+	const struct send *op = &ev->op;
 	uint32_t src = ev->slot / s->lanes, lane = ev->slot % s->lanes;
-	const struct lb_op *op = head_send(x, ev->slot);
 	uint32_t dslot = op->peer * s->lanes + lane;
 	uint64_t bytes = lb_range_bytes(s, op->first_block, op->nblocks);
 	double end = ev->at + transfer_time(x, src, op->peer, lane, bytes);
@@ -139,7 +166,7 @@ static void start_send(struct sim *x, const struct event *ev)
 	x->recv_free[dslot] = end;
 	x->res->transfers++;
 	x->res->bytes_moved += bytes;
-	x->cursor[ev->slot]++;
+	x->next[ev->slot]++;
 	try_ready(x, ev->slot);
 	for (uint32_t l = 0; l < s->lanes; l++)
 		if (x->waiting[op->peer * s->lanes + l])
@@ -149,14 +176,14 @@ static void start_send(struct sim *x, const struct event *ev)
 static void run_events(struct sim *x)
 {
 	while (x->nheap) {
-		struct event ev = heap_pop(x);
-		const struct lb_op *op = head_send(x, ev.slot);
-		uint32_t dslot = op->peer * x->s->lanes + ev.slot % x->s->lanes;
+		struct event ev = x->heap[0];
+		uint32_t dslot = ev.op.peer * x->s->lanes + ev.slot % x->s->lanes;
 		if (x->recv_free[dslot] > ev.at) {
 			ev.at = x->recv_free[dslot]; /* receiver busy: wait */
-			heap_push(x, ev);
+			heap_replace_top(x, ev);
 			continue;
 		}
+		heap_pop(x);
 		start_send(x, &ev);
 	}
 }
@@ -166,7 +193,7 @@ static int collect(struct sim *x, char *err, size_t len)
 {
 	const struct lb_schedule *s = x->s;
 	for (uint32_t slot = 0; slot < s->ranks * s->lanes; slot++) {
-		const struct lb_op *op = head_send(x, slot);
+		const struct send *op = head_send(x, slot);
 		if (op)
 			return lb_errf(err, len, "simulation stuck: rank %u lane %u cannot send blocks [%u,%u) to rank %u (schedule not valid?)",
 				    slot / s->lanes, slot % s->lanes, op->first_block,
@@ -207,11 +234,51 @@ static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 	return 0;
 }
 
-uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks)
+uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends)
 {
-	uint64_t per_slot = 2 * sizeof(double) + sizeof(uint32_t) + 1 + sizeof(struct event);
-	return lb_add_sat(lb_mul_sat(lb_mul_sat(ranks, blocks), sizeof(double)),
+	uint64_t per_slot = 2 * sizeof(double) + 2 * sizeof(size_t) + 1 + sizeof(struct event);
+	uint64_t arrival = lb_mul_sat(lb_mul_sat(ranks, blocks), sizeof(double));
+	return lb_add_sat(lb_add_sat(arrival, lb_mul_sat(sends, sizeof(struct send))),
 			  (uint64_t)ranks * lanes * per_slot);
+}
+
+/* Copies every lane's SENDs, in lane order, into x->sends. */
+static int gather_sends(struct sim *x)
+{
+	const struct lb_schedule *s = x->s;
+	size_t total = 0, slot = 0;
+	for (uint32_t r = 0; r < s->ranks; r++)
+		for (uint32_t i = 0; i < s->rank[r].count; i++)
+			total += s->rank[r].ops[i].kind == LB_SEND;
+	x->sends = lb_alloc_large(total * sizeof(*x->sends));
+	if (!x->sends)
+		return -1;
+	total = 0;
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		for (uint32_t l = 0; l < s->lanes; l++, slot++) {
+			uint32_t n;
+			const struct lb_op *ops = lb_lane_ops(s, r, l, &n);
+			x->next[slot] = total;
+			for (uint32_t i = 0; i < n; i++)
+				if (ops[i].kind == LB_SEND)
+					x->sends[total++] = (struct send){ ops[i].peer, ops[i].first_block,
+									   ops[i].nblocks };
+			x->end[slot] = total;
+		}
+	}
+	return 0;
+}
+
+/* Nothing has arrived yet except at the root, which holds every block. */
+static void clear_arrivals(struct sim *x)
+{
+	const struct lb_schedule *s = x->s;
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		double *row = x->arrival + (size_t)r * s->nblocks;
+		double t = r == s->root ? 0 : INFINITY;
+		for (uint32_t b = 0; b < s->nblocks; b++)
+			row[b] = t;
+	}
 }
 
 int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
@@ -224,23 +291,23 @@ int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 	size_t slots = (size_t)s->ranks * s->lanes, cells = (size_t)s->ranks * s->nblocks;
 	struct sim x = {
 		.s = s, .net = net, .res = res,
-		.arrival = malloc(cells * sizeof(double)),
+		.arrival = lb_alloc_large(cells * sizeof(double)),
 		.send_free = calloc(slots, sizeof(double)),
 		.recv_free = calloc(slots, sizeof(double)),
-		.cursor = calloc(slots, sizeof(uint32_t)),
+		.next = calloc(slots, sizeof(size_t)),
+		.end = calloc(slots, sizeof(size_t)),
 		.waiting = calloc(slots, 1),
 		.heap = malloc(slots * sizeof(struct event)),
 	};
 	int rc = -1;
 	res->transfers = res->bytes_moved = 0;
-	if (!x.arrival || !x.send_free || !x.recv_free || !x.cursor ||
-	    !x.waiting || !x.heap) {
+	if (!x.arrival || !x.send_free || !x.recv_free || !x.next || !x.end ||
+	    !x.waiting || !x.heap || gather_sends(&x)) {
 		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
 		     s->ranks, s->nblocks);
 		goto out;
 	}
-	for (size_t i = 0; i < cells; i++)
-		x.arrival[i] = i / s->nblocks == s->root ? 0 : INFINITY;
+	clear_arrivals(&x);
 	for (uint32_t slot = 0; slot < slots; slot++)
 		try_ready(&x, slot);
 	run_events(&x);
@@ -249,8 +316,10 @@ out:
 	free(x.arrival);
 	free(x.send_free);
 	free(x.recv_free);
-	free(x.cursor);
+	free(x.next);
+	free(x.end);
 	free(x.waiting);
+	free(x.sends);
 	free(x.heap);
 	return rc;
 }

@@ -42,8 +42,9 @@ struct lb_sim_result {
 };
 
 /* Bytes lb_sim_run allocates for a schedule of these dimensions: an
- * arrival time per (rank, block) and per-(rank, lane) state. */
-uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks);
+ * arrival time per (rank, block), a copy of each of its `sends` SENDs and
+ * per-(rank, lane) state. */
+uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends);
 
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
  * network parameters, a stuck schedule, out of memory). */

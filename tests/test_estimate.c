@@ -49,8 +49,8 @@ int main(void)
 	struct lb_sched_estimate e;
 	lb_algo_estimate(vdg, &big, 0, &e);
 	CHECK(e.blocks == 1u << 20, "vandegeijn 2^20 ranks: %llu blocks", (unsigned long long)e.blocks);
-	CHECK(lb_sim_bytes(big.ranks, big.lanes, e.blocks) >= 8ull << 40,
-	      "simulating 2^20 x 2^20 blocks: %llu bytes", (unsigned long long)lb_sim_bytes(big.ranks, big.lanes, e.blocks));
+	CHECK(lb_sim_bytes(big.ranks, big.lanes, e.blocks, e.ops / 2) >= 8ull << 40,
+	      "simulating 2^20 x 2^20 blocks: %llu bytes", (unsigned long long)lb_sim_bytes(big.ranks, big.lanes, e.blocks, e.ops / 2));
 
 	/* 1 TiB in 1-byte slices on 2^20 ranks: 2^61 ops, whose bytes
 	 * saturate instead of wrapping; 2^62 bytes' ops saturate too. */
@@ -63,6 +63,10 @@ int main(void)
 	lb_algo_estimate(lb_algo_find("chain"), &absurd, 0, &e);
 	CHECK(e.ops == UINT64_MAX && e.bytes == UINT64_MAX, "more absurd: ops %llu bytes %llu",
 	      (unsigned long long)e.ops, (unsigned long long)e.bytes);
-	CHECK(lb_sim_bytes(absurd.ranks, absurd.lanes, UINT64_MAX) == UINT64_MAX, "sim bytes wrap");
+	CHECK(lb_sim_bytes(absurd.ranks, absurd.lanes, UINT64_MAX, 0) == UINT64_MAX, "sim bytes wrap");
+	CHECK(lb_sim_bytes(2, 1, 1, UINT64_MAX) == UINT64_MAX, "sim bytes of 2^64 SENDs wrap");
+	/* The simulator's copy of the SENDs is counted: 12 bytes each at least. */
+	CHECK(lb_sim_bytes(2, 1, 1, 1000) >= lb_sim_bytes(2, 1, 1, 0) + 12000,
+	      "sim bytes count the SENDs: %llu", (unsigned long long)lb_sim_bytes(2, 1, 1, 1000));
 	return check_status("estimate");
 }
