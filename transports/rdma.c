@@ -22,6 +22,13 @@
  * and iterations are separated by a barrier.
  * --tp-opt op=send: SEND/RECV, each posted receive is a RECV into place.
  *
+ * A send completes when the peer acknowledged its last WR -- except a
+ * message sent in one inline WR (up to the QP's max_inline_data bytes):
+ * its bytes are copied when it is posted, so it completes then, and its WR
+ * asks for no completion (see signal_wr).  The peer may still be waiting
+ * for it, as after a TCP write; the job's closing barrier keeps a QP from
+ * being destroyed under a message a peer has not received.
+ *
  * Receiver not ready: a SEND (or a notification beyond the ring) that finds
  * no RECV gets an RNR NAK; rnr_retry_count 7 means "retry forever", which is
  * right here because the receiver always posts eventually (its lane thread
