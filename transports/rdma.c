@@ -22,6 +22,13 @@
  * and iterations are separated by a barrier.
  * --tp-opt op=send: SEND/RECV, each posted receive is a RECV into place.
  *
+ * A send completes when the peer acknowledged its last WR -- except a
+ * message sent in one inline WR (up to the QP's max_inline_data bytes):
+ * its bytes are copied when it is posted, so it completes then, and its WR
+ * asks for no completion (see signal_wr).  The peer may still be waiting
+ * for it, as after a TCP write; the job's closing barrier keeps a QP from
+ * being destroyed under a message a peer has not received.
+ *
  * Receiver not ready: a SEND (or a notification beyond the ring) that finds
  * no RECV gets an RNR NAK; rnr_retry_count 7 means "retry forever", which is
  * right here because the receiver always posts eventually (its lane thread
@@ -63,10 +70,15 @@
 #define RNR_TIMER 6              /* IB encoding: 0.12 ms */
 #define ACK_TIMEOUT_MAX 31       /* the encoding's 5 bits; 0 means "never" */
 #define POLL_BATCH 32             /* WCs taken from the CQ at once */
+#define PEER_CHECK_EVERY 4096     /* polls between looks for a peer gone (a syscall) */
 
 enum op_mode { OP_WRITE, OP_SEND };
 enum conn_state { CONN_IDLE, CONN_RESOLVING, CONN_CONNECTING, CONN_UP, CONN_RETRY };
-enum wr_kind { WR_SEND = 0, WR_RECV = 1 };
+/* What a work request's wr_id carries besides its connection (whose
+ * alignment leaves the low bits free): a receive, or a send whose message
+ * was completed when it was posted (inline: nothing to wait for). */
+enum wr_kind { WR_SEND = 0, WR_RECV = 1, WR_EARLY = 2 };
+#define WR_KINDS 3u
 
 /* One lane's address blob (big-endian fields). */
 struct blob {
@@ -110,9 +122,12 @@ struct conn {
 	struct lb_ring sendq, recvq; /* of struct msg */
 	uint32_t sidx, ridx;         /* first message not fully posted */
 	uint32_t sq_used, rq_used;   /* WRs outstanding */
+	uint32_t unsignaled;         /* send WRs posted since the last signaled one */
+	struct lb_ring covers;       /* per signaled send WR outstanding: the WRs its completion frees (uint32_t) */
 	uint32_t send_seq, recv_seq; /* messages so far, for the codes */
 	struct lb_ring arrived;      /* write mode: notification codes (uint32_t) not yet matched */
 } __attribute__((aligned(8)));
+_Static_assert(_Alignof(struct conn) > WR_KINDS, "a conn's address leaves wr_id's kind bits free");
 
 struct lane {
 	const char *name;
@@ -132,6 +147,8 @@ struct lane {
 	struct conn *conns;
 	uint32_t nconns;
 	int32_t *conn_of; /* [size]: index into conns, or -1 */
+	struct lb_ring early;     /* ids of sends completed at posting (uint32_t), for poll() */
+	uint32_t arrived;         /* write mode: codes in the conns' `arrived` rings, summed */
 	int epfd;      /* arm(): the completion channel and cm; -1 until connected */
 	int armed;     /* the CQ's notification is requested and not yet taken */
 	unsigned unacked;
@@ -467,7 +484,7 @@ static int create_qp(struct lb_tp *tp, struct conn *c, char *err, size_t len)
 	struct lane *l = &tp->lanes[c->lane];
 	uint32_t depth = l->max_wr < QP_DEPTH ? l->max_wr : QP_DEPTH;
 	struct ibv_qp_init_attr qa = {
-		.send_cq = l->cq, .recv_cq = l->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+		.send_cq = l->cq, .recv_cq = l->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0,
 		.cap = { .max_send_wr = depth, .max_recv_wr = depth, .max_send_sge = 1,
 			 .max_recv_sge = 1, .max_inline_data = INLINE_WANT },
 	};
@@ -867,35 +884,89 @@ static int lane_fail_as(struct lb_tp *tp, uint32_t lane, int code, const char *f
 	return rc;
 }
 
+/* An inline WR's bytes are copied when it is posted, so a message sent
+ * in one inline WR is complete then: poll() reports it without waiting
+ * for the peer's ack, and the WR goes unsignaled (on Soft-RoCE each
+ * completion costs the kernel a CQE and the poller a WC).  One in
+ * depth / 2 still asks for a completion, which frees the send queue's
+ * slots of the unsignaled WRs before it (a QP completes in order); WRs
+ * that read the buffer at the NIC's pace are always signaled. */
+static int signal_wr(const struct conn *c, int early)
+{
+	return !early || c->unsignaled + 1 >= c->depth / 2;
+}
+
+/* Drops the messages at the head of the send queue that are complete. */
+static void pop_done_sends(struct conn *c)
+{
+	while (c->sidx > 0) {
+		const struct msg *m = fifo_at(&c->sendq, 0);
+		if (m->done < m->chunks)
+			return;
+		lb_ring_pop(&c->sendq);
+		c->sidx--;
+	}
+}
+
+/* The WR of m's next chunk: into place in the peer's buffer (write
+ * mode), the last chunk with the message's code as immediate data. */
+static struct ibv_send_wr chunk_wr(const struct lb_tp *tp, struct conn *c, const struct msg *m,
+				   struct ibv_sge *sge, int early)
+{
+	const struct lane *l = &tp->lanes[c->lane];
+	uint64_t at = m->posted * c->chunk, n = m->len - at < c->chunk ? m->len - at : c->chunk;
+	int last = m->posted + 1 == m->chunks;
+	*sge = (struct ibv_sge){ (uintptr_t)(tp->buf + m->off + at), (uint32_t)n, l->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = (uintptr_t)wr_tag(c, early ? WR_EARLY : WR_SEND),
+				  .sg_list = sge, .num_sge = n ? 1 : 0,
+				  .send_flags = signal_wr(c, early) ? IBV_SEND_SIGNALED : 0 };
+	if (n <= c->max_inline)
+		wr.send_flags |= IBV_SEND_INLINE;
+	if (tp->mode == OP_WRITE) {
+		wr.opcode = last ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = c->remote.addr + m->off + at;
+		wr.wr.rdma.rkey = c->remote.rkey;
+	} else {
+		wr.opcode = last ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+	}
+	wr.imm_data = htonl(m->code);
+	return wr;
+}
+
+/* Posts m's next chunk; a signaled WR records the WRs its completion frees. */
+static int post_chunk(struct lb_tp *tp, struct conn *c, struct msg *m)
+{
+	struct lane *l = &tp->lanes[c->lane];
+	int early = m->chunks == 1 && m->len <= c->max_inline;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = chunk_wr(tp, c, m, &sge, early), *bad;
+	uint32_t cover = c->unsignaled + 1;
+	int sig = (wr.send_flags & IBV_SEND_SIGNALED) != 0;
+	if ((sig && lb_ring_push(&c->covers, &cover, sizeof(cover))) ||
+	    (early && lb_ring_push(&l->early, &m->id, sizeof(m->id))))
+		return lane_fail(tp, c->lane, "rdma lane '%s': out of memory posting a send to rank %u",
+				 l->name, c->peer);
+	int e = ibv_post_send(c->id->qp, &wr, &bad);
+	if (e)
+		return lane_fail(tp, c->lane, "rdma lane '%s': posting a send to rank %u failed: %s",
+				 l->name, c->peer, strerror(e));
+	c->sq_used++;
+	c->unsignaled = sig ? 0 : c->unsignaled + 1;
+	m->done += early;
+	return 0;
+}
+
 /* Posts as many chunk WRs of the queued sends as the send queue takes. */
 static int pump_sends(struct lb_tp *tp, struct conn *c)
 {
-	struct lane *l = &tp->lanes[c->lane];
 	while (c->sidx < c->sendq.count && c->sq_used < c->depth) {
 		struct msg *m = fifo_at(&c->sendq, c->sidx);
-		uint64_t at = m->posted * c->chunk, n = m->len - at < c->chunk ? m->len - at : c->chunk;
-		int last = m->posted + 1 == m->chunks;
-		struct ibv_sge sge = { (uintptr_t)(tp->buf + m->off + at), (uint32_t)n, l->mr->lkey };
-		struct ibv_send_wr wr = { .wr_id = (uintptr_t)wr_tag(c, WR_SEND), .sg_list = &sge,
-					  .num_sge = n ? 1 : 0, .send_flags = IBV_SEND_SIGNALED }, *bad;
-		if (n <= c->max_inline)
-			wr.send_flags |= IBV_SEND_INLINE;
-		if (tp->mode == OP_WRITE) {
-			wr.opcode = last ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-			wr.wr.rdma.remote_addr = c->remote.addr + m->off + at;
-			wr.wr.rdma.rkey = c->remote.rkey;
-		} else {
-			wr.opcode = last ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
-		}
-		wr.imm_data = htonl(m->code);
-		int e = ibv_post_send(c->id->qp, &wr, &bad);
-		if (e)
-			return lane_fail(tp, c->lane, "rdma lane '%s': posting a send to rank %u failed: %s",
-					 l->name, c->peer, strerror(e));
-		c->sq_used++;
+		if (post_chunk(tp, c, m))
+			return -1;
 		if (++m->posted == m->chunks)
 			c->sidx++;
 	}
+	pop_done_sends(c);
 	return 0;
 }
 
@@ -978,9 +1049,12 @@ static int rdma_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64
 	return rdma_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
-static int arrive(struct conn *c, uint32_t code)
+static int arrive(struct lb_tp *tp, struct conn *c, uint32_t code)
 {
-	return lb_ring_push(&c->arrived, &code, sizeof(code));
+	if (lb_ring_push(&c->arrived, &code, sizeof(code)))
+		return -1;
+	tp->lanes[c->lane].arrived++;
+	return 0;
 }
 
 static int out_of_step(struct lb_tp *tp, struct conn *c, const struct msg *m)
@@ -1001,19 +1075,27 @@ static int settle(struct lb_tp *tp, struct conn *c, struct lb_completion *out, i
 		out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
 		lb_ring_pop(&c->arrived);
 		lb_ring_pop(&c->recvq);
+		tp->lanes[c->lane].arrived--;
 	}
 	return 0;
 }
 
-static int send_done(struct lb_tp *tp, struct conn *c, struct lb_completion *out, int *n)
+/* A signaled send WR completed: the WRs it covers leave the send queue,
+ * and unless its message was complete at posting, a chunk of the oldest
+ * message still waiting is done (the messages before it are). */
+static int send_done(struct lb_tp *tp, struct conn *c, int early, struct lb_completion *out, int *n)
 {
-	struct msg *m = fifo_at(&c->sendq, 0);
-	c->sq_used--;
-	if (++m->done < m->chunks)
-		return 0;
-	out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_SEND };
-	lb_ring_pop(&c->sendq);
-	c->sidx--;
+	const uint32_t *cover = lb_ring_at(&c->covers, 0, sizeof(*cover));
+	c->sq_used -= *cover;
+	lb_ring_pop(&c->covers);
+	if (!early) {
+		pop_done_sends(c);
+		struct msg *m = fifo_at(&c->sendq, 0);
+		if (++m->done == m->chunks) {
+			out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_SEND };
+			pop_done_sends(c);
+		}
+	}
 	return pump_sends(tp, c);
 }
 
@@ -1049,10 +1131,13 @@ static int peer_gone_status(enum ibv_wc_status s)
  * traced to the bytes and the chunk that caused it. */
 static int wc_failed(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc, struct conn *c)
 {
-	int recv = (uintptr_t)wc->wr_id & 1;
+	int kind = (int)((uintptr_t)wc->wr_id & WR_KINDS), recv = kind == WR_RECV;
 	struct lb_ring *q = recv ? &c->recvq : &c->sendq;
 	char what[128] = "";
-	if (q->count && (!recv || tp->mode == OP_SEND)) {
+	if (kind == WR_EARLY) {
+		snprintf(what, sizeof(what), " (an inline %s of at most %u bytes, reported complete when posted)",
+			 tp->mode == OP_WRITE ? "RDMA WRITE" : "SEND", c->max_inline);
+	} else if (q->count && (!recv || tp->mode == OP_SEND)) {
 		const struct msg *m = fifo_at(q, 0);
 		snprintf(what, sizeof(what), " of bytes [%llu,+%llu) (chunk %u of %u, %s)",
 			 (unsigned long long)m->off, (unsigned long long)m->len, m->done + 1,
@@ -1067,15 +1152,16 @@ static int wc_failed(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc, s
 static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
 		  struct lb_completion *out, int *n, int max)
 {
-	struct conn *c = (struct conn *)((uintptr_t)wc->wr_id & ~(uintptr_t)1);
+	uintptr_t kind = (uintptr_t)wc->wr_id & WR_KINDS;
+	struct conn *c = (struct conn *)((uintptr_t)wc->wr_id & ~(uintptr_t)WR_KINDS);
 	if (wc->status != IBV_WC_SUCCESS)
 		return wc_failed(tp, lane, wc, c);
-	if (!((uintptr_t)wc->wr_id & 1))
-		return send_done(tp, c, out, n);
+	if (kind != WR_RECV)
+		return send_done(tp, c, kind == WR_EARLY, out, n);
 	if (tp->mode == OP_SEND)
 		return recv_done(tp, c, wc, out, n);
 	c->rq_used--;
-	if (arrive(c, ntohl(wc->imm_data)) || post_notify_recvs(c, 1))
+	if (arrive(tp, c, ntohl(wc->imm_data)) || post_notify_recvs(c, 1))
 		return lane_fail(tp, lane, "rdma lane '%s': cannot repost a receive for rank %u",
 				 tp->lanes[lane].name, c->peer);
 	/* At most one completion per WC: poll() takes no more WCs than it has
@@ -1097,26 +1183,46 @@ static void peer_events(struct lb_tp *tp, uint32_t lane)
 	}
 }
 
-static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
-		     char *err, size_t len)
+/* Sends completed when they were posted, as many as out[] takes. */
+static int take_early(struct lane *l, struct lb_completion *out, int n, int max)
+{
+	const uint32_t *id;
+	while (n < max && (id = lb_ring_at(&l->early, 0, sizeof(*id)))) {
+		out[n++] = (struct lb_completion){ *id, LB_COMP_SEND };
+		lb_ring_pop(&l->early);
+	}
+	return n;
+}
+
+/* Completions from the CQ, at most one per WC. */
+static void poll_cq(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int *n, int max)
 {
 	struct lane *l = &tp->lanes[lane];
-	int n = 0;
-	if ((++l->polls & 255) == 0) /* a syscall: not on every poll */
-		peer_events(tp, lane);
-	for (uint32_t i = 0; !l->err[0] && tp->mode == OP_WRITE && i < l->nconns; i++)
-		settle(tp, &l->conns[i], out, &n, max);
-	while (!l->err[0] && n < max) {
+	while (!l->err[0] && *n < max) {
 		struct ibv_wc wc[POLL_BATCH];
-		int want = max - n < POLL_BATCH ? max - n : POLL_BATCH; /* a WC completes one op at most */
+		int want = max - *n < POLL_BATCH ? max - *n : POLL_BATCH;
 		int k = ibv_poll_cq(l->cq, want, wc);
 		if (k < 0)
 			lane_fail(tp, lane, "rdma lane '%s': ibv_poll_cq failed", l->name);
 		for (int i = 0; i < k && !l->err[0]; i++)
-			one_wc(tp, lane, &wc[i], out, &n, max);
+			one_wc(tp, lane, &wc[i], out, n, max);
 		if (k < want)
 			break;
 	}
+}
+
+static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
+		     char *err, size_t len)
+{
+	struct lane *l = &tp->lanes[lane];
+	int n = take_early(l, out, 0, max);
+	if ((++l->polls % PEER_CHECK_EVERY) == 0)
+		peer_events(tp, lane);
+	/* codes a full out[] left over, or that came before their receive */
+	for (uint32_t i = 0; l->arrived && !l->err[0] && i < l->nconns; i++)
+		settle(tp, &l->conns[i], out, &n, max);
+	poll_cq(tp, lane, out, &n, max);
+	n = take_early(l, out, n, max); /* sends the CQ's completions let post */
 	if (l->err[0]) {
 		lb_errf(err, len, "%s", l->err);
 		return l->err_code;
@@ -1169,7 +1275,9 @@ static void close_lane(struct lane *l)
 		lb_ring_free(&c->sendq);
 		lb_ring_free(&c->recvq);
 		lb_ring_free(&c->arrived);
+		lb_ring_free(&c->covers);
 	}
+	lb_ring_free(&l->early);
 	if (l->epfd >= 0)
 		close(l->epfd);
 	if (l->cm) /* after the ids migrated to it */
