@@ -53,10 +53,13 @@ struct lb_schedule {
 };
 
 /* Byte offset of block b (b == nblocks gives the message size).  Blocks are
- * spread evenly: sizes differ by at most one byte. */
+ * spread evenly: sizes differ by at most one byte.  floor(b M / n) is
+ * computed as b (M / n) + floor(b (M % n) / n): the same value, and
+ * b (M % n) < 2^64, so no 128-bit division (the simulator's hot path). */
 static inline uint64_t lb_block_offset(const struct lb_schedule *s, uint32_t b)
 {
-	return (uint64_t)(((unsigned __int128)b * s->bytes) / s->nblocks);
+	uint64_t whole = s->bytes / s->nblocks, rest = s->bytes % s->nblocks;
+	return b * whole + (uint64_t)b * rest / s->nblocks;
 }
 
 static inline uint64_t lb_range_bytes(const struct lb_schedule *s,

@@ -50,6 +50,18 @@ struct sim {
 	struct lb_sim_result *res;
 };
 
+/* Times are never NaN (check_net), so a comparison does what fmax and
+ * fmin do, without the library call they compile to. */
+static inline double later(double a, double b)
+{
+	return a < b ? b : a;
+}
+
+static inline double earlier(double a, double b)
+{
+	return b < a ? b : a;
+}
+
 static int before(const struct event *a, const struct event *b)
 {
 	if (a->at != b->at)
@@ -121,7 +133,7 @@ static void try_ready(struct sim *x, uint32_t slot)
 			x->waiting[slot] = 1;
 			return;
 		}
-		ready = fmax(ready, arr[b]);
+		ready = later(ready, arr[b]);
 	}
 	heap_push(x, (struct event){ ready, ready, slot, *op });
 }
@@ -161,7 +173,7 @@ static void start_send(struct sim *x, const struct event *ev)
 	double end = ev->at + transfer_time(x, src, op->peer, lane, bytes);
 	double *arr = x->arrival + (size_t)op->peer * s->nblocks;
 	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
-		arr[b] = fmin(arr[b], end);
+		arr[b] = earlier(arr[b], end);
 	x->send_free[ev->slot] = end;
 	x->recv_free[dslot] = end;
 	x->res->transfers++;
@@ -204,7 +216,7 @@ static int collect(struct sim *x, char *err, size_t len)
 		const double *arr = x->arrival + (size_t)r * s->nblocks;
 		double done = 0;
 		for (uint32_t b = 0; b < s->nblocks; b++)
-			done = fmax(done, arr[b]);
+			done = later(done, arr[b]);
 		if (isinf(done))
 			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
 		if (x->res->rank_done)
