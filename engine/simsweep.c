@@ -110,11 +110,12 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 		rc = lb_errf(err, len, "%s, %u ranks, %llu bytes, slice %llu: invalid schedule: %s",
 			     r->algo->name, prm->ranks, (unsigned long long)prm->bytes,
 			     (unsigned long long)prm->slice_bytes, why);
-	else if (lb_sim_run(s, &net, &res, why, sizeof(why)))
-		rc = lb_errf(err, len, "%s, %u ranks: %s", r->algo->name, prm->ranks, why);
 	r->slices = s->nblocks;
+	if (rc)
+		lb_sched_free(s);
+	else if (lb_sim_run_free(s, &net, &res, why, sizeof(why)))
+		rc = lb_errf(err, len, "%s, %u ranks: %s", r->algo->name, prm->ranks, why);
 	r->sim = res.seconds;
-	lb_sched_free(s);
 	return rc;
 }
 

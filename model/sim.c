@@ -15,6 +15,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "lib/error.h"
 #include "lib/memory.h"
 
@@ -254,10 +257,9 @@ uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t 
 			  (uint64_t)ranks * lanes * per_slot);
 }
 
-/* Copies every lane's SENDs, in lane order, into x->sends. */
-static int gather_sends(struct sim *x)
+/* Copies every lane's SENDs of s, in lane order, into x->sends. */
+static int gather_sends(struct sim *x, const struct lb_schedule *s)
 {
-	const struct lb_schedule *s = x->s;
 	size_t total = 0, slot = 0;
 	for (uint32_t r = 0; r < s->ranks; r++)
 		for (uint32_t i = 0; i < s->rank[r].count; i++)
@@ -293,17 +295,31 @@ static void clear_arrivals(struct sim *x)
 	}
 }
 
-int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
-	       struct lb_sim_result *res, char *err, size_t errlen)
+/* The schedule is many small blocks inside malloc's heap: freed, they stay
+ * resident until the heap is trimmed (glibc's free trims only its top). */
+static void give_back_freed(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+/* Runs s; a non-NULL to_free (s itself) is freed once its SENDs are
+ * copied, before the arrival times are allocated, so that the two never
+ * take memory together. */
+static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
+		   const struct lb_sim_net *net, struct lb_sim_result *res, char *err,
+		   size_t errlen)
 {
 	if (!s->finalized)
 		return lb_errf(err, errlen, "sim: schedule not finalized");
 	if (check_net(s, net, err, errlen))
 		return -1;
+	struct lb_schedule dims = *s; /* what the run reads of s, s->rank aside */
+	dims.rank = NULL;
 	size_t slots = (size_t)s->ranks * s->lanes, cells = (size_t)s->ranks * s->nblocks;
 	struct sim x = {
-		.s = s, .net = net, .res = res,
-		.arrival = lb_alloc_large(cells * sizeof(double)),
+		.s = &dims, .net = net, .res = res,
 		.send_free = calloc(slots, sizeof(double)),
 		.recv_free = calloc(slots, sizeof(double)),
 		.next = calloc(slots, sizeof(size_t)),
@@ -311,12 +327,17 @@ int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 		.waiting = calloc(slots, 1),
 		.heap = malloc(slots * sizeof(struct event)),
 	};
-	int rc = -1;
+	int rc = -1, gathered = x.next && x.end && gather_sends(&x, s) == 0;
+	if (to_free) {
+		lb_sched_free(to_free);
+		give_back_freed();
+	}
 	res->transfers = res->bytes_moved = 0;
-	if (!x.arrival || !x.send_free || !x.recv_free || !x.next || !x.end ||
-	    !x.waiting || !x.heap || gather_sends(&x)) {
+	if (gathered)
+		x.arrival = lb_alloc_large(cells * sizeof(double));
+	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.heap) {
 		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
-		     s->ranks, s->nblocks);
+		     dims.ranks, dims.nblocks);
 		goto out;
 	}
 	clear_arrivals(&x);
@@ -334,4 +355,16 @@ out:
 	free(x.sends);
 	free(x.heap);
 	return rc;
+}
+
+int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
+	       struct lb_sim_result *res, char *err, size_t errlen)
+{
+	return sim_run(s, NULL, net, res, err, errlen);
+}
+
+int lb_sim_run_free(struct lb_schedule *s, const struct lb_sim_net *net,
+		    struct lb_sim_result *res, char *err, size_t errlen)
+{
+	return sim_run(s, s, net, res, err, errlen);
 }
