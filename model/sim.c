@@ -252,6 +252,17 @@ static void start_send(struct sim *x, const struct event *ev)
 			try_ready(x, op->peer * s->lanes + l);
 }
 
+/* The arrival times the next tie will write are far from this event's
+ * (another rank's row): fetching them now overlaps that cache miss with
+ * this event's work (~10 % of binomial's time at 16,384 x 4). */
+static void prefetch_next(const struct sim *x)
+{
+	if (!x->q.nties)
+		return;
+	const struct send *op = &x->q.ev[x->q.ties[0].slot].op;
+	__builtin_prefetch(x->arrival + (size_t)op->peer * x->s->nblocks + op->first_block, 1);
+}
+
 static void run_events(struct sim *x)
 {
 	uint32_t slot;
@@ -259,6 +270,7 @@ static void run_events(struct sim *x)
 		struct event ev = x->q.ev[slot]; /* starting it queues the lane's next */
 		uint32_t dslot = ev.op.peer * x->s->lanes + slot % x->s->lanes;
 		tie_pop(&x->q);
+		prefetch_next(x);
 		if (x->recv_free[dslot] > ev.at) {
 			ev.at = x->recv_free[dslot]; /* receiver busy: wait */
 			queue_push(&x->q, ev);
