@@ -40,7 +40,7 @@ void lb_sched_free(struct lb_schedule *s)
 	free(s);
 }
 
-static int grow(struct lb_rank_ops *ro)
+int lb_sched_grow(struct lb_rank_ops *ro)
 {
 	uint32_t cap = ro->cap ? ro->cap * 2 : 16;
 	struct lb_op *ops = realloc(ro->ops, (size_t)cap * sizeof(*ops));
@@ -49,30 +49,6 @@ static int grow(struct lb_rank_ops *ro)
 	ro->ops = ops;
 	ro->cap = cap;
 	return 0;
-}
-
-int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kind kind,
-		 uint32_t peer, uint32_t lane, uint32_t first, uint32_t n)
-{
-	struct lb_rank_ops *ro = &s->rank[r];
-	if (ro->count == ro->cap && grow(ro) != 0)
-		return -1;
-	ro->ops[ro->count++] = (struct lb_op){
-		.peer = peer,
-		.first_block = first,
-		.nblocks = n,
-		.kind = (uint8_t)kind,
-		.lane = (uint8_t)lane,
-	};
-	return 0;
-}
-
-int lb_sched_transfer(struct lb_schedule *s, uint32_t src, uint32_t dst,
-		      uint32_t lane, uint32_t first, uint32_t n)
-{
-	if (lb_sched_add(s, src, LB_SEND, dst, lane, first, n) != 0)
-		return -1;
-	return lb_sched_add(s, dst, LB_RECV, src, lane, first, n);
 }
 
 /* Stable counting sort of one rank's ops by lane. */

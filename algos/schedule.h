@@ -53,10 +53,13 @@ struct lb_schedule {
 };
 
 /* Byte offset of block b (b == nblocks gives the message size).  Blocks are
- * spread evenly: sizes differ by at most one byte. */
+ * spread evenly: sizes differ by at most one byte.  floor(b M / n) is
+ * computed as b (M / n) + floor(b (M % n) / n): the same value, and
+ * b (M % n) < 2^64, so no 128-bit division (the simulator's hot path). */
 static inline uint64_t lb_block_offset(const struct lb_schedule *s, uint32_t b)
 {
-	return (uint64_t)(((unsigned __int128)b * s->bytes) / s->nblocks);
+	uint64_t whole = s->bytes / s->nblocks, rest = s->bytes % s->nblocks;
+	return b * whole + (uint64_t)b * rest / s->nblocks;
 }
 
 static inline uint64_t lb_range_bytes(const struct lb_schedule *s,
@@ -104,13 +107,35 @@ struct lb_schedule *lb_sched_new(const char *algo, uint32_t ranks,
 				 uint32_t nblocks, uint64_t bytes);
 void lb_sched_free(struct lb_schedule *s);
 
-/* Append one op to rank `r`.  Returns 0, or -1 on allocation failure. */
-int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kind kind,
-		 uint32_t peer, uint32_t lane, uint32_t first, uint32_t n);
+/* Doubles ro's room for ops.  Returns 0, or -1 on allocation failure. */
+int lb_sched_grow(struct lb_rank_ops *ro);
+
+/* Append one op to rank `r`.  Returns 0, or -1 on allocation failure.
+ * Inline: builders of 16,384 ranks call it tens of millions of times. */
+static inline int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kind kind,
+			       uint32_t peer, uint32_t lane, uint32_t first, uint32_t n)
+{
+	struct lb_rank_ops *ro = &s->rank[r];
+	if (ro->count == ro->cap && lb_sched_grow(ro) != 0)
+		return -1;
+	ro->ops[ro->count++] = (struct lb_op){
+		.peer = peer,
+		.first_block = first,
+		.nblocks = n,
+		.kind = (uint8_t)kind,
+		.lane = (uint8_t)lane,
+	};
+	return 0;
+}
 
 /* Append a SEND at src and the matching RECV at dst.  Returns 0 or -1. */
-int lb_sched_transfer(struct lb_schedule *s, uint32_t src, uint32_t dst,
-		      uint32_t lane, uint32_t first, uint32_t n);
+static inline int lb_sched_transfer(struct lb_schedule *s, uint32_t src, uint32_t dst,
+				    uint32_t lane, uint32_t first, uint32_t n)
+{
+	if (lb_sched_add(s, src, LB_SEND, dst, lane, first, n) != 0)
+		return -1;
+	return lb_sched_add(s, dst, LB_RECV, src, lane, first, n);
+}
 
 /* Group each rank's ops by lane; required before executing or validating. */
 int lb_sched_finalize(struct lb_schedule *s);

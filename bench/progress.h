@@ -9,7 +9,10 @@
  * still cost something; sim weighs its events): remaining weight x
  * elapsed / finished weight, counted from lb_progress_start (after the
  * set-up and calibration).  The lines can be held back for a while
- * (sim: quiet for the first 2 s) and spaced (sim: at most one a second). */
+ * (sim: quiet for the first 2 s) and spaced (sim: at most one a second).
+ * "done in" is the time since the previous configuration was reported:
+ * sim runs several at once and reports them in order, so there it is not
+ * one configuration's own time. */
 #ifndef LB_PROGRESS_H
 #define LB_PROGRESS_H
 

@@ -2,7 +2,12 @@
 #include "simsweep.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "model/slice.h"
 #include "lib/error.h"
@@ -105,11 +110,12 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 		rc = lb_errf(err, len, "%s, %u ranks, %llu bytes, slice %llu: invalid schedule: %s",
 			     r->algo->name, prm->ranks, (unsigned long long)prm->bytes,
 			     (unsigned long long)prm->slice_bytes, why);
-	else if (lb_sim_run(s, &net, &res, why, sizeof(why)))
-		rc = lb_errf(err, len, "%s, %u ranks: %s", r->algo->name, prm->ranks, why);
 	r->slices = s->nblocks;
+	if (rc)
+		lb_sched_free(s);
+	else if (lb_sim_run_free(s, &net, &res, why, sizeof(why)))
+		rc = lb_errf(err, len, "%s, %u ranks: %s", r->algo->name, prm->ranks, why);
 	r->sim = res.seconds;
-	lb_sched_free(s);
 	return rc;
 }
 
@@ -161,22 +167,36 @@ uint64_t lb_simsweep_slice_estimate(const struct lb_simsweep_params *p, const st
 	return params_of(p, a, ranks, bytes, slice, 0, RESOLVE_ESTIMATE).slice_bytes;
 }
 
-static int run_config(const struct lb_simsweep_params *p, struct sim_row *r,
-		      const struct lb_sink *sink, char *err, size_t len)
-{
-	struct lb_algo_params prm = params_of(p, r->algo, r->ranks, r->bytes, r->slice, r->root,
-					     RESOLVE_RUN);
-	r->slice = prm.slice_bytes;
-	if (simulate(p, &prm, r, err, len))
-		return -1;
-	eval_models(p, &prm, r);
-	return emit(p, r, sink, err, len);
-}
+/* ---- running configurations on every core, results in sweep order ----
+ *
+ * Configurations are independent, so workers (one per CPU this process may
+ * use) take them in sweep order and the calling thread hands the rows to
+ * the sink in that order: output is the same as one at a time.  A
+ * configuration starts beside the running ones only if their memory
+ * estimates together fit what lb_simsweep_check measured against (so a
+ * sweep that passed the check alone never needs more than is available);
+ * the first always starts. */
 
-static int stop_asked(const struct lb_simsweep_params *p)
-{
-	return p->stop && *p->stop;
-}
+struct job {
+	struct sim_row row;
+	uint64_t memory;  /* estimate, set when it is next to start */
+	int done;
+	char *err;        /* its failure, malloc'd */
+};
+
+struct pool {
+	const struct lb_simsweep_params *p;
+	struct job *jobs;
+	size_t njobs, next;      /* next to start */
+	size_t failed;           /* first failed job, njobs: none */
+	size_t running;
+	uint64_t running_memory, budget;
+	int quit;                /* the caller stopped reading (stop, sink failure) */
+	pthread_mutex_t lock;
+	pthread_cond_t change;   /* a job started or ended, or quit */
+};
+
+static uint64_t config_memory(const struct lb_simsweep_params *p, const struct sim_row *r);
 
 /* The roots swept with `ranks` ranks, and the j-th of them. */
 static size_t nroots_for(const struct lb_simsweep_params *p, uint32_t ranks)
@@ -189,24 +209,166 @@ static uint32_t root_at(const struct lb_simsweep_params *p, size_t j)
 	return p->nroots ? (uint32_t)p->roots[j] : (uint32_t)j;
 }
 
-/* Each configuration of one algorithm and rank count becomes a result,
- * the roots innermost. */
-static int sweep_sizes(const struct lb_simsweep_params *p, const struct lb_algo *algo,
-		       uint32_t ranks, const struct lb_sink *sink, char *err, size_t len)
+/* Every configuration in sweep order (algorithms, ranks, sizes, slices,
+ * roots innermost) into pl->jobs.  Returns 0 or -1 (no memory). */
+static int list_jobs(struct pool *pl)
 {
-	for (size_t m = 0; m < p->nsizes; m++) {
-		for (size_t i = 0; i < p->nslices; i++) {
-			for (size_t j = 0; j < nroots_for(p, ranks); j++) {
-				struct sim_row r = { .algo = algo, .ranks = ranks, .root = root_at(p, j),
-						     .bytes = p->sizes[m], .slice = p->slices[i] };
-				if (stop_asked(p))
-					return 0;
-				if (run_config(p, &r, sink, err, len))
-					return -1;
-			}
-		}
-	}
+	const struct lb_simsweep_params *p = pl->p;
+	size_t n = 0;
+	for (size_t k = 0; k < p->nranks; k++)
+		n += nroots_for(p, (uint32_t)p->ranks[k]) * p->nsizes * p->nslices;
+	pl->jobs = calloc(n * p->nalgos + 1, sizeof(*pl->jobs));
+	if (!pl->jobs)
+		return -1;
+	for (size_t a = 0; a < p->nalgos; a++)
+		for (size_t k = 0; k < p->nranks; k++)
+			for (size_t m = 0; m < p->nsizes; m++)
+				for (size_t i = 0; i < p->nslices; i++)
+					for (size_t j = 0; j < nroots_for(p, (uint32_t)p->ranks[k]); j++)
+						pl->jobs[pl->njobs++].row = (struct sim_row){
+							.algo = p->algos[a], .ranks = (uint32_t)p->ranks[k],
+							.root = root_at(p, j), .bytes = p->sizes[m],
+							.slice = p->slices[i] };
 	return 0;
+}
+
+/* Under the lock: the next job may start now. */
+static int may_start(struct pool *pl)
+{
+	if (pl->quit || pl->next >= pl->njobs || pl->next > pl->failed)
+		return 0;
+	struct job *j = &pl->jobs[pl->next];
+	if (!j->memory)
+		j->memory = config_memory(pl->p, &j->row);
+	return pl->running == 0 || (pl->running_memory <= pl->budget &&
+				    j->memory <= pl->budget - pl->running_memory);
+}
+
+/* Under the lock: no job will start any more. */
+static int finished(const struct pool *pl)
+{
+	return pl->quit || pl->next >= pl->njobs || pl->next > pl->failed;
+}
+
+static void run_job(struct pool *pl, struct job *j)
+{
+	char err[512];
+	struct lb_algo_params prm = params_of(pl->p, j->row.algo, j->row.ranks, j->row.bytes,
+					      j->row.slice, j->row.root, RESOLVE_RUN);
+	j->row.slice = prm.slice_bytes;
+	int rc = simulate(pl->p, &prm, &j->row, err, sizeof(err));
+	if (rc == 0)
+		eval_models(pl->p, &prm, &j->row);
+	pthread_mutex_lock(&pl->lock);
+	if (rc)
+		j->err = strdup(err); /* NULL: reported as out of memory */
+	if (rc && (size_t)(j - pl->jobs) < pl->failed)
+		pl->failed = (size_t)(j - pl->jobs);
+	j->done = 1 + (rc != 0);
+	pl->running--;
+	pl->running_memory -= j->memory;
+	pthread_cond_broadcast(&pl->change);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+static void *worker(void *arg)
+{
+	struct pool *pl = arg;
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		while (!finished(pl) && !may_start(pl))
+			pthread_cond_wait(&pl->change, &pl->lock);
+		if (finished(pl))
+			break;
+		struct job *j = &pl->jobs[pl->next++];
+		pl->running++;
+		pl->running_memory += j->memory;
+		pthread_mutex_unlock(&pl->lock);
+		run_job(pl, j);
+		pthread_mutex_lock(&pl->lock);
+	}
+	pthread_mutex_unlock(&pl->lock);
+	return NULL;
+}
+
+static int stop_asked(const struct lb_simsweep_params *p)
+{
+	return p->stop && *p->stop;
+}
+
+/* Under the lock: waits until job i has ended or will never start.  A
+ * signal does not end a condition wait, so the wait looks at the stop
+ * flag every 100 ms. */
+static void wait_for(struct pool *pl, size_t i)
+{
+	while (!pl->jobs[i].done && !(i >= pl->next && finished(pl))) {
+		if (stop_asked(pl->p) && !pl->quit) {
+			pl->quit = 1; /* running jobs end; no new one starts */
+			pthread_cond_broadcast(&pl->change);
+		}
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 100000000;
+		if (until.tv_nsec >= 1000000000)
+			until.tv_sec++, until.tv_nsec -= 1000000000;
+		pthread_cond_timedwait(&pl->change, &pl->lock, &until);
+	}
+}
+
+/* Hands the rows to the sink in order until the end, the first failed
+ * job or a stop.  Returns 0 or -1 with the reason in err. */
+static int emit_in_order(struct pool *pl, const struct lb_sink *sink, char *err, size_t len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&pl->lock);
+	for (size_t i = 0; i < pl->njobs && rc == 0; i++) {
+		wait_for(pl, i);
+		struct job *j = &pl->jobs[i];
+		if (!j->done)
+			break; /* stopped before it started */
+		if (j->done == 2) {
+			snprintf(err, len, "%s", j->err ? j->err : "sim: out of memory");
+			rc = -1;
+			break;
+		}
+		pthread_mutex_unlock(&pl->lock);
+		rc = emit(pl->p, &j->row, sink, err, len);
+		pthread_mutex_lock(&pl->lock);
+	}
+	pl->quit = 1;
+	pthread_cond_broadcast(&pl->change);
+	pthread_mutex_unlock(&pl->lock);
+	return rc;
+}
+
+/* Workers: one per CPU this process may run on, no more than jobs. */
+static size_t worker_count(const struct pool *pl)
+{
+	cpu_set_t set;
+	size_t cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? (size_t)CPU_COUNT(&set) : 1;
+	if (pl->p->workers)
+		cpus = pl->p->workers;
+	return cpus < pl->njobs ? (cpus ? cpus : 1) : pl->njobs;
+}
+
+/* Starts the workers, emits, joins them.  Returns 0 or -1 (err). */
+static int run_pool(struct pool *pl, const struct lb_sink *sink, char *err, size_t len)
+{
+	size_t n = worker_count(pl), started = 0;
+	pthread_t *threads = calloc(n ? n : 1, sizeof(*threads));
+	int rc = -1;
+	if (!threads)
+		return lb_errf(err, len, "sim: out of memory for %zu threads", n);
+	while (started < n && pthread_create(&threads[started], NULL, worker, pl) == 0)
+		started++;
+	if (started || pl->njobs == 0)
+		rc = emit_in_order(pl, sink, err, len);
+	else
+		lb_errf(err, len, "sim: cannot start a thread");
+	for (size_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	return rc;
 }
 
 int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *sink,
@@ -214,15 +376,22 @@ int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *si
 {
 	size_t ncols;
 	const struct lb_col *cols = lb_simsweep_columns(p, &ncols);
+	const char *what;
 	if (lb_sink_start(sink, p->prov, cols, ncols, err, len))
 		return -1;
-	for (size_t a = 0; a < p->nalgos; a++) {
-		for (size_t k = 0; k < p->nranks; k++) {
-			if (sweep_sizes(p, p->algos[a], (uint32_t)p->ranks[k], sink, err, len))
-				return -1;
-		}
-	}
-	return 0;
+	struct pool pl = { .p = p, .budget = lb_mem_available(&what) };
+	if (list_jobs(&pl))
+		return lb_errf(err, len, "sim: out of memory listing the configurations");
+	pl.failed = pl.njobs;
+	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.change, NULL);
+	int rc = run_pool(&pl, sink, err, len);
+	pthread_cond_destroy(&pl.change);
+	pthread_mutex_destroy(&pl.lock);
+	for (size_t i = 0; i < pl.njobs; i++)
+		free(pl.jobs[i].err);
+	free(pl.jobs);
+	return rc;
 }
 
 /* ---- memory: refuse a sweep that cannot fit before allocating ---- */
@@ -245,6 +414,16 @@ static void consider(const struct lb_simsweep_params *p, const struct lb_algo *a
 	uint64_t memory = lb_add_sat(e.bytes, sim);
 	if (memory > n->memory)
 		*n = (struct need){ a, prm->ranks, prm->bytes, prm->slice_bytes, e.blocks, memory };
+}
+
+/* The estimate of one configuration, as lb_simsweep_check counts it. */
+static uint64_t config_memory(const struct lb_simsweep_params *p, const struct sim_row *r)
+{
+	struct need n = { 0 };
+	struct lb_algo_params prm = params_of(p, r->algo, r->ranks, r->bytes, r->slice, r->root,
+					      RESOLVE_ESTIMATE);
+	consider(p, r->algo, &prm, &n);
+	return n.memory ? n.memory : 1;
 }
 
 /* Every configuration of one algorithm and rank count: buildable (else

@@ -40,6 +40,10 @@ struct lb_simsweep_params {
 	/* Optional: non-zero (a signal's number) ends the sweep before the
 	 * next configuration; the run then returns 0 with the rows so far. */
 	const volatile sig_atomic_t *stop;
+	/* Configurations simulated at once, each on its own thread, as their
+	 * memory estimates together allow; 0: one per CPU this process may
+	 * use.  Rows reach the sink in sweep order either way. */
+	unsigned workers;
 };
 
 /* The columns of this sweep's results (the two-site ones only with
@@ -66,7 +70,7 @@ enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char 
 				       size_t errlen);
 
 /* Runs the sweep, one result per configuration to sink (provenance and
- * begin first, if set).  Returns 0 (also when stopped early), or -1 with the reason in
+ * begin first, if set), configurations on several threads (workers).  Returns 0 (also when stopped early), or -1 with the reason in
  * err: a schedule the validator or the simulator refused, or the sink's
  * failure. */
 int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *sink,

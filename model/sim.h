@@ -43,12 +43,20 @@ struct lb_sim_result {
 
 /* Bytes lb_sim_run allocates for a schedule of these dimensions: an
  * arrival time per (rank, block), a copy of each of its `sends` SENDs and
- * per-(rank, lane) state. */
+ * per-(rank, lane) state.  (With lb_sim_run_free the schedule and the
+ * arrival times are not held together; this and the schedule's estimate
+ * summed stay an upper bound.) */
 uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends);
 
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
  * network parameters, a stuck schedule, out of memory). */
 int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 	       struct lb_sim_result *res, char *err, size_t errlen);
+
+/* lb_sim_run, freeing s (always) as soon as its SENDs are copied: the
+ * schedule and the simulator's arrival times, the two largest parts, then
+ * never take memory at the same time. */
+int lb_sim_run_free(struct lb_schedule *s, const struct lb_sim_net *net,
+		    struct lb_sim_result *res, char *err, size_t errlen);
 
 #endif
