@@ -376,10 +376,12 @@ static void clear_arrivals(struct sim *x)
 }
 
 /* The schedule is many small blocks inside malloc's heap: freed, they stay
- * resident until the heap is trimmed (glibc's free trims only its top). */
+ * resident until the heap is trimmed (glibc's free trims only its top).
+ * Not under AddressSanitizer: its allocator replaces glibc's, whose
+ * malloc_trim then walks an arena it never set up (a crash in a thread). */
 static void give_back_freed(void)
 {
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 	malloc_trim(0);
 #endif
 }
