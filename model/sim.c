@@ -379,6 +379,8 @@ static void clear_arrivals(struct sim *x)
  * resident until the heap is trimmed (glibc's free trims only its top).
  * Not under AddressSanitizer: its allocator replaces glibc's, whose
  * malloc_trim then walks an arena it never set up (a crash in a thread). */
+#define TRIM_ABOVE_BYTES ((size_t)64 << 20)
+
 static void give_back_freed(void)
 {
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
@@ -413,8 +415,11 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	};
 	int rc = -1, gathered = x.next && x.end && gather_sends(&x, s) == 0;
 	if (to_free) {
+		/* trimming walks the whole heap: worth it for a large schedule only */
+		int large = lb_sched_op_count(to_free) * sizeof(struct lb_op) >= TRIM_ABOVE_BYTES;
 		lb_sched_free(to_free);
-		give_back_freed();
+		if (large)
+			give_back_freed();
 	}
 	res->transfers = res->bytes_moved = 0;
 	if (gathered)

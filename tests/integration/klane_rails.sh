@@ -6,7 +6,7 @@
 #   klane_rails.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
 lanebench=$1 cluster=$2
-name=lbk$(printf %03d $(($$ % 1000))) # a cluster of its own (see bcast_cluster.sh)
+name=lbl$(printf %03d $(($$ % 1000))) # a cluster of its own: a prefix no other test uses (see killed_rank.sh)
 fails=0
 if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
 	echo "SKIP: needs root and network namespaces"
