@@ -176,11 +176,11 @@ double lb_platform_occupation(const struct lb_platform *pf, uint32_t u,
 /* With a default link every pair is a candidate; without one only the
  * pairs some rule names can be. */
 int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
-		      struct lb_edge **out, size_t *count)
+		      struct lb_platform_edge **out, size_t *count)
 {
 	size_t cap_edges = pf->dflt.bw > 0 ? (size_t)pf->nodes * (pf->nodes - 1)
 					   : pf->nrules;
-	struct lb_edge *e = malloc((cap_edges ? cap_edges : 1) * sizeof(*e));
+	struct lb_platform_edge *e = malloc((cap_edges ? cap_edges : 1) * sizeof(*e));
 	if (!e)
 		return -1;
 	size_t n = 0;
@@ -188,13 +188,13 @@ int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
 		for (uint32_t u = 0; u < pf->nodes; u++)
 			for (uint32_t v = 0; v < pf->nodes; v++)
 				if (lb_platform_has_link(pf, u, v, lane))
-					e[n++] = (struct lb_edge){ u, v };
+					e[n++] = (struct lb_platform_edge){ u, v };
 	} else {
 		for (size_t i = 0; i < pf->nrules; i++) {
 			const struct lb_link_rule *r = &pf->rule[i];
 			if ((n == 0 || e[n - 1].u != r->u || e[n - 1].v != r->v) &&
 			    lb_platform_has_link(pf, r->u, r->v, lane))
-				e[n++] = (struct lb_edge){ r->u, r->v };
+				e[n++] = (struct lb_platform_edge){ r->u, r->v };
 		}
 	}
 	*out = e;
@@ -205,7 +205,7 @@ int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
 int lb_platform_check_reachable(const struct lb_platform *pf, uint32_t root,
 				uint32_t lane, char *err, size_t errlen)
 {
-	struct lb_edge *e;
+	struct lb_platform_edge *e;
 	size_t ne;
 	uint32_t *queue = malloc((size_t)pf->nodes * sizeof(*queue));
 	char *seen = calloc(pf->nodes, 1);

@@ -135,11 +135,11 @@ double lb_platform_occupation(const struct lb_platform *pf, uint32_t u,
 
 /* The directed edges of one lane, (u, v) ascending: *out is malloc'd
  * (caller frees), *count edges.  Returns 0 or -1 (no memory). */
-struct lb_edge {
+struct lb_platform_edge {
 	uint32_t u, v;
 };
 int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
-		      struct lb_edge **out, size_t *count);
+		      struct lb_platform_edge **out, size_t *count);
 
 /* 0 when every node is reachable from root over `lane`'s links, else -1
  * with the first unreachable node named in err. */
