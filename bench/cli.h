@@ -123,6 +123,7 @@ extern const struct lb_cmd lb_cmd_p2p;
 extern const struct lb_cmd lb_cmd_compare;
 extern const struct lb_cmd lb_cmd_topo;
 extern const struct lb_cmd lb_cmd_check;
+extern const struct lb_cmd lb_cmd_platform;
 
 enum lb_cli_status {
 	LB_CLI_RUN = 0, /* options stored: go on */

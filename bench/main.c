@@ -14,6 +14,7 @@ static const struct lb_cmd *const commands[] = {
 	&lb_cmd_compare,
 	&lb_cmd_topo,
 	&lb_cmd_check,
+	&lb_cmd_platform,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
