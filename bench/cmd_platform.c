@@ -1,7 +1,7 @@
 /* lanebench platform show FILE: a platform file (algos/platform.h) as
  * people read it (bandwidth, latency and occupation matrices per lane,
- * node overheads, sites) or as one line per directed link for scripts
- * (--format links: the emulated cluster reads it). */
+ * node overheads, sites) or as one line per directed link (--format links:
+ * for scripts such as the emulated cluster's per-link set-up). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +29,7 @@ static const char *const format_names[] = { "matrix", "links", NULL };
 static const struct lb_opt platform_opts_table[] = {
 	{ LB_OPT("lane", 0, "L", "show lane L only (default: every lane)", LB_OPT_UINT, OFF(lane)),
 	  .min = 0, .max = LB_PLATFORM_MAX_LANES - 1 },
-	{ LB_OPT("format", 0, NULL, "matrix: tables for people; links: one line per directed "
+	{ LB_OPT("format", 'f', NULL, "matrix: tables for people; links: one line per directed "
 		 "link for scripts (see below)", LB_OPT_ENUM, OFF(format)),
 	  .def = "matrix", .choices = format_names },
 	{ LB_OPT("output", 'o', "FILE", "write to FILE instead of stdout (not created when the "
@@ -286,14 +286,14 @@ static void platform_more_help(FILE *out)
 	fputs("show FILE reads a platform file ('-': stdin; the format is in algos/platform.h\n"
 	      "and the README) and prints it.  Bad files: one line 'FILE:LINE: 'TOKEN': why'\n"
 	      "on stderr, exit 2, nothing written.  Whether every node is reachable is not\n"
-	      "checked here: that depends on the root (commands given one check it).\n"
+	      "checked here: that depends on the root.\n"
 	      "\n"
 	      "--format matrix (default): nodes, lanes, sites and the platform's hash, node\n"
 	      "overheads, then per lane the bandwidth matrix (after the nodes' rate caps),\n"
 	      "and the latency and occupation matrices when some link has a non-zero one;\n"
 	      "row: sender, column: receiver, '-': no link.\n"
 	      "\n"
-	      "--format links: for scripts (scripts/cluster reads it), nothing but one line\n"
+	      "--format links: for scripts (the emulated cluster's per-link set-up), one line\n"
 	      "per ordered pair (u, v), u != v, of each lane, lanes then u then v ascending:\n"
 	      "  link U V LANE BYTES_PER_S LAT_S OCC_S   (the link u -> v, rate caps applied;\n"
 	      "                                           numbers in %.17g form: exact)\n"
