@@ -53,7 +53,7 @@ static void format_rate(double bytes_per_s, char *buf, size_t len)
 enum quantity { Q_BW, Q_LAT, Q_OCC };
 
 static const char *const quantity_title[] = {
-	"bandwidth", "latency (in flight)", "occupation per message (port busy)",
+	"bandwidth", "latency, in flight", "occupation per message, ports busy",
 };
 
 /* One cell of a matrix: the value of u -> v, or '-' (no link, or u == v). */
@@ -225,6 +225,12 @@ static void show_links(FILE *f, const struct lb_platform *pf, uint32_t lane)
 
 /* ---- the command ---- */
 
+/* The file as messages name it (lb_platform_read_file's "-" is stdin). */
+static const char *display_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
 static int write_show(const struct lb_cmd *cmd, const struct platform_opts *o,
 		      const struct lb_platform *pf)
 {
@@ -237,7 +243,7 @@ static int write_show(const struct lb_cmd *cmd, const struct platform_opts *o,
 	if (o->format == FORMAT_LINKS)
 		show_links(out.f, pf, o->lane);
 	else
-		show_matrix(out.f, o->words[1], pf, o->lane);
+		show_matrix(out.f, display_name(o->words[1]), pf, o->lane);
 	if (lb_outfile_check(&out, err, sizeof(err)) != 0) {
 		lb_outfile_abort(&out);
 		lb_cli_error(cmd, "output", "%s", err);
@@ -266,7 +272,8 @@ static int platform_body(const struct lb_cmd *cmd, void *base)
 	int rc;
 	if (o->lane != ALL_LANES && o->lane >= pf->lanes) {
 		lb_cli_error(cmd, "lane", "lane %u out of range: %s has %u lane%s (0-%u)", o->lane,
-			     o->words[1], pf->lanes, pf->lanes == 1 ? "" : "s", pf->lanes - 1);
+			     display_name(o->words[1]), pf->lanes, pf->lanes == 1 ? "" : "s",
+			     pf->lanes - 1);
 		rc = LB_EXIT_USAGE;
 	} else {
 		rc = write_show(cmd, o, pf);

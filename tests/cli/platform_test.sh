@@ -95,7 +95,7 @@ case $out in
 esac
 run show --lane 1 - <<<"$two"
 case $out in
-*"lane 1 latency (in flight)"*"350 us"*) ;;
+"platform stdin: 3 nodes, 2 lanes, 0 sites (hash "*"lane 1 latency, in flight"*"350 us"*) ;;
 *) fail "no latency matrix for lane 1: $out" ;;
 esac
 case $out in
@@ -109,7 +109,7 @@ esac
 
 run show --lane 2 - <<<"$two"
 [ "$rc" -eq 2 ] || fail "--lane 2 of 2 lanes: exit $rc"
-same "--lane 2" "lanebench platform: --lane: lane 2 out of range: - has 2 lanes (0-1)" "$err"
+same "--lane 2" "lanebench platform: --lane: lane 2 out of range: stdin has 2 lanes (0-1)" "$err"
 
 bad "2: 'frobnicate': unknown keyword (expected nodes, lanes, default, node, link, nolink, site, coordinator, wan or barrier)" 'nodes 4
 frobnicate 1'
