@@ -288,7 +288,7 @@ static int st_nolink(struct parser *p, char **w, size_t nw)
 
 /* ---- sites ---- */
 
-/* A site that a "site S ranks" line made; what: the word to quote. */
+/* A site that a "site S ranks" line made (word: the site number as written). */
 static int known_site(struct parser *p, const char *word, uint32_t *s)
 {
 	if (parse_index(p, word, p->nodes, "site", s) != 0)
