@@ -27,9 +27,9 @@
  * (a), (b), (c) per destination, the clean-up rows (no slice destined to w
  * enters the root or leaves w), (d) per (edge, destination) and the two
  * capacity rows per node; (e)-(h) are definitions substituted away (SPEC
- * 2.4).  65 nodes and 250 edges: about 16,000 columns and 20,000 rows,
- * seconds to solve.  Sizes grow as nodes x edges: a dense 50-node platform
- * takes minutes.
+ * 2.4).  65 nodes and 240 edges: about 16,000 columns and 20,000 rows,
+ * about 20 s of CPU for both phases (tests/test_lp large).  Sizes grow as
+ * nodes x edges: a dense 50-node platform takes minutes.
  *
  * GLPK: its terminal output is switched off (glp_term_out), and it is not
  * called from several threads at once: call these functions from one
