@@ -124,6 +124,7 @@ extern const struct lb_cmd lb_cmd_compare;
 extern const struct lb_cmd lb_cmd_topo;
 extern const struct lb_cmd lb_cmd_check;
 extern const struct lb_cmd lb_cmd_platform;
+extern const struct lb_cmd lb_cmd_lp;
 
 enum lb_cli_status {
 	LB_CLI_RUN = 0, /* options stored: go on */

@@ -15,6 +15,7 @@ static const struct lb_cmd *const commands[] = {
 	&lb_cmd_topo,
 	&lb_cmd_check,
 	&lb_cmd_platform,
+	&lb_cmd_lp,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
