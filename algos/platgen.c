@@ -69,25 +69,29 @@ static int joined(const struct graph *gr, uint32_t u, uint32_t v)
 	return gr->adj[(size_t)u * gr->n + v];
 }
 
-static void random_topology(struct graph *gr, const struct lb_platgen *g,
-			    struct rng *r)
+/* perm[0..n) a uniformly random permutation (Fisher-Yates). */
+static void shuffle(uint32_t *perm, uint32_t n, struct rng *r)
 {
-	uint32_t n = gr->n;
-	uint32_t *perm = malloc(n * sizeof *perm);
 	for (uint32_t i = 0; i < n; i++)
 		perm[i] = i;
-	for (uint32_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+	for (uint32_t i = n - 1; i > 0; i--) {
 		uint32_t j = rng_below(r, i + 1), t = perm[i];
 		perm[i] = perm[j];
 		perm[j] = t;
 	}
+}
+
+static void random_topology(struct graph *gr, const struct lb_platgen *g,
+			    struct rng *r, uint32_t *perm)
+{
+	uint32_t n = gr->n;
+	shuffle(perm, n, r);
 	for (uint32_t k = 1; k < n; k++)
 		join(gr, perm[k], perm[rng_below(r, k)]);
 	for (uint32_t u = 0; u < n; u++)
 		for (uint32_t v = u + 1; v < n; v++)
 			if (!joined(gr, u, v) && rng_unit(r) < g->density)
 				join(gr, u, v);
-	free(perm);
 }
 
 static double dist(const struct graph *gr, uint32_t a, uint32_t b)
@@ -310,9 +314,10 @@ static int check_params(const struct lb_platgen *g, char *err, size_t errlen)
 	return bad ? -1 : 0;
 }
 
-/* Per-pair bandwidths from the bandwidth stream, pairs in (u, v) order. */
+/* Per-pair bandwidths from the bandwidth stream, pairs in (u, v) order;
+ * node u of the graph is node label[u] of the platform. */
 static int add_links(struct lb_platform *pf, const struct graph *gr,
-		     const struct lb_platgen *g, struct rng *r)
+		     const uint32_t *label, const struct lb_platgen *g, struct rng *r)
 {
 	for (uint32_t u = 0; u < gr->n; u++)
 		for (uint32_t v = u + 1; v < gr->n; v++) {
@@ -322,8 +327,9 @@ static int add_links(struct lb_platform *pf, const struct graph *gr,
 			struct lb_link bk = fw;
 			if (g->asymmetric)
 				bk.bw = draw_bw(r, g);
-			if (lb_platform_set_link(pf, u, v, 0, LB_LINK_BW, &fw) ||
-			    lb_platform_set_link(pf, v, u, 0, LB_LINK_BW, &bk))
+			uint32_t a = label[u], b = label[v];
+			if (lb_platform_set_link(pf, a, b, 0, LB_LINK_BW, &fw) ||
+			    lb_platform_set_link(pf, b, a, 0, LB_LINK_BW, &bk))
 				return -1;
 		}
 	return lb_platform_seal(pf);
@@ -359,15 +365,23 @@ struct lb_platform *lb_platgen_make(const struct lb_platgen *g, char *err,
 	uint32_t n = lb_platgen_nodes(g);
 	struct graph gr = { n, calloc((size_t)n * n, 1), calloc(n, sizeof(double)),
 			    calloc(n, sizeof(double)) };
+	uint32_t *label = calloc(2 * (size_t)n, sizeof(*label)), *perm = label + n;
 	struct lb_platform *pf = lb_platform_new(n, 1);
-	int bad = !gr.adj || !gr.x || !gr.y || !pf;
+	int bad = !gr.adj || !gr.x || !gr.y || !label || !pf;
 	struct rng topo = { g->seed }, bws = { g->seed ^ 0x5bd1e995a1b2c3d4ull };
+	struct rng ids = { g->seed ^ 0x2545f4914f6cdd1dull };
 	if (!bad && g->kind == LB_PLATGEN_RANDOM)
-		random_topology(&gr, g, &topo);
+		random_topology(&gr, g, &topo, perm);
 	else if (!bad)
 		tiers_topology(&gr, g, &topo);
-	bad = bad || add_links(pf, &gr, g, &bws);
+	if (!bad && g->shuffle)
+		shuffle(label, n, &ids);
+	else if (!bad)
+		for (uint32_t i = 0; i < n; i++)
+			label[i] = i;
+	bad = bad || add_links(pf, &gr, label, g, &bws);
 	graph_free(&gr);
+	free(label);
 	if (bad) {
 		lb_platform_free(pf);
 		snprintf(err, errlen, "platform generator: out of memory");
@@ -392,10 +406,10 @@ int lb_platgen_describe(const struct lb_platgen *g, char *buf, size_t len)
 				(unsigned long long)g->seed, g->nodes, g->density, bw);
 	return snprintf(buf, len,
 			"generator: tiers-like seed=%llu nodes=%u sw=%u nm=%u sm=%u "
-			"nl=%u sl=%u rw=%u rm=%u rl=%u rmw=%u rlm=%u %s",
+			"nl=%u sl=%u rw=%u rm=%u rl=%u rmw=%u rlm=%u ids=%s %s",
 			(unsigned long long)g->seed, lb_platgen_nodes(g), t->sw,
 			t->nm, t->sm, t->nl, t->sl, t->rw, t->rm, t->rl, t->rmw,
-			t->rlm, bw);
+			t->rlm, g->shuffle ? "shuffled" : "hierarchical", bw);
 }
 
 double lb_platgen_density(const struct lb_platform *pf)

@@ -27,7 +27,10 @@
  *     redundancy).  A MAN is joined to the WAN by `rmw` edges: its `rmw`
  *     nodes nearest to the WAN, each to its nearest WAN node; a LAN to its
  *     MAN by `rlm` edges alike (internetwork redundancy; at least 1).
- *     Node ids: the WAN first, then each MAN, then each LAN.
+ *     Node ids: the WAN first, then each MAN, then each LAN (TIERS's own
+ *     order), or with `shuffle` a random permutation of them (a stream of
+ *     its own): an id-based algorithm such as seed 000's binomial tree
+ *     then sees no hierarchy in the numbering.
  */
 #ifndef LB_PLATGEN_H
 #define LB_PLATGEN_H
@@ -56,6 +59,7 @@ struct lb_platgen {
 	uint32_t nodes;       /* random; tiers-like: derived from `tiers` */
 	double density;       /* random: probability of each extra pair */
 	int asymmetric;       /* one bandwidth draw per direction */
+	int shuffle;          /* tiers-like: node ids a random permutation */
 	double bw_mean, bw_dev; /* bytes/s */
 	uint64_t send_slice;  /* bytes: the slice send_u is stated for */
 	struct lb_platgen_tiers tiers;
