@@ -1,12 +1,15 @@
 /* lanebench platform show FILE: a platform file (algos/platform.h) as
  * people read it (bandwidth, latency and occupation matrices per lane,
  * node overheads, sites) or as one line per directed link (--format links:
- * for scripts such as the emulated cluster's per-link set-up). */
+ * for scripts such as the emulated cluster's per-link set-up).
+ * lanebench platform gen random|tiers-like: a generated platform file
+ * (algos/platgen.h), its generator's parameters in its comment head. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "algos/platgen.h"
 #include "lib/units.h"
 #include "platform_file.h"
 #include "report/outfile.h"
@@ -15,16 +18,40 @@
 
 enum show_format { FORMAT_MATRIX, FORMAT_LINKS };
 
+#define UNSET UINT32_MAX /* a gen option not given */
+
+/* gen's parameters as given (UNSET, or < 0 for the reals: not given). */
+struct gen_opts {
+	uint32_t nodes, seed;
+	double density, bw_mean, bw_dev;
+	int asymmetric, shuffle_ids;
+	uint32_t tiers[10]; /* sw nm sm nl sl rw rm rl rmw rlm */
+};
+
 struct platform_opts {
-	const char *words[2]; /* ACTION FILE */
+	const char *words[2]; /* ACTION FILE, or gen KIND */
 	uint32_t lane;
 	int format; /* enum show_format */
 	const char *output;
+	struct gen_opts gen;
 };
 
 #define OFF(f) offsetof(struct platform_opts, f)
 
 static const char *const format_names[] = { "matrix", "links", NULL };
+
+/* --density: a probability, 0 to 1. */
+static int set_density(void *target, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	double d = strtod(arg, &end);
+	if (!*arg || *end || !(d >= 0 && d <= 1)) {
+		snprintf(err, errlen, "'%s': a probability between 0 and 1", arg);
+		return -1;
+	}
+	*(double *)target = d;
+	return 0;
+}
 
 static const struct lb_opt platform_opts_table[] = {
 	{ LB_OPT("lane", 0, "L", "show lane L only (default: every lane)", LB_OPT_UINT, OFF(lane)),
@@ -34,6 +61,35 @@ static const struct lb_opt platform_opts_table[] = {
 	  .def = "matrix", .choices = format_names },
 	{ LB_OPT("output", 'o', "FILE", "write to FILE instead of stdout (not created when the "
 		 "platform is refused)", LB_OPT_STRING, OFF(output)) },
+	{ LB_OPT("nodes", 'n', "N", "gen: node count (random: any; tiers-like: the preset 30 or "
+		 "65, default 30)", LB_OPT_UINT, OFF(gen.nodes)), .min = 2, .max = 4096 },
+	{ LB_OPT("seed", 0, "S", "gen: seed (default 1): the same seed, the same file",
+	  LB_OPT_UINT, OFF(gen.seed)), .max = UINT32_MAX - 1 },
+	{ LB_OPT("density", 0, "D", "gen random: probability of each pair beyond a random "
+		 "spanning tree (default 0.12)", LB_OPT_HANDLER, OFF(gen.density)),
+	  .handler = set_density },
+	{ LB_OPT("bw-mean", 0, "RATE", "gen: mean of the Gaussian link bandwidth (default 100MB/s)",
+	  LB_OPT_RATE, OFF(gen.bw_mean)) },
+	{ LB_OPT("bw-dev", 0, "RATE", "gen: its deviation (default 20MB/s)",
+	  LB_OPT_RATE, OFF(gen.bw_dev)) },
+	{ LB_OPT("asymmetric", 0, NULL, "gen: draw each direction of a pair apart",
+	  LB_OPT_FLAG, OFF(gen.asymmetric)) },
+	{ LB_OPT("shuffle-ids", 0, NULL, "gen tiers-like: number the nodes at random, not WAN "
+		 "first then each MAN and LAN", LB_OPT_FLAG, OFF(gen.shuffle_ids)) },
+#define TIERS_OPT(name_, i_, help_)                                                  \
+	{ LB_OPT(name_, 0, "N", "gen tiers-like: " help_, LB_OPT_UINT, OFF(gen.tiers[i_])), \
+	  .max = 4096 }
+	TIERS_OPT("sw", 0, "nodes of the WAN"),
+	TIERS_OPT("nm", 1, "MANs"),
+	TIERS_OPT("sm", 2, "nodes per MAN"),
+	TIERS_OPT("nl", 3, "LANs per MAN"),
+	TIERS_OPT("sl", 4, "nodes per LAN"),
+	TIERS_OPT("rw", 5, "WAN redundancy: each node also joined to its N nearest"),
+	TIERS_OPT("rm", 6, "MAN redundancy"),
+	TIERS_OPT("rl", 7, "LAN redundancy (0: stars)"),
+	TIERS_OPT("rmw", 8, "edges joining each MAN to the WAN"),
+	TIERS_OPT("rlm", 9, "edges joining each LAN to its MAN"),
+#undef TIERS_OPT
 };
 
 /* ---- readable values ---- */
@@ -256,14 +312,124 @@ static int write_show(const struct lb_cmd *cmd, const struct platform_opts *o,
 	return 0;
 }
 
+
+/* ---- gen ---- */
+
+/* The options that do not belong to the action, refused by name. */
+static int misplaced_option(const struct lb_cmd *cmd, const struct platform_opts *o,
+			    enum lb_platgen_kind kind, int gen)
+{
+	const struct gen_opts *g = &o->gen;
+	const char *bad = NULL;
+	int tiers_given = 0;
+	for (int i = 0; i < 10; i++)
+		tiers_given |= g->tiers[i] != UNSET;
+	if (!gen && (g->nodes != UNSET || g->seed != UNSET || g->density >= 0 ||
+		     g->bw_mean > 0 || g->bw_dev >= 0 || g->asymmetric || g->shuffle_ids ||
+		     tiers_given))
+		bad = "the generator's options are for 'platform gen'";
+	else if (gen && (o->lane != ALL_LANES || o->format != FORMAT_MATRIX))
+		bad = "--lane and --format are for 'platform show'";
+	else if (gen && kind == LB_PLATGEN_RANDOM && (tiers_given || g->shuffle_ids))
+		bad = "--sw ... --rlm and --shuffle-ids are for 'gen tiers-like'";
+	else if (gen && kind == LB_PLATGEN_TIERS && g->density >= 0)
+		bad = "--density is for 'gen random' (tiers-like: --rw, --rm, --rmw)";
+	if (bad)
+		lb_cli_error(cmd, NULL, "%s", bad);
+	return bad != NULL;
+}
+
+/* The generator's parameters: the kind's defaults (a tiers-like preset
+ * by --nodes), then what was given. */
+static int gen_params(const struct lb_cmd *cmd, const struct platform_opts *o,
+		      enum lb_platgen_kind kind, struct lb_platgen *g)
+{
+	const struct gen_opts *go = &o->gen;
+	uint32_t nodes = go->nodes == UNSET ? 0 : go->nodes;
+	if (lb_platgen_defaults(g, kind, nodes)) {
+		lb_cli_error(cmd, "nodes", "%u: tiers-like has the presets 30 and 65; for another "
+			     "size give --sw, --nm, --sm (and --nl, --sl)", nodes);
+		return -1;
+	}
+	struct lb_platgen_tiers *tp = &g->tiers;
+	uint32_t *t[10] = { &tp->sw, &tp->nm, &tp->sm, &tp->nl, &tp->sl,
+			    &tp->rw, &tp->rm, &tp->rl, &tp->rmw, &tp->rlm }; /* --sw ... --rlm */
+	for (int i = 0; i < 10; i++)
+		if (go->tiers[i] != UNSET)
+			*t[i] = go->tiers[i];
+	g->seed = go->seed == UNSET ? 1 : go->seed;
+	g->density = go->density >= 0 ? go->density : g->density;
+	g->bw_mean = go->bw_mean > 0 ? go->bw_mean : g->bw_mean;
+	g->bw_dev = go->bw_dev >= 0 ? go->bw_dev : g->bw_dev;
+	g->asymmetric = go->asymmetric;
+	g->shuffle = go->shuffle_ids;
+	if (kind == LB_PLATGEN_TIERS)
+		g->nodes = lb_platgen_nodes(g);
+	return 0;
+}
+
+/* The formatted platform with the generator's line after the magic line. */
+static int write_generated(FILE *f, const struct lb_platgen *g, const struct lb_platform *pf)
+{
+	char *text = lb_platform_format(pf), line[512];
+	if (!text)
+		return -1;
+	char *rest = strchr(text, '\n');
+	rest = rest ? rest + 1 : text + strlen(text);
+	lb_platgen_describe(g, line, sizeof(line));
+	fprintf(f, "%.*s# %s\n# density %.4f (pairs linked either way)\n", (int)(rest - text),
+		text, line, lb_platgen_density(pf));
+	fputs(rest, f);
+	free(text);
+	return 0;
+}
+
+static int gen_body(const struct lb_cmd *cmd, const struct platform_opts *o)
+{
+	const char *kind_name = o->words[1];
+	enum lb_platgen_kind kind = strcmp(kind_name, "random") == 0 ? LB_PLATGEN_RANDOM :
+				    LB_PLATGEN_TIERS;
+	if (strcmp(kind_name, "random") && strcmp(kind_name, "tiers-like")) {
+		lb_cli_error(cmd, NULL, "gen '%s': no such generator (random, tiers-like)",
+			     kind_name);
+		return LB_EXIT_USAGE;
+	}
+	struct lb_platgen g;
+	char err[512];
+	if (misplaced_option(cmd, o, kind, 1) || gen_params(cmd, o, kind, &g))
+		return LB_EXIT_USAGE;
+	struct lb_platform *pf = lb_platgen_make(&g, err, sizeof(err));
+	if (!pf) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	struct lb_outfile out;
+	int rc = LB_EXIT_FAILED;
+	if (lb_outfile_open(&out, o->output, err, sizeof(err)) != 0)
+		lb_cli_error(cmd, "output", "%s", err);
+	else if (write_generated(out.f, &g, pf) || lb_outfile_check(&out, err, sizeof(err))) {
+		lb_outfile_abort(&out);
+		lb_cli_error(cmd, "output", "%s", err);
+	} else if (lb_outfile_finish(&out, err, sizeof(err)) != 0)
+		lb_cli_error(cmd, "output", "%s", err);
+	else
+		rc = 0;
+	lb_platform_free(pf);
+	return rc;
+}
+
 static int platform_body(const struct lb_cmd *cmd, void *base)
 {
 	const struct platform_opts *o = base;
 	char err[1024];
+	if (strcmp(o->words[0], "gen") == 0)
+		return gen_body(cmd, o);
 	if (strcmp(o->words[0], "show") != 0) {
-		lb_cli_error(cmd, NULL, "unknown action '%s' (expected show)", o->words[0]);
+		lb_cli_error(cmd, NULL, "unknown action '%s' (expected show or gen)", o->words[0]);
 		return LB_EXIT_USAGE;
 	}
+	if (misplaced_option(cmd, o, LB_PLATGEN_RANDOM, 0))
+		return LB_EXIT_USAGE;
 	struct lb_platform *pf = lb_platform_read_file(o->words[1], err, sizeof(err));
 	if (!pf) {
 		lb_cli_error(cmd, NULL, "%s", err);
@@ -284,7 +450,12 @@ static int platform_body(const struct lb_cmd *cmd, void *base)
 
 static int run_platform(const struct lb_cmd *cmd, int argc, char **argv)
 {
-	struct platform_opts o = { .lane = ALL_LANES };
+	struct platform_opts o = {
+		.lane = ALL_LANES,
+		.gen = { .nodes = UNSET, .seed = UNSET, .density = -1, .bw_mean = -1,
+			 .bw_dev = -1, .tiers = { UNSET, UNSET, UNSET, UNSET, UNSET, UNSET,
+						  UNSET, UNSET, UNSET, UNSET } },
+	};
 	return lb_cli_run(cmd, argc, argv, &o, platform_body);
 }
 
@@ -304,13 +475,26 @@ static void platform_more_help(FILE *out)
 	      "per ordered pair (u, v), u != v, of each lane, lanes then u then v ascending:\n"
 	      "  link U V LANE BYTES_PER_S LAT_S OCC_S   (the link u -> v, rate caps applied;\n"
 	      "                                           numbers in %.17g form: exact)\n"
-	      "  nolink U V LANE                         (no link u -> v on that lane)\n", out);
+	      "  nolink U V LANE                         (no link u -> v on that lane)\n"
+	      "\n"
+	      "gen random|tiers-like writes a platform of seed 000's experiments (SPEC 2.5),\n"
+	      "deterministic for a seed, one lane, bandwidth only (latency and occupation\n"
+	      "0), each node's multi-port send overhead 0.80 x its fastest link's time for a\n"
+	      "1 MB slice.  Its second line names the generator and every parameter used.\n"
+	      "  random      a random spanning tree (so it is connected), then every other\n"
+	      "              pair with probability --density; Gaussian bandwidths.\n"
+	      "  tiers-like  a TIERS-like WAN/MAN/LAN network (TIERS's own parameters were\n"
+	      "              not published): --nodes 30 = WAN 10 + 4 MANs x 5, redundancy\n"
+	      "              rw = rm = 3, rmw = 2; --nodes 65 = WAN 13 + 4 MANs x 13,\n"
+	      "              rw = rm = 4, rmw = 3; --sw ... --rlm change one part.  How the\n"
+	      "              networks are placed and joined: algos/platgen.h.\n", out);
 }
 
 const struct lb_cmd lb_cmd_platform = {
 	.name = "platform",
-	.summary = "show a platform file (heterogeneous links): matrices, or one line per link",
-	.usage = "show [--lane L] [--format matrix|links] [-o FILE] FILE",
+	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's)",
+	.usage = "show [--lane L] [--format matrix|links] [-o FILE] FILE\n"
+		 "       lanebench platform gen random|tiers-like [--nodes N] [--seed S] [...] [-o FILE]",
 	.opts = platform_opts_table,
 	.nopts = sizeof(platform_opts_table) / sizeof(platform_opts_table[0]),
 	.more_help = platform_more_help,
