@@ -150,8 +150,6 @@ static const char *check_platform(const struct lb_algo *a, const struct lb_algo_
 	const struct lb_platform *pf = prm->platform;
 	if ((a->needs & LB_ALGO_NEEDS_PLATFORM) && !pf)
 		return "needs --platform FILE";
-	if ((a->needs & LB_ALGO_NEEDS_LP) && !prm->lp_load)
-		return "needs the LP bound's edge loads (n_{u,v}; model/lp)";
 	if (!pf)
 		return NULL;
 	if (pf->nodes != prm->ranks || pf->lanes < prm->lanes) {
@@ -163,6 +161,10 @@ static const char *check_platform(const struct lb_algo *a, const struct lb_algo_
 		return buf;
 	if (a->check && a->check(prm, buf, len))
 		return buf;
+	/* last: a caller that solves the LP for them first sees every
+	 * other reason the platform does not fit */
+	if ((a->needs & LB_ALGO_NEEDS_LP) && !prm->lp_load)
+		return "needs the LP bound's edge loads (n_{u,v}; model/lp)";
 	return NULL;
 }
 

@@ -4,11 +4,13 @@
  * checked against) that network, and the platform algorithms (seed 000)
  * also print their tree's steady-state period. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algos/platform.h"
 #include "cli.h"
+#include "model/lp.h"
 #include "model/slice.h"
 #include "lib/units.h"
 #include "platform_file.h"
@@ -390,8 +392,10 @@ static void print_auto_slice(FILE *out, const struct plan_opts *o, uint64_t chos
 }
 
 /* A platform algorithm's steady state on the platform (SPEC 2.2): seconds
- * per slice of its tree under the model it is built for, and 1 / that. */
-static void print_period(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm)
+ * per slice of its tree under the model it is built for, and 1 / that;
+ * beside the LP bound TP* where it was solved (lp-*), the ratio. */
+static void print_period(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm,
+			 double tp_star)
 {
 	const struct lb_algo *a = o->algo.algo;
 	if (!a->period)
@@ -401,6 +405,9 @@ static void print_period(FILE *out, const struct plan_opts *o, const struct lb_a
 	fprintf(out, "%speriod %.9g s per slice of %llu bytes, throughput %.9g slices/s (%.6g MB/s)\n",
 		o->format == FMT_DOT ? "// " : "", period, (unsigned long long)slice, 1 / period,
 		(double)slice / period / 1e6);
+	if (!isnan(tp_star))
+		fprintf(out, "%slp bound %.9g slices/s (one-port, phase 2: least total link time), the tree %.4f of it\n",
+			o->format == FMT_DOT ? "// " : "", tp_star, 1 / period / tp_star);
 }
 
 static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_algo *a,
@@ -420,7 +427,7 @@ static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_al
 
 /* Validates s, then prints it (and the JSON document): 0 or 1. */
 static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
-		     const struct lb_schedule *s, const struct lb_algo_params *prm)
+		     const struct lb_schedule *s, const struct lb_algo_params *prm, double tp_star)
 {
 	char err[512];
 	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
@@ -429,7 +436,7 @@ static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
 		return 1;
 	}
 	print_auto_slice(out, o, prm->slice_bytes);
-	print_period(out, o, prm);
+	print_period(out, o, prm, tp_star);
 	if (print_plan(out, s, o->algo.algo, o->format)) {
 		lb_cli_error(cmd, NULL, "out of memory");
 		return 1;
@@ -467,14 +474,32 @@ static struct plan_opts effective(const struct plan_opts *o, const struct lb_pla
 	return e;
 }
 
-/* The LP heuristics' edge loads come from model/lp, not in this build. */
-static int refuse_lp(const struct lb_cmd *cmd, const struct lb_algo *a)
+/* The LP heuristics' edge loads n_{u,v}: LP (2) solved for the platform,
+ * the root, lane 0 and the plan's slice, phase 2 minimising the total link
+ * occupation (SPEC 2.4's default), into *lp.  Every other reason the
+ * algorithm cannot run is reported first, by lb_algo_build (checked here
+ * with a stand-in for the loads).  A one-node platform needs no loads (no
+ * edge): the stand-in is its 1 x 1 table.  0, or the exit status. */
+static int solve_lp(const struct lb_cmd *cmd, const struct lb_algo *a,
+		    struct lb_algo_params *prm, struct lb_lp_result *lp)
 {
-	if (!(a->needs & LB_ALGO_NEEDS_LP))
+	static const double stand_in[1] = { 0 };
+	struct lb_algo_params probe = *prm;
+	char err[512];
+	probe.lp_load = stand_in;
+	if (!(a->needs & LB_ALGO_NEEDS_LP) || lb_algo_check(a, &probe, NULL, 0))
 		return 0;
-	lb_cli_error(cmd, "algorithm", "%s needs the LP bound's edge loads n_{u,v}, which plan cannot compute yet (model/lp is not part of this build)",
-		     a->name);
-	return -1;
+	if (prm->platform->nodes == 1) {
+		prm->lp_load = stand_in;
+		return 0;
+	}
+	uint64_t slice = lb_div_ceil(prm->bytes, lb_slice_count(prm->bytes, prm->slice_bytes));
+	if (lb_lp_bound(prm->platform, prm->root, 0, slice, LB_LP_PHASE2_TIME, lp, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "%s: the LP bound: %s", a->name, err);
+		return LB_EXIT_FAILED;
+	}
+	prm->lp_load = lp->load;
+	return 0;
 }
 
 static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
@@ -489,13 +514,17 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 	};
 	if (e->slice == LB_SLICE_AUTO)
 		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);
-	struct lb_schedule *s = lb_algo_build(e->algo.algo, &prm, err, sizeof(err));
-	if (!s) {
+	struct lb_lp_result lp = { .tp = NAN };
+	int rc = solve_lp(cmd, e->algo.algo, &prm, &lp);
+	struct lb_schedule *s = rc ? NULL : lb_algo_build(e->algo.algo, &prm, err, sizeof(err));
+	if (!s && !rc) {
 		lb_cli_error(cmd, NULL, "%s", err);
-		return LB_EXIT_USAGE;
+		rc = LB_EXIT_USAGE;
 	}
-	int rc = show_plan(cmd, o, s, &prm);
+	if (s)
+		rc = show_plan(cmd, o, s, &prm, lp.tp);
 	lb_sched_free(s);
+	lb_lp_result_free(&lp);
 	return rc;
 }
 
@@ -509,8 +538,7 @@ static int plan(const struct lb_cmd *cmd, void *base)
 	int bad;
 	struct lb_platform *pf = load_platform(cmd, o, &bad);
 	struct plan_opts e = effective(o, pf);
-	int rc = bad || check_plan_opts(cmd, &e) || refuse_lp(cmd, e.algo.algo)
-		 ? LB_EXIT_USAGE : build_and_show(cmd, o, &e, pf);
+	int rc = bad || check_plan_opts(cmd, &e) ? LB_EXIT_USAGE : build_and_show(cmd, o, &e, pf);
 	lb_platform_free(pf);
 	return rc;
 }

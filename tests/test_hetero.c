@@ -15,6 +15,7 @@
 #include "algos/hetero.h"
 #include "algos/platform.h"
 #include "check.h"
+#include "model/lp.h"
 #include "model/sim.h"
 
 #define SLICE 60
@@ -204,6 +205,33 @@ static void five(void)
 	      lb_period_routed(&in, &r));
 	lb_routes_free(&r);
 	lb_platform_free(pf);
+}
+
+/* SPEC Appendix B: LP-Prune and LP-Grow reach TP 1/3 on both vectors with
+ * the loads model/lp solves (phase 2, least total link time) -- whichever
+ * optimum it returns -- and TP* is 11/23, 2/5. */
+static void lp_solved(void)
+{
+	struct lb_platform *pfs[] = { platform(4, V1, 6, 1), platform(4, V2, 5, 1) };
+	const double tp[] = { 11.0 / 23, 2.0 / 5 };
+	for (size_t i = 0; i < 2; i++) {
+		struct lb_lp_result lp = { 0 };
+		char err[256] = "";
+		uint32_t parent[4];
+		if (lb_lp_bound(pfs[i], 0, 0, SLICE, LB_LP_PHASE2_TIME, &lp, err, sizeof(err))) {
+			CHECK(0, "vector %zu: lp: %s", i + 1, err);
+			continue;
+		}
+		CHECK(check_close(lp.tp, tp[i], 1e-6), "vector %zu: TP* %g", i + 1, lp.tp);
+		struct lb_hetero_in in = hin(pfs[i], lp.load);
+		CHECK(lb_tree_lp_prune(&in, parent, err, sizeof(err)) == 0 &&
+		      check_close(lb_period_oneport(&in, parent), 3, 1e-9), "vector %zu: lp-prune", i + 1);
+		CHECK(lb_tree_lp_grow(&in, parent, err, sizeof(err)) == 0 &&
+		      check_close(lb_period_oneport(&in, parent), 3, 1e-9), "vector %zu: lp-grow", i + 1);
+		lb_lp_result_free(&lp);
+	}
+	lb_platform_free(pfs[0]);
+	lb_platform_free(pfs[1]);
 }
 
 static struct lb_algo_params params_at(const struct lb_platform *pf, const double *lp,
@@ -493,6 +521,7 @@ int main(void)
 	vector1();
 	vector2();
 	five();
+	lp_solved();
 	registry();
 	transit_ops();
 	simulated();

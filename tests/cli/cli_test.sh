@@ -282,7 +282,15 @@ expect_status 1 "invalid schedule: rank 0 lane 0: no link to peer 4 in the platf
 	plan -a binomial --platform "$tmp/p5.txt" -m 120
 expect_usage "topo-grow: the platform has 5 nodes x 1 lanes, not 6 ranks" \
 	plan -a topo-grow --platform "$tmp/p5.txt" -p 6 -m 120
-expect_usage "lp-grow needs the LP bound's edge loads" plan -a lp-grow --platform "$tmp/p5.txt" -m 120
+# lp-*: the LP bound solved for them (TP* 1/2 here); its loads pick the optimal tree
+for a in lp-grow lp-prune; do
+	expect_ok plan -a $a --platform "$tmp/p5.txt" -m 120 -s 60 --format dot
+	case $out in *"// lp bound 0.5 slices/s"*"the tree 1.0000 of it"*) ;;
+	*) fail "plan --platform $a: lp bound 0.5, ratio 1: $out" ;; esac
+	for e in 'r0 -> r1' 'r0 -> r3' 'r1 -> r2' 'r3 -> r4'; do
+		grep -q "$e " "$tmp/out" || fail "plan --platform $a: no edge $e: $out"
+	done
+done
 printf 'nodes 3\nlink 0 1 bw 1MB/s\n' >"$tmp/cut.txt"
 expect_usage "topo-prune-simple: node 2 cannot be reached from node 0 on lane 0" \
 	plan -a topo-prune-simple --platform "$tmp/cut.txt" -m 1M
