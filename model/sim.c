@@ -19,6 +19,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include "algos/platform.h"
 #include "lib/error.h"
 #include "lib/memory.h"
 
@@ -27,6 +28,13 @@ struct send {
 	uint32_t peer;
 	uint32_t first_block;
 	uint32_t nblocks;
+};
+
+/* A SEND's costs on a platform, resolved once when it is copied (a link
+ * lookup per event would cost a search of the platform's rules). */
+struct send_cost {
+	double occupation; /* occ + n / bw: ports held */
+	double latency;    /* in flight after that */
 };
 
 /* The SEND rides in its event, so starting it reads no schedule memory. */
@@ -78,6 +86,7 @@ struct sim {
 	size_t *end;        /* [slot]: one past its last SEND */
 	uint8_t *waiting;   /* [slot]: the next SEND waits for a block */
 	struct send *sends; /* every lane's SENDs, lane after lane, in order */
+	struct send_cost *cost; /* [like sends] on a platform, else NULL */
 	struct queue q;
 	struct lb_sim_result *res;
 };
@@ -210,19 +219,22 @@ static uint32_t site(const struct sim *x, uint32_t r)
 	return lb_site_of(x->s->ranks, x->net->sites, r);
 }
 
-/* alpha + n / B for one transfer: the slower end sets the pace. */
+/* alpha + n / B for one transfer without a platform: the slower end sets
+ * the pace.  *lat is its time in flight. */
 static double transfer_time(const struct sim *x, uint32_t src, uint32_t dst,
-			    uint32_t lane, uint64_t bytes)
+			    uint32_t lane, uint64_t bytes, double *lat)
 {
 	const struct lb_sim_net *net = x->net;
 	size_t i = (size_t)src * x->s->lanes + lane, j = (size_t)dst * x->s->lanes + lane;
 	double alpha = net->alpha, bw = net->lane_bw;
+	*lat = net->latency;
 	if (net->rank_alpha)
 		alpha = fmax(net->rank_alpha[i], net->rank_alpha[j]);
 	if (net->rank_bw)
 		bw = fmin(net->rank_bw[i], net->rank_bw[j]);
 	if (net->sites > 1 && site(x, src) != site(x, dst)) {
 		alpha = net->wan_alpha;
+		*lat = net->wan_latency;
 		if (net->wan_bw > 0)
 			bw = fmin(bw, net->wan_bw);
 	}
@@ -237,10 +249,17 @@ static void start_send(struct sim *x, const struct event *ev)
 	uint32_t src = ev->slot / s->lanes, lane = ev->slot % s->lanes;
 	uint32_t dslot = op->peer * s->lanes + lane;
 	uint64_t bytes = lb_range_bytes(s, op->first_block, op->nblocks);
-	double end = ev->at + transfer_time(x, src, op->peer, lane, bytes);
+	double occupation, lat;
+	if (x->cost) {
+		const struct send_cost *c = &x->cost[x->next[ev->slot]];
+		occupation = c->occupation, lat = c->latency;
+	} else {
+		occupation = transfer_time(x, src, op->peer, lane, bytes, &lat);
+	}
+	double end = ev->at + occupation, arrive = end + lat;
 	double *arr = x->arrival + (size_t)op->peer * s->nblocks;
 	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
-		arr[b] = earlier(arr[b], end);
+		arr[b] = earlier(arr[b], arrive);
 	x->send_free[ev->slot] = end;
 	x->recv_free[dslot] = end;
 	x->res->transfers++;
@@ -308,18 +327,38 @@ static int collect(struct sim *x, char *err, size_t len)
 	return 0;
 }
 
+/* A platform is read instead of every other value of the net. */
+static int check_platform(const struct lb_schedule *s, const struct lb_platform *pf,
+			  char *err, size_t len)
+{
+	if (!pf->sealed)
+		return lb_errf(err, len, "sim: platform not sealed");
+	if (pf->nodes != s->ranks)
+		return lb_errf(err, len, "sim: platform of %u nodes for a schedule of %u ranks",
+			    pf->nodes, s->ranks);
+	if (pf->lanes < s->lanes)
+		return lb_errf(err, len, "sim: platform of %u lanes for a schedule of %u lanes",
+			    pf->lanes, s->lanes);
+	return 0;
+}
+
 static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 		     char *err, size_t len)
 {
+	if (net->platform)
+		return check_platform(s, net->platform, err, len);
+	if (!(net->latency >= 0) || !isfinite(net->latency))
+		return lb_errf(err, len, "sim: bad latency %g s (need >= 0)", net->latency);
 	if (!(net->alpha >= 0) || !isfinite(net->alpha))
 		return lb_errf(err, len, "sim: bad alpha %g s (need >= 0)", net->alpha);
 	if (!(net->lane_bw > 0) || !isfinite(net->lane_bw))
 		return lb_errf(err, len, "sim: bad lane bandwidth %g B/s (need > 0)", net->lane_bw);
 	if (net->sites > s->ranks)
 		return lb_errf(err, len, "sim: %u sites for %u ranks", net->sites, s->ranks);
-	if (net->sites > 1 && (!(net->wan_alpha >= 0) || net->wan_bw < 0))
-		return lb_errf(err, len, "sim: bad WAN alpha %g s or bandwidth %g B/s",
-			    net->wan_alpha, net->wan_bw);
+	if (net->sites > 1 && (!(net->wan_alpha >= 0) || net->wan_bw < 0 ||
+			       !(net->wan_latency >= 0) || !isfinite(net->wan_latency)))
+		return lb_errf(err, len, "sim: bad WAN alpha %g s, bandwidth %g B/s or latency %g s",
+			    net->wan_alpha, net->wan_bw, net->wan_latency);
 	for (size_t i = 0; i < (size_t)s->ranks * s->lanes; i++)
 		if ((net->rank_alpha && !(net->rank_alpha[i] >= 0)) ||
 		    (net->rank_bw && !(net->rank_bw[i] > 0)))
@@ -358,6 +397,30 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s)
 					x->sends[total++] = (struct send){ ops[i].peer, ops[i].first_block,
 									   ops[i].nblocks };
 			x->end[slot] = total;
+		}
+	}
+	return 0;
+}
+
+/* Resolves the occupation and latency of every SEND (in x->sends' order)
+ * on the platform; fails on a SEND over a missing link. */
+static int gather_costs(struct sim *x, const struct lb_schedule *s,
+			const struct lb_platform *pf, char *err, size_t len)
+{
+	x->cost = lb_alloc_large(x->end[(size_t)s->ranks * s->lanes - 1] * sizeof(*x->cost));
+	if (!x->cost)
+		return lb_errf(err, len, "sim: out of memory for the SENDs' link costs");
+	for (uint32_t slot = 0; slot < s->ranks * s->lanes; slot++) {
+		uint32_t src = slot / s->lanes, lane = slot % s->lanes;
+		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
+			const struct send *op = &x->sends[i];
+			struct lb_link l = op->peer == src ? (struct lb_link){ 0 }
+							   : lb_platform_link(pf, src, op->peer, lane);
+			if (!(l.bw > 0))
+				return lb_errf(err, len, "sim: rank %u lane %u sends to rank %u over no link",
+					    src, lane, op->peer);
+			uint64_t bytes = lb_range_bytes(s, op->first_block, op->nblocks);
+			x->cost[i] = (struct send_cost){ l.occ + (double)bytes / l.bw, l.lat };
 		}
 	}
 	return 0;
@@ -430,6 +493,8 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 		     dims.ranks, dims.nblocks);
 		goto out;
 	}
+	if (net->platform && gather_costs(&x, &dims, net->platform, err, errlen))
+		goto out;
 	clear_arrivals(&x);
 	for (unsigned b = 0; b < 65; b++)
 		x.q.head[b] = NO_SLOT;
@@ -445,6 +510,7 @@ out:
 	free(x.end);
 	free(x.waiting);
 	free(x.sends);
+	free(x.cost);
 	free(x.q.ev);
 	free(x.q.link);
 	free(x.q.ties);

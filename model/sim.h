@@ -1,14 +1,26 @@
 /* The simulator: executes a whole schedule for all ranks in one process as a
- * discrete-event simulation under the alpha-beta model.
+ * discrete-event simulation under the alpha-beta model, or on a platform
+ * (algos/platform.h) with per-pair values.
  *
- * Model: each lane of each rank has one send port and one receive port (full
- * duplex).  A transfer of n bytes from (src, lane) to (dst, lane) occupies
- * src's send port and dst's receive port for alpha + n / B, where alpha is
- * the larger and B the smaller of the two ends' values (a switched fabric:
- * the slower NIC sets the pace).  Between ranks of different sites the WAN
- * values apply instead when given.  A SEND starts when its lane's previous
- * SEND is done, all its blocks have arrived at its rank, and the receiving
- * port is free; receivers serve waiting senders first come, first served.
+ * One transfer of n bytes from (src, lane) to (dst, lane) has
+ *   - an occupation T: the time it holds ports (below);
+ *   - a latency lat: time in flight after the occupation, holding nothing.
+ * Its blocks arrive at dst at start + T + lat, so a pipelined stream of
+ * slices pays lat once per path, not once per slice (SPEC 1.3).
+ *   Without a platform: T = alpha + n / B, alpha the larger and B the
+ *   smaller of the two ends' values (rank_alpha / rank_bw when given: a
+ *   switched fabric, the slower NIC sets the pace), and lat = latency.
+ *   Between ranks of different sites wan_alpha replaces alpha, wan_latency
+ *   replaces latency, and wan_bw caps B when given.
+ *   With a platform: T = occ + n / bw and lat of lb_platform_link(src, dst,
+ *   lane); alpha, lane_bw, the rank and site values and both latencies are
+ *   not read.  A SEND over a pair with no link fails the run.
+ *
+ * A SEND starts when all its blocks have arrived at its rank and its lane's
+ * previous SEND is done, and holds src's send port and dst's receive port
+ * for T: each lane of each rank has one send port and one receive port
+ * (full duplex; seed 000's bidirectional one-port model when there is one
+ * lane).  A busy receiver serves waiting senders first come, first served.
  */
 #ifndef LB_SIM_H
 #define LB_SIM_H
@@ -18,8 +30,10 @@
 
 #include "algos/schedule.h"
 
+struct lb_platform;
+
 struct lb_sim_net {
-	double alpha;   /* seconds per transfer (latency, per-message cost) */
+	double alpha;   /* seconds of port occupation per transfer (per-message cost) */
 	double lane_bw; /* bytes/s of one lane */
 	/* Optional per-(rank, lane) values, index rank * lanes + lane; NULL = use
 	 * alpha / lane_bw for every rank (heterogeneous platforms). */
@@ -31,6 +45,13 @@ struct lb_sim_net {
 	uint32_t sites;
 	double wan_alpha;
 	double wan_bw;
+	/* Seconds in flight, added to arrival times only (no port held): within
+	 * a site and between sites.  0 = none (alpha is all of it). */
+	double latency;
+	double wan_latency;
+	/* Sealed platform whose nodes are the ranks, or NULL for the rules
+	 * above; it has at least the schedule's lanes. */
+	const struct lb_platform *platform;
 };
 
 struct lb_sim_result {
@@ -48,8 +69,13 @@ struct lb_sim_result {
  * summed stay an upper bound.) */
 uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends);
 
+/* What a run on a platform adds per SEND to lb_sim_bytes: its occupation
+ * and latency, resolved once. */
+#define LB_SIM_PLATFORM_SEND_BYTES 16u
+
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
- * network parameters, a stuck schedule, out of memory). */
+ * network parameters, a SEND over a missing link naming rank, lane and
+ * peer, a stuck schedule, out of memory). */
 int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 	       struct lb_sim_result *res, char *err, size_t errlen);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "algos/algos.h"
+#include "algos/platform.h"
 #include "check.h"
 #include "model/sim.h"
 
@@ -113,6 +114,84 @@ static void heterogeneous_and_wan(void)
 	CHECK(check_close(t, want, 1e-9), "wan hop: sim %.12g want %.12g", t, want);
 }
 
+/* Latency is in flight: a slice waits for it once per hop, the next slice
+ * is sent meanwhile.  Rank i (from the root) holds slice j (from 0) at
+ * i (T + L) + j T, so the chain ends at (p - 1)(T + L) + (S - 1) T. */
+static void latency_once_per_path(void)
+{
+	const double L = 1e-3;
+	for (uint32_t p = 2; p <= 30; p += 7)
+		for (uint32_t S = 1; S <= 64; S *= 4) {
+			uint64_t M = (uint64_t)S * 65536;
+			struct lb_algo_params prm = { .ranks = p, .lanes = 1, .bytes = M,
+						      .slice_bytes = 65536 };
+			struct lb_sim_net net = { .alpha = ALPHA, .lane_bw = BW, .latency = L };
+			struct lb_sim_result res = { 0 };
+			double T = ALPHA + 65536 / BW;
+			double want = (p - 1) * (T + L) + (S - 1) * T;
+			double t = sim("chain", prm, &net, &res);
+			CHECK(check_close(t, want, 1e-9), "latency p=%u S=%u: sim %.12g want %.12g",
+			      p, S, t, want);
+		}
+}
+
+/* 0 - 1 - 2 - 3 with a slow middle link that has latency too: the chain
+ * streams at the middle link's pace, each latency paid once. */
+static struct lb_platform *four_node_line(double o, double L)
+{
+	struct lb_platform *pf = lb_platform_new(4, 1);
+	unsigned all = LB_LINK_LAT | LB_LINK_OCC | LB_LINK_BW;
+	for (uint32_t u = 0; u < 3; u++) {
+		struct lb_link l = { u == 1 ? L : 0, o, u == 1 ? BW / 2 : BW };
+		CHECK(pf && lb_platform_set_link(pf, u, u + 1, 0, all, &l) == 0 &&
+		      lb_platform_set_link(pf, u + 1, u, 0, all, &l) == 0, "platform link %u", u);
+	}
+	CHECK(lb_platform_seal(pf) == 0, "seal");
+	return pf;
+}
+
+static void platform_per_pair(void)
+{
+	enum { S = 32 };
+	const double o = 2e-6, L = 5e-4, n = 100000;
+	struct lb_platform *pf = four_node_line(o, L);
+	/* alpha, bandwidth and latency of the net are not read on a platform */
+	struct lb_sim_net net = { .alpha = 1, .lane_bw = 1, .latency = 1, .platform = pf };
+	struct lb_algo_params prm = { .ranks = 4, .lanes = 1, .bytes = S * (uint64_t)n,
+				      .slice_bytes = (uint64_t)n };
+	struct lb_sim_result res = { 0 };
+	double fast = o + n / BW, slow = o + n / (BW / 2);
+	double want = fast + slow + L + fast + (S - 1) * slow;
+	double t = sim("chain", prm, &net, &res);
+	CHECK(check_close(t, want, 1e-9), "platform chain: sim %.12g want %.12g", t, want);
+	lb_platform_free(pf);
+}
+
+/* A SEND over a pair the platform has no link for fails, naming it. */
+static void platform_nolink(void)
+{
+	char err[256] = "";
+	struct lb_platform *pf = four_node_line(0, 0);
+	struct lb_schedule *s = lb_sched_new("hand", 4, 0, 1, 1, 10);
+	lb_sched_transfer(s, 0, 1, 0, 0, 1);
+	lb_sched_transfer(s, 1, 3, 0, 0, 1); /* 1 - 3: no link */
+	lb_sched_transfer(s, 1, 2, 0, 0, 1);
+	lb_sched_finalize(s);
+	struct lb_sim_net net = { .platform = pf };
+	struct lb_sim_result res = { 0 };
+	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) != 0 &&
+	      strstr(err, "rank 1 lane 0 sends to rank 3 over no link"), "no link: %s", err);
+	lb_sched_free(s);
+	s = lb_sched_new("hand", 3, 0, 1, 1, 10);
+	lb_sched_transfer(s, 0, 1, 0, 0, 1);
+	lb_sched_transfer(s, 1, 2, 0, 0, 1);
+	lb_sched_finalize(s);
+	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) != 0 && strstr(err, "4 nodes"),
+	      "platform of the wrong size: %s", err);
+	lb_sched_free(s);
+	lb_platform_free(pf);
+}
+
 static void bad_input(void)
 {
 	char err[256] = "";
@@ -139,6 +218,9 @@ int main(void)
 	trees_closed_form();
 	conservation();
 	heterogeneous_and_wan();
+	latency_once_per_path();
+	platform_per_pair();
+	platform_nolink();
 	bad_input();
 	return check_status("sim");
 }
