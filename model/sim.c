@@ -35,6 +35,7 @@ struct send {
 struct send_cost {
 	double occupation; /* occ + n / bw: ports held */
 	double latency;    /* in flight after that */
+	uint32_t link;     /* multi-port: its directed link's index in link_free */
 };
 
 /* The SEND rides in its event, so starting it reads no schedule memory. */
@@ -80,8 +81,10 @@ struct sim {
 	const struct lb_schedule *s;
 	const struct lb_sim_net *net;
 	double *arrival;    /* [rank * nblocks + block], INFINITY = not yet */
-	double *send_free;  /* [slot] */
-	double *recv_free;  /* [slot] */
+	double *send_free;  /* [slot]: when the lane may start its next SEND */
+	double *recv_free;  /* [slot]; one-port-uni: send_free itself */
+	double *cpu_free;   /* multi-port: [rank], when its CPU may send again */
+	double *link_free;  /* multi-port: [link], when it is free */
 	size_t *next;       /* [slot]: its next SEND in sends */
 	size_t *end;        /* [slot]: one past its last SEND */
 	uint8_t *waiting;   /* [slot]: the next SEND waits for a block */
@@ -241,7 +244,34 @@ static double transfer_time(const struct sim *x, uint32_t src, uint32_t dst,
 	return alpha + (double)bytes / bw;
 }
 
-/* Starts the SEND of ev (receiver free) and releases what it unblocks. */
+/* Multi-port: the SEND of ev holds its sender's CPU for node.send and its
+ * link until end.  Returns when its lane may start the next SEND. */
+static double multi_port_start(struct sim *x, const struct event *ev, uint32_t src,
+			       double end)
+{
+	double cpu_done = ev->at + x->net->platform->node[src].send;
+	x->cpu_free[src] = cpu_done;
+	x->link_free[x->cost[x->next[ev->slot]].link] = end;
+	return cpu_done;
+}
+
+/* When the SEND of ev finds the resources it needs free, the receiving
+ * port aside: under per-lane, its own lane's port is free by construction
+ * (only its SENDs take it, and the next is queued after). */
+static double sender_free(const struct sim *x, const struct event *ev)
+{
+	switch (x->net->model) {
+	case LB_PORT_ONE_PORT_UNI: /* receives take the same port */
+		return x->send_free[ev->slot];
+	case LB_PORT_MULTI:
+		return later(x->cpu_free[ev->slot / x->s->lanes],
+			     x->link_free[x->cost[x->next[ev->slot]].link]);
+	default:
+		return 0;
+	}
+}
+
+/* Starts the SEND of ev (its resources free) and releases what it unblocks. */
 static void start_send(struct sim *x, const struct event *ev)
 {
 	const struct lb_schedule *s = x->s;
@@ -261,6 +291,8 @@ static void start_send(struct sim *x, const struct event *ev)
 	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
 		arr[b] = earlier(arr[b], arrive);
 	x->send_free[ev->slot] = end;
+	if (x->net->model == LB_PORT_MULTI)
+		x->send_free[ev->slot] = multi_port_start(x, ev, src, end);
 	x->recv_free[dslot] = end;
 	x->res->transfers++;
 	x->res->bytes_moved += bytes;
@@ -292,8 +324,11 @@ static void run_events(struct sim *x)
 		uint32_t dslot = ev.op.peer * x->s->lanes + slot % x->s->lanes;
 		tie_pop(&x->q);
 		prefetch_next(x);
-		if (x->recv_free[dslot] > ev.at) {
-			ev.at = x->recv_free[dslot]; /* receiver busy: wait */
+		double free_at = x->recv_free[dslot];
+		if (x->net->model != LB_PORT_PER_LANE)
+			free_at = later(free_at, sender_free(x, &ev));
+		if (free_at > ev.at) {
+			ev.at = free_at; /* receiver (or sender's port, CPU, link) busy: wait */
 			queue_push(&x->q, ev);
 			continue;
 		}
@@ -345,6 +380,10 @@ static int check_platform(const struct lb_schedule *s, const struct lb_platform 
 static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 		     char *err, size_t len)
 {
+	if (net->model > LB_PORT_MULTI)
+		return lb_errf(err, len, "sim: unknown port model %d", (int)net->model);
+	if (net->model == LB_PORT_MULTI && !net->platform)
+		return lb_errf(err, len, "sim: the multi-port model needs a platform (its nodes' send times)");
 	if (net->platform)
 		return check_platform(s, net->platform, err, len);
 	if (!(net->latency >= 0) || !isfinite(net->latency))
@@ -402,6 +441,32 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s)
 	return 0;
 }
 
+/* Multi-port: gives each directed link (src, peer, lane) the SENDs use an
+ * index, and every link a free time.  A lane's links are numbered together:
+ * at[peer] is the index of (src, peer, lane) if owner[peer] is its slot. */
+static int number_links(struct sim *x, const struct lb_schedule *s, char *err, size_t len)
+{
+	uint32_t *owner = malloc((size_t)s->ranks * sizeof(*owner));
+	uint32_t *at = malloc((size_t)s->ranks * sizeof(*at));
+	uint32_t links = 0;
+	for (uint32_t r = 0; owner && r < s->ranks; r++)
+		owner[r] = NO_SLOT;
+	for (uint32_t slot = 0; owner && at && slot < s->ranks * s->lanes; slot++)
+		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
+			uint32_t peer = x->sends[i].peer;
+			if (owner[peer] != slot)
+				owner[peer] = slot, at[peer] = links++;
+			x->cost[i].link = at[peer];
+		}
+	int ok = owner && at;
+	free(owner);
+	free(at);
+	x->link_free = ok ? calloc(links ? links : 1, sizeof(double)) : NULL;
+	if (!x->link_free)
+		return lb_errf(err, len, "sim: out of memory for the multi-port links");
+	return 0;
+}
+
 /* Resolves the occupation and latency of every SEND (in x->sends' order)
  * on the platform; fails on a SEND over a missing link. */
 static int gather_costs(struct sim *x, const struct lb_schedule *s,
@@ -420,10 +485,10 @@ static int gather_costs(struct sim *x, const struct lb_schedule *s,
 				return lb_errf(err, len, "sim: rank %u lane %u sends to rank %u over no link",
 					    src, lane, op->peer);
 			uint64_t bytes = lb_range_bytes(s, op->first_block, op->nblocks);
-			x->cost[i] = (struct send_cost){ l.occ + (double)bytes / l.bw, l.lat };
+			x->cost[i] = (struct send_cost){ l.occ + (double)bytes / l.bw, l.lat, 0 };
 		}
 	}
-	return 0;
+	return x->net->model == LB_PORT_MULTI ? number_links(x, s, err, len) : 0;
 }
 
 /* Nothing has arrived yet except at the root, which holds every block. */
@@ -468,7 +533,8 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	struct sim x = {
 		.s = &dims, .net = net, .res = res,
 		.send_free = calloc(slots, sizeof(double)),
-		.recv_free = calloc(slots, sizeof(double)),
+		.recv_free = net->model == LB_PORT_ONE_PORT_UNI ? NULL : calloc(slots, sizeof(double)),
+		.cpu_free = net->model == LB_PORT_MULTI ? calloc(s->ranks, sizeof(double)) : NULL,
 		.next = calloc(slots, sizeof(size_t)),
 		.end = calloc(slots, sizeof(size_t)),
 		.waiting = calloc(slots, 1),
@@ -476,6 +542,8 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 		       .link = malloc(slots * sizeof(uint32_t)),
 		       .ties = malloc(slots * sizeof(struct tie)) },
 	};
+	if (net->model == LB_PORT_ONE_PORT_UNI)
+		x.recv_free = x.send_free; /* one port per lane: both ends hold it */
 	int rc = -1, gathered = x.next && x.end && gather_sends(&x, s) == 0;
 	if (to_free) {
 		/* trimming walks the whole heap: worth it for a large schedule only */
@@ -488,7 +556,7 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	if (gathered)
 		x.arrival = lb_alloc_large(cells * sizeof(double));
 	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.q.ev ||
-	    !x.q.link || !x.q.ties) {
+	    !x.q.link || !x.q.ties || (net->model == LB_PORT_MULTI && !x.cpu_free)) {
 		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
 		     dims.ranks, dims.nblocks);
 		goto out;
@@ -504,8 +572,11 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	rc = collect(&x, err, errlen);
 out:
 	free(x.arrival);
+	if (x.recv_free != x.send_free)
+		free(x.recv_free);
 	free(x.send_free);
-	free(x.recv_free);
+	free(x.cpu_free);
+	free(x.link_free);
 	free(x.next);
 	free(x.end);
 	free(x.waiting);

@@ -16,11 +16,24 @@
  *   lane); alpha, lane_bw, the rank and site values and both latencies are
  *   not read.  A SEND over a pair with no link fails the run.
  *
- * A SEND starts when all its blocks have arrived at its rank and its lane's
- * previous SEND is done, and holds src's send port and dst's receive port
- * for T: each lane of each rank has one send port and one receive port
- * (full duplex; seed 000's bidirectional one-port model when there is one
- * lane).  A busy receiver serves waiting senders first come, first served.
+ * A SEND starts when all its blocks have arrived at its rank, its lane's
+ * previous SEND allows it, and the resources its port model needs are
+ * free; a busy resource serves waiting SENDs first come, first served (by
+ * the time each could have started, then by rank and lane).  The models:
+ *   LB_PORT_PER_LANE (default): each lane of each rank has one send port and
+ *     one receive port (full duplex).  A transfer holds src's send port and
+ *     dst's receive port for T; the lane's next SEND may start at its end.
+ *     With one lane this is seed 000's bidirectional one-port model.
+ *   LB_PORT_ONE_PORT_UNI: each lane of each rank has one port that its sends
+ *     and receives share.  A transfer holds src's port and dst's port for T
+ *     (seed 000's unidirectional one-port model when there is one lane).
+ *   LB_PORT_MULTI (needs a platform; SPEC 1.2, seed 000 section 3.2): each
+ *     rank has one CPU across its lanes, busy node[src].send from the start
+ *     of each of its SENDs; a directed link (src, dst, lane) carries one
+ *     transfer at a time, for T; dst's receive port of the lane is held for
+ *     T.  The lane's next SEND may start once the CPU is free, so transfers
+ *     of one sender to different peers overlap: a rank that sends each slice
+ *     to d children on one lane sends one every max(d * send, max T).
  */
 #ifndef LB_SIM_H
 #define LB_SIM_H
@@ -31,6 +44,12 @@
 #include "algos/schedule.h"
 
 struct lb_platform;
+
+enum lb_port_model {
+	LB_PORT_PER_LANE = 0, /* one send and one receive port per lane */
+	LB_PORT_ONE_PORT_UNI, /* one port per lane, sends and receives share it */
+	LB_PORT_MULTI,        /* CPU per rank, links overlap: see above */
+};
 
 struct lb_sim_net {
 	double alpha;   /* seconds of port occupation per transfer (per-message cost) */
@@ -52,6 +71,7 @@ struct lb_sim_net {
 	/* Sealed platform whose nodes are the ranks, or NULL for the rules
 	 * above; it has at least the schedule's lanes. */
 	const struct lb_platform *platform;
+	enum lb_port_model model;
 };
 
 struct lb_sim_result {
@@ -69,9 +89,12 @@ struct lb_sim_result {
  * summed stay an upper bound.) */
 uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends);
 
-/* What a run on a platform adds per SEND to lb_sim_bytes: its occupation
- * and latency, resolved once. */
-#define LB_SIM_PLATFORM_SEND_BYTES 16u
+/* What a run on a platform adds per SEND to lb_sim_bytes: its occupation,
+ * latency and (multi-port) link, resolved once, and at most one link's
+ * free time; and per rank, multi-port only: its CPU and the numbering of
+ * its links. */
+#define LB_SIM_PLATFORM_SEND_BYTES 32u
+#define LB_SIM_MULTI_PORT_RANK_BYTES 16u
 
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
  * network parameters, a SEND over a missing link naming rank, lane and

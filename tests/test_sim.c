@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "algos/algos.h"
-#include "algos/platform.h"
 #include "check.h"
 #include "model/sim.h"
 
@@ -135,63 +134,6 @@ static void latency_once_per_path(void)
 		}
 }
 
-/* 0 - 1 - 2 - 3 with a slow middle link that has latency too: the chain
- * streams at the middle link's pace, each latency paid once. */
-static struct lb_platform *four_node_line(double o, double L)
-{
-	struct lb_platform *pf = lb_platform_new(4, 1);
-	unsigned all = LB_LINK_LAT | LB_LINK_OCC | LB_LINK_BW;
-	for (uint32_t u = 0; u < 3; u++) {
-		struct lb_link l = { u == 1 ? L : 0, o, u == 1 ? BW / 2 : BW };
-		CHECK(pf && lb_platform_set_link(pf, u, u + 1, 0, all, &l) == 0 &&
-		      lb_platform_set_link(pf, u + 1, u, 0, all, &l) == 0, "platform link %u", u);
-	}
-	CHECK(lb_platform_seal(pf) == 0, "seal");
-	return pf;
-}
-
-static void platform_per_pair(void)
-{
-	enum { S = 32 };
-	const double o = 2e-6, L = 5e-4, n = 100000;
-	struct lb_platform *pf = four_node_line(o, L);
-	/* alpha, bandwidth and latency of the net are not read on a platform */
-	struct lb_sim_net net = { .alpha = 1, .lane_bw = 1, .latency = 1, .platform = pf };
-	struct lb_algo_params prm = { .ranks = 4, .lanes = 1, .bytes = S * (uint64_t)n,
-				      .slice_bytes = (uint64_t)n };
-	struct lb_sim_result res = { 0 };
-	double fast = o + n / BW, slow = o + n / (BW / 2);
-	double want = fast + slow + L + fast + (S - 1) * slow;
-	double t = sim("chain", prm, &net, &res);
-	CHECK(check_close(t, want, 1e-9), "platform chain: sim %.12g want %.12g", t, want);
-	lb_platform_free(pf);
-}
-
-/* A SEND over a pair the platform has no link for fails, naming it. */
-static void platform_nolink(void)
-{
-	char err[256] = "";
-	struct lb_platform *pf = four_node_line(0, 0);
-	struct lb_schedule *s = lb_sched_new("hand", 4, 0, 1, 1, 10);
-	lb_sched_transfer(s, 0, 1, 0, 0, 1);
-	lb_sched_transfer(s, 1, 3, 0, 0, 1); /* 1 - 3: no link */
-	lb_sched_transfer(s, 1, 2, 0, 0, 1);
-	lb_sched_finalize(s);
-	struct lb_sim_net net = { .platform = pf };
-	struct lb_sim_result res = { 0 };
-	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) != 0 &&
-	      strstr(err, "rank 1 lane 0 sends to rank 3 over no link"), "no link: %s", err);
-	lb_sched_free(s);
-	s = lb_sched_new("hand", 3, 0, 1, 1, 10);
-	lb_sched_transfer(s, 0, 1, 0, 0, 1);
-	lb_sched_transfer(s, 1, 2, 0, 0, 1);
-	lb_sched_finalize(s);
-	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) != 0 && strstr(err, "4 nodes"),
-	      "platform of the wrong size: %s", err);
-	lb_sched_free(s);
-	lb_platform_free(pf);
-}
-
 static void bad_input(void)
 {
 	char err[256] = "";
@@ -219,8 +161,6 @@ int main(void)
 	conservation();
 	heterogeneous_and_wan();
 	latency_once_per_path();
-	platform_per_pair();
-	platform_nolink();
 	bad_input();
 	return check_status("sim");
 }
