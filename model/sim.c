@@ -336,7 +336,27 @@ static void run_events(struct sim *x)
 	}
 }
 
-/* Completion times, or the first lane that never finished. */
+static int by_time(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The steady state at one rank: the time between its arrivals over the
+ * second half of them, (t_S - t_h) / (S - h) with h = ceil(S / 2) and t_k
+ * its k-th arrival in time (block k for a schedule that sends in order;
+ * in time order, stripes over lanes count the same way).  Sorts row,
+ * which the run no longer needs. */
+static double steady_period(double *row, uint32_t n)
+{
+	uint32_t half = n - n / 2; /* ceil(n / 2) */
+	if (n < 2)
+		return 0;
+	qsort(row, n, sizeof(*row), by_time);
+	return (row[n - 1] - row[half - 1]) / (n - half);
+}
+
+/* Completion times and the period, or the first lane that never finished. */
 static int collect(struct sim *x, char *err, size_t len)
 {
 	const struct lb_schedule *s = x->s;
@@ -348,6 +368,7 @@ static int collect(struct sim *x, char *err, size_t len)
 				    op->first_block + op->nblocks, op->peer);
 	}
 	x->res->seconds = 0;
+	uint32_t slowest = s->root;
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		const double *arr = x->arrival + (size_t)r * s->nblocks;
 		double done = 0;
@@ -357,8 +378,10 @@ static int collect(struct sim *x, char *err, size_t len)
 			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
 		if (x->res->rank_done)
 			x->res->rank_done[r] = done;
-		x->res->seconds = fmax(x->res->seconds, done);
+		if (done > x->res->seconds)
+			x->res->seconds = done, slowest = r;
 	}
+	x->res->period = steady_period(x->arrival + (size_t)slowest * s->nblocks, s->nblocks);
 	return 0;
 }
 

@@ -78,6 +78,11 @@ struct lb_sim_result {
 	double seconds;      /* time the last block reached its last rank */
 	uint64_t transfers;  /* SENDs executed */
 	uint64_t bytes_moved;
+	/* Steady state at the slowest rank (the last to hold every block; the
+	 * root when there is one rank): (t_S - t_h) / (S - h), S blocks,
+	 * h = ceil(S / 2), t_k its k-th arrival in time (SPEC 7.3 item 7);
+	 * 0 when S == 1. */
+	double period;
 	double *rank_done;   /* optional, caller-owned [ranks]: when each rank
 			      * held every block (root: 0) */
 };

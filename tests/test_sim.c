@@ -81,6 +81,8 @@ static void conservation(void)
 			      "%s p=%u moved %llu bytes", lb_algos[a].name, p,
 			      (unsigned long long)res.bytes_moved);
 			CHECK(done[p - 1] == 0, "%s: root done at %g", lb_algos[a].name, done[p - 1]);
+			CHECK(res.period >= 0 && res.period <= t, "%s p=%u period %g", lb_algos[a].name,
+			      p, res.period);
 			for (uint32_t r = 0; r + 1 < p; r++)
 				CHECK(done[r] > 0 && done[r] <= t, "%s p=%u rank %u done %g of %g",
 				      lb_algos[a].name, p, r, done[r], t);
@@ -131,6 +133,8 @@ static void latency_once_per_path(void)
 			double t = sim("chain", prm, &net, &res);
 			CHECK(check_close(t, want, 1e-9), "latency p=%u S=%u: sim %.12g want %.12g",
 			      p, S, t, want);
+			CHECK(S == 1 ? res.period == 0 : check_close(res.period, T, 1e-9),
+			      "chain period p=%u S=%u: %.12g, T %.12g", p, S, res.period, T);
 		}
 }
 

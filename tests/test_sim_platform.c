@@ -89,6 +89,44 @@ static void platform_nolink(void)
 	lb_platform_free(pf);
 }
 
+/* A hand-built tree 0 -> {1, 2}, 1 -> 3 on four nodes with a bandwidth per
+ * pair, one port per direction: each node sends every slice to its
+ * children in turn, so the tree's period is max_u sum of T_{u,v} over u's
+ * children (SPEC 2.2), and S slices take S period plus the fill, within
+ * 1 % + depth / S of S period (SPEC 2.5). */
+static void platform_tree_period(void)
+{
+	enum { S = 1000 };
+	const double n = 50000, o = 1e-6;
+	const uint32_t parent[] = { 0, 0, 0, 1 }; /* of 1, 2, 3 */
+	const double bw[] = { 0, 2 * BW, BW, BW / 2 }; /* of the link into v */
+	struct lb_platform *pf = lb_platform_new(4, 1);
+	double outw[4] = { 0 };
+	for (uint32_t v = 1; v < 4; v++) {
+		struct lb_link l = { 0, o, bw[v] };
+		CHECK(lb_platform_set_link(pf, parent[v], v, 0, LB_LINK_OCC | LB_LINK_BW, &l) == 0,
+		      "link into %u", v);
+		outw[parent[v]] += o + n / bw[v];
+	}
+	CHECK(lb_platform_seal(pf) == 0, "seal");
+	double period = fmax(fmax(outw[0], outw[1]), fmax(outw[2], outw[3]));
+	struct lb_schedule *s = lb_sched_new("hand", 4, 0, 1, S, (uint64_t)(S * n));
+	for (uint32_t j = 0; j < S; j++)
+		for (uint32_t v = 1; v < 4; v++)
+			lb_sched_transfer(s, parent[v], v, 0, j, 1);
+	lb_sched_finalize(s);
+	struct lb_sim_net net = { .platform = pf };
+	struct lb_sim_result res = { 0 };
+	char err[256];
+	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) == 0, "%s", err);
+	double ratio = res.seconds / (S * period);
+	CHECK(ratio >= 1 && ratio <= 1.01 + 2.0 / S, "tree: sim / (S period) = %.6f", ratio);
+	CHECK(check_close(res.period, period, 1e-9), "tree: sim period %.12g, evaluated %.12g",
+	      res.period, period);
+	lb_sched_free(s);
+	lb_platform_free(pf);
+}
+
 /* Multi-port: the root of a star sends slice j to children 1, 2, 3 in
  * turn, its CPU busy `send` per send, each link T per slice, latency L.
  * CPU-bound (3 send >= T): the k-th send (from 0) starts at k send, so the
@@ -166,6 +204,7 @@ int main(void)
 {
 	platform_per_pair();
 	platform_nolink();
+	platform_tree_period();
 	multi_port_star();
 	one_port_uni_chain();
 	bad_models();
