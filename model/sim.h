@@ -16,6 +16,10 @@
  *   lane); alpha, lane_bw, the rank and site values and both latencies are
  *   not read.  A SEND over a pair with no link fails the run.
  *
+ * A block is at a rank from the first arrival of any copy of it there,
+ * transit copies (LB_OP_TRANSIT, a relay's routed pass) included: RECVs
+ * need no action of their own.
+ *
  * A SEND starts when all its blocks have arrived at its rank, its lane's
  * previous SEND allows it, and the resources its port model needs are
  * free; a busy resource serves waiting SENDs first come, first served (by

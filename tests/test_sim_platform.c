@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "algos/algos.h"
+#include "algos/build.h"
 #include "algos/platform.h"
 #include "check.h"
 #include "model/sim.h"
@@ -127,6 +128,39 @@ static void platform_tree_period(void)
 	lb_platform_free(pf);
 }
 
+/* A routed transfer 0 -> 2 through relay 1 (no link 0 - 2): its transit
+ * copy, sent first, makes the block present at 1, which forwards it at T,
+ * before its own delivery copy lands at 2 T.  Rank 2 holds it at 2 T (3 T
+ * if only the delivery counted), rank 1 at T. */
+static void transit_relay(void)
+{
+	const double n = 10000, o = 1e-6, T = o + n / BW;
+	struct lb_platform *pf = lb_platform_new(3, 1);
+	struct lb_link l = { 0, o, BW };
+	for (uint32_t u = 0; u < 2; u++)
+		CHECK(lb_platform_set_link(pf, u, u + 1, 0, LB_LINK_OCC | LB_LINK_BW, &l) == 0 &&
+		      lb_platform_set_link(pf, u + 1, u, 0, LB_LINK_OCC | LB_LINK_BW, &l) == 0,
+		      "link %u", u);
+	CHECK(lb_platform_seal(pf) == 0, "seal");
+	struct lb_schedule *s = lb_sched_new("hand", 3, 0, 1, 1, (uint64_t)n);
+	lb_sched_transfer_flags(s, 0, 1, 0, 0, 0, LB_OP_TRANSIT);
+	lb_sched_transfer_flags(s, 0, 1, 0, 0, 0, 0);
+	lb_sched_transfer_flags(s, 1, 2, 0, 0, LB_OP_TRANSIT, 0);
+	lb_sched_finalize(s);
+	s->platform = pf;
+	char err[256] = "";
+	CHECK(lb_sched_validate(s, err, sizeof(err)) == 0, "routed schedule: %s", err);
+	double done[3];
+	struct lb_sim_net net = { .platform = pf };
+	struct lb_sim_result res = { .rank_done = done };
+	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) == 0, "%s", err);
+	CHECK(check_close(res.seconds, 2 * T, 1e-12) && check_close(done[1], T, 1e-12) &&
+	      check_close(done[2], 2 * T, 1e-12), "transit: done %.12g %.12g, T %.12g",
+	      done[1], done[2], T);
+	lb_sched_free(s);
+	lb_platform_free(pf);
+}
+
 /* Multi-port: the root of a star sends slice j to children 1, 2, 3 in
  * turn, its CPU busy `send` per send, each link T per slice, latency L.
  * CPU-bound (3 send >= T): the k-th send (from 0) starts at k send, so the
@@ -205,6 +239,7 @@ int main(void)
 	platform_per_pair();
 	platform_nolink();
 	platform_tree_period();
+	transit_relay();
 	multi_port_star();
 	one_port_uni_chain();
 	bad_models();
