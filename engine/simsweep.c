@@ -264,10 +264,18 @@ static int may_start(struct pool *pl)
 				    j->memory <= pl->budget - pl->running_memory);
 }
 
-/* Under the lock: no job will start any more. */
+static int stop_asked(const struct lb_simsweep_params *p)
+{
+	return p->stop && *p->stop;
+}
+
+/* Under the lock: no job will start any more.  A stop is looked at here
+ * too, not only by the thread that emits (it sees it only while it
+ * waits): a worker that would start a job after a stop starts none. */
 static int finished(const struct pool *pl)
 {
-	return pl->quit || pl->next >= pl->njobs || pl->next > pl->failed;
+	return pl->quit || stop_asked(pl->p) || pl->next >= pl->njobs ||
+	       pl->next > pl->failed;
 }
 
 static void run_job(struct pool *pl, struct job *j)
@@ -309,11 +317,6 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&pl->lock);
 	return NULL;
-}
-
-static int stop_asked(const struct lb_simsweep_params *p)
-{
-	return p->stop && *p->stop;
 }
 
 /* Under the lock: waits until job i has ended or will never start.  A
