@@ -116,6 +116,13 @@ awk -v s="$(column sim_seconds)" 'BEGIN { T = 5e-6 + 65536 / 125e6
 	exit !near(s, want) }
 	'"$near"' ' || fail "sim --wan-lat 10ms: $out"
 
+# SPEC 1.3: over a 10 ms WAN given as occupation, every slice paid it
+# (sim / two-site form 10.4); as time in flight, the stream pays it once.
+expect_ok sim -a chain,multilane -p 32 -k 2 -m 256M --slice 128K --alpha 50us --bw 1gbit \
+	--sites 2 --wan-lat 10ms
+printf '%s\n' "$(column sim_over_two_site_ratio)" | awk '$1 < 1 || $1 > 1.1 { exit 1 }' ||
+	fail "sim --sites 2 --wan-lat 10ms: sim / two-site form not within [1, 1.1]: $out"
+
 if [ "$failures" -ne 0 ]; then
 	echo "sim_platform_test: $failures failure(s)" >&2
 	exit 1
