@@ -1,5 +1,5 @@
-/* Discrete-event simulation of a schedule under the alpha-beta model (see
- * sim.h for the model).  Events are the starts of SENDs, taken in time
+/* Discrete-event simulation of a schedule under the alpha-beta model or on
+ * a platform, with a port model (see sim.h for the models).  Events are the starts of SENDs, taken in time
  * order from a queue holding at most one entry per (rank, lane): the lane's
  * next SEND once its blocks' arrival times are known.  Arrival times are
  * fixed when a transfer starts, so every later event is at or after the
@@ -9,7 +9,10 @@
  * the state is laid out for it: each lane's SENDs are copied once into one
  * compact array (RECVs need no action here, and skipping them in the
  * schedule cost a cache miss per op), and a queued SEND travels in its
- * event. */
+ * event.  On a platform each SEND's occupation and latency sit in an array
+ * beside, resolved once; without one the per-lane path reads nothing more
+ * per event than it did before latency and port models (a test of the
+ * model, the same branch every time). */
 #include "sim.h"
 
 #include <math.h>
