@@ -119,10 +119,13 @@ done
 
 # The registry, listed: every name also in plan --help.
 expect_ok plan -a list
-algos=$(printf '%s\n' "$out" | awk '{ print $1 }')
-[ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 algorithms: $out"
+algos=$(printf '%s\n' "$out" | awk '!/needs --platform/ { print $1 }')
+platform_algos=$(printf '%s\n' "$out" | awk '/needs --platform/ { print $1 }')
+[ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 homogeneous algorithms: $out"
+[ "$(printf '%s\n' "$platform_algos" | wc -l)" -eq 8 ] ||
+	fail "plan -a list: want 8 algorithms marked 'needs --platform' (seed 000): $out"
 expect_ok plan --help
-for a in $algos; do
+for a in $algos $platform_algos; do
 	case $out in *"$a"*) ;; *) fail "plan --help does not list $a" ;; esac
 done
 
@@ -150,6 +153,7 @@ expect_usage "'extra'" sim extra
 expect_usage "--ranks" plan -a chain -m 1M
 expect_usage "--algorithm" plan -p 4 -m 1M
 expect_usage "root 8" plan -a chain -p 8 -r 8 -m 1M
+expect_usage "topo-grow: needs --platform FILE" plan -a topo-grow -p 8 -m 1M
 expect_usage "root: bad rank '8': out of range for 8 ranks" sim -p 8 -r 8
 expect_usage "root: bad rank '4': out of range for 4 ranks" sim -p 8,4,16 -r 4
 expect_usage "root: bad rank 'x'" sim -p 8 -r 1,x
