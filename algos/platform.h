@@ -39,6 +39,12 @@
  *   barrier site 0 50us                    or "barrier all 200us"
  *
  * Errors name the file, the line and the token: "p.txt:4: 'bw -1gbit': ...".
+ * The first line may be the magic "# lanebench platform 1"; it is optional
+ * (a hand-written file may start with "nodes"), but a file whose first line
+ * names another version is refused.  "nodes" must be given, and it and
+ * "lanes" (default 1) come before every other statement.  Sites are
+ * numbered from 0 in the order their first "site S ranks" line appears;
+ * more "site S ranks" lines add ranks to a site.
  */
 #ifndef LB_PLATFORM_H
 #define LB_PLATFORM_H
@@ -145,5 +151,29 @@ int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
  * with the first unreachable node named in err. */
 int lb_platform_check_reachable(const struct lb_platform *pf, uint32_t root,
 				uint32_t lane, char *err, size_t errlen);
+
+/* ---- the text format (algos/platform_text.c) ---- */
+
+#define LB_PLATFORM_MAX_NODES 4096 /* a site's rank list holds them all */
+#define LB_PLATFORM_MAX_LANES 255
+
+/* Parses the text format above into a sealed platform (free it with
+ * lb_platform_free).  file names the text in messages.  NULL with one line
+ * "FILE:LINE: 'TOKEN': why" in err on any bad line, or "FILE:LINE: 'nodes
+ * N': missing".  Whether every node can be reached is not checked here: it
+ * depends on the root (lb_platform_check_reachable). */
+struct lb_platform *lb_platform_parse(const char *text, const char *file,
+				      char *err, size_t errlen);
+
+/* The platform as text that lb_platform_parse reads back to an equal
+ * platform (every number printed to 17 significant digits): magic line,
+ * nodes, lanes, default, nodes' overheads, each rule as "oneway" lines, then
+ * sites (each with at least one rank), wans and barriers.  malloc'd (caller
+ * frees); NULL when out of memory. */
+char *lb_platform_format(const struct lb_platform *pf);
+
+/* FNV-1a (64 bits) of lb_platform_format's text: equal platforms, equal
+ * hashes (the CSV's platform column).  0 when out of memory. */
+uint64_t lb_platform_hash(const struct lb_platform *pf);
 
 #endif
