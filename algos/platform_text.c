@@ -259,7 +259,7 @@ static int st_link(struct parser *p, char **w, size_t nw)
 	struct key_values kv;
 	struct lb_link l;
 	uint32_t u, v;
-	if (need_words(p, w, nw, 5, MAX_WORDS, "link U V [lane L] [lat T] [occ T] [bw RATE] [oneway]") != 0 ||
+	if (need_words(p, w, nw, 4, MAX_WORDS, "link U V [lane L] [lat T] [occ T] [bw RATE] [oneway]") != 0 ||
 	    parse_pair(p, w, &u, &v) != 0 ||
 	    parse_keys(p, w + 3, nw - 3, link_keys, "link", &kv) != 0)
 		return -1;
@@ -529,7 +529,7 @@ struct lb_platform *lb_platform_parse(const char *text, const char *file,
 			*nl = '\0';
 		p.line++;
 		rc = parse_line(&p, line);
-		line = nl ? nl + 1 : NULL;
+		line = nl && nl[1] ? nl + 1 : NULL; /* no line after the last newline */
 	}
 	free(copy);
 	if (rc == 0 && finish(&p) == 0)
