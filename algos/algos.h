@@ -50,6 +50,7 @@ typedef struct lb_schedule *(*lb_build_fn)(const struct lb_algo_params *prm);
 typedef uint64_t (*lb_blocks_fn)(const struct lb_algo_params *prm);
 typedef double (*lb_cost_fn)(const struct lb_cost_in *in);
 typedef double (*lb_period_fn)(const struct lb_algo_params *prm);
+typedef int (*lb_check_fn)(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 /* What an algorithm needs beyond the homogeneous parameters. */
 enum lb_algo_needs {
@@ -71,6 +72,9 @@ struct lb_algo {
 	lb_period_fn period;      /* steady-state seconds per slice of its tree
 				   * on prm->platform (SPEC 2.2), NaN when it
 				   * cannot build; TP = 1 / period */
+	lb_check_fn check;        /* what lb_algo_check cannot see from the
+				   * parameters alone (NULL: nothing): 0, or
+				   * -1 with the reason in err */
 };
 
 extern const struct lb_algo lb_algos[];
@@ -80,8 +84,9 @@ const struct lb_algo *lb_algo_find(const char *name);
 
 /* 0 when a can build prm, else -1 with the bad value named in err
  * ("chain: root 8 out of range for 8 ranks (0..7)", "topo-grow: needs
- * --platform FILE", "topo-grow: node 5 is not reachable from root 0 ...").
- * Allocates nothing (but a reachability search on a platform). */
+ * --platform FILE", "topo-grow: node 5 cannot be reached from node 0 on
+ * lane 0").  Allocates nothing but, on a platform, what a reachability
+ * search and the algorithm's check (binomial-routed: its routes) need. */
 int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
 		  char *err, size_t errlen);
 
@@ -138,6 +143,9 @@ double lb_period_mp_grow(const struct lb_algo_params *prm);
 double lb_period_mp_prune_degree(const struct lb_algo_params *prm);
 double lb_period_lp_prune(const struct lb_algo_params *prm);
 double lb_period_lp_grow(const struct lb_algo_params *prm);
+/* Every transfer of the binomial tree has a route on the platform (a
+ * directed platform need not give every node a path to every other). */
+int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
 uint64_t lb_blocks_klane(const struct lb_algo_params *prm);

@@ -101,6 +101,16 @@ struct lb_schedule *lb_build_binomial_routed(const struct lb_algo_params *prm)
 	return s;
 }
 
+int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t len)
+{
+	struct lb_hetero_in in = hetero_in(prm);
+	struct lb_routes r;
+	if (lb_routes_binomial(&in, &r, err, len))
+		return -1;
+	lb_routes_free(&r);
+	return 0;
+}
+
 double lb_period_binomial_routed(const struct lb_algo_params *prm)
 {
 	struct lb_hetero_in in = hetero_in(prm);

@@ -117,16 +117,24 @@ static void routing_free(struct routing *w)
 	free(w->to);
 }
 
-static int route_all(const struct het_graph *g, struct routing *w, struct lb_routes *out)
+/* Routes every logical transfer.  On a directed platform a logical
+ * sender other than the root may have no path to its receiver (the root
+ * reaches every node, the others need not): that is an error naming the
+ * pair, not a route through the root, which Alg. 4 does not have. */
+static int route_all(const struct het_graph *g, struct routing *w, struct lb_routes *out,
+		     char *err, size_t len)
 {
 	uint32_t n = logical_pairs(g->p, w->from, w->to);
 	out->node = malloc((size_t)n * g->p * sizeof(uint32_t) + sizeof(uint32_t));
 	out->start = calloc((size_t)n + 1, sizeof(uint32_t));
 	if (!out->node || !out->start)
-		return -1;
+		return lb_errf(err, len, "out of memory routing %u nodes", g->p);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t a = node_of(g->in->root, w->from[i]), b = node_of(g->in->root, w->to[i]);
 		shortest_from(g, &w->d, a, w->pred);
+		if (w->pred[b] == UINT32_MAX)
+			return lb_errf(err, len, "no route from node %u to node %u on lane %u (a transfer of the binomial tree)",
+				       a, b, g->in->lane);
 		add_route(out, w->pred, a, b);
 	}
 	return 0;
@@ -146,15 +154,14 @@ int lb_routes_binomial(const struct lb_hetero_in *in, struct lb_routes *out, cha
 		.from = malloc(p * sizeof(uint32_t)),
 		.to = malloc(p * sizeof(uint32_t)),
 	};
-	int rc = w.d.dist && w.d.hops && w.d.done && w.pred && w.from && w.to ? route_all(&g, &w, out)
-									    : -1;
+	int rc = w.d.dist && w.d.hops && w.d.done && w.pred && w.from && w.to
+		 ? route_all(&g, &w, out, err, len)
+		 : lb_errf(err, len, "out of memory routing %u nodes", p);
 	routing_free(&w);
 	het_graph_free(&g);
-	if (rc) {
+	if (rc)
 		lb_routes_free(out);
-		return lb_errf(err, len, "binomial-routed: out of memory for %u nodes", p);
-	}
-	return 0;
+	return rc;
 }
 
 void lb_routes_free(struct lb_routes *r)

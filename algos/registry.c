@@ -86,6 +86,7 @@ const struct lb_algo lb_algos[] = {
 		.build = lb_build_binomial_routed,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.period = lb_period_binomial_routed,
+		.check = lb_check_binomial_routed,
 	},
 	{
 		.name = "mp-grow",
@@ -153,13 +154,16 @@ static const char *check_platform(const struct lb_algo *a, const struct lb_algo_
 		return "needs the LP bound's edge loads (n_{u,v}; model/lp)";
 	if (!pf)
 		return NULL;
-	if (pf->nodes != prm->ranks)
-		snprintf(buf, len, "the platform has %u nodes, not %u ranks", pf->nodes, prm->ranks);
-	else if (pf->lanes < prm->lanes)
-		snprintf(buf, len, "the platform has %u lanes, fewer than %u", pf->lanes, prm->lanes);
-	else if (!a->needs || lb_platform_check_reachable(pf, prm->root, 0, buf, len) == 0)
-		return NULL;
-	return buf;
+	if (pf->nodes != prm->ranks || pf->lanes < prm->lanes) {
+		snprintf(buf, len, "the platform has %u nodes x %u lanes, not %u ranks x %u lanes or more",
+			 pf->nodes, pf->lanes, prm->ranks, prm->lanes);
+		return buf;
+	}
+	if (a->needs && lb_platform_check_reachable(pf, prm->root, 0, buf, len))
+		return buf;
+	if (a->check && a->check(prm, buf, len))
+		return buf;
+	return NULL;
 }
 
 int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
