@@ -206,11 +206,17 @@ static void five(void)
 	lb_platform_free(pf);
 }
 
-static struct lb_algo_params params(const struct lb_platform *pf, const double *lp)
+static struct lb_algo_params params_at(const struct lb_platform *pf, const double *lp,
+					uint32_t root)
 {
-	return (struct lb_algo_params){ .ranks = pf->nodes, .root = 0, .lanes = 1,
+	return (struct lb_algo_params){ .ranks = pf->nodes, .root = root, .lanes = 1,
 					.bytes = 10 * SLICE, .slice_bytes = SLICE,
 					.platform = pf, .lp_load = lp };
+}
+
+static struct lb_algo_params params(const struct lb_platform *pf, const double *lp)
+{
+	return params_at(pf, lp, 0);
 }
 
 static int same_ops(const struct lb_schedule *a, const struct lb_schedule *b)
@@ -233,9 +239,10 @@ static int same_ops(const struct lb_schedule *a, const struct lb_schedule *b)
 
 /* Every platform algorithm through the registry: valid schedule, the same
  * twice, its period what the tree functions say. */
-static void registry_on(const struct lb_platform *pf, const double *lp, const char *what)
+static void registry_on(const struct lb_platform *pf, const double *lp, uint32_t root,
+			const char *what)
 {
-	struct lb_algo_params prm = params(pf, lp);
+	struct lb_algo_params prm = params_at(pf, lp, root);
 	for (size_t i = 0; i < lb_nalgos; i++) {
 		const struct lb_algo *a = &lb_algos[i];
 		if (!a->needs)
@@ -258,7 +265,8 @@ static void registry_on(const struct lb_platform *pf, const double *lp, const ch
 			      what, a->name);
 		}
 		double period = a->period(&prm);
-		CHECK(period > 0 && isfinite(period), "%s %s: period %g", what, a->name, period);
+		CHECK(pf->nodes == 1 ? period == 0 : period > 0 && isfinite(period),
+		      "%s %s: period %g", what, a->name, period);
 		lb_sched_free(s);
 		lb_sched_free(t);
 	}
@@ -267,8 +275,10 @@ static void registry_on(const struct lb_platform *pf, const double *lp, const ch
 static void registry(void)
 {
 	struct lb_platform *p1 = platform(4, V1, 6, 1), *p5 = platform(5, P5, 8, 0);
-	registry_on(p1, lp1, "v1");
-	registry_on(p5, lp5, "p5");
+	registry_on(p1, lp1, 0, "v1");
+	registry_on(p1, lp1, 2, "v1 root 2");
+	registry_on(p5, lp5, 0, "p5");
+	registry_on(p5, lp5, 3, "p5 root 3");
 	struct lb_algo_params prm = params(p5, lp5);
 	CHECK(lb_algo_find("binomial-routed")->period(&prm) == 3, "p5 routed period");
 	CHECK(lb_algo_find("mp-prune-degree")->period(&prm) == 2, "p5 mp period");
@@ -457,18 +467,22 @@ static struct lb_platform *random_platform(uint64_t *seed, uint32_t p, double *l
 }
 
 /* Every heuristic's schedule valid and deterministic on random platforms
- * of 2..16 nodes (any non-negative loads do for the LP heuristics: they
+ * of 1..16 nodes (any non-negative loads do for the LP heuristics: they
  * only order edges by them). */
 static void random_platforms(void)
 {
 	uint64_t seed = 13;
 	double lp[MAXP * MAXP];
 	for (int k = 0; k < 60; k++) {
-		uint32_t p = 2 + (uint32_t)(next_random(&seed) % (MAXP - 1));
+		uint32_t p = 1 + (uint32_t)(next_random(&seed) % MAXP);
 		struct lb_platform *pf = random_platform(&seed, p, lp);
-		char what[32];
+		char what[48];
 		snprintf(what, sizeof(what), "random %d (p %u)", k, p);
-		registry_on(pf, lp, what);
+		registry_on(pf, lp, 0, what);
+		/* the last node as root, where it reaches every other */
+		snprintf(what, sizeof(what), "random %d (p %u, root %u)", k, p, p - 1);
+		if (p > 1 && lb_platform_check_reachable(pf, p - 1, 0, NULL, 0) == 0)
+			registry_on(pf, lp, p - 1, what);
 		lb_platform_free(pf);
 	}
 }
