@@ -22,8 +22,9 @@ static struct lb_hetero_in hetero_in(const struct lb_algo_params *prm)
 }
 
 /* Builders are pure and have no error channel: lb_algo_check has refused
- * what a tree builder would (no platform, unreachable nodes), so a failure
- * here is memory, reported by lb_algo_build. */
+ * what a tree builder would (no platform, unreachable nodes, and through
+ * lb_check_binomial_routed a transfer with no route), so a failure here is
+ * memory, reported by lb_algo_build. */
 static struct lb_schedule *emit_tree(const struct lb_algo_params *prm, const char *name,
 				     lb_tree_fn tree)
 {
