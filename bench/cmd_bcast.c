@@ -49,7 +49,7 @@ static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (those that need no --platform), or a comma list of names (see below)",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M",

@@ -34,7 +34,7 @@ static int check_roots(void *target, const char *arg, char *err, size_t errlen)
 }
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (those that need no --platform), or a comma list of names (see below)",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("ranks", 'p', "RANKS", "rank counts: 8,12 or 2:1024 (= 2, 4, ..., 1024)",

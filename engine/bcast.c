@@ -333,8 +333,9 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 				 .slice_bytes = res->slice_bytes, .latency = r->cal.latency_median,
 				 .lane_bw = r->cal.bandwidth_median, .sites = 1,
 				 .allgather = r->prm->allgather, .stripe_off = r->prm->stripe_off };
-	res->table = a->cost_table(&in);
-	res->refined = a->cost_refined(&in);
+	/* (the platform algorithms have no closed forms: NaN) */
+	res->table = a->cost_table ? a->cost_table(&in) : NAN;
+	res->refined = a->cost_refined ? a->cost_refined(&in) : NAN;
 	struct lb_sim_net net = { .alpha = in.latency, .lane_bw = in.lane_bw,
 				  .rank_alpha = r->cal.latency, .rank_bw = r->cal.bandwidth };
 	struct lb_sim_result sr = { 0 };

@@ -84,8 +84,9 @@ static void eval_models(const struct lb_simsweep_params *p, const struct lb_algo
 		.sites = p->sites, .wan_latency = wan_alpha(p),
 		.allgather = prm->allgather, .stripe_off = prm->stripe_off,
 	};
-	r->table = r->algo->cost_table(&in);
-	r->refined = r->algo->cost_refined(&in);
+	/* (the platform algorithms have no closed forms: NaN) */
+	r->table = r->algo->cost_table ? r->algo->cost_table(&in) : NAN;
+	r->refined = r->algo->cost_refined ? r->algo->cost_refined(&in) : NAN;
 	r->two_site = two_site(p) && r->algo->cost_two_site ? r->algo->cost_two_site(&in) : NAN;
 	r->sim_over_table = ratio(r->sim, r->table);
 	r->sim_over_refined = ratio(r->sim, r->refined);

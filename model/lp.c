@@ -1,0 +1,423 @@
+/* LP (2) of seed 000 built row by row into GLPK, solved in two phases
+ * (model/lp.h; SPEC 2.4 and Appendix B). */
+#include "lp.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Phase 2 keeps TP within this fraction of TP* (SPEC 2.4): looser than the
+ * simplex's tolerances, so phase 1's optimum stays feasible. */
+#define PHASE2_SLACK 1e-7
+
+struct lp_build {
+	const struct lb_platform *pf;
+	uint32_t root, nodes;
+	size_t m;                     /* edges */
+	struct lb_platform_edge *e;   /* [m], (u, v) ascending */
+	double *T;                    /* [m], seconds per slice */
+	size_t *out_start;            /* [nodes + 1]: out-edges of u are e[out_start[u] ..] */
+	size_t *in_start, *in_edge;   /* in-edges of v: in_edge[in_start[v] ..] (edge indices) */
+	glp_prob *P;
+	int *ia, *ja;                 /* 1-based triplets for glp_load_matrix */
+	double *ar;
+	size_t nz, cap;
+	int oom;
+};
+
+/* ---- columns: TP, n per edge, x per (destination, edge) ---- */
+
+#define COL_TP 1
+
+static int col_n(const struct lp_build *b, size_t edge)
+{
+	return (int)(2 + edge);
+}
+
+/* Destinations are the nodes but the root, numbered without it. */
+static int col_x(const struct lp_build *b, uint32_t w, size_t edge)
+{
+	size_t k = w < b->root ? w : w - 1;
+	return (int)(2 + b->m + k * b->m + edge);
+}
+
+static void name_columns(struct lp_build *b)
+{
+	char name[64];
+	glp_set_col_name(b->P, COL_TP, "TP");
+	for (size_t i = 0; i < b->m; i++) {
+		snprintf(name, sizeof(name), "n_%u_%u", b->e[i].u, b->e[i].v);
+		glp_set_col_name(b->P, col_n(b, i), name);
+	}
+	for (uint32_t w = 0; w < b->nodes; w++)
+		for (size_t i = 0; w != b->root && i < b->m; i++) {
+			snprintf(name, sizeof(name), "x_%u_%u_%u", w, b->e[i].u, b->e[i].v);
+			glp_set_col_name(b->P, col_x(b, w, i), name);
+		}
+}
+
+static void add_columns(struct lp_build *b)
+{
+	int ncols = (int)(1 + b->m + (size_t)(b->nodes - 1) * b->m);
+	glp_add_cols(b->P, ncols);
+	for (int j = 1; j <= ncols; j++)
+		glp_set_col_bnds(b->P, j, GLP_LO, 0.0, 0.0);
+	name_columns(b);
+}
+
+/* ---- rows ---- */
+
+static void add_entry(struct lp_build *b, int row, int col, double val)
+{
+	if (b->nz + 1 >= b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4096;
+		int *ia = realloc(b->ia, cap * sizeof(*ia));
+		int *ja = ia ? realloc(b->ja, cap * sizeof(*ja)) : NULL;
+		double *ar = ja ? realloc(b->ar, cap * sizeof(*ar)) : NULL;
+		b->ia = ia ? ia : b->ia;
+		b->ja = ja ? ja : b->ja;
+		b->ar = ar ? ar : b->ar;
+		if (!ar) {
+			b->oom = 1;
+			return;
+		}
+		b->cap = cap;
+	}
+	b->nz++; /* index 0 is unused: GLPK's arrays are 1-based */
+	b->ia[b->nz] = row;
+	b->ja[b->nz] = col;
+	b->ar[b->nz] = val;
+}
+
+/* A new row of type GLP_FX, GLP_LO or GLP_UP with right-hand side rhs. */
+__attribute__((format(printf, 4, 5)))
+static int add_row(struct lp_build *b, int type, double rhs, const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+	int row = glp_add_rows(b->P, 1);
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	glp_set_row_name(b->P, row, name);
+	glp_set_row_bnds(b->P, row, type, rhs, rhs);
+	return row;
+}
+
+/* (a) what the root sends towards w, (b) what w receives, both TP. */
+static void add_source_sink_rows(struct lp_build *b, uint32_t w)
+{
+	int a = add_row(b, GLP_FX, 0.0, "a_%u", w);
+	for (size_t i = b->out_start[b->root]; i < b->out_start[b->root + 1]; i++)
+		add_entry(b, a, col_x(b, w, i), 1.0);
+	add_entry(b, a, COL_TP, -1.0);
+	int r = add_row(b, GLP_FX, 0.0, "b_%u", w);
+	for (size_t i = b->in_start[w]; i < b->in_start[w + 1]; i++)
+		add_entry(b, r, col_x(b, w, b->in_edge[i]), 1.0);
+	add_entry(b, r, COL_TP, -1.0);
+}
+
+/* (c) every other node passes on what it receives for w. */
+static void add_conservation_rows(struct lp_build *b, uint32_t w)
+{
+	for (uint32_t v = 0; v < b->nodes; v++) {
+		if (v == b->root || v == w)
+			continue;
+		int c = add_row(b, GLP_FX, 0.0, "c_%u_%u", w, v);
+		for (size_t i = b->in_start[v]; i < b->in_start[v + 1]; i++)
+			add_entry(b, c, col_x(b, w, b->in_edge[i]), 1.0);
+		for (size_t i = b->out_start[v]; i < b->out_start[v + 1]; i++)
+			add_entry(b, c, col_x(b, w, i), -1.0);
+	}
+}
+
+/* Clean-up rows (SPEC 2.4): nothing for w enters the root or leaves w, so
+ * the optimum has no useless circulation.  An edge w -> root is in both
+ * sets; it gets the first row only. */
+static void add_cleanup_rows(struct lp_build *b, uint32_t w)
+{
+	for (size_t i = b->in_start[b->root]; i < b->in_start[b->root + 1]; i++) {
+		size_t edge = b->in_edge[i];
+		int z = add_row(b, GLP_FX, 0.0, "z1_%u_%u", w, b->e[edge].u);
+		add_entry(b, z, col_x(b, w, edge), 1.0);
+	}
+	for (size_t i = b->out_start[w]; i < b->out_start[w + 1]; i++) {
+		if (b->e[i].v == b->root)
+			continue;
+		int z = add_row(b, GLP_FX, 0.0, "z2_%u_%u", w, b->e[i].v);
+		add_entry(b, z, col_x(b, w, i), 1.0);
+	}
+}
+
+/* (d) n on an edge is at least every destination's flow on it. */
+static void add_max_rows(struct lp_build *b)
+{
+	for (size_t i = 0; i < b->m; i++)
+		for (uint32_t w = 0; w < b->nodes; w++) {
+			if (w == b->root)
+				continue;
+			int d = add_row(b, GLP_LO, 0.0, "d_%u_%u_%u", w, b->e[i].u, b->e[i].v);
+			add_entry(b, d, col_n(b, i), 1.0);
+			add_entry(b, d, col_x(b, w, i), -1.0);
+		}
+}
+
+/* (i), (j) one-port: a node receives, and sends, at most one second per
+ * second ((e)-(g) substituted: t = n * T). */
+static void add_capacity_rows(struct lp_build *b)
+{
+	for (uint32_t u = 0; u < b->nodes; u++) {
+		int in = add_row(b, GLP_UP, 1.0, "i_%u", u);
+		for (size_t i = b->in_start[u]; i < b->in_start[u + 1]; i++)
+			add_entry(b, in, col_n(b, b->in_edge[i]), b->T[b->in_edge[i]]);
+		int out = add_row(b, GLP_UP, 1.0, "o_%u", u);
+		for (size_t i = b->out_start[u]; i < b->out_start[u + 1]; i++)
+			add_entry(b, out, col_n(b, i), b->T[i]);
+	}
+}
+
+/* ---- the graph: edges, their slice times, adjacency ---- */
+
+static int index_edges(struct lp_build *b)
+{
+	size_t p = b->nodes;
+	b->out_start = calloc(p + 1, sizeof(*b->out_start));
+	b->in_start = calloc(p + 2, sizeof(*b->in_start));
+	b->in_edge = malloc((b->m ? b->m : 1) * sizeof(*b->in_edge));
+	if (!b->out_start || !b->in_start || !b->in_edge)
+		return -1;
+	for (size_t i = 0; i < b->m; i++) {
+		b->out_start[b->e[i].u + 1]++;
+		b->in_start[b->e[i].v + 2]++;
+	}
+	for (size_t u = 0; u < p; u++) {
+		b->out_start[u + 1] += b->out_start[u];
+		b->in_start[u + 2] += b->in_start[u + 1];
+	}
+	/* Counting sort by v; in_start[v + 1] is the next free slot of v and
+	 * ends as the start of v + 1. */
+	for (size_t i = 0; i < b->m; i++)
+		b->in_edge[b->in_start[b->e[i].v + 1]++] = i;
+	return 0;
+}
+
+static int read_edges(struct lp_build *b, uint32_t lane, uint64_t slice_bytes)
+{
+	if (lb_platform_edges(b->pf, lane, &b->e, &b->m) != 0)
+		return -1;
+	b->T = malloc((b->m ? b->m : 1) * sizeof(*b->T));
+	if (!b->T)
+		return -1;
+	for (size_t i = 0; i < b->m; i++)
+		b->T[i] = lb_platform_occupation(b->pf, b->e[i].u, b->e[i].v, lane, slice_bytes);
+	return index_edges(b);
+}
+
+static void build_free(struct lp_build *b)
+{
+	if (b->P)
+		glp_delete_prob(b->P);
+	free(b->e);
+	free(b->T);
+	free(b->out_start);
+	free(b->in_start);
+	free(b->in_edge);
+	free(b->ia);
+	free(b->ja);
+	free(b->ar);
+}
+
+static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		       char *err, size_t errlen)
+{
+	if (root >= pf->nodes) {
+		snprintf(err, errlen, "root %u out of range for %u nodes (expected 0..%u)",
+			 root, pf->nodes, pf->nodes - 1);
+		return -1;
+	}
+	if (lane >= pf->lanes) {
+		snprintf(err, errlen, "lane %u out of range for %u lanes (expected 0..%u)",
+			 lane, pf->lanes, pf->lanes - 1);
+		return -1;
+	}
+	if (pf->nodes < 2) {
+		snprintf(err, errlen, "a platform of one node has no destination: TP is unbounded");
+		return -1;
+	}
+	return lb_platform_check_reachable(pf, root, lane, err, errlen);
+}
+
+/* The whole LP, phase 1's objective (maximise TP) set. */
+static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root,
+		 uint32_t lane, uint64_t slice_bytes, char *err, size_t errlen)
+{
+	*b = (struct lp_build){ .pf = pf, .root = root, .nodes = pf->nodes };
+	if (check_input(pf, root, lane, err, errlen))
+		return -1;
+	glp_term_out(GLP_OFF);
+	if (read_edges(b, lane, slice_bytes) != 0) {
+		snprintf(err, errlen, "out of memory building the LP");
+		return -1;
+	}
+	b->P = glp_create_prob();
+	glp_set_prob_name(b->P, "lanebench_ssb");
+	glp_set_obj_dir(b->P, GLP_MAX);
+	add_columns(b);
+	glp_set_obj_coef(b->P, COL_TP, 1.0);
+	for (uint32_t w = 0; w < b->nodes; w++) {
+		if (w == root)
+			continue;
+		add_source_sink_rows(b, w);
+		add_conservation_rows(b, w);
+		add_cleanup_rows(b, w);
+	}
+	add_max_rows(b);
+	add_capacity_rows(b);
+	if (b->oom) {
+		snprintf(err, errlen, "out of memory building the LP");
+		return -1;
+	}
+	glp_load_matrix(b->P, (int)b->nz, b->ia, b->ja, b->ar);
+	return 0;
+}
+
+/* ---- solving ---- */
+
+static const char *simplex_code_name(int rc)
+{
+	switch (rc) {
+	case GLP_EBADB: return "GLP_EBADB (invalid initial basis)";
+	case GLP_ESING: return "GLP_ESING (singular basis matrix)";
+	case GLP_ECOND: return "GLP_ECOND (ill-conditioned basis matrix)";
+	case GLP_EBOUND: return "GLP_EBOUND (incorrect bounds)";
+	case GLP_EFAIL: return "GLP_EFAIL (solver failure)";
+	case GLP_EOBJLL: return "GLP_EOBJLL (objective lower limit reached)";
+	case GLP_EOBJUL: return "GLP_EOBJUL (objective upper limit reached)";
+	case GLP_EITLIM: return "GLP_EITLIM (iteration limit exceeded)";
+	case GLP_ETMLIM: return "GLP_ETMLIM (time limit exceeded)";
+	case GLP_ENOPFS: return "GLP_ENOPFS (no primal feasible solution: infeasible)";
+	case GLP_ENODFS: return "GLP_ENODFS (no dual feasible solution: unbounded)";
+	default: return "unknown return code";
+	}
+}
+
+static const char *status_name(int status)
+{
+	switch (status) {
+	case GLP_OPT: return "GLP_OPT (optimal)";
+	case GLP_FEAS: return "GLP_FEAS (feasible, not proved optimal)";
+	case GLP_INFEAS: return "GLP_INFEAS (infeasible)";
+	case GLP_NOFEAS: return "GLP_NOFEAS (no feasible solution)";
+	case GLP_UNBND: return "GLP_UNBND (unbounded)";
+	case GLP_UNDEF: return "GLP_UNDEF (undefined)";
+	default: return "unknown status";
+	}
+}
+
+static int simplex(glp_prob *P, int presolve, const char *phase, char *err, size_t errlen)
+{
+	glp_smcp parm;
+	glp_init_smcp(&parm);
+	parm.msg_lev = GLP_MSG_OFF;
+	parm.presolve = presolve;
+	int rc = glp_simplex(P, &parm);
+	if (rc != 0) {
+		snprintf(err, errlen, "GLPK simplex, %s: glp_simplex returned %d, %s", phase, rc,
+			 simplex_code_name(rc));
+		return -1;
+	}
+	int status = glp_get_status(P);
+	if (status != GLP_OPT) {
+		snprintf(err, errlen, "GLPK simplex, %s: solution status %d, %s", phase, status,
+			 status_name(status));
+		return -1;
+	}
+	return 0;
+}
+
+/* Phase 2: the same optimum, the cheapest n by the chosen measure.  It
+ * starts from phase 1's optimal basis, still feasible (warm start). */
+static int phase2(struct lp_build *b, double tp, enum lb_lp_phase2 how, char *err,
+		  size_t errlen)
+{
+	glp_set_obj_coef(b->P, COL_TP, 0.0);
+	for (size_t i = 0; i < b->m; i++)
+		glp_set_obj_coef(b->P, col_n(b, i), how == LB_LP_PHASE2_TIME ? b->T[i] : 1.0);
+	glp_set_col_bnds(b->P, COL_TP, GLP_LO, tp * (1 - PHASE2_SLACK), 0.0);
+	glp_set_obj_dir(b->P, GLP_MIN);
+	return simplex(b->P, GLP_OFF, how == LB_LP_PHASE2_TIME ? "phase 2 (min sum T*n)"
+							       : "phase 2 (min sum n)", err, errlen);
+}
+
+static int take_loads(const struct lp_build *b, double tp, struct lb_lp_result *out,
+		      char *err, size_t errlen)
+{
+	size_t p = b->nodes;
+	out->load = calloc(p * p, sizeof(*out->load));
+	if (!out->load) {
+		snprintf(err, errlen, "out of memory for the %zu x %zu loads", p, p);
+		return -1;
+	}
+	out->tp = tp;
+	out->nodes = b->nodes;
+	for (size_t i = 0; i < b->m; i++) {
+		/* A basic variable may sit a rounding error below its bound 0. */
+		double n = glp_get_col_prim(b->P, col_n(b, i));
+		out->load[b->e[i].u * p + b->e[i].v] = n > 0 ? n : 0;
+	}
+	return 0;
+}
+
+static int solve(struct lp_build *b, enum lb_lp_phase2 how, struct lb_lp_result *out,
+		 char *err, size_t errlen)
+{
+	glp_scale_prob(b->P, GLP_SF_AUTO);
+	if (simplex(b->P, GLP_ON, "phase 1 (max TP)", err, errlen))
+		return -1;
+	double tp = glp_get_obj_val(b->P);
+	if (!(tp > 0) || !isfinite(tp)) {
+		snprintf(err, errlen, "GLPK simplex, phase 1 (max TP): optimum TP %g, not a positive number",
+			 tp);
+		return -1;
+	}
+	if (how != LB_LP_PHASE2_NONE && phase2(b, tp, how, err, errlen))
+		return -1;
+	return take_loads(b, tp, out, err, errlen);
+}
+
+int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		uint64_t slice_bytes, enum lb_lp_phase2 phase2_how,
+		struct lb_lp_result *out, char *err, size_t errlen)
+{
+	struct lp_build b;
+	*out = (struct lb_lp_result){ 0 };
+	int rc = build(&b, pf, root, lane, slice_bytes, err, errlen);
+	if (rc == 0)
+		rc = solve(&b, phase2_how, out, err, errlen);
+	build_free(&b);
+	return rc;
+}
+
+void lb_lp_result_free(struct lb_lp_result *r)
+{
+	if (!r)
+		return;
+	free(r->load);
+	r->load = NULL;
+}
+
+int lb_lp_write_cplex(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		      uint64_t slice_bytes, const char *path, char *err, size_t errlen)
+{
+	struct lp_build b;
+	int rc = build(&b, pf, root, lane, slice_bytes, err, errlen);
+	if (rc == 0 && glp_write_lp(b.P, NULL, path) != 0) {
+		snprintf(err, errlen, "%s: cannot write the LP (glp_write_lp failed)", path);
+		rc = -1;
+	}
+	build_free(&b);
+	return rc;
+}

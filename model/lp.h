@@ -1,0 +1,74 @@
+/* The steady-state broadcast bound of seed 000: linear program (2) of
+ * Beaumont, Marchal and Robert [000 section 4.1], SPEC section 2.4, solved
+ * with GLPK.
+ *
+ * The LP: a broadcast from `root` sends TP slices per second to every other
+ * node w; x[w][u][v] is how many slices destined to w cross the edge u -> v
+ * per second (flow conservation per w), n[u][v] >= x[w][u][v] for every w
+ * (a slice crossing an edge serves every destination behind it), and the
+ * one-port rows: every node sends for at most one second per second,
+ * sum over its out-edges of n * T <= 1, and receives as long,
+ * sum over its in-edges of n * T <= 1.  T_{u,v} is the port occupation of
+ * one slice, lb_platform_occupation(pf, u, v, lane, slice_bytes): latency is
+ * left out, since a pipelined stream pays it once, not once per slice.
+ * Units: T in seconds, so TP is in slices per second and n in slices per
+ * second; TP * slice_bytes is the bound in bytes per second.
+ *
+ * TP* is the optimum.  Many optima have different n; the LP-based
+ * heuristics depend on which one, so a second phase makes it deterministic
+ * (SPEC 2.4): keep TP >= TP* (1 - 1e-7) and minimise
+ *   LB_LP_PHASE2_TIME: sum of T * n (total link occupation; the default),
+ *   LB_LP_PHASE2_SUM:  sum of n,
+ *   LB_LP_PHASE2_NONE: no second phase, phase 1's n as the simplex left it.
+ * The loads of phase 2 carry that TP, at least TP* (1 - 1e-7); the result's
+ * tp is phase 1's TP*.
+ *
+ * The matrix: columns TP, n per edge, x per (destination, edge); rows
+ * (a), (b), (c) per destination, the clean-up rows (no slice destined to w
+ * enters the root or leaves w), (d) per (edge, destination) and the two
+ * capacity rows per node; (e)-(h) are definitions substituted away (SPEC
+ * 2.4).  65 nodes and 250 edges: about 16,000 columns and 20,000 rows,
+ * seconds to solve.  Sizes grow as nodes x edges: a dense 50-node platform
+ * takes minutes.
+ *
+ * GLPK: its terminal output is switched off (glp_term_out), and it is not
+ * called from several threads at once: call these functions from one
+ * thread, never from the simulator's worker threads (engine/simsweep).
+ * GLPK aborts the process when it runs out of memory. */
+#ifndef LB_LP_H
+#define LB_LP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algos/platform.h"
+
+enum lb_lp_phase2 { LB_LP_PHASE2_TIME = 0, LB_LP_PHASE2_SUM, LB_LP_PHASE2_NONE };
+
+struct lb_lp_result {
+	double tp;      /* TP*: slices per second */
+	uint32_t nodes;
+	double *load;   /* [nodes * nodes], load[u * nodes + v] = n_{u,v}, slices/s */
+};
+
+/* Solves the LP of the sealed platform pf for a broadcast from root over
+ * lane, slices of slice_bytes.  Returns 0 with *out filled (free it with
+ * lb_lp_result_free), or -1 with a message in err: root or lane out of
+ * range, a node unreachable from root (named), a platform of one node (no
+ * destination: TP unbounded), no memory, or GLPK's failure (its return
+ * code or the solution's status named). */
+int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		uint64_t slice_bytes, enum lb_lp_phase2 phase2,
+		struct lb_lp_result *out, char *err, size_t errlen);
+
+void lb_lp_result_free(struct lb_lp_result *r);
+
+/* Writes phase 1 of the same LP in CPLEX-LP text (glp_write_lp) to path,
+ * named as SPEC Appendix B names it (TP, n_u_v, x_w_u_v; rows a_w, b_w,
+ * c_w_v, z1_w_u, z2_w_v, d_w_u_v, i_u, o_u), so `glpsol --lp path` solves
+ * it.  Returns 0, or -1 with a message in err (the errors of lb_lp_bound
+ * but the solver's, or the file not written). */
+int lb_lp_write_cplex(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		      uint64_t slice_bytes, const char *path, char *err, size_t errlen);
+
+#endif
