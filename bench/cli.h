@@ -120,6 +120,7 @@ extern const struct lb_cmd lb_cmd_plan;
 extern const struct lb_cmd lb_cmd_sim;
 extern const struct lb_cmd lb_cmd_bcast;
 extern const struct lb_cmd lb_cmd_p2p;
+extern const struct lb_cmd lb_cmd_calibrate;
 extern const struct lb_cmd lb_cmd_compare;
 extern const struct lb_cmd lb_cmd_topo;
 extern const struct lb_cmd lb_cmd_check;
