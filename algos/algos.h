@@ -26,6 +26,10 @@ struct lb_algo_params {
 	int stripe_off;       /* single-lane algorithms: use lane 0 only */
 	enum lb_allgather allgather; /* vandegeijn only */
 	uint32_t sites;       /* multilane only: sites chained (0 or 1 = one) */
+	/* Heterogeneous algorithms (seed 000) only; NULL for the others. */
+	const struct lb_platform *platform; /* nodes = ranks; its lane 0 is used */
+	const double *lp_load; /* [ranks * ranks], n_{u,v} in slices/s, row u:
+				* the LP bound's edge loads (model/lp) */
 };
 
 /* Inputs of the closed-form models.  Times in seconds, rates in bytes/s. */
@@ -45,6 +49,14 @@ struct lb_cost_in {
 typedef struct lb_schedule *(*lb_build_fn)(const struct lb_algo_params *prm);
 typedef uint64_t (*lb_blocks_fn)(const struct lb_algo_params *prm);
 typedef double (*lb_cost_fn)(const struct lb_cost_in *in);
+typedef double (*lb_period_fn)(const struct lb_algo_params *prm);
+typedef int (*lb_check_fn)(const struct lb_algo_params *prm, char *err, size_t errlen);
+
+/* What an algorithm needs beyond the homogeneous parameters. */
+enum lb_algo_needs {
+	LB_ALGO_NEEDS_PLATFORM = 1, /* prm->platform */
+	LB_ALGO_NEEDS_LP = 2,       /* prm->lp_load */
+};
 
 struct lb_algo {
 	const char *name;
@@ -54,6 +66,15 @@ struct lb_algo {
 	lb_cost_fn cost_refined;  /* counts slices: pipeline fill, per-slice alpha */
 	lb_cost_fn cost_two_site; /* seed 003 section 6 (NULL: none given) */
 	lb_blocks_fn blocks;      /* blocks its builder makes (NULL: one per slice) */
+	/* The heterogeneous (platform) algorithms have no cost_table,
+	 * cost_refined or cost_two_site (NULL) but these: */
+	unsigned needs;           /* enum lb_algo_needs bits; 0 = homogeneous */
+	lb_period_fn period;      /* steady-state seconds per slice of its tree
+				   * on prm->platform (SPEC 2.2), NaN when it
+				   * cannot build; TP = 1 / period */
+	lb_check_fn check;        /* what lb_algo_check cannot see from the
+				   * parameters alone (NULL: nothing): 0, or
+				   * -1 with the reason in err */
 };
 
 extern const struct lb_algo lb_algos[];
@@ -62,11 +83,15 @@ extern const size_t lb_nalgos;
 const struct lb_algo *lb_algo_find(const char *name);
 
 /* 0 when a can build prm, else -1 with the bad value named in err
- * ("chain: root 8 out of range for 8 ranks (0..7)").  Allocates nothing. */
+ * ("chain: root 8 out of range for 8 ranks (0..7)", "topo-grow: needs
+ * --platform FILE", "topo-grow: node 5 cannot be reached from node 0 on
+ * lane 0").  Allocates nothing but, on a platform, what a reachability
+ * search and the algorithm's check (binomial-routed: its routes) need. */
 int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
 		  char *err, size_t errlen);
 
-/* Checks prm (naming the bad value in err), then builds and finalizes.
+/* Checks prm (naming the bad value in err), then builds and finalizes;
+ * the schedule carries prm->platform (for the validator's link check).
  * Returns NULL with err set on bad parameters or allocation failure. */
 struct lb_schedule *lb_algo_build(const struct lb_algo *a,
 				  const struct lb_algo_params *prm,
@@ -100,6 +125,27 @@ struct lb_schedule *lb_build_binomial(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_klane(const struct lb_algo_params *prm);
+
+/* Seed 000's heuristics (algos/hetero*.c; trees on prm->platform). */
+struct lb_schedule *lb_build_topo_prune_simple(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_topo_prune_degree(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_topo_grow(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_binomial_routed(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_mp_grow(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_mp_prune_degree(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_lp_prune(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_lp_grow(const struct lb_algo_params *prm);
+double lb_period_topo_prune_simple(const struct lb_algo_params *prm);
+double lb_period_topo_prune_degree(const struct lb_algo_params *prm);
+double lb_period_topo_grow(const struct lb_algo_params *prm);
+double lb_period_binomial_routed(const struct lb_algo_params *prm);
+double lb_period_mp_grow(const struct lb_algo_params *prm);
+double lb_period_mp_prune_degree(const struct lb_algo_params *prm);
+double lb_period_lp_prune(const struct lb_algo_params *prm);
+double lb_period_lp_grow(const struct lb_algo_params *prm);
+/* Every transfer of the binomial tree has a route on the platform (a
+ * directed platform need not give every node a path to every other). */
+int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
 uint64_t lb_blocks_klane(const struct lb_algo_params *prm);

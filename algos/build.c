@@ -48,6 +48,27 @@ int lb_emit_tree(struct lb_schedule *s, const struct lb_edge *edges,
 	return rc;
 }
 
+int lb_emit_tree_abs(struct lb_schedule *s, const struct lb_edge *edges,
+		     size_t nedges, uint32_t lane)
+{
+	for (uint32_t b = 0; b < s->nblocks; b++)
+		for (size_t e = 0; e < nedges; e++)
+			if (lb_sched_transfer(s, edges[e].src, edges[e].dst, lane, b, 1))
+				return -1;
+	return 0;
+}
+
+int lb_sched_transfer_flags(struct lb_schedule *s, uint32_t src, uint32_t dst,
+			    uint32_t lane, uint32_t block, uint8_t send_flags,
+			    uint8_t recv_flags)
+{
+	if (lb_sched_transfer(s, src, dst, lane, block, 1))
+		return -1;
+	s->rank[src].ops[s->rank[src].count - 1].flags = send_flags;
+	s->rank[dst].ops[s->rank[dst].count - 1].flags = recv_flags;
+	return 0;
+}
+
 struct lb_schedule *lb_sched_for(const struct lb_algo_params *prm,
 				 const char *name, uint32_t nblocks)
 {

@@ -48,6 +48,20 @@ struct lb_edge {
 int lb_emit_tree(struct lb_schedule *s, const struct lb_edge *edges,
 		 size_t nedges, int stripe_off);
 
+/* A tree given as edges in ABSOLUTE ranks (heterogeneous platforms: the
+ * tree is tied to nodes, not to positions relative to the root), parents
+ * before children, each node's children in sending order.  Emits the
+ * pipelined broadcast of every block down the tree, block by block, every
+ * edge in order, all on `lane` (the platform lane the tree was built for;
+ * one-port: the other lanes stay idle). */
+int lb_emit_tree_abs(struct lb_schedule *s, const struct lb_edge *edges,
+		     size_t nedges, uint32_t lane);
+
+/* lb_sched_transfer with op flags on the SEND and on the RECV. */
+int lb_sched_transfer_flags(struct lb_schedule *s, uint32_t src, uint32_t dst,
+			    uint32_t lane, uint32_t block, uint8_t send_flags,
+			    uint8_t recv_flags);
+
 /* New schedule sized from the parameters (block = slice). */
 struct lb_schedule *lb_sched_for(const struct lb_algo_params *prm,
 				 const char *name, uint32_t nblocks);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "algos.h"
+#include "platform.h"
 
 const struct lb_algo lb_algos[] = {
 	{
@@ -56,6 +57,65 @@ const struct lb_algo lb_algos[] = {
 		.cost_two_site = NULL,
 		.blocks = lb_blocks_klane,
 	},
+	/* Seed 000's heuristics (algos/hetero*.c): trees on a platform, one
+	 * lane, no closed forms but the tree's steady-state period. */
+	{
+		.name = "topo-prune-simple",
+		.summary = "seed 000 Alg. 1: prune the heaviest edges while all stay reachable",
+		.build = lb_build_topo_prune_simple,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.period = lb_period_topo_prune_simple,
+	},
+	{
+		.name = "topo-prune-degree",
+		.summary = "seed 000 Alg. 2: prune the heaviest edge of the most loaded node",
+		.build = lb_build_topo_prune_degree,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.period = lb_period_topo_prune_degree,
+	},
+	{
+		.name = "topo-grow",
+		.summary = "seed 000 Alg. 3: grow the tree by the least weighted out-degree",
+		.build = lb_build_topo_grow,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.period = lb_period_topo_grow,
+	},
+	{
+		.name = "binomial-routed",
+		.summary = "seed 000 Alg. 4: binomial tree on indices, routed over shortest paths",
+		.build = lb_build_binomial_routed,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.period = lb_period_binomial_routed,
+		.check = lb_check_binomial_routed,
+	},
+	{
+		.name = "mp-grow",
+		.summary = "seed 000 Alg. 5: grow the tree by the least multi-port period",
+		.build = lb_build_mp_grow,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.period = lb_period_mp_grow,
+	},
+	{
+		.name = "mp-prune-degree",
+		.summary = "seed 000: prune by the multi-port period of each node",
+		.build = lb_build_mp_prune_degree,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.period = lb_period_mp_prune_degree,
+	},
+	{
+		.name = "lp-prune",
+		.summary = "seed 000 Alg. 6: prune the edges the LP bound uses least",
+		.build = lb_build_lp_prune,
+		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
+		.period = lb_period_lp_prune,
+	},
+	{
+		.name = "lp-grow",
+		.summary = "seed 000 Alg. 7: grow the tree by the edges the LP bound uses most",
+		.build = lb_build_lp_grow,
+		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
+		.period = lb_period_lp_grow,
+	},
 };
 
 const size_t lb_nalgos = sizeof(lb_algos) / sizeof(lb_algos[0]);
@@ -80,6 +140,32 @@ void lb_algo_estimate(const struct lb_algo *a, const struct lb_algo_params *prm,
 	if (validate)
 		out->bytes = lb_add_sat(out->bytes, lb_sched_validate_min_bytes(prm->ranks, out->blocks,
 										 out->ops));
+}
+
+/* What a platform algorithm needs, and a platform that fits (every
+ * algorithm given one): NULL, or why not in buf. */
+static const char *check_platform(const struct lb_algo *a, const struct lb_algo_params *prm,
+				  char *buf, size_t len)
+{
+	const struct lb_platform *pf = prm->platform;
+	if ((a->needs & LB_ALGO_NEEDS_PLATFORM) && !pf)
+		return "needs --platform FILE";
+	if (!pf)
+		return NULL;
+	if (pf->nodes != prm->ranks || pf->lanes < prm->lanes) {
+		snprintf(buf, len, "the platform has %u nodes x %u lanes, not %u ranks x %u lanes or more",
+			 pf->nodes, pf->lanes, prm->ranks, prm->lanes);
+		return buf;
+	}
+	if (a->needs && lb_platform_check_reachable(pf, prm->root, 0, buf, len))
+		return buf;
+	if (a->check && a->check(prm, buf, len))
+		return buf;
+	/* last: a caller that solves the LP for them first sees every
+	 * other reason the platform does not fit */
+	if ((a->needs & LB_ALGO_NEEDS_LP) && !prm->lp_load)
+		return "needs the LP bound's edge loads (n_{u,v}; model/lp)";
+	return NULL;
 }
 
 int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
@@ -113,6 +199,8 @@ int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
 		 (prm->ranks & (prm->ranks - 1)))
 		snprintf(buf, sizeof(buf), "recursive doubling needs a power-of-two rank count (got %u); use ring or auto",
 			 prm->ranks), why = buf;
+	else
+		why = check_platform(a, prm, buf, sizeof(buf));
 	if (why && err && len)
 		snprintf(err, len, "%s: %s", a->name, why);
 	return why ? -1 : 0;
@@ -132,5 +220,6 @@ struct lb_schedule *lb_algo_build(const struct lb_algo *a,
 				 a->name, prm->ranks, prm->lanes);
 		return NULL;
 	}
+	s->platform = prm->platform;
 	return s;
 }

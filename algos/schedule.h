@@ -23,13 +23,28 @@
 
 enum lb_op_kind { LB_SEND = 0, LB_RECV = 1 };
 
+/* Op flags.  LB_OP_TRANSIT marks a routed transfer's pass through a relay
+ * (seed 000's binomial-routed tree, SPEC 7.1.3): on a RECV, the blocks
+ * arrive at a rank that only forwards them (it may hold them already) --
+ * they become present, so it can send them on, but it is no delivery; on
+ * a SEND, the rank forwards a copy it received in transit.  The validator
+ * wants every rank's transit RECVs of a block and its transit SENDs of it
+ * to pair up one to one. */
+enum lb_op_flag { LB_OP_TRANSIT = 1 };
+
 struct lb_op {
 	uint32_t peer;
 	uint32_t first_block;
 	uint32_t nblocks;
 	uint8_t kind; /* enum lb_op_kind */
 	uint8_t lane;
+	uint8_t flags; /* enum lb_op_flag bits */
 };
+
+/* 16 bytes: the simulator and the executors stream millions of ops. */
+_Static_assert(sizeof(struct lb_op) == 16, "struct lb_op must stay 16 bytes");
+
+struct lb_platform; /* algos/platform.h */
 
 /* One rank's ops.  After lb_sched_finalize() they are grouped by lane
  * (stable, so per-lane order is the order the builder appended them in):
@@ -50,6 +65,10 @@ struct lb_schedule {
 	uint64_t bytes;
 	struct lb_rank_ops *rank;
 	int finalized;
+	/* The platform a heterogeneous algorithm built it for (not owned;
+	 * NULL for the homogeneous ones): the validator then refuses an op
+	 * between ranks with no link on its lane. */
+	const struct lb_platform *platform;
 };
 
 /* Byte offset of block b (b == nblocks gives the message size).  Blocks are
@@ -165,8 +184,11 @@ int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
 			uint32_t *peers);
 
 /* Validate: every non-root rank receives every block exactly once and the
- * root none; every SEND has its RECV on the same channel, in order; a SEND
- * only uses blocks its rank holds by then; no deadlock.  Returns 0 when
+ * root none (transit RECVs are no delivery: they do not count, and each
+ * pairs with one transit SEND of the same block at that rank); every SEND
+ * has its RECV on the same channel, in order; a SEND only uses blocks its
+ * rank holds by then (a transit RECV makes them held); no deadlock; with
+ * s->platform, every op is between ranks linked on its lane.  Returns 0 when
  * valid, otherwise -1 with a one-line reason in err. */
 int lb_sched_validate(const struct lb_schedule *s, char *err, size_t errlen);
 

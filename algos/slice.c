@@ -30,6 +30,8 @@ uint64_t lb_slice_refined(const struct lb_algo *a, const struct lb_algo_params *
 			  double latency, double lane_bw)
 {
 	uint64_t cand[LB_SLICE_CANDIDATES_MAX], best = prm->bytes;
+	if (!a->cost_refined)
+		return prm->bytes < LB_SLICE_PLATFORM ? prm->bytes : LB_SLICE_PLATFORM;
 	size_t n = lb_slice_candidates(prm->bytes, cand);
 	double best_time = refined(a, prm, best, latency, lane_bw);
 	for (size_t i = n - 1; i-- > 0;) { /* largest first: ties keep the larger */

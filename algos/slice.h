@@ -27,12 +27,18 @@
  * increasing order; returns their count (>= 1). */
 size_t lb_slice_candidates(uint64_t bytes, uint64_t out[LB_SLICE_CANDIDATES_MAX]);
 
+/* Seed 000's slice for the platform algorithms, which have no refined
+ * model (cost_refined NULL): the paper's 1 MB slice, 1 MiB here (or the
+ * whole message when smaller); --slice auto picks it for them. */
+#define LB_SLICE_PLATFORM (1u << 20)
+
 /* The candidate that minimises a->cost_refined for prm (its slice_bytes
  * ignored) with per-hop latency `latency` seconds and `lane_bw` bytes/s per
  * lane; candidates a cannot build (too many blocks) are skipped, and a tie
  * goes to the larger slice (fewer messages for the same predicted time).
  * prm must be buildable with one slice (lb_algo_check); then the result is
- * always a slice a builds. */
+ * always a slice a builds.  An algorithm with no refined model gets
+ * LB_SLICE_PLATFORM (capped at the message). */
 uint64_t lb_slice_refined(const struct lb_algo *a, const struct lb_algo_params *prm,
 			  double latency, double lane_bw);
 

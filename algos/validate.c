@@ -1,20 +1,46 @@
 /* Schedule validator.  Four checks, each naming what is wrong:
- *  1. every op is well formed (peer, lane, block range);
+ *  1. every op is well formed (peer, lane, block range, flags), and with a
+ *     platform, between ranks linked on its lane;
  *  2. channels match: the k-th SEND from a to b on lane l is the k-th RECV
  *     at b from a on lane l, with the same blocks;
  *  3. an untimed execution (SENDs in lane order, released when their blocks
  *     are present) completes: nothing is sent that is never held, and no
  *     cycle of waiting SENDs exists;
- *  4. every non-root rank receives every block exactly once, the root none. */
+ *  4. every non-root rank receives every block exactly once, the root none
+ *     (transit RECVs aside: each pairs with a transit SEND of its rank). */
 #include "schedule.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/error.h"
+#include "platform.h"
+
+/* With a platform: its size fits the schedule, and op's pair is linked. */
+static int check_platform(const struct lb_schedule *s, char *err, size_t len)
+{
+	const struct lb_platform *pf = s->platform;
+	if (pf && (pf->nodes != s->ranks || pf->lanes < s->lanes))
+		return lb_errf(err, len, "platform of %u nodes x %u lanes for a schedule of %u ranks x %u lanes",
+			    pf->nodes, pf->lanes, s->ranks, s->lanes);
+	return 0;
+}
+
+static int check_link(const struct lb_schedule *s, uint32_t r, const struct lb_op *op,
+		      char *err, size_t len)
+{
+	int send = op->kind == LB_SEND;
+	uint32_t from = send ? r : op->peer, to = send ? op->peer : r;
+	if (!s->platform || lb_platform_has_link(s->platform, from, to, op->lane))
+		return 0;
+	return lb_errf(err, len, "rank %u lane %u: no link %s peer %u in the platform",
+		    r, op->lane, send ? "to" : "from", op->peer);
+}
 
 static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 {
+	if (check_platform(s, err, len))
+		return -1;
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		const struct lb_rank_ops *ro = &s->rank[r];
 		for (uint32_t i = 0; i < ro->count; i++) {
@@ -34,6 +60,11 @@ static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 				return lb_errf(err, len, "rank %u %s on lane %u: block range [%u,%u) outside [0,%u)",
 					    r, what, op->lane, op->first_block,
 					    op->first_block + op->nblocks, s->nblocks);
+			if (op->flags & ~LB_OP_TRANSIT)
+				return lb_errf(err, len, "rank %u %s on lane %u: unknown flags 0x%x",
+					    r, what, op->lane, op->flags);
+			if (check_link(s, r, op, err, len))
+				return -1;
 		}
 	}
 	return 0;
@@ -168,7 +199,8 @@ static int check_channels(const struct lb_schedule *s, char *err, size_t len)
 	return rc;
 }
 
-/* recv_count[r * nblocks + b]: how many RECVs of block b rank r has (saturating). */
+/* recv_count[r * nblocks + b]: how many deliveries (RECVs not in transit)
+ * of block b rank r has (saturating). */
 static void count_recvs(const struct lb_schedule *s, uint8_t *recv_count)
 {
 	for (uint32_t r = 0; r < s->ranks; r++) {
@@ -176,7 +208,7 @@ static void count_recvs(const struct lb_schedule *s, uint8_t *recv_count)
 		uint8_t *cnt = recv_count + (size_t)r * s->nblocks;
 		for (uint32_t i = 0; i < ro->count; i++) {
 			const struct lb_op *op = &ro->ops[i];
-			if (op->kind != LB_RECV)
+			if (op->kind != LB_RECV || (op->flags & LB_OP_TRANSIT))
 				continue;
 			for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
 				cnt[b] += cnt[b] < 255;
@@ -202,6 +234,59 @@ static int check_once(const struct lb_schedule *s, const uint8_t *recv_count,
 		}
 	}
 	return 0;
+}
+
+/* Transit RECVs (+1) and transit SENDs (-1) of rank r, block b. */
+static int transit_balance(const struct lb_schedule *s, uint32_t r, uint32_t b,
+			   uint32_t *recvs, uint32_t *sends)
+{
+	const struct lb_rank_ops *ro = &s->rank[r];
+	*recvs = *sends = 0;
+	for (uint32_t i = 0; i < ro->count; i++) {
+		const struct lb_op *op = &ro->ops[i];
+		if ((op->flags & LB_OP_TRANSIT) && b >= op->first_block &&
+		    b - op->first_block < op->nblocks)
+			*(op->kind == LB_RECV ? recvs : sends) += 1;
+	}
+	return (int)(*recvs - *sends);
+}
+
+static int has_transit(const struct lb_schedule *s)
+{
+	for (uint32_t r = 0; r < s->ranks; r++)
+		for (uint32_t i = 0; i < s->rank[r].count; i++)
+			if (s->rank[r].ops[i].flags & LB_OP_TRANSIT)
+				return 1;
+	return 0;
+}
+
+/* Each block a rank receives in transit it forwards once, and it forwards
+ * in transit only what it so received: a relay neither swallows a routed
+ * copy nor claims to pass on one it never got.  The balance table exists
+ * only for schedules with transit ops (small platforms, seed 000). */
+static int check_transit(const struct lb_schedule *s, char *err, size_t len)
+{
+	if (!has_transit(s))
+		return 0;
+	int32_t *bal = calloc((size_t)s->ranks * s->nblocks, sizeof(*bal));
+	if (!bal)
+		return lb_errf(err, len, "out of memory");
+	for (uint32_t r = 0; r < s->ranks; r++)
+		for (uint32_t i = 0; i < s->rank[r].count; i++) {
+			const struct lb_op *op = &s->rank[r].ops[i];
+			for (uint32_t b = op->first_block;
+			     (op->flags & LB_OP_TRANSIT) && b < op->first_block + op->nblocks; b++)
+				bal[(size_t)r * s->nblocks + b] += op->kind == LB_RECV ? 1 : -1;
+		}
+	int rc = 0;
+	for (size_t i = 0; i < (size_t)s->ranks * s->nblocks && rc == 0; i++) {
+		uint32_t r = (uint32_t)(i / s->nblocks), b = (uint32_t)(i % s->nblocks), recvs, sends;
+		if (bal[i] && transit_balance(s, r, b, &recvs, &sends))
+			rc = lb_errf(err, len, "transit: rank %u receives block %u in transit %u times but forwards it in transit %u times",
+				     r, b, recvs, sends);
+	}
+	free(bal);
+	return rc;
 }
 
 /* Untimed execution state. */
@@ -328,7 +413,8 @@ int lb_sched_validate(const struct lb_schedule *s, char *err, size_t len)
 {
 	if (!s->finalized)
 		return lb_errf(err, len, "schedule not finalized");
-	if (check_ops(s, err, len) || check_channels(s, err, len))
+	if (check_ops(s, err, len) || check_channels(s, err, len) ||
+	    check_transit(s, err, len))
 		return -1;
 	uint8_t *recv_count = calloc((size_t)s->ranks * s->nblocks, 1);
 	if (!recv_count)

@@ -544,7 +544,8 @@ void lb_cli_list_algos(FILE *out)
 		if ((int)strlen(lb_algos[i].name) > w)
 			w = (int)strlen(lb_algos[i].name);
 	for (size_t i = 0; i < lb_nalgos; i++)
-		fprintf(out, "  %-*s  %s\n", w, lb_algos[i].name, lb_algos[i].summary);
+		fprintf(out, "  %-*s  %s%s\n", w, lb_algos[i].name, lb_algos[i].summary,
+			lb_algos[i].needs ? " (needs --platform)" : "");
 }
 
 static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
@@ -665,9 +666,10 @@ void lb_cli_show_algos(const void *target, struct lb_buf *out)
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)
 {
 	struct lb_algo_set set = { .n = 0 };
-	if (strcmp(arg, "all") == 0) {
-		for (size_t i = 0; i < lb_nalgos && i < LB_ALGO_SET_MAX; i++)
-			set.a[set.n++] = &lb_algos[i];
+	if (strcmp(arg, "all") == 0) { /* the homogeneous ones: the others need a platform */
+		for (size_t i = 0; i < lb_nalgos && set.n < LB_ALGO_SET_MAX; i++)
+			if (!lb_algos[i].needs)
+				set.a[set.n++] = &lb_algos[i];
 		*(struct lb_algo_set *)target = set;
 		return 0;
 	}

@@ -120,6 +120,7 @@ extern const struct lb_cmd lb_cmd_plan;
 extern const struct lb_cmd lb_cmd_sim;
 extern const struct lb_cmd lb_cmd_bcast;
 extern const struct lb_cmd lb_cmd_p2p;
+extern const struct lb_cmd lb_cmd_calibrate;
 extern const struct lb_cmd lb_cmd_compare;
 extern const struct lb_cmd lb_cmd_topo;
 extern const struct lb_cmd lb_cmd_check;
@@ -256,8 +257,10 @@ struct lb_algo_set {
 	size_t n;
 };
 
-/* Handler: "all" or a comma list of registry names into a struct
- * lb_algo_set, in the order given; its show: the names, comma-separated. */
+/* Handler: "all" (every algorithm that needs no platform: the platform
+ * algorithms of seed 000 only by name) or a comma list of registry names
+ * into a struct lb_algo_set, in the order given; its show: the names,
+ * comma-separated. */
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen);
 void lb_cli_show_algos(const void *target, struct lb_buf *out);
 

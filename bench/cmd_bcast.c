@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "engine/bcast.h"
 #include "engine/job.h"
+#include "platform_file.h"
 #include "report/csv.h"
 #include "report/table.h"
 #include "lib/error.h"
@@ -29,7 +30,7 @@ struct bcast_opts {
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output, *label, *json;
+	const char *nics, *transport, *output, *label, *json, *platform;
 };
 
 #define OFF(f) offsetof(struct bcast_opts, f)
@@ -49,7 +50,7 @@ static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (those that need no --platform), or a comma list of names (see below)",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M",
@@ -76,6 +77,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto", .choices = allgathers },
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of one lane for the efficiency column (200mbit); default: asked from the transport",
 	  LB_OPT_RATE, OFF(lane_rate)) },
+	{ LB_OPT("platform", 0, "FILE", "the network (a platform file, e.g. from lanebench calibrate): the platform algorithms need it, the others are checked against its links; a node per rank, every rank given the same file",
+	  LB_OPT_STRING, OFF(platform)) },
 	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
 	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },
 	{ LB_OPT("no-calibration", 0, NULL, "skip calibration (no predicted columns)",
@@ -272,6 +275,55 @@ static int roots_of(const struct lb_cmd *cmd, const struct bcast_opts *o, struct
 	return LB_EXIT_USAGE;
 }
 
+/* A platform algorithm among -a: the first, or NULL. */
+static const char *platform_algorithm(const struct bcast_opts *o)
+{
+	for (size_t i = 0; i < o->algos.n; i++)
+		if (o->algos.a[i]->needs)
+			return o->algos.a[i]->name;
+	return NULL;
+}
+
+/* The platform algorithms' trees reach every node from each root (lane
+ * 0, the lane they use): else the first node that cannot be reached. */
+static int check_reach(const struct lb_cmd *cmd, const struct bcast_opts *o,
+		       const struct lb_platform *pf, const struct lb_list *roots)
+{
+	char err[512];
+	for (size_t i = 0; platform_algorithm(o) && i < roots->n; i++)
+		if (lb_platform_check_reachable(pf, (uint32_t)roots->v[i], 0, err, sizeof(err))) {
+			lb_cli_error(cmd, "platform", "%s: %s", o->platform, err);
+			return LB_EXIT_USAGE;
+		}
+	return 0;
+}
+
+/* --platform: read, a node per rank of the job, every node reachable from
+ * each root; NULL without one (refused when an algorithm needs it). */
+static int platform_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
+		       const struct lb_list *roots, struct lb_platform **pf)
+{
+	char err[768];
+	const char *from = NULL, *needs = platform_algorithm(o);
+	*pf = NULL;
+	if (!o->platform && needs) {
+		lb_cli_error(cmd, "algorithm", "%s needs --platform FILE (lanebench calibrate writes one)",
+			     needs);
+		return LB_EXIT_USAGE;
+	}
+	if (o->platform && !(*pf = lb_platform_read_file(o->platform, err, sizeof(err)))) {
+		lb_cli_error(cmd, "platform", "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	uint32_t size = lb_job_launched(&from, err, sizeof(err));
+	if (*pf && (*pf)->nodes != size) {
+		lb_cli_error(cmd, "platform", "%s has %u nodes but the job has %u ranks (%s=%u): "
+			     "a node per rank", o->platform, (*pf)->nodes, size, from, size);
+		return LB_EXIT_USAGE;
+	}
+	return *pf ? check_reach(cmd, o, *pf, roots) : 0;
+}
+
 /* The sinks on rank 0: the CSV and the table (out), the JSON document. */
 static int run_sinks(const struct lb_bcast_params *p, struct bcast_out *out,
 		     struct lb_cli_json *json, char *err, size_t len)
@@ -294,6 +346,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	struct bcast_out out = { .o = o, .table = { .out = shown } };
 	struct lb_prov prov = { 0 };
 	struct lb_list roots = { 0 };
+	struct lb_platform *pf = NULL;
 	char err[512] = "";
 	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
 		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
@@ -302,15 +355,22 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	int rc = lb_cli_require_job(cmd, 1);
 	if (rc == 0)
 		rc = roots_of(cmd, o, &roots);
-	if (rc)
+	if (rc == 0)
+		rc = platform_of(cmd, o, &roots, &pf);
+	if (rc) {
+		free(roots.v);
+		lb_platform_free(pf);
 		return rc;
+	}
 	out.nroots = roots.n;
 	struct lb_bcast_params p = params_of(cmd, o, &roots);
+	p.platform = pf;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
 	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	free(roots.v);
+	lb_platform_free(pf);
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);

@@ -1,13 +1,19 @@
 /* lanebench plan: build one schedule, validate it, and show it as text (per
  * rank and lane, the ordered ops), a per-lane byte summary, or a Graphviz
- * graph of the trees. */
+ * graph of the trees.  With --platform FILE the schedule is built for (and
+ * checked against) that network, and the platform algorithms (seed 000)
+ * also print their tree's steady-state period. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/platform.h"
 #include "cli.h"
+#include "model/lp.h"
 #include "model/slice.h"
 #include "lib/units.h"
+#include "platform_file.h"
 
 enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };
 
@@ -24,6 +30,7 @@ struct plan_opts {
 	double alpha, bw; /* the network --slice auto models */
 	int stripe_off, allgather, format;
 	const char *json;
+	const char *platform;
 };
 
 static int set_algo(void *target, const char *arg, char *err, size_t errlen)
@@ -57,7 +64,7 @@ static const struct lb_opt opts[] = {
 	  .def = "2", .min = 1, .max = 64 },
 	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list)",
 	  LB_OPT_SIZE, OFF(bytes)) },
-	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw",
+	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw; for the platform algorithms, which have no such model, 1 MiB (seed 000's slice)",
 	  LB_OPT_SLICE, OFF(slice)) },
 	{ LB_OPT("alpha", 0, "SECONDS", "--slice auto: per-transfer latency of a lane, as sim's",
 	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
@@ -74,6 +81,8 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("format", 'f', NULL, "output: ops per rank and lane, Graphviz trees, or bytes per lane",
 	  LB_OPT_ENUM, OFF(format)), .def = "text",
 	  .choices = (const char *const[]){ "text", "dot", "summary", NULL } },
+	{ LB_OPT("platform", 0, "FILE", "the network (algos/platform.h's text format): the platform algorithms need it, the others are checked against its links; -p defaults to its nodes, -k is capped at its lanes",
+	  LB_OPT_STRING, OFF(platform)) },
 	{ LB_OPT("json", 0, "FILE", "also write every op as a row of one JSON document (results/README.md); '-': to stdout, the plan then to stderr",
 	  LB_OPT_STRING, OFF(json)) },
 };
@@ -82,6 +91,16 @@ static void plan_more_help(FILE *out)
 {
 	fputs("algorithms:\n", out);
 	lb_cli_list_algos(out);
+	fputs("A routed transfer's pass through a relay (binomial-routed) is shown as 'transit'.\n", out);
+}
+
+/* The op's name in the JSON rows: a transit op is told apart by its value,
+ * so the columns stay those of every other plan. */
+static const char *op_name(const struct lb_op *op)
+{
+	if (op->flags & LB_OP_TRANSIT)
+		return op->kind == LB_SEND ? "transit-send" : "transit-recv";
+	return op->kind == LB_SEND ? "send" : "recv";
 }
 
 /* ---- text: every op, per rank and lane ---- */
@@ -97,9 +116,10 @@ static void print_lane(FILE *out, const struct lb_schedule *s, uint32_t r, uint3
 		fputs(" (idle)", out);
 	for (uint32_t i = 0; i < n; i++, op++) {
 		char tok[64];
-		int len = snprintf(tok, sizeof(tok), "%s%u [%u,%u)",
+		int len = snprintf(tok, sizeof(tok), "%s%u [%u,%u)%s",
 				   op->kind == LB_SEND ? "send->" : "recv<-", op->peer,
-				   op->first_block, op->first_block + op->nblocks);
+				   op->first_block, op->first_block + op->nblocks,
+				   op->flags & LB_OP_TRANSIT ? " transit" : "");
 		if (col > indent && col + 2 + len > TEXT_WIDTH) { /* wrap under the first op */
 			fprintf(out, "\n%*s", indent, "");
 			col = indent;
@@ -299,7 +319,7 @@ static int json_lane(struct lb_json *j, const struct lb_schedule *s, uint32_t r,
 	for (uint32_t i = 0; i < n; i++) {
 		const union lb_val v[NOP_COLUMNS] = {
 			{ .u = r }, { .u = l }, { .u = i },
-			{ .s = op[i].kind == LB_SEND ? "send" : "recv" }, { .u = op[i].peer },
+			{ .s = op_name(&op[i]) }, { .u = op[i].peer },
 			{ .u = op[i].first_block }, { .u = op[i].nblocks },
 			{ .u = lb_range_bytes(s, op[i].first_block, op[i].nblocks) },
 		};
@@ -363,8 +383,31 @@ static void print_auto_slice(FILE *out, const struct plan_opts *o, uint64_t chos
 		return;
 	lb_format_size(chosen, slice, sizeof(slice));
 	lb_format_seconds(o->alpha, alpha, sizeof(alpha));
-	fprintf(out, "%sslice %s, chosen by --slice auto: the fastest by the refined model and the simulator with alpha %s and %.0f Mbit/s per lane\n",
-		o->format == FMT_DOT ? "// " : "", slice, alpha, o->bw * 8 / 1e6);
+	if (!o->algo.algo->cost_refined)
+		fprintf(out, "%sslice %s, chosen by --slice auto: seed 000's 1 MiB slice (or the message), the algorithm has no refined model\n",
+			o->format == FMT_DOT ? "// " : "", slice);
+	else
+		fprintf(out, "%sslice %s, chosen by --slice auto: the fastest by the refined model and the simulator with alpha %s and %.0f Mbit/s per lane\n",
+			o->format == FMT_DOT ? "// " : "", slice, alpha, o->bw * 8 / 1e6);
+}
+
+/* A platform algorithm's steady state on the platform (SPEC 2.2): seconds
+ * per slice of its tree under the model it is built for, and 1 / that;
+ * beside the LP bound TP* where it was solved (lp-*), the ratio. */
+static void print_period(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm,
+			 double tp_star)
+{
+	const struct lb_algo *a = o->algo.algo;
+	if (!a->period)
+		return;
+	uint64_t slice = lb_div_ceil(prm->bytes, lb_slice_count(prm->bytes, prm->slice_bytes));
+	double period = a->period(prm);
+	fprintf(out, "%speriod %.9g s per slice of %llu bytes, throughput %.9g slices/s (%.6g MB/s)\n",
+		o->format == FMT_DOT ? "// " : "", period, (unsigned long long)slice, 1 / period,
+		(double)slice / period / 1e6);
+	if (!isnan(tp_star))
+		fprintf(out, "%slp bound %.9g slices/s (one-port, phase 2: least total link time), the tree %.4f of it\n",
+			o->format == FMT_DOT ? "// " : "", tp_star, 1 / period / tp_star);
 }
 
 static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_algo *a,
@@ -384,7 +427,7 @@ static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_al
 
 /* Validates s, then prints it (and the JSON document): 0 or 1. */
 static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
-		     const struct lb_schedule *s, uint64_t slice)
+		     const struct lb_schedule *s, const struct lb_algo_params *prm, double tp_star)
 {
 	char err[512];
 	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
@@ -392,7 +435,8 @@ static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
 		lb_cli_error(cmd, NULL, "invalid schedule: %s", err);
 		return 1;
 	}
-	print_auto_slice(out, o, slice);
+	print_auto_slice(out, o, prm->slice_bytes);
+	print_period(out, o, prm, tp_star);
 	if (print_plan(out, s, o->algo.algo, o->format)) {
 		lb_cli_error(cmd, NULL, "out of memory");
 		return 1;
@@ -404,30 +448,98 @@ static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
 	return o->json && write_json(cmd, o, s) ? 1 : 0;
 }
 
+/* --platform: the file read, or NULL without one; *bad on a bad file. */
+static struct lb_platform *load_platform(const struct lb_cmd *cmd, const struct plan_opts *o,
+					 int *bad)
+{
+	char err[512];
+	struct lb_platform *pf = NULL;
+	*bad = 0;
+	if (o->platform && !(pf = lb_platform_read_file(o->platform, err, sizeof(err)))) {
+		lb_cli_error(cmd, "platform", "%s", err);
+		*bad = 1;
+	}
+	return pf;
+}
+
+/* The options as the build sees them: with a platform, -p defaults to its
+ * nodes and -k is capped at its lanes (the provenance keeps them as given). */
+static struct plan_opts effective(const struct plan_opts *o, const struct lb_platform *pf)
+{
+	struct plan_opts e = *o;
+	if (pf && e.ranks == 0)
+		e.ranks = pf->nodes;
+	if (pf && e.lanes > pf->lanes)
+		e.lanes = pf->lanes;
+	return e;
+}
+
+/* The LP heuristics' edge loads n_{u,v}: LP (2) solved for the platform,
+ * the root, lane 0 and the plan's slice, phase 2 minimising the total link
+ * occupation (SPEC 2.4's default), into *lp.  Every other reason the
+ * algorithm cannot run is reported first, by lb_algo_build (checked here
+ * with a stand-in for the loads).  A one-node platform needs no loads (no
+ * edge): the stand-in is its 1 x 1 table.  0, or the exit status. */
+static int solve_lp(const struct lb_cmd *cmd, const struct lb_algo *a,
+		    struct lb_algo_params *prm, struct lb_lp_result *lp)
+{
+	static const double stand_in[1] = { 0 };
+	struct lb_algo_params probe = *prm;
+	char err[512];
+	probe.lp_load = stand_in;
+	if (!(a->needs & LB_ALGO_NEEDS_LP) || lb_algo_check(a, &probe, NULL, 0))
+		return 0;
+	if (prm->platform->nodes == 1) {
+		prm->lp_load = stand_in;
+		return 0;
+	}
+	uint64_t slice = lb_div_ceil(prm->bytes, lb_slice_count(prm->bytes, prm->slice_bytes));
+	if (lb_lp_bound(prm->platform, prm->root, 0, slice, LB_LP_PHASE2_TIME, lp, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "%s: the LP bound: %s", a->name, err);
+		return LB_EXIT_FAILED;
+	}
+	prm->lp_load = lp->load;
+	return 0;
+}
+
+static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
+			  const struct plan_opts *e, const struct lb_platform *pf)
+{
+	char err[512];
+	struct lb_algo_params prm = {
+		.ranks = e->ranks, .root = e->root, .lanes = e->lanes, .bytes = e->bytes,
+		.slice_bytes = e->slice, .stripe_off = e->stripe_off,
+		.allgather = (enum lb_allgather)e->allgather, .sites = e->sites,
+		.platform = pf,
+	};
+	if (e->slice == LB_SLICE_AUTO)
+		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);
+	struct lb_lp_result lp = { .tp = NAN };
+	int rc = solve_lp(cmd, e->algo.algo, &prm, &lp);
+	struct lb_schedule *s = rc ? NULL : lb_algo_build(e->algo.algo, &prm, err, sizeof(err));
+	if (!s && !rc) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		rc = LB_EXIT_USAGE;
+	}
+	if (s)
+		rc = show_plan(cmd, o, s, &prm, lp.tp);
+	lb_sched_free(s);
+	lb_lp_result_free(&lp);
+	return rc;
+}
+
 static int plan(const struct lb_cmd *cmd, void *base)
 {
 	const struct plan_opts *o = base;
-	char err[512];
 	if (o->algo.list) {
 		lb_cli_list_algos(stdout);
 		return 0;
 	}
-	if (check_plan_opts(cmd, o))
-		return LB_EXIT_USAGE;
-	struct lb_algo_params prm = {
-		.ranks = o->ranks, .root = o->root, .lanes = o->lanes, .bytes = o->bytes,
-		.slice_bytes = o->slice, .stripe_off = o->stripe_off,
-		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
-	};
-	if (o->slice == LB_SLICE_AUTO)
-		prm.slice_bytes = lb_slice_auto(o->algo.algo, &prm, o->alpha, o->bw);
-	struct lb_schedule *s = lb_algo_build(o->algo.algo, &prm, err, sizeof(err));
-	if (!s) {
-		lb_cli_error(cmd, NULL, "%s", err);
-		return LB_EXIT_USAGE;
-	}
-	int rc = show_plan(cmd, o, s, prm.slice_bytes);
-	lb_sched_free(s);
+	int bad;
+	struct lb_platform *pf = load_platform(cmd, o, &bad);
+	struct plan_opts e = effective(o, pf);
+	int rc = bad || check_plan_opts(cmd, &e) ? LB_EXIT_USAGE : build_and_show(cmd, o, &e, pf);
+	lb_platform_free(pf);
 	return rc;
 }
 

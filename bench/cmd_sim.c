@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "platform_file.h"
 #include "progress.h"
 #include "engine/simsweep.h"
 #include "report/csv.h"
@@ -18,9 +19,14 @@ struct sim_opts {
 	uint32_t lanes, sites;
 	const char *roots; /* -r as typed: "all" depends on the rank count */
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
-	int stripe_off, allgather, validate;
-	const char *output, *json;
+	double lat, wan_lat;         /* wan_lat < 0: same as lat */
+	int stripe_off, allgather, validate, model;
+	const char *output, *json, *platform;
 };
+
+/* -p and -k when not given: these, or the platform's. */
+#define DEFAULT_RANKS 32
+#define DEFAULT_LANES 2
 
 #define OFF(f) offsetof(struct sim_opts, f)
 
@@ -34,24 +40,26 @@ static int check_roots(void *target, const char *arg, char *err, size_t errlen)
 }
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all, or a comma list of names (see below)",
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (those that need no --platform), or a comma list of names (see below)",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
 	  .show = lb_cli_show_algos },
-	{ LB_OPT("ranks", 'p', "RANKS", "rank counts: 8,12 or 2:1024 (= 2, 4, ..., 1024)",
-	  LB_OPT_COUNT_LIST, OFF(ranks)), .def = "32", .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("ranks", 'p', "RANKS", "rank counts: 8,12 or 2:1024 (= 2, 4, ..., 1024); default 32, with --platform its node count (the only one allowed)",
+	  LB_OPT_COUNT_LIST, OFF(ranks)), .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 8:64M",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:64M" },
 	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm, ranks and size the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw",
 	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },
-	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
-	  .def = "2", .min = 1, .max = 64 },
+	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank; default 2, with --platform its lanes (at most those)",
+	  LB_OPT_UINT, OFF(lanes)), .min = 1, .max = 64 },
 	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all: every rank of each rank count) are swept, each a row",
 	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots,
 	  .show = lb_cli_show_text },
-	{ LB_OPT("alpha", 0, "SECONDS", "per-transfer latency of a lane: 5us, 1.5ms, 1e-6",
+	{ LB_OPT("alpha", 0, "SECONDS", "per-transfer cost of a lane, as port occupation (the ports are busy for it; time in flight is --lat): 5us, 1.5ms, 1e-6",
 	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
 	{ LB_OPT("bw", 0, "RATE", "bandwidth of one lane: 10gbit, 200mbit, 1.25GB/s",
 	  LB_OPT_RATE, OFF(bw)), .def = "10gbit" },
+	{ LB_OPT("lat", 0, "SECONDS", "per-transfer latency, time in flight after --alpha + bytes/--bw: no port is busy, so a pipelined stream pays it once per hop, not per slice",
+	  LB_OPT_SECONDS, OFF(lat)), .def = "0" },
 	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
 	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on",
 	  .choices = (const char *const[]){ "on", "off", NULL } },
@@ -60,8 +68,15 @@ static const struct lb_opt opts[] = {
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
 	{ LB_OPT("sites", 0, "N", "split ranks into N sites joined by a WAN (multilane chains them)",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
-	{ LB_OPT("wan-alpha", 0, "SECONDS", "latency between sites (default: --alpha)",
+	{ LB_OPT("wan-alpha", 0, "SECONDS", "per-transfer cost between sites, as port occupation (default: --alpha)",
 	  LB_OPT_SECONDS, OFF(wan_alpha)) },
+	{ LB_OPT("wan-lat", 0, "SECONDS", "latency (time in flight) between sites (default: --lat)",
+	  LB_OPT_SECONDS, OFF(wan_lat)) },
+	{ LB_OPT("platform", 0, "FILE", "simulate on this platform (algos/platform.h's format, '-': stdin): each pair's links replace --alpha, --bw, --lat and the sites' values (--alpha and --bw still choose --slice auto); the closed forms are left empty",
+	  LB_OPT_STRING, OFF(platform)) },
+	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap",
+	  LB_OPT_ENUM, OFF(model)), .def = "per-lane",
+	  .choices = (const char *const[]){ "per-lane", "one-port-uni", "multi-port", NULL } },
 	{ LB_OPT("validate", 0, NULL, "check every schedule with the validator before simulating",
 	  LB_OPT_FLAG, OFF(validate)) },
 	{ LB_OPT("output", 'o', "FILE", "write the CSV to FILE and a table to stdout (default: CSV to stdout)",
@@ -96,7 +111,8 @@ static int roots_of(const struct lb_cmd *cmd, const struct sim_opts *o, struct l
 	return -1;
 }
 
-static struct lb_simsweep_params params_of(const struct sim_opts *o, const struct lb_list *roots)
+static struct lb_simsweep_params params_of(const struct sim_opts *o, const struct lb_list *roots,
+					   const struct lb_platform *pf)
 {
 	return (struct lb_simsweep_params){
 		.algos = o->algos.a, .nalgos = o->algos.n, .ranks = o->ranks.v,
@@ -105,6 +121,8 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.roots = roots->v, .nroots = roots->n, .stripe_off = o->stripe_off,
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
 		.alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
+		.latency = o->lat, .wan_latency = o->wan_lat,
+		.model = (enum lb_port_model)o->model, .platform = pf,
 		.validate = o->validate, .stop = lb_stop_flag(),
 	};
 }
@@ -205,10 +223,11 @@ static int run_sinks(const struct lb_cmd *cmd, const struct lb_simsweep_params *
 }
 
 /* The sweep of sim, with the roots expanded. */
-static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o, const struct lb_list *roots)
+static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o, const struct lb_list *roots,
+		 const struct lb_platform *pf)
 {
 	struct lb_prov prov = { 0 };
-	struct lb_simsweep_params p = params_of(o, roots);
+	struct lb_simsweep_params p = params_of(o, roots, pf);
 	struct lb_cli_json json = { .path = o->json };
 	struct lb_csv *csv = NULL;
 	char err[512];
@@ -236,20 +255,80 @@ static int sweep(const struct lb_cmd *cmd, const struct sim_opts *o, const struc
 	return rc ? rc : json_rc;
 }
 
+/* -p and -k not given: the defaults, or the platform's nodes and lanes. */
+static int fill_defaults(const struct lb_cmd *cmd, struct sim_opts *o,
+			 const struct lb_platform *pf)
+{
+	if (!o->lanes)
+		o->lanes = pf ? pf->lanes : DEFAULT_LANES;
+	if (o->ranks.n)
+		return 0;
+	o->ranks.v = malloc(sizeof(*o->ranks.v));
+	if (!o->ranks.v) {
+		lb_cli_error(cmd, "ranks", "out of memory");
+		return -1;
+	}
+	o->ranks.v[0] = pf ? pf->nodes : DEFAULT_RANKS;
+	o->ranks.n = 1;
+	return 0;
+}
+
+/* With a platform, the ranks are its nodes and the lanes at most its.
+ * Returns 0 or -1 (said). */
+static int fit_platform(const struct lb_cmd *cmd, const struct sim_opts *o,
+			const struct lb_platform *pf)
+{
+	for (size_t i = 0; pf && i < o->ranks.n; i++) {
+		if (o->ranks.v[i] != pf->nodes) {
+			lb_cli_error(cmd, "ranks", "%llu ranks, but the platform %s has %u nodes (the ranks are its nodes)",
+				     (unsigned long long)o->ranks.v[i], o->platform, pf->nodes);
+			return -1;
+		}
+	}
+	if (pf && o->lanes > pf->lanes) {
+		lb_cli_error(cmd, "lanes", "%u lanes, but the platform %s has %u", o->lanes,
+			     o->platform, pf->lanes);
+		return -1;
+	}
+	return 0;
+}
+
+/* The platform of --platform, or NULL (also on failure: *rc says). */
+static struct lb_platform *load_platform(const struct lb_cmd *cmd, const struct sim_opts *o,
+					 int *rc)
+{
+	char err[512];
+	struct lb_platform *pf = NULL;
+	*rc = 0;
+	if (o->platform && !(pf = lb_platform_read_file(o->platform, err, sizeof(err)))) {
+		lb_cli_error(cmd, "platform", "%s", err);
+		*rc = LB_EXIT_USAGE;
+	} else if (!o->platform && o->model == LB_PORT_MULTI) {
+		lb_cli_error(cmd, "model", "multi-port needs --platform FILE (its nodes' send times)");
+		*rc = LB_EXIT_USAGE;
+	}
+	return pf;
+}
+
 static int sim(const struct lb_cmd *cmd, void *base)
 {
-	const struct sim_opts *o = base;
+	struct sim_opts *o = base;
 	struct lb_list roots = { 0 };
-	if (roots_of(cmd, o, &roots))
-		return LB_EXIT_USAGE;
-	int rc = sweep(cmd, o, &roots);
+	int rc;
+	struct lb_platform *pf = load_platform(cmd, o, &rc);
+	if (!rc && (fill_defaults(cmd, o, pf) || fit_platform(cmd, o, pf) ||
+		    roots_of(cmd, o, &roots)))
+		rc = LB_EXIT_USAGE;
+	if (!rc)
+		rc = sweep(cmd, o, &roots, pf);
 	free(roots.v);
+	lb_platform_free(pf);
 	return rc;
 }
 
 static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)
 {
-	struct sim_opts o = { .wan_alpha = -1 };
+	struct sim_opts o = { .wan_alpha = -1, .wan_lat = -1 };
 	return lb_cli_run(cmd, argc, argv, &o, sim);
 }
 

@@ -11,6 +11,7 @@ static const struct lb_cmd *const commands[] = {
 	&lb_cmd_sim,
 	&lb_cmd_bcast,
 	&lb_cmd_p2p,
+	&lb_cmd_calibrate,
 	&lb_cmd_compare,
 	&lb_cmd_topo,
 	&lb_cmd_check,

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/slice.h"
 #include "model/slice.h"
+#include "bcastlp.h"
 #include "calibrate.h"
 #include "cputime.h"
 #include "lib/error.h"
@@ -31,6 +33,7 @@ struct bcast_row {
 	double efficiency;          /* (M / (k x lane_rate)) / median; NaN unknown */
 	double table, refined, sim; /* predicted seconds; NaN = not available */
 	double over_table, over_refined, over_sim; /* median / predicted */
+	double period;              /* platform algorithms: the tree's seconds per slice */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
 	struct lb_cpu_summary cpu;  /* per timed iteration, across ranks */
 };
@@ -47,6 +50,8 @@ struct run {
 	const struct lb_bcast_params *prm;
 	struct lb_job job;
 	struct lb_calib cal;
+	struct lb_lp_cache lp; /* the lp-* algorithms' edge loads */
+	char platform_hash[17]; /* 16 hex digits, with a platform */
 	uint32_t pattern_id;   /* distinct per iteration of the whole run */
 	size_t config, nconfigs;
 	char label[128];       /* the parameter, or <transport>-p<ranks>-k<lanes> */
@@ -94,6 +99,8 @@ static const struct lb_col columns[] = {
 	  .table = { { LB_SHOW_FIXED, "meas/ref", 9, 3, .nan = "-" } } },
 	{ LB_COLUMN("measured_over_sim_ratio", LB_COL_REAL),
 	  .table = { { LB_SHOW_FIXED, "meas/sim", 9, 3, .nan = "-" } } },
+	{ LB_COLUMN("platform", LB_COL_TEXT) },
+	{ LB_COLUMN("period_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
 	{ LB_COLUMN("cpu_user_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_sys_seconds", LB_COL_REAL) },
@@ -129,12 +136,17 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 {
 	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
-				    .allgather = r->prm->allgather, .sites = 1 };
+				    .allgather = r->prm->allgather, .sites = 1,
+				    .platform = r->prm->platform };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
-	if (p.slice_bytes == LB_SLICE_AUTO)
+	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
+		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
+	else if (p.slice_bytes == LB_SLICE_AUTO)
 		p.slice_bytes = r->cal.bandwidth_median > 0
 			? lb_slice_auto(*a, &p, r->cal.latency_median, r->cal.bandwidth_median)
 			: AUTO_UNCALIBRATED_SLICE;
+	if ((*a)->needs & LB_ALGO_NEEDS_LP)
+		p.lp_load = lb_lp_cache_find(&r->lp, p.root, p.slice_bytes);
 	return p;
 }
 
@@ -154,7 +166,7 @@ static size_t possible_slices(const struct run *r, size_t i, uint64_t out[LB_SLI
 	struct lb_algo_params p = config_params(r, i, &a);
 	uint64_t given;
 	config_at(r->prm, i, &a, &p.bytes, &given, &p.root);
-	if (given == LB_SLICE_AUTO && r->prm->calib_bytes)
+	if (given == LB_SLICE_AUTO && r->prm->calib_bytes && !a->needs)
 		return lb_slice_candidates(p.bytes, out);
 	out[0] = p.slice_bytes;
 	return 1;
@@ -327,14 +339,18 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 		    struct bcast_row *res)
 {
 	res->table = res->refined = res->sim = NAN;
-	if (!r->cal.bandwidth_median)
+	/* A platform algorithm has no closed form, and the simulator here runs
+	 * on the calibration's per-rank figures, not on the platform's pairs:
+	 * its prediction would be of another network (results/README.md). */
+	if (!r->cal.bandwidth_median || a->needs)
 		return;
 	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = s->bytes,
 				 .slice_bytes = res->slice_bytes, .latency = r->cal.latency_median,
 				 .lane_bw = r->cal.bandwidth_median, .sites = 1,
 				 .allgather = r->prm->allgather, .stripe_off = r->prm->stripe_off };
-	res->table = a->cost_table(&in);
-	res->refined = a->cost_refined(&in);
+	/* (the platform algorithms have no closed forms: NaN) */
+	res->table = a->cost_table ? a->cost_table(&in) : NAN;
+	res->refined = a->cost_refined ? a->cost_refined(&in) : NAN;
 	struct lb_sim_net net = { .alpha = in.latency, .lane_bw = in.lane_bw,
 				  .rank_alpha = r->cal.latency, .rank_bw = r->cal.bandwidth };
 	struct lb_sim_result sr = { 0 };
@@ -373,6 +389,12 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 		? (double)s->bytes / (s->lanes * r->job.lane_rate) / res->time.median : NAN;
 	lb_cpu_summarize(cpu, r->job.size, n, s->bytes, &res->cpu);
 	predict(r, a, s, res);
+	res->period = NAN;
+	if (a->period) { /* the tree's steady state at the row's slice (SPEC 2.2) */
+		const struct lb_algo *same;
+		struct lb_algo_params p = config_params(r, r->config, &same);
+		res->period = a->period(&p);
+	}
 	res->over_table = ratio(res->time.median, res->table);
 	res->over_refined = ratio(res->time.median, res->refined);
 	res->over_sim = ratio(res->time.median, res->sim);
@@ -464,6 +486,8 @@ static int record(const struct run *r, const struct bcast_row *w, const struct c
 		{ .d = lat > 0 ? lat : NAN }, { .d = bw > 0 ? bw : NAN },
 		{ .d = w->table }, { .d = w->refined }, { .d = w->sim },
 		{ .d = w->over_table }, { .d = w->over_refined }, { .d = w->over_sim },
+		{ .s = r->prm->platform ? r->platform_hash : NULL }, /* NULL: empty, JSON null */
+		{ .d = w->period },
 		{ .u = w->verified_bytes },
 		{ .d = w->cpu.user }, { .d = w->cpu.sys }, { .d = w->cpu.max_rank },
 		{ .d = w->cpu.per_gigabyte },
@@ -532,6 +556,68 @@ static void name_run(struct run *r)
 			 r->job.size, r->job.lanes);
 }
 
+/* ---- the platform ---------------------------------------------------------- */
+
+/* The platform fits the job: a node per rank, a link set per lane. */
+static int platform_fits(const struct run *r, char *err, size_t len)
+{
+	const struct lb_platform *pf = r->prm->platform;
+	if (pf->nodes != r->job.size)
+		return lb_errf(err, len, "the platform has %u nodes but the job has %u ranks",
+			       pf->nodes, r->job.size);
+	if (pf->lanes < r->job.lanes)
+		return lb_errf(err, len, "the platform has %u lane(s) but the job has %u",
+			       pf->lanes, r->job.lanes);
+	return 0;
+}
+
+/* Every rank was given the same platform (equal hashes): the builders
+ * must make the same trees everywhere.  Names the first rank that differs. */
+static int same_platform(struct run *r, uint64_t mine, char *err, size_t len)
+{
+	uint64_t *all = calloc(r->job.size, sizeof(*all));
+	int rc = lb_job_agree(&r->job, all ? 0 : lb_errf(err, len, "out of memory"), err, len);
+	if (rc == 0)
+		rc = lb_boot_allgather(r->job.boot, &mine, sizeof(mine), all, err, len);
+	for (uint32_t k = 0; rc == 0 && k < r->job.size; k++)
+		if (all[k] != all[0])
+			rc = lb_errf(err, len, "rank %u's platform (hash %016llx) is not rank 0's "
+				     "(%016llx): give every rank the same file", k,
+				     (unsigned long long)all[k], (unsigned long long)all[0]);
+	free(all);
+	return rc;
+}
+
+/* The lp-* configurations' loads, one LP per (root, slice). */
+static int solve_lps(struct run *r, char *err, size_t len)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < r->nconfigs; i++) {
+		const struct lb_algo *a;
+		struct lb_algo_params p = config_params(r, i, &a);
+		if (a->needs & LB_ALGO_NEEDS_LP)
+			rc = lb_lp_cache_add(&r->lp, &r->job, r->prm->platform, p.root, p.slice_bytes,
+					     err, len);
+	}
+	return rc;
+}
+
+/* With a platform: it fits, every rank has it, its LPs are solved. */
+static int platform_ready(struct run *r, char *err, size_t len)
+{
+	const struct lb_platform *pf = r->prm->platform;
+	if (!pf)
+		return 0;
+	uint64_t hash = lb_platform_hash(pf);
+	snprintf(r->platform_hash, sizeof(r->platform_hash), "%016llx", (unsigned long long)hash);
+	int rc = lb_job_agree(&r->job, platform_fits(r, err, len), err, len);
+	if (rc == 0)
+		rc = same_platform(r, hash, err, len);
+	if (rc == 0)
+		rc = solve_lps(r, err, len);
+	return rc;
+}
+
 /* Everything up to the first timed iteration, each step agreed by all. */
 static int set_up(struct run *r, char *err, size_t len)
 {
@@ -542,6 +628,8 @@ static int set_up(struct run *r, char *err, size_t len)
 	for (size_t i = 0; i < p->nsizes; i++)
 		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
 	int rc = lb_job_open(&r->job, &jp, err, len);
+	if (rc == 0)
+		rc = platform_ready(r, err, len);
 	if (rc)
 		return rc;
 	uint32_t *peers[LB_JOB_MAX_LANES] = { 0 }, npeers[LB_JOB_MAX_LANES];
@@ -586,6 +674,7 @@ int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 	if (rc == 0)
 		rc = sweep(&r, sink, err, len);
 	lb_calib_free(&r.cal);
+	lb_lp_cache_free(&r.lp);
 	lb_job_close(&r.job);
 	return rc;
 }
@@ -594,6 +683,8 @@ int lb_bcast_peers(const struct lb_bcast_params *prm, const struct lb_job *job, 
 		   uint32_t *npeers, char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm), .job = *job };
+	if (prm->platform) /* its LPs would be solved twice, apart from the run */
+		return lb_errf(err, len, "lb_bcast_peers takes no platform");
 	return sweep_peers(&r, peers, npeers, err, len);
 }
 
@@ -602,6 +693,8 @@ int lb_bcast_run_in(const struct lb_bcast_params *prm, const struct lb_job *job,
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm),
 			 .job = *job }; /* borrowed: not closed here */
+	if (prm->platform)
+		return lb_errf(err, len, "lb_bcast_run_in takes no platform");
 	int rc = prm->calib_bytes ? calibrate(&r, err, len) : 0;
 	name_run(&r);
 	if (rc == 0)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "algos/algos.h"
+#include "algos/platform.h"
 #include "executor.h"
 #include "result.h"
 #include "transports/transport.h"
@@ -54,6 +55,15 @@ struct lb_bcast_params {
 				    * iteration; 0 = $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
+	/* The network (algos/platform.h), or NULL: every algorithm is built on
+	 * it (lb_algo_params.platform): the platform algorithms (seed 000)
+	 * need it, the others are checked against its links.  Its nodes are
+	 * the job's ranks and it has at least the job's lanes; every rank
+	 * passes an equal one (their hashes are compared).  The lp-*
+	 * algorithms' edge loads are solved once per (root, slice) on rank 0
+	 * and sent to the others.  lb_bcast_peers and lb_bcast_run_in take
+	 * none (NULL). */
+	const struct lb_platform *platform;
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */

@@ -140,7 +140,16 @@ struct cursor {
 };
 
 /* Posts receives not yet posted and sends whose blocks are present, in
- * lane order.  Returns how many it posted, or -1. */
+ * lane order.  Returns how many it posted, or -1.
+ *
+ * A transit RECV (LB_OP_TRANSIT: a relay on a routed transfer, which may
+ * hold the blocks already -- the root too) is posted like any other, into
+ * the blocks' own place in the buffer.  That is safe: it carries the
+ * broadcast's bytes, identical to what the rank holds or will hold, so
+ * landing there (even while a SEND reads the same bytes) changes nothing
+ * but marks the blocks present for the forwarding SEND.  Nothing here
+ * counts deliveries: completion counts ops, and the data is checked after
+ * the run; the validator makes sure every rank has its own delivery. */
 static int post_ready(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n,
 		      struct cursor *cur, int *blocked)
 {

@@ -34,6 +34,8 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("sim_over_refined_ratio", LB_COL_REAL),
 	  .table = { { LB_SHOW_FIXED, "sim/refined", 11, 3 } } },
 	{ LB_COLUMN("sim_bandwidth_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("period_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("throughput_bytes_per_second", LB_COL_REAL) },
 	/* only with two sites: */
 	{ LB_COLUMN("two_site_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("sim_over_two_site_ratio", LB_COL_REAL),
@@ -45,7 +47,7 @@ static const struct lb_col columns[] = {
 
 static int two_site(const struct lb_simsweep_params *p)
 {
-	return p->sites == 2;
+	return p->sites == 2 && !p->platform;
 }
 
 const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, size_t *ncols)
@@ -63,6 +65,8 @@ struct sim_row {
 	double sim, table, refined, two_site; /* seconds; NaN: no model */
 	double sim_over_table, sim_over_refined, sim_over_two_site;
 	double bandwidth; /* bytes per second */
+	double period;     /* the simulator's steady state, seconds per slice */
+	double throughput; /* slice bytes / period, bytes per second */
 };
 
 static double wan_alpha(const struct lb_simsweep_params *p)
@@ -70,27 +74,39 @@ static double wan_alpha(const struct lb_simsweep_params *p)
 	return p->wan_alpha < 0 ? p->alpha : p->wan_alpha;
 }
 
+static double wan_latency(const struct lb_simsweep_params *p)
+{
+	return p->wan_latency < 0 ? p->latency : p->wan_latency;
+}
+
 static double ratio(double a, double b)
 {
 	return b > 0 ? a / b : NAN;
 }
 
+/* The closed forms know one latency per transfer, l (and L between
+ * sites): occupation and time in flight together. */
 static void eval_models(const struct lb_simsweep_params *p, const struct lb_algo_params *prm,
 			struct sim_row *r)
 {
 	struct lb_cost_in in = {
 		.ranks = prm->ranks, .lanes = prm->lanes, .bytes = prm->bytes,
-		.slice_bytes = prm->slice_bytes, .latency = p->alpha, .lane_bw = p->lane_bw,
-		.sites = p->sites, .wan_latency = wan_alpha(p),
+		.slice_bytes = prm->slice_bytes, .latency = p->alpha + p->latency,
+		.lane_bw = p->lane_bw, .sites = p->sites,
+		.wan_latency = wan_alpha(p) + wan_latency(p),
 		.allgather = prm->allgather, .stripe_off = prm->stripe_off,
 	};
-	r->table = r->algo->cost_table(&in);
-	r->refined = r->algo->cost_refined(&in);
+	/* (the platform algorithms have no closed forms, and on a platform
+	 * no closed form knows the links: NaN) */
+	int forms = !p->platform;
+	r->table = forms && r->algo->cost_table ? r->algo->cost_table(&in) : NAN;
+	r->refined = forms && r->algo->cost_refined ? r->algo->cost_refined(&in) : NAN;
 	r->two_site = two_site(p) && r->algo->cost_two_site ? r->algo->cost_two_site(&in) : NAN;
 	r->sim_over_table = ratio(r->sim, r->table);
 	r->sim_over_refined = ratio(r->sim, r->refined);
 	r->sim_over_two_site = ratio(r->sim, r->two_site);
 	r->bandwidth = r->sim > 0 ? (double)r->bytes / r->sim : NAN;
+	r->throughput = r->period > 0 ? (double)r->slice / r->period : NAN;
 }
 
 /* Builds, optionally validates, and simulates one configuration.
@@ -99,7 +115,9 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 		    struct sim_row *r, char *err, size_t len)
 {
 	struct lb_sim_net net = { .alpha = p->alpha, .lane_bw = p->lane_bw, .sites = p->sites,
-				  .wan_alpha = wan_alpha(p) };
+				  .wan_alpha = wan_alpha(p), .latency = p->latency,
+				  .wan_latency = wan_latency(p), .platform = p->platform,
+				  .model = p->model };
 	struct lb_sim_result res = { 0 };
 	char why[384];
 	int rc = 0;
@@ -116,6 +134,7 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 	else if (lb_sim_run_free(s, &net, &res, why, sizeof(why)))
 		rc = lb_errf(err, len, "%s, %u ranks: %s", r->algo->name, prm->ranks, why);
 	r->sim = res.seconds;
+	r->period = rc ? NAN : (res.period > 0 ? res.period : NAN);
 	return rc;
 }
 
@@ -134,7 +153,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 	struct lb_algo_params prm = {
 		.ranks = ranks, .root = root, .lanes = p->lanes, .bytes = bytes,
 		.slice_bytes = slice, .stripe_off = p->stripe_off, .allgather = p->allgather,
-		.sites = p->sites,
+		.sites = p->sites, .platform = p->platform,
 	};
 	if (slice == LB_SLICE_AUTO)
 		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)
@@ -153,6 +172,7 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 		{ .d = p->alpha }, { .d = p->lane_bw }, { .d = r->sim },
 		{ .d = r->table }, { .d = r->refined }, { .d = r->sim_over_table },
 		{ .d = r->sim_over_refined }, { .d = r->bandwidth },
+		{ .d = r->period }, { .d = r->throughput },
 		{ .d = r->two_site }, { .d = r->sim_over_two_site },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
@@ -244,10 +264,18 @@ static int may_start(struct pool *pl)
 				    j->memory <= pl->budget - pl->running_memory);
 }
 
-/* Under the lock: no job will start any more. */
+static int stop_asked(const struct lb_simsweep_params *p)
+{
+	return p->stop && *p->stop;
+}
+
+/* Under the lock: no job will start any more.  A stop is looked at here
+ * too, not only by the thread that emits (it sees it only while it
+ * waits): a worker that would start a job after a stop starts none. */
 static int finished(const struct pool *pl)
 {
-	return pl->quit || pl->next >= pl->njobs || pl->next > pl->failed;
+	return pl->quit || stop_asked(pl->p) || pl->next >= pl->njobs ||
+	       pl->next > pl->failed;
 }
 
 static void run_job(struct pool *pl, struct job *j)
@@ -289,11 +317,6 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&pl->lock);
 	return NULL;
-}
-
-static int stop_asked(const struct lb_simsweep_params *p)
-{
-	return p->stop && *p->stop;
 }
 
 /* Under the lock: waits until job i has ended or will never start.  A
@@ -411,6 +434,9 @@ static void consider(const struct lb_simsweep_params *p, const struct lb_algo *a
 	lb_algo_estimate(a, prm, p->validate, &e);
 	/* e.ops counts both ends of every transfer: half are SENDs. */
 	uint64_t sim = lb_sim_bytes(prm->ranks, p->lanes, e.blocks, e.ops / 2);
+	if (p->platform)
+		sim = lb_add_sat(lb_add_sat(sim, lb_mul_sat(e.ops / 2, LB_SIM_PLATFORM_SEND_BYTES)),
+				 (uint64_t)prm->ranks * LB_SIM_MULTI_PORT_RANK_BYTES);
 	uint64_t memory = lb_add_sat(e.bytes, sim);
 	if (memory > n->memory)
 		*n = (struct need){ a, prm->ranks, prm->bytes, prm->slice_bytes, e.blocks, memory };

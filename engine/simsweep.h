@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "algos/algos.h"
+#include "model/sim.h"
 #include "result.h"
 
 struct lb_simsweep_params {
@@ -33,6 +34,16 @@ struct lb_simsweep_params {
 	double alpha;          /* seconds per transfer on a lane */
 	double lane_bw;        /* bytes/s of one lane */
 	double wan_alpha;      /* seconds per transfer between sites; < 0: alpha */
+	double latency;        /* seconds in flight, no port held (model/sim.h) */
+	double wan_latency;    /* the same between sites; < 0: latency */
+	enum lb_port_model model;
+	/* The platform the ranks are the nodes of (every rank count is its
+	 * node count), or NULL.  Its links replace alpha, lane_bw, the
+	 * latencies and the sites' values in the simulator (alpha and lane_bw
+	 * still choose a slice of LB_SLICE_AUTO), the closed forms are left
+	 * out (NaN: they know no platform), and the heterogeneous algorithms
+	 * build on it (lb_algo_params.platform). */
+	const struct lb_platform *platform;
 	int validate;          /* check every schedule with the validator first */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink as it is; NULL: none. */
@@ -47,7 +58,7 @@ struct lb_simsweep_params {
 };
 
 /* The columns of this sweep's results (the two-site ones only with
- * sites == 2); static storage. */
+ * sites == 2, without a platform); static storage. */
 const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, size_t *ncols);
 
 /* The slice a configuration is estimated with (progress, memory):

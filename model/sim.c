@@ -1,5 +1,5 @@
-/* Discrete-event simulation of a schedule under the alpha-beta model (see
- * sim.h for the model).  Events are the starts of SENDs, taken in time
+/* Discrete-event simulation of a schedule under the alpha-beta model or on
+ * a platform, with a port model (see sim.h for the models).  Events are the starts of SENDs, taken in time
  * order from a queue holding at most one entry per (rank, lane): the lane's
  * next SEND once its blocks' arrival times are known.  Arrival times are
  * fixed when a transfer starts, so every later event is at or after the
@@ -9,7 +9,10 @@
  * the state is laid out for it: each lane's SENDs are copied once into one
  * compact array (RECVs need no action here, and skipping them in the
  * schedule cost a cache miss per op), and a queued SEND travels in its
- * event. */
+ * event.  On a platform each SEND's occupation and latency sit in an array
+ * beside, resolved once; without one the per-lane path reads nothing more
+ * per event than it did before latency and port models (a test of the
+ * model, the same branch every time). */
 #include "sim.h"
 
 #include <math.h>
@@ -19,6 +22,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include "algos/platform.h"
 #include "lib/error.h"
 #include "lib/memory.h"
 
@@ -27,6 +31,14 @@ struct send {
 	uint32_t peer;
 	uint32_t first_block;
 	uint32_t nblocks;
+};
+
+/* A SEND's costs on a platform, resolved once when it is copied (a link
+ * lookup per event would cost a search of the platform's rules). */
+struct send_cost {
+	double occupation; /* occ + n / bw: ports held */
+	double latency;    /* in flight after that */
+	uint32_t link;     /* multi-port: its directed link's index in link_free */
 };
 
 /* The SEND rides in its event, so starting it reads no schedule memory. */
@@ -72,12 +84,15 @@ struct sim {
 	const struct lb_schedule *s;
 	const struct lb_sim_net *net;
 	double *arrival;    /* [rank * nblocks + block], INFINITY = not yet */
-	double *send_free;  /* [slot] */
-	double *recv_free;  /* [slot] */
+	double *send_free;  /* [slot]: when the lane may start its next SEND */
+	double *recv_free;  /* [slot]; one-port-uni: send_free itself */
+	double *cpu_free;   /* multi-port: [rank], when its CPU may send again */
+	double *link_free;  /* multi-port: [link], when it is free */
 	size_t *next;       /* [slot]: its next SEND in sends */
 	size_t *end;        /* [slot]: one past its last SEND */
 	uint8_t *waiting;   /* [slot]: the next SEND waits for a block */
 	struct send *sends; /* every lane's SENDs, lane after lane, in order */
+	struct send_cost *cost; /* [like sends] on a platform, else NULL */
 	struct queue q;
 	struct lb_sim_result *res;
 };
@@ -210,26 +225,56 @@ static uint32_t site(const struct sim *x, uint32_t r)
 	return lb_site_of(x->s->ranks, x->net->sites, r);
 }
 
-/* alpha + n / B for one transfer: the slower end sets the pace. */
+/* alpha + n / B for one transfer without a platform: the slower end sets
+ * the pace.  *lat is its time in flight. */
 static double transfer_time(const struct sim *x, uint32_t src, uint32_t dst,
-			    uint32_t lane, uint64_t bytes)
+			    uint32_t lane, uint64_t bytes, double *lat)
 {
 	const struct lb_sim_net *net = x->net;
 	size_t i = (size_t)src * x->s->lanes + lane, j = (size_t)dst * x->s->lanes + lane;
 	double alpha = net->alpha, bw = net->lane_bw;
+	*lat = net->latency;
 	if (net->rank_alpha)
 		alpha = fmax(net->rank_alpha[i], net->rank_alpha[j]);
 	if (net->rank_bw)
 		bw = fmin(net->rank_bw[i], net->rank_bw[j]);
 	if (net->sites > 1 && site(x, src) != site(x, dst)) {
 		alpha = net->wan_alpha;
+		*lat = net->wan_latency;
 		if (net->wan_bw > 0)
 			bw = fmin(bw, net->wan_bw);
 	}
 	return alpha + (double)bytes / bw;
 }
 
-/* Starts the SEND of ev (receiver free) and releases what it unblocks. */
+/* Multi-port: the SEND of ev holds its sender's CPU for node.send and its
+ * link until end.  Returns when its lane may start the next SEND. */
+static double multi_port_start(struct sim *x, const struct event *ev, uint32_t src,
+			       double end)
+{
+	double cpu_done = ev->at + x->net->platform->node[src].send;
+	x->cpu_free[src] = cpu_done;
+	x->link_free[x->cost[x->next[ev->slot]].link] = end;
+	return cpu_done;
+}
+
+/* When the SEND of ev finds the resources it needs free, the receiving
+ * port aside: under per-lane, its own lane's port is free by construction
+ * (only its SENDs take it, and the next is queued after). */
+static double sender_free(const struct sim *x, const struct event *ev)
+{
+	switch (x->net->model) {
+	case LB_PORT_ONE_PORT_UNI: /* receives take the same port */
+		return x->send_free[ev->slot];
+	case LB_PORT_MULTI:
+		return later(x->cpu_free[ev->slot / x->s->lanes],
+			     x->link_free[x->cost[x->next[ev->slot]].link]);
+	default:
+		return 0;
+	}
+}
+
+/* Starts the SEND of ev (its resources free) and releases what it unblocks. */
 static void start_send(struct sim *x, const struct event *ev)
 {
 	const struct lb_schedule *s = x->s;
@@ -237,11 +282,20 @@ static void start_send(struct sim *x, const struct event *ev)
 	uint32_t src = ev->slot / s->lanes, lane = ev->slot % s->lanes;
 	uint32_t dslot = op->peer * s->lanes + lane;
 	uint64_t bytes = lb_range_bytes(s, op->first_block, op->nblocks);
-	double end = ev->at + transfer_time(x, src, op->peer, lane, bytes);
+	double occupation, lat;
+	if (x->cost) {
+		const struct send_cost *c = &x->cost[x->next[ev->slot]];
+		occupation = c->occupation, lat = c->latency;
+	} else {
+		occupation = transfer_time(x, src, op->peer, lane, bytes, &lat);
+	}
+	double end = ev->at + occupation, arrive = end + lat;
 	double *arr = x->arrival + (size_t)op->peer * s->nblocks;
 	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
-		arr[b] = earlier(arr[b], end);
+		arr[b] = earlier(arr[b], arrive);
 	x->send_free[ev->slot] = end;
+	if (x->net->model == LB_PORT_MULTI)
+		x->send_free[ev->slot] = multi_port_start(x, ev, src, end);
 	x->recv_free[dslot] = end;
 	x->res->transfers++;
 	x->res->bytes_moved += bytes;
@@ -273,8 +327,11 @@ static void run_events(struct sim *x)
 		uint32_t dslot = ev.op.peer * x->s->lanes + slot % x->s->lanes;
 		tie_pop(&x->q);
 		prefetch_next(x);
-		if (x->recv_free[dslot] > ev.at) {
-			ev.at = x->recv_free[dslot]; /* receiver busy: wait */
+		double free_at = x->recv_free[dslot];
+		if (x->net->model != LB_PORT_PER_LANE)
+			free_at = later(free_at, sender_free(x, &ev));
+		if (free_at > ev.at) {
+			ev.at = free_at; /* receiver (or sender's port, CPU, link) busy: wait */
 			queue_push(&x->q, ev);
 			continue;
 		}
@@ -282,7 +339,27 @@ static void run_events(struct sim *x)
 	}
 }
 
-/* Completion times, or the first lane that never finished. */
+static int by_time(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The steady state at one rank: the time between its arrivals over the
+ * second half of them, (t_S - t_h) / (S - h) with h = ceil(S / 2) and t_k
+ * its k-th arrival in time (block k for a schedule that sends in order;
+ * in time order, stripes over lanes count the same way).  Sorts row,
+ * which the run no longer needs. */
+static double steady_period(double *row, uint32_t n)
+{
+	uint32_t half = n - n / 2; /* ceil(n / 2) */
+	if (n < 2)
+		return 0;
+	qsort(row, n, sizeof(*row), by_time);
+	return (row[n - 1] - row[half - 1]) / (n - half);
+}
+
+/* Completion times and the period, or the first lane that never finished. */
 static int collect(struct sim *x, char *err, size_t len)
 {
 	const struct lb_schedule *s = x->s;
@@ -294,6 +371,7 @@ static int collect(struct sim *x, char *err, size_t len)
 				    op->first_block + op->nblocks, op->peer);
 	}
 	x->res->seconds = 0;
+	uint32_t slowest = s->root;
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		const double *arr = x->arrival + (size_t)r * s->nblocks;
 		double done = 0;
@@ -303,23 +381,49 @@ static int collect(struct sim *x, char *err, size_t len)
 			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
 		if (x->res->rank_done)
 			x->res->rank_done[r] = done;
-		x->res->seconds = fmax(x->res->seconds, done);
+		if (done > x->res->seconds)
+			x->res->seconds = done, slowest = r;
 	}
+	x->res->period = steady_period(x->arrival + (size_t)slowest * s->nblocks, s->nblocks);
+	return 0;
+}
+
+/* A platform is read instead of every other value of the net. */
+static int check_platform(const struct lb_schedule *s, const struct lb_platform *pf,
+			  char *err, size_t len)
+{
+	if (!pf->sealed)
+		return lb_errf(err, len, "sim: platform not sealed");
+	if (pf->nodes != s->ranks)
+		return lb_errf(err, len, "sim: platform of %u nodes for a schedule of %u ranks",
+			    pf->nodes, s->ranks);
+	if (pf->lanes < s->lanes)
+		return lb_errf(err, len, "sim: platform of %u lanes for a schedule of %u lanes",
+			    pf->lanes, s->lanes);
 	return 0;
 }
 
 static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 		     char *err, size_t len)
 {
+	if (net->model > LB_PORT_MULTI)
+		return lb_errf(err, len, "sim: unknown port model %d", (int)net->model);
+	if (net->model == LB_PORT_MULTI && !net->platform)
+		return lb_errf(err, len, "sim: the multi-port model needs a platform (its nodes' send times)");
+	if (net->platform)
+		return check_platform(s, net->platform, err, len);
+	if (!(net->latency >= 0) || !isfinite(net->latency))
+		return lb_errf(err, len, "sim: bad latency %g s (need >= 0)", net->latency);
 	if (!(net->alpha >= 0) || !isfinite(net->alpha))
 		return lb_errf(err, len, "sim: bad alpha %g s (need >= 0)", net->alpha);
 	if (!(net->lane_bw > 0) || !isfinite(net->lane_bw))
 		return lb_errf(err, len, "sim: bad lane bandwidth %g B/s (need > 0)", net->lane_bw);
 	if (net->sites > s->ranks)
 		return lb_errf(err, len, "sim: %u sites for %u ranks", net->sites, s->ranks);
-	if (net->sites > 1 && (!(net->wan_alpha >= 0) || net->wan_bw < 0))
-		return lb_errf(err, len, "sim: bad WAN alpha %g s or bandwidth %g B/s",
-			    net->wan_alpha, net->wan_bw);
+	if (net->sites > 1 && (!(net->wan_alpha >= 0) || net->wan_bw < 0 ||
+			       !(net->wan_latency >= 0) || !isfinite(net->wan_latency)))
+		return lb_errf(err, len, "sim: bad WAN alpha %g s, bandwidth %g B/s or latency %g s",
+			    net->wan_alpha, net->wan_bw, net->wan_latency);
 	for (size_t i = 0; i < (size_t)s->ranks * s->lanes; i++)
 		if ((net->rank_alpha && !(net->rank_alpha[i] >= 0)) ||
 		    (net->rank_bw && !(net->rank_bw[i] > 0)))
@@ -361,6 +465,56 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s)
 		}
 	}
 	return 0;
+}
+
+/* Multi-port: gives each directed link (src, peer, lane) the SENDs use an
+ * index, and every link a free time.  A lane's links are numbered together:
+ * at[peer] is the index of (src, peer, lane) if owner[peer] is its slot. */
+static int number_links(struct sim *x, const struct lb_schedule *s, char *err, size_t len)
+{
+	uint32_t *owner = malloc((size_t)s->ranks * sizeof(*owner));
+	uint32_t *at = malloc((size_t)s->ranks * sizeof(*at));
+	uint32_t links = 0;
+	for (uint32_t r = 0; owner && r < s->ranks; r++)
+		owner[r] = NO_SLOT;
+	for (uint32_t slot = 0; owner && at && slot < s->ranks * s->lanes; slot++)
+		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
+			uint32_t peer = x->sends[i].peer;
+			if (owner[peer] != slot)
+				owner[peer] = slot, at[peer] = links++;
+			x->cost[i].link = at[peer];
+		}
+	int ok = owner && at;
+	free(owner);
+	free(at);
+	x->link_free = ok ? calloc(links ? links : 1, sizeof(double)) : NULL;
+	if (!x->link_free)
+		return lb_errf(err, len, "sim: out of memory for the multi-port links");
+	return 0;
+}
+
+/* Resolves the occupation and latency of every SEND (in x->sends' order)
+ * on the platform; fails on a SEND over a missing link. */
+static int gather_costs(struct sim *x, const struct lb_schedule *s,
+			const struct lb_platform *pf, char *err, size_t len)
+{
+	x->cost = lb_alloc_large(x->end[(size_t)s->ranks * s->lanes - 1] * sizeof(*x->cost));
+	if (!x->cost)
+		return lb_errf(err, len, "sim: out of memory for the SENDs' link costs");
+	for (uint32_t slot = 0; slot < s->ranks * s->lanes; slot++) {
+		uint32_t src = slot / s->lanes, lane = slot % s->lanes;
+		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
+			const struct send *op = &x->sends[i];
+			struct lb_link l = op->peer == src ? (struct lb_link){ 0 }
+							   : lb_platform_link(pf, src, op->peer, lane);
+			if (!(l.bw > 0))
+				return lb_errf(err, len, "sim: rank %u lane %u sends to rank %u over no link",
+					    src, lane, op->peer);
+			uint64_t bytes = lb_range_bytes(s, op->first_block, op->nblocks);
+			x->cost[i] = (struct send_cost){ l.occ + (double)bytes / l.bw, l.lat, 0 };
+		}
+	}
+	return x->net->model == LB_PORT_MULTI ? number_links(x, s, err, len) : 0;
 }
 
 /* Nothing has arrived yet except at the root, which holds every block. */
@@ -405,7 +559,8 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	struct sim x = {
 		.s = &dims, .net = net, .res = res,
 		.send_free = calloc(slots, sizeof(double)),
-		.recv_free = calloc(slots, sizeof(double)),
+		.recv_free = net->model == LB_PORT_ONE_PORT_UNI ? NULL : calloc(slots, sizeof(double)),
+		.cpu_free = net->model == LB_PORT_MULTI ? calloc(s->ranks, sizeof(double)) : NULL,
 		.next = calloc(slots, sizeof(size_t)),
 		.end = calloc(slots, sizeof(size_t)),
 		.waiting = calloc(slots, 1),
@@ -413,6 +568,8 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 		       .link = malloc(slots * sizeof(uint32_t)),
 		       .ties = malloc(slots * sizeof(struct tie)) },
 	};
+	if (net->model == LB_PORT_ONE_PORT_UNI)
+		x.recv_free = x.send_free; /* one port per lane: both ends hold it */
 	int rc = -1, gathered = x.next && x.end && gather_sends(&x, s) == 0;
 	if (to_free) {
 		/* trimming walks the whole heap: worth it for a large schedule only */
@@ -425,11 +582,13 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	if (gathered)
 		x.arrival = lb_alloc_large(cells * sizeof(double));
 	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.q.ev ||
-	    !x.q.link || !x.q.ties) {
+	    !x.q.link || !x.q.ties || (net->model == LB_PORT_MULTI && !x.cpu_free)) {
 		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
 		     dims.ranks, dims.nblocks);
 		goto out;
 	}
+	if (net->platform && gather_costs(&x, &dims, net->platform, err, errlen))
+		goto out;
 	clear_arrivals(&x);
 	for (unsigned b = 0; b < 65; b++)
 		x.q.head[b] = NO_SLOT;
@@ -439,12 +598,16 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	rc = collect(&x, err, errlen);
 out:
 	free(x.arrival);
+	if (x.recv_free != x.send_free)
+		free(x.recv_free);
 	free(x.send_free);
-	free(x.recv_free);
+	free(x.cpu_free);
+	free(x.link_free);
 	free(x.next);
 	free(x.end);
 	free(x.waiting);
 	free(x.sends);
+	free(x.cost);
 	free(x.q.ev);
 	free(x.q.link);
 	free(x.q.ties);

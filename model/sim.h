@@ -1,14 +1,43 @@
 /* The simulator: executes a whole schedule for all ranks in one process as a
- * discrete-event simulation under the alpha-beta model.
+ * discrete-event simulation under the alpha-beta model, or on a platform
+ * (algos/platform.h) with per-pair values.
  *
- * Model: each lane of each rank has one send port and one receive port (full
- * duplex).  A transfer of n bytes from (src, lane) to (dst, lane) occupies
- * src's send port and dst's receive port for alpha + n / B, where alpha is
- * the larger and B the smaller of the two ends' values (a switched fabric:
- * the slower NIC sets the pace).  Between ranks of different sites the WAN
- * values apply instead when given.  A SEND starts when its lane's previous
- * SEND is done, all its blocks have arrived at its rank, and the receiving
- * port is free; receivers serve waiting senders first come, first served.
+ * One transfer of n bytes from (src, lane) to (dst, lane) has
+ *   - an occupation T: the time it holds ports (below);
+ *   - a latency lat: time in flight after the occupation, holding nothing.
+ * Its blocks arrive at dst at start + T + lat, so a pipelined stream of
+ * slices pays lat once per path, not once per slice (SPEC 1.3).
+ *   Without a platform: T = alpha + n / B, alpha the larger and B the
+ *   smaller of the two ends' values (rank_alpha / rank_bw when given: a
+ *   switched fabric, the slower NIC sets the pace), and lat = latency.
+ *   Between ranks of different sites wan_alpha replaces alpha, wan_latency
+ *   replaces latency, and wan_bw caps B when given.
+ *   With a platform: T = occ + n / bw and lat of lb_platform_link(src, dst,
+ *   lane); alpha, lane_bw, the rank and site values and both latencies are
+ *   not read.  A SEND over a pair with no link fails the run.
+ *
+ * A block is at a rank from the first arrival of any copy of it there,
+ * transit copies (LB_OP_TRANSIT, a relay's routed pass) included: RECVs
+ * need no action of their own.
+ *
+ * A SEND starts when all its blocks have arrived at its rank, its lane's
+ * previous SEND allows it, and the resources its port model needs are
+ * free; a busy resource serves waiting SENDs first come, first served (by
+ * the time each could have started, then by rank and lane).  The models:
+ *   LB_PORT_PER_LANE (default): each lane of each rank has one send port and
+ *     one receive port (full duplex).  A transfer holds src's send port and
+ *     dst's receive port for T; the lane's next SEND may start at its end.
+ *     With one lane this is seed 000's bidirectional one-port model.
+ *   LB_PORT_ONE_PORT_UNI: each lane of each rank has one port that its sends
+ *     and receives share.  A transfer holds src's port and dst's port for T
+ *     (seed 000's unidirectional one-port model when there is one lane).
+ *   LB_PORT_MULTI (needs a platform; SPEC 1.2, seed 000 section 3.2): each
+ *     rank has one CPU across its lanes, busy node[src].send from the start
+ *     of each of its SENDs; a directed link (src, dst, lane) carries one
+ *     transfer at a time, for T; dst's receive port of the lane is held for
+ *     T.  The lane's next SEND may start once the CPU is free, so transfers
+ *     of one sender to different peers overlap: a rank that sends each slice
+ *     to d children on one lane sends one every max(d * send, max T).
  */
 #ifndef LB_SIM_H
 #define LB_SIM_H
@@ -18,8 +47,16 @@
 
 #include "algos/schedule.h"
 
+struct lb_platform;
+
+enum lb_port_model {
+	LB_PORT_PER_LANE = 0, /* one send and one receive port per lane */
+	LB_PORT_ONE_PORT_UNI, /* one port per lane, sends and receives share it */
+	LB_PORT_MULTI,        /* CPU per rank, links overlap: see above */
+};
+
 struct lb_sim_net {
-	double alpha;   /* seconds per transfer (latency, per-message cost) */
+	double alpha;   /* seconds of port occupation per transfer (per-message cost) */
 	double lane_bw; /* bytes/s of one lane */
 	/* Optional per-(rank, lane) values, index rank * lanes + lane; NULL = use
 	 * alpha / lane_bw for every rank (heterogeneous platforms). */
@@ -31,12 +68,25 @@ struct lb_sim_net {
 	uint32_t sites;
 	double wan_alpha;
 	double wan_bw;
+	/* Seconds in flight, added to arrival times only (no port held): within
+	 * a site and between sites.  0 = none (alpha is all of it). */
+	double latency;
+	double wan_latency;
+	/* Sealed platform whose nodes are the ranks, or NULL for the rules
+	 * above; it has at least the schedule's lanes. */
+	const struct lb_platform *platform;
+	enum lb_port_model model;
 };
 
 struct lb_sim_result {
 	double seconds;      /* time the last block reached its last rank */
 	uint64_t transfers;  /* SENDs executed */
 	uint64_t bytes_moved;
+	/* Steady state at the slowest rank (the last to hold every block; the
+	 * root when there is one rank): (t_S - t_h) / (S - h), S blocks,
+	 * h = ceil(S / 2), t_k its k-th arrival in time (SPEC 7.3 item 7);
+	 * 0 when S == 1. */
+	double period;
 	double *rank_done;   /* optional, caller-owned [ranks]: when each rank
 			      * held every block (root: 0) */
 };
@@ -48,8 +98,16 @@ struct lb_sim_result {
  * summed stay an upper bound.) */
 uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends);
 
+/* What a run on a platform adds per SEND to lb_sim_bytes: its occupation,
+ * latency and (multi-port) link, resolved once, and at most one link's
+ * free time; and per rank, multi-port only: its CPU and the numbering of
+ * its links. */
+#define LB_SIM_PLATFORM_SEND_BYTES 32u
+#define LB_SIM_MULTI_PORT_RANK_BYTES 16u
+
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
- * network parameters, a stuck schedule, out of memory). */
+ * network parameters, a SEND over a missing link naming rank, lane and
+ * peer, a stuck schedule, out of memory). */
 int lb_sim_run(const struct lb_schedule *s, const struct lb_sim_net *net,
 	       struct lb_sim_result *res, char *err, size_t errlen);
 

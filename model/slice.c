@@ -64,7 +64,7 @@ uint64_t lb_slice_auto(const struct lb_algo *a, const struct lb_algo_params *prm
 {
 	struct climb c = { a, prm, latency, lane_bw, { 0 }, 0 };
 	uint64_t pick = lb_slice_refined(a, prm, latency, lane_bw), work = sim_work(a, *prm, pick);
-	if (work == 0 || work > LB_SLICE_SIM_BUDGET)
+	if (!a->cost_refined || work == 0 || work > LB_SLICE_SIM_BUDGET) /* no model: 1 MiB */
 		return pick;
 	c.n = lb_slice_candidates(prm->bytes, c.cand);
 	size_t i = 0;

@@ -1,6 +1,7 @@
 /* Executor + TCP transport end to end on loopback, each rank a thread of
  * this process (addresses exchanged in memory): every algorithm, several
- * sizes, slices, lanes and roots; every rank's bytes checked against the
+ * sizes, slices, lanes and roots (the platform algorithms on two small
+ * platforms, with relays in transit); every rank's bytes checked against the
  * iteration's pattern.  A second part shows a dead peer is reported, and
  * a channel given up (forget) costs no other channel of its lane. */
 #include <pthread.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "algos/algos.h"
+#include "algos/platform.h"
 #include "check.h"
 #include "lib/error.h"
 #include "engine/executor.h"
@@ -132,26 +134,73 @@ static void run_job(struct job *j)
 	free(j->addrs);
 }
 
-static void broadcast_case(const char *algo, uint32_t p, uint32_t root, uint32_t k,
-			   uint64_t bytes, uint64_t slice, enum lb_idle idle)
+static void broadcast_prm(const char *algo, const struct lb_algo_params *prm, enum lb_idle idle)
 {
 	char err[256];
-	struct lb_algo_params prm = { .ranks = p, .root = root, .lanes = k, .bytes = bytes,
-				      .slice_bytes = slice };
-	struct lb_schedule *s = lb_algo_build(lb_algo_find(algo), &prm, err, sizeof(err));
+	struct lb_schedule *s = lb_algo_build(lb_algo_find(algo), prm, err, sizeof(err));
 	CHECK(s != NULL, "%s: %s", algo, err);
 	if (!s)
 		return;
 	struct job j = { .s = s, .idle = idle, .kill_rank = -1 };
 	run_job(&j);
-	for (uint32_t r = 0; r < p; r++)
-		CHECK(j.rc[r] == 0, "%s p=%u root=%u k=%u M=%llu slice=%llu rank %u: %s", algo, p,
-		      root, k, (unsigned long long)bytes, (unsigned long long)slice, r, j.err[r]);
+	for (uint32_t r = 0; r < prm->ranks; r++)
+		CHECK(j.rc[r] == 0, "%s p=%u root=%u k=%u M=%llu slice=%llu%s rank %u: %s", algo,
+		      prm->ranks, prm->root, prm->lanes, (unsigned long long)prm->bytes,
+		      (unsigned long long)prm->slice_bytes, prm->platform ? " (platform)" : "", r,
+		      j.err[r]);
 	lb_sched_free(s);
+}
+
+static void broadcast_case(const char *algo, uint32_t p, uint32_t root, uint32_t k,
+			   uint64_t bytes, uint64_t slice, enum lb_idle idle)
+{
+	struct lb_algo_params prm = { .ranks = p, .root = root, .lanes = k, .bytes = bytes,
+				      .slice_bytes = slice };
+	broadcast_prm(algo, &prm, idle);
 }
 
 /* A rank that disappears: the ranks sending to it or waiting for it fail
  * naming it, with LB_EPEER (the peer is gone); nobody hangs. */
+/* A platform of p nodes and k lanes with links u <-> v (every lane). */
+static struct lb_platform *platform(uint32_t p, uint32_t k, const uint32_t (*link)[2], size_t n)
+{
+	struct lb_platform *pf = lb_platform_new(p, k);
+	struct lb_link l = { .bw = 1e9 };
+	for (size_t i = 0; pf && i < n; i++) {
+		lb_platform_set_link(pf, link[i][0], link[i][1], LB_PLATFORM_ALL_LANES, LB_LINK_BW, &l);
+		lb_platform_set_link(pf, link[i][1], link[i][0], LB_PLATFORM_ALL_LANES, LB_LINK_BW, &l);
+	}
+	if (pf && lb_platform_seal(pf) == 0)
+		return pf;
+	lb_platform_free(pf);
+	return NULL;
+}
+
+/* Every platform algorithm but the LP ones (no loads here; they emit trees
+ * like the others).  The star makes binomial-routed route 2 -> 3 through
+ * the root: a transit RECV lands in the root's own buffer (the same bytes;
+ * its pattern is checked after every iteration); on the path with a chord
+ * 0 -> 4 goes 0 -> 2 -> 3 -> 4, through two ranks that also get their own
+ * copy. */
+static void platform_cases(void)
+{
+	static const uint32_t star[][2] = { { 0, 1 }, { 0, 2 }, { 0, 3 } };
+	static const uint32_t path[][2] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 4 }, { 0, 2 } };
+	struct lb_platform *pfs[] = { platform(4, 2, star, 3), platform(5, 2, path, 5) };
+	for (size_t i = 0; i < 2; i++)
+		for (size_t a = 0; pfs[i] && a < lb_nalgos; a++) {
+			if (!lb_algos[a].needs || (lb_algos[a].needs & LB_ALGO_NEEDS_LP))
+				continue;
+			struct lb_algo_params prm = { .ranks = pfs[i]->nodes, .root = 0, .lanes = 2,
+						      .bytes = 100000, .slice_bytes = 8192,
+						      .platform = pfs[i] };
+			broadcast_prm(lb_algos[a].name, &prm, LB_IDLE_SLEEP);
+		}
+	CHECK(pfs[0] && pfs[1], "platforms: out of memory");
+	lb_platform_free(pfs[0]);
+	lb_platform_free(pfs[1]);
+}
+
 static void dead_peer(void)
 {
 	char err[256];
@@ -330,12 +379,15 @@ int main(void)
 {
 	for (size_t a = 0; a < lb_nalgos; a++) {
 		const char *name = lb_algos[a].name;
+		if (lb_algos[a].needs)
+			continue; /* they need a platform: platform_cases() */
 		broadcast_case(name, 1, 0, 2, 4096, 1024, LB_IDLE_SLEEP);
 		broadcast_case(name, 2, 1, 1, 100000, 8192, LB_IDLE_SLEEP);
 		broadcast_case(name, 7, 3, 2, (1 << 20) + 13, 64 << 10, LB_IDLE_SLEEP);
 		broadcast_case(name, 8, 0, 3, 3 << 20, 256 << 10, LB_IDLE_YIELD);
 		broadcast_case(name, 9, 8, 2, 777, 100, LB_IDLE_SLEEP);
 	}
+	platform_cases();
 	dead_peer();
 	refused_by_transport();
 	refused_in_executor();

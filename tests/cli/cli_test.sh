@@ -119,10 +119,13 @@ done
 
 # The registry, listed: every name also in plan --help.
 expect_ok plan -a list
-algos=$(printf '%s\n' "$out" | awk '{ print $1 }')
-[ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 algorithms: $out"
+algos=$(printf '%s\n' "$out" | awk '!/needs --platform/ { print $1 }')
+platform_algos=$(printf '%s\n' "$out" | awk '/needs --platform/ { print $1 }')
+[ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 homogeneous algorithms: $out"
+[ "$(printf '%s\n' "$platform_algos" | wc -l)" -eq 8 ] ||
+	fail "plan -a list: want 8 algorithms marked 'needs --platform' (seed 000): $out"
 expect_ok plan --help
-for a in $algos; do
+for a in $algos $platform_algos; do
 	case $out in *"$a"*) ;; *) fail "plan --help does not list $a" ;; esac
 done
 
@@ -150,6 +153,7 @@ expect_usage "'extra'" sim extra
 expect_usage "--ranks" plan -a chain -m 1M
 expect_usage "--algorithm" plan -p 4 -m 1M
 expect_usage "root 8" plan -a chain -p 8 -r 8 -m 1M
+expect_usage "topo-grow: needs --platform FILE" plan -a topo-grow -p 8 -m 1M
 expect_usage "root: bad rank '8': out of range for 8 ranks" sim -p 8 -r 8
 expect_usage "root: bad rank '4': out of range for 4 ranks" sim -p 8,4,16 -r 4
 expect_usage "root: bad rank 'x'" sim -p 8 -r 1,x
@@ -239,6 +243,59 @@ grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chai
 grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
 [ "$(grep -c -- '->' "$tmp/out")" -eq 2 ] || fail "plan dot: chain p=3 wants 2 edges: $out"
 
+# plan --platform: tests/test_hetero.c's 5-node platform (slice times
+# T = 60 / bw s at 60 bytes); -p defaults to its 5 nodes, -k to its 1 lane.
+cat >"$tmp/p5.txt" <<'EOF'
+nodes 5
+link 0 1 bw 60B/s oneway
+link 0 2 bw 60B/s oneway
+link 0 3 bw 60B/s oneway
+link 1 2 bw 30B/s oneway
+link 2 3 bw 30B/s oneway
+link 3 4 bw 30B/s oneway
+link 1 4 bw 20B/s oneway
+link 4 0 bw 60B/s oneway
+EOF
+expect_ok plan -a binomial-routed --platform "$tmp/p5.txt" -m 120 -s 60
+case $out in "period 3 s per slice of 60 bytes, throughput 0.333333333 slices/s"*"ranks 5, root 0, lanes 1,"*) ;;
+*) fail "plan --platform: binomial-routed period 3 on 5 ranks x 1 lane: $out" ;; esac
+grep -q '^  lane 0: recv<-2 \[0,1)  recv<-0 \[0,1) transit  send->4 \[0,1) transit' "$tmp/out" ||
+	fail "plan --platform: rank 3 relays 0 -> 4 in transit: $out"
+expect_ok plan -a topo-grow --platform "$tmp/p5.txt" -m 120 -s 60 --format dot
+for e in 'r0 -> r1' 'r0 -> r2' 'r2 -> r3' 'r3 -> r4'; do
+	grep -q "$e " "$tmp/out" || fail "plan --platform topo-grow: no edge $e: $out"
+done
+[ "$(grep -c -- '->' "$tmp/out")" -eq 4 ] || fail "plan --platform topo-grow: want 4 edges: $out"
+expect_ok plan -a binomial-routed --platform "$tmp/p5.txt" -m 120 -s 60 --json -
+printf '%s\n' "$out" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+assert doc["provenance"]["option.platform"].endswith("p5.txt"), doc["provenance"]
+ops = [r["op"] for r in doc["rows"] if r["rank"] == 3]
+assert ops == ["recv", "transit-recv", "transit-send"] * 2, ops
+' || fail "plan --platform --json: transit ops: $out"
+expect_ok plan -a topo-grow --platform "$tmp/p5.txt" -m 3M -s auto
+case $out in "slice 1M, chosen by --slice auto: seed 000's 1 MiB slice"*"blocks 3,"*) ;;
+*) fail "plan --platform --slice auto: want 1 MiB slices: $out" ;; esac
+expect_ok plan -a chain --platform "$tmp/p5.txt" -m 120
+expect_status 1 "invalid schedule: rank 0 lane 0: no link to peer 4 in the platform" \
+	plan -a binomial --platform "$tmp/p5.txt" -m 120
+expect_usage "topo-grow: the platform has 5 nodes x 1 lanes, not 6 ranks" \
+	plan -a topo-grow --platform "$tmp/p5.txt" -p 6 -m 120
+# lp-*: the LP bound solved for them (TP* 1/2 here); its loads pick the optimal tree
+for a in lp-grow lp-prune; do
+	expect_ok plan -a $a --platform "$tmp/p5.txt" -m 120 -s 60 --format dot
+	case $out in *"// lp bound 0.5 slices/s"*"the tree 1.0000 of it"*) ;;
+	*) fail "plan --platform $a: lp bound 0.5, ratio 1: $out" ;; esac
+	for e in 'r0 -> r1' 'r0 -> r3' 'r1 -> r2' 'r3 -> r4'; do
+		grep -q "$e " "$tmp/out" || fail "plan --platform $a: no edge $e: $out"
+	done
+done
+printf 'nodes 3\nlink 0 1 bw 1MB/s\n' >"$tmp/cut.txt"
+expect_usage "topo-prune-simple: node 2 cannot be reached from node 0 on lane 0" \
+	plan -a topo-prune-simple --platform "$tmp/cut.txt" -m 1M
+expect_usage "$tmp/nope.txt: cannot open" plan -a topo-grow --platform "$tmp/nope.txt" -m 1M
+
 # --- sim --------------------------------------------------------------------
 # strip_head FILE: the CSV starts with its provenance ('# format: ...' first,
 # then '# key: value' lines, results/README.md), which is dropped in place
@@ -249,14 +306,14 @@ strip_head() {
 	grep '^# ' "$1" >"$1.head" || true
 	mv "$1.body" "$1"
 }
-header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second"
+header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second,period_seconds,throughput_bytes_per_second"
 expect_ok sim -a all -p 8 -m 4K,1M
 strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 12 rows: $out"
 # defaults: k=2, root 0, stripe on, slice auto, alpha 5us, bw 10gbit = 1.25e9 B/s
 awk -F, 'NR > 1 && !($2 == 8 && $3 == 2 && $4 == 0 && $5 == "on" &&
-	$9 == "5e-06" && $10 == "1.25e+09" && NF == 16) { exit 1 }' "$tmp/out" ||
+	$9 == "5e-06" && $10 == "1.25e+09" && NF == 18) { exit 1 }' "$tmp/out" ||
 	fail "sim: rows do not carry the defaults: $out"
 grep -qx '# option.slice: auto' "$tmp/out.head" || fail "sim: the default slice is not auto: $(cat "$tmp/out.head")"
 # auto: each row's slice is a candidate, a power of two from 1K below M, or M

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# lanebench calibrate and bcast --platform on a job of plain processes at
+# 127.0.0.1 (loopback lanes, no root): 4 ranks calibrate every ordered
+# pair over TCP; the file parses back (platform show), has "default none"
+# and 12 links on the lane, each with a bandwidth and a latency > 0; bcast
+# --platform of that file runs topo-grow and binomial-routed, every byte
+# verified, its rows carrying the file's hash and the trees' periods.
+# Refusals: a platform whose node count is not the job's (exit 2, both
+# counts named), --pairs all above 32 ranks (exit 2), and a calibration
+# that fails writes no file.  Ranks wait for each other in the bootstrap,
+# never on sleeps.
+#   calibrate_test.sh LANEBENCH
+set -uo pipefail
+lanebench=$(realpath "${1:?usage: calibrate_test.sh path/to/lanebench}")
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+
+ok() { echo "ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# rank RANK SIZE PORT CMD ARGS...: one rank of a job at 127.0.0.1:PORT
+rank() {
+	local r=$1 n=$2 port=$3
+	shift 3
+	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
+		LANEBENCH_TOKEN="cal$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
+}
+
+# job NAME CMD ARGS...: 4 ranks, rank 0's stdout and stderr in
+# $tmp/NAME.out and .err; returns the first non-zero exit status
+job() {
+	local name=$1 port r rc=0 p
+	shift
+	port=$(free_port)
+	local mine=()
+	for r in 1 2 3; do
+		rank "$r" 4 "$port" "$@" >/dev/null 2>"$tmp/$name.err$r" &
+		mine+=($!)
+		pids+=($!)
+	done
+	rank 0 4 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+	for p in "${mine[@]}"; do
+		wait "$p" || { [ "$rc" != 0 ] || rc=$?; }
+	done
+	return "$rc"
+}
+
+pf=$tmp/measured.platform
+# --- calibrate: 4 ranks, every ordered pair -----------------------------------
+if job cal calibrate --nics 127.0.0.1 --calib-size 64K --iters 3 --timeout 30s -o "$pf"; then
+	ok "calibrate on 4 ranks: exit 0"
+else
+	fail "calibrate on 4 ranks: $(tail -n 2 "$tmp/cal.err")"
+fi
+if "$lanebench" platform show "$pf" >"$tmp/show.out" 2>"$tmp/show.err" &&
+	head -n 1 "$tmp/show.out" | grep -q ': 4 nodes, 1 lane,'; then
+	ok "the file parses back: $(head -n 1 "$tmp/show.out")"
+else
+	fail "platform show of the calibration: $(cat "$tmp/show.err" "$tmp/show.out" | head -n 3)"
+fi
+if grep -qx 'default none' "$pf" && grep -q '^# transport: tcp$' "$pf" &&
+	grep -q '^# host\.3: ' "$pf" && grep -q '^# option\.calib-size: 64K$' "$pf"; then
+	ok "default none, and a head naming transport, hosts and calib size"
+else
+	fail "head or default: $(grep -v '^link' "$pf" | head -n 12)"
+fi
+# link U V lane 0 lat S bw RB/s oneway: each ordered pair once, all > 0
+if awk '$1 == "link" { n++; key = $2 " " $3; if (seen[key]++ || $2 == $3) bad++
+		if ($4 != "lane" || $5 != 0 || $6 != "lat" || !($7 > 0) || $8 != "bw" || !($9 + 0 > 0) ||
+		    $9 !~ /B\/s$/ || $10 != "oneway") bad++ }
+	END { exit !(n == 12 && !bad) }' "$pf"; then
+	ok "12 links on lane 0, one per ordered pair, latency and bandwidth > 0"
+else
+	fail "links: $(grep -c '^link' "$pf") of 12: $(grep '^link' "$pf" | head -n 3)"
+fi
+
+# --- bcast --platform of that file ----------------------------------------------
+hash=$(sed -n '1s/.*(hash \([0-9a-f]*\)).*/\1/p' "$tmp/show.out")
+if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial-routed \
+	-m 64K,1M -i 2 -x 1 --timeout 30s -o "$tmp/bc.csv"; then
+	ok "bcast --platform: exit 0 (every byte verified)"
+else
+	fail "bcast --platform: $(tail -n 2 "$tmp/bc.err")"
+fi
+if [ ${#hash} = 16 ] && awk -F, -v hash="$hash" '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ rows++ }
+	$c["platform"] != hash || !($c["period_seconds"] > 0) ||
+	$c["verified_bytes"] != 3 * $c["message_bytes"] * 3 || $c["sim_seconds"] != "" { bad++ }
+	$c["algorithm"] == "topo-grow" { tg++ } $c["algorithm"] == "binomial-routed" { br++ }
+	END { exit !(rows == 4 && tg == 2 && br == 2 && !bad) }' "$tmp/bc.csv"; then
+	ok "4 rows: platform $hash, period_seconds > 0, every byte verified, no sim prediction"
+else
+	fail "bcast --platform rows (hash '$hash'): $(grep -v '^#' "$tmp/bc.csv" 2>&1 | cut -d, -f3,10,29-32)"
+fi
+
+# --- refusals -----------------------------------------------------------------------
+# before any connection: rank 0 of a 3-rank job, alone
+rc=0
+rank 0 3 "$(free_port)" bcast --nics 127.0.0.1 --platform "$pf" -a topo-grow >/dev/null 2>"$tmp/n3.err" || rc=$?
+if [ "$rc" = 2 ] && grep -q '4 nodes but the job has 3 ranks' "$tmp/n3.err"; then
+	ok "a 4-node platform in a 3-rank job: exit 2: $(cat "$tmp/n3.err")"
+else
+	fail "node count mismatch: exit $rc: $(cat "$tmp/n3.err")"
+fi
+rc=0
+rank 0 33 "$(free_port)" calibrate --nics 127.0.0.1 -o "$tmp/big.platform" >/dev/null 2>"$tmp/p33.err" || rc=$?
+if [ "$rc" = 2 ] && grep -q 'refused above 32 ranks' "$tmp/p33.err" && [ ! -e "$tmp/big.platform" ]; then
+	ok "--pairs all with 33 ranks: exit 2, nothing written"
+else
+	fail "--pairs all with 33 ranks: exit $rc: $(cat "$tmp/p33.err")"
+fi
+# rank 0 of a pair whose peer never comes: it fails, and writes nothing
+rc=0
+rank 0 2 "$(free_port)" calibrate --nics 127.0.0.1 --timeout 2s -o "$tmp/none.platform" >/dev/null 2>"$tmp/alone.err" || rc=$?
+if [ "$rc" != 0 ] && [ ! -e "$tmp/none.platform" ]; then
+	ok "a failed calibration (peer never came): exit $rc, nothing written"
+else
+	fail "failed calibration: exit $rc, file: $(ls "$tmp" | grep none)"
+fi
+
+[ "$fails" = 0 ] && echo "calibrate_test: all passed" || echo "calibrate_test: $fails failed"
+exit $((fails > 0))
