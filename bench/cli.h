@@ -126,6 +126,7 @@ extern const struct lb_cmd lb_cmd_topo;
 extern const struct lb_cmd lb_cmd_check;
 extern const struct lb_cmd lb_cmd_platform;
 extern const struct lb_cmd lb_cmd_lp;
+extern const struct lb_cmd lb_cmd_repro;
 
 enum lb_cli_status {
 	LB_CLI_RUN = 0, /* options stored: go on */

@@ -17,6 +17,7 @@ static const struct lb_cmd *const commands[] = {
 	&lb_cmd_check,
 	&lb_cmd_platform,
 	&lb_cmd_lp,
+	&lb_cmd_repro,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

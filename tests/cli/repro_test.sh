@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# lanebench repro seed000-table3 at CI size (2 platforms of 30 nodes): the
+# generator line, one row per Table 3 column with the paper's cell beside
+# it, the CSV and JSON, and bad input (unknown experiment, a node count
+# without a preset) refused with exit 2 and no file.
+# Usage: repro_test.sh path/to/lanebench
+set -u
+B=$(realpath "${1:?usage: repro_test.sh path/to/lanebench}")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+"$B" repro seed000-table3 -p 30 -n 2 -q -o "$tmp/t3.csv" --json "$tmp/t3.json" \
+	>"$tmp/out" 2>"$tmp/err" || fail "repro failed: $(cat "$tmp/err")"
+grep -q '^# 30 nodes: generator: tiers-like seed=1 nodes=30 sw=10 ' "$tmp/out" ||
+	fail "no generator line: $(head -2 "$tmp/out")"
+for h in topo-prune-simple topo-prune-degree topo-grow lp-grow lp-prune binomial-routed; do
+	grep -qE "^ +30 $h " "$tmp/out" || fail "table lacks $h"
+done
+# Prune Simple's paper cell at 30 nodes is 46 (+-12), Binomial's 11 (+-2).
+grep -E '^ +30 topo-prune-simple .* 46 +12 ' "$tmp/out" >/dev/null || fail "prune-simple row: $(grep prune-simple "$tmp/out")"
+grep -E '^ +30 binomial-routed .* 11 +2 ' "$tmp/out" >/dev/null || fail "binomial row: $(grep binomial "$tmp/out")"
+rows=$(grep -vc '^#' "$tmp/t3.csv")
+[ "$rows" -eq 7 ] || fail "CSV: $rows lines without '#', want a header and 6 rows"
+head -c1 "$tmp/t3.json" | grep -q '{' || fail "JSON: $(head -c 80 "$tmp/t3.json")"
+# Every percentage is in (0, 100]: a tree never beats the LP bound.
+awk -F, 'NR > 1 && !/^#/ { if ($5 <= 0 || $5 > 100.0001) bad++ } END { exit bad > 0 }' \
+	<(grep -v '^#' "$tmp/t3.csv") || fail "a mean outside (0, 100]"
+
+"$B" repro seed000-table4 -o "$tmp/never" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "no such experiment" "$tmp/err" || fail "unknown experiment: $(cat "$tmp/err")"
+"$B" repro seed000-table3 -p 40 -o "$tmp/never" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "'40': no tiers-like preset" "$tmp/err" || fail "40 nodes: $(cat "$tmp/err")"
+[ ! -e "$tmp/never" ] || fail "a refused run wrote its -o file"
+
+[ "$failures" -eq 0 ] && echo "repro: all checks passed"
+exit $((failures > 0))
