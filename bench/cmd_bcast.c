@@ -81,7 +81,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_STRING, OFF(platform)) },
 	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
 	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },
-	{ LB_OPT("no-calibration", 0, NULL, "skip calibration (no predicted columns)",
+	{ LB_OPT("no-calibration", 0, NULL, "skip calibration (no predicted columns; with --platform, sim_seconds still)",
 	  LB_OPT_FLAG, OFF(no_calibration)) },
 	{ LB_OPT("no-pin", 0, NULL, "do not bind lane threads to cores near their NIC",
 	  LB_OPT_FLAG, OFF(no_pin)) },

@@ -172,6 +172,20 @@ static size_t possible_slices(const struct run *r, size_t i, uint64_t out[LB_SLI
 	return 1;
 }
 
+/* With a platform, a homogeneous algorithm's schedule may use a pair the
+ * platform has no link for (the platform algorithms are built on its
+ * links): the validator (s carries the platform) refuses it, naming rank,
+ * lane and peer, and the run stops before any connection. */
+static int refused_by_platform(const struct run *r, const struct lb_algo *a,
+			       const struct lb_schedule *s, char *err, size_t len)
+{
+	char why[256];
+	if (!r->prm->platform || a->needs || lb_sched_validate(s, why, sizeof(why)) == 0)
+		return 0;
+	return lb_errf(err, len, "%s: %s (leave it out of -a: it needs every link its schedule uses)",
+		       a->name, why);
+}
+
 /* Marks in seen[lane * size + peer] the peers of this rank in configuration
  * i cut into slices of `slice` bytes.  A candidate of auto the algorithm
  * cannot cut so finely is none (lb_slice_auto skips it too). */
@@ -186,6 +200,10 @@ static int mark_peers(const struct run *r, size_t i, uint64_t slice, int candida
 	struct lb_schedule *s = lb_algo_build(a, &p, err, len);
 	if (!s)
 		return -1;
+	if (refused_by_platform(r, a, s, err, len)) {
+		lb_sched_free(s);
+		return -1;
+	}
 	for (uint32_t l = 0; l < r->job.lanes; l++) {
 		int n = lb_sched_lane_peers(s, r->job.rank, l, tmp);
 		for (int j = 0; j < n; j++)
@@ -334,29 +352,39 @@ static double ratio(double measured, double predicted)
 	return predicted > 0 ? measured / predicted : NAN;
 }
 
-/* Cost table, refined model and simulation from the calibration. */
+/* The simulator's time for s: on the platform when there is one (each
+ * pair's latency in flight, occupation occ + bytes / bw, one send and one
+ * receive port per lane: what a lane of the executor does), else on each
+ * rank's calibrated latency and bandwidth; NaN without either. */
+static double simulate(const struct run *r, const struct lb_schedule *s)
+{
+	struct lb_sim_net net = { .platform = r->prm->platform, .model = LB_PORT_PER_LANE };
+	if (!net.platform && !r->cal.bandwidth_median)
+		return NAN;
+	if (!net.platform)
+		net = (struct lb_sim_net){ .alpha = r->cal.latency_median,
+					   .lane_bw = r->cal.bandwidth_median,
+					   .rank_alpha = r->cal.latency, .rank_bw = r->cal.bandwidth };
+	struct lb_sim_result sr = { 0 };
+	char why[256];
+	return lb_sim_run(s, &net, &sr, why, sizeof(why)) == 0 ? sr.seconds : NAN;
+}
+
+/* Cost table and refined model from the calibration (the platform
+ * algorithms have no closed forms: NaN), and the simulation. */
 static void predict(const struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
 		    struct bcast_row *res)
 {
-	res->table = res->refined = res->sim = NAN;
-	/* A platform algorithm has no closed form, and the simulator here runs
-	 * on the calibration's per-rank figures, not on the platform's pairs:
-	 * its prediction would be of another network (results/README.md). */
+	res->table = res->refined = NAN;
+	res->sim = simulate(r, s);
 	if (!r->cal.bandwidth_median || a->needs)
 		return;
 	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = s->bytes,
 				 .slice_bytes = res->slice_bytes, .latency = r->cal.latency_median,
 				 .lane_bw = r->cal.bandwidth_median, .sites = 1,
 				 .allgather = r->prm->allgather, .stripe_off = r->prm->stripe_off };
-	/* (the platform algorithms have no closed forms: NaN) */
 	res->table = a->cost_table ? a->cost_table(&in) : NAN;
 	res->refined = a->cost_refined ? a->cost_refined(&in) : NAN;
-	struct lb_sim_net net = { .alpha = in.latency, .lane_bw = in.lane_bw,
-				  .rank_alpha = r->cal.latency, .rank_bw = r->cal.bandwidth };
-	struct lb_sim_result sr = { 0 };
-	char why[256];
-	if (lb_sim_run(s, &net, &sr, why, sizeof(why)) == 0)
-		res->sim = sr.seconds;
 }
 
 /* Rank 0: the slowest rank's time per iteration, statistics, predictions,

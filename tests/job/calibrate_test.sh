@@ -3,10 +3,13 @@
 # 127.0.0.1 (loopback lanes, no root): 4 ranks calibrate every ordered
 # pair over TCP; the file parses back (platform show), has "default none"
 # and 12 links on the lane, each with a bandwidth and a latency > 0; bcast
-# --platform of that file runs topo-grow and binomial-routed, every byte
-# verified, its rows carrying the file's hash and the trees' periods.
+# --platform of that file runs topo-grow, binomial-routed and chain, every
+# byte verified, its rows carrying the file's hash, the trees' periods and
+# the simulator's prediction on the platform (every algorithm).
 # Refusals: a platform whose node count is not the job's (exit 2, both
-# counts named), --pairs all above 32 ranks (exit 2), and a calibration
+# counts named), chain on that platform without the link 1 -> 2 (exit 1
+# before any connection, the validator's reason naming rank, lane and
+# peer), --pairs all above 32 ranks (exit 2), and a calibration
 # that fails writes no file.  Ranks wait for each other in the bootstrap,
 # never on sleeps.
 #   calibrate_test.sh LANEBENCH
@@ -88,7 +91,7 @@ fi
 
 # --- bcast --platform of that file ----------------------------------------------
 hash=$(sed -n '1s/.*(hash \([0-9a-f]*\)).*/\1/p' "$tmp/show.out")
-if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial-routed \
+if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial-routed,chain \
 	-m 64K,1M -i 2 -x 1 --timeout 30s -o "$tmp/bc.csv"; then
 	ok "bcast --platform: exit 0 (every byte verified)"
 else
@@ -96,11 +99,12 @@ else
 fi
 if [ ${#hash} = 16 ] && awk -F, -v hash="$hash" '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ rows++ }
-	$c["platform"] != hash || !($c["period_seconds"] > 0) ||
-	$c["verified_bytes"] != 3 * $c["message_bytes"] * 3 || $c["sim_seconds"] != "" { bad++ }
-	$c["algorithm"] == "topo-grow" { tg++ } $c["algorithm"] == "binomial-routed" { br++ }
-	END { exit !(rows == 4 && tg == 2 && br == 2 && !bad) }' "$tmp/bc.csv"; then
-	ok "4 rows: platform $hash, period_seconds > 0, every byte verified, no sim prediction"
+	$c["platform"] != hash || ($c["algorithm"] != "chain") != ($c["period_seconds"] > 0) ||
+	$c["verified_bytes"] != 3 * $c["message_bytes"] * 3 || !($c["sim_seconds"] > 0) ||
+	!($c["measured_over_sim_ratio"] > 0) { bad++ }
+	{ n[$c["algorithm"]]++ }
+	END { exit !(rows == 6 && n["topo-grow"] == 2 && n["binomial-routed"] == 2 && n["chain"] == 2 && !bad) }' "$tmp/bc.csv"; then
+	ok "6 rows: platform $hash, period_seconds > 0 for the trees, sim on the platform for all, every byte verified"
 else
 	fail "bcast --platform rows (hash '$hash'): $(grep -v '^#' "$tmp/bc.csv" 2>&1 | cut -d, -f3,10,29-32)"
 fi
@@ -113,6 +117,17 @@ if [ "$rc" = 2 ] && grep -q '4 nodes but the job has 3 ranks' "$tmp/n3.err"; the
 	ok "a 4-node platform in a 3-rank job: exit 2: $(cat "$tmp/n3.err")"
 else
 	fail "node count mismatch: exit $rc: $(cat "$tmp/n3.err")"
+fi
+# chain (0 -> 1 -> 2 -> 3) needs the link 1 -> 2: without it, refused
+grep -v '^link 1 2 lane 0 ' "$pf" >"$tmp/no12.platform"
+rc=0
+job no12 bcast --nics 127.0.0.1 --no-pin --platform "$tmp/no12.platform" -a chain -m 64K -i 1 -x 0 \
+	--timeout 30s -o "$tmp/no12.csv" || rc=$?
+if [ "$rc" = 1 ] && grep -q 'chain: rank 1 lane 0: no link to peer 2 in the platform' "$tmp/no12.err" &&
+	[ ! -e "$tmp/no12.csv" ]; then
+	ok "chain over a missing link: exit 1, nothing written: $(tail -n 1 "$tmp/no12.err")"
+else
+	fail "chain over a missing link: exit $rc: $(tail -n 1 "$tmp/no12.err"), csv: $(ls "$tmp" | grep no12)"
 fi
 rc=0
 rank 0 33 "$(free_port)" calibrate --nics 127.0.0.1 -o "$tmp/big.platform" >/dev/null 2>"$tmp/p33.err" || rc=$?
