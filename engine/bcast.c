@@ -359,7 +359,7 @@ static double ratio(double measured, double predicted)
  * SEND of a lane at once, so a rank's transfers to different peers
  * overlap (each link carrying one at a time, the node's send overhead
  * apart); the per-lane model, one SEND at a time, predicted trees with
- * fan-out 1.3 to 2 times too slow on the emulated cluster
+ * fan-out up to 3 times too slow on the emulated cluster
  * (scripts/bench-hetero). */
 static double simulate(const struct run *r, const struct lb_schedule *s)
 {
