@@ -6,7 +6,7 @@
 #ifndef LB_SIMSWEEP_H
 #define LB_SIMSWEEP_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,7 +50,7 @@ struct lb_simsweep_params {
 	const struct lb_prov *prov;
 	/* Optional: non-zero (a signal's number) ends the sweep before the
 	 * next configuration; the run then returns 0 with the rows so far. */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 	/* Configurations simulated at once, each on its own thread, as their
 	 * memory estimates together allow; 0: one per CPU this process may
 	 * use.  Rows reach the sink in sweep order either way. */
