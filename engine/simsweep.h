@@ -44,6 +44,11 @@ struct lb_simsweep_params {
 	 * out (NaN: they know no platform), and the heterogeneous algorithms
 	 * build on it (lb_algo_params.platform). */
 	const struct lb_platform *platform;
+	/* With a platform: the LP bound TP* (model/lp.h, one-port, lane 0) of
+	 * every row's root and slice, and the row's simulated throughput as a
+	 * ratio of it.  Solved before the workers start, one LP per (root,
+	 * slice); the lp-* algorithms need it whatever this says. */
+	int lp_bound;
 	int validate;          /* check every schedule with the validator first */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink as it is; NULL: none. */
