@@ -148,11 +148,7 @@ static int csv_target(const struct lb_cmd *cmd, const struct sim_opts *o,
 {
 	int csv_stdout = !o->output || strcmp(o->output, "-") == 0;
 	*none = csv_stdout && lb_cli_json_to_stdout(json) && !o->output;
-	if (csv_stdout && !*none && lb_cli_json_to_stdout(json)) {
-		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
-		return -1;
-	}
-	return 0;
+	return lb_cli_check_stdout(cmd, json, o->output);
 }
 
 /* The simulator's work grows with ranks x blocks: the estimate's weight. */

@@ -21,7 +21,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("algorithm", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "algorithm", -11 } } },
 	{ LB_COLUMN("ranks", LB_COL_UINT), .table = { { LB_SHOW_UINT, "p", 7 } } },
 	{ LB_COLUMN("lanes", LB_COL_UINT) },
-	{ LB_COLUMN("root", LB_COL_UINT) },
+	{ LB_COLUMN("root", LB_COL_UINT), .table = { { LB_SHOW_UINT, "root", 5 } } },
 	{ LB_COLUMN("stripe", LB_COL_TEXT) },
 	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 7 } } },
 	{ LB_COLUMN("slice_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "slice", 7 } } },

@@ -376,8 +376,8 @@ expect_ok sim -a all -p 8 -m 4K,1M -s 64K -o "$tmp/res/sim.csv"
 strip_head "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/res/sim.csv")" -eq 13 ] || fail "sim -o: want header + 12 rows in the file"
 [ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -o: want a table of header + 12 rows on stdout: $out"
-head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
-grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *root  *bytes  *slice' || fail "sim -o: table header: $out"
+grep -q '^multilane  *8  *0  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
 
 # --json: one document per run that parses and holds the CSV's provenance,
 # columns and rows; '-' puts it on stdout and the table on stderr.
