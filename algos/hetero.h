@@ -11,9 +11,10 @@
  *
  * Multi-port heuristics (mp-*) take send_u from the platform's per-node
  * `send` (node U send ...).  The paper's experiments use
- * send_u = 0.80 * min_w T_{u,w} for its 1 MB slice; h/plat's generators
- * write exactly that, so a platform from elsewhere must carry it too (0
- * makes the multi-port period the largest T of a node's children alone).
+ * send_u = 0.80 * min_w T_{u,w} for its 1 MB slice; the platform
+ * generators (SPEC 2.5) write exactly that, and a platform from elsewhere
+ * must carry it too (0 makes the multi-port period the largest T of a
+ * node's children alone).
  *
  * Errors (a node not reachable from the root, no memory, a pruning loop
  * that cannot finish -- "internal error", impossible on a reachable

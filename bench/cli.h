@@ -216,6 +216,11 @@ struct lb_sink lb_cli_json_sink(struct lb_cli_json *j);
 /* --json - : the document takes stdout. */
 int lb_cli_json_to_stdout(const struct lb_cli_json *j);
 
+/* --json - and -o - (output) both want stdout: prints that and returns
+ * -1 (a usage error); else 0. */
+int lb_cli_check_stdout(const struct lb_cmd *cmd, const struct lb_cli_json *j,
+			const char *output);
+
 /* Closes the document: complete when rc is 0 and no signal asked to stop,
  * else with "incomplete" (the signal's reason, or why).  Call before
  * lb_cli_finish_csv (which ends the process after a signal).  Returns 0

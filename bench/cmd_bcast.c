@@ -348,10 +348,8 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	struct lb_list roots = { 0 };
 	struct lb_platform *pf = NULL;
 	char err[512] = "";
-	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
-		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+	if (lb_cli_check_stdout(cmd, &json, o->output))
 		return LB_EXIT_USAGE;
-	}
 	int rc = lb_cli_require_job(cmd, 1);
 	if (rc == 0)
 		rc = roots_of(cmd, o, &roots);

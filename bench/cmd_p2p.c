@@ -173,10 +173,8 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 		rc = lb_cli_require_job(cmd, 2); /* ranks 0 and 1 measure */
 	if (rc)
 		return rc;
-	if (lb_cli_json_to_stdout(&json) && o->output && strcmp(o->output, "-") == 0) {
-		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+	if (lb_cli_check_stdout(cmd, &json, o->output))
 		return LB_EXIT_USAGE;
-	}
 	struct lb_p2psweep_params p = params_of(cmd, o);
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);

@@ -141,7 +141,11 @@ static int table3(const struct lb_cmd *cmd, const struct repro_opts *o)
 	struct lb_csv *csv = NULL;
 	size_t ncols;
 	char err[768];
-	if (o->nodes.n > 16 || check_nodes(cmd, o, &p))
+	if (o->nodes.n > 16) {
+		lb_cli_error(cmd, "nodes", "%zu node counts: at most 16", o->nodes.n);
+		return LB_EXIT_USAGE;
+	}
+	if (check_nodes(cmd, o, &p) || lb_cli_check_stdout(cmd, &json, o->output))
 		return LB_EXIT_USAGE;
 	for (size_t i = 0; i < o->nodes.n; i++)
 		sizes[i] = (uint32_t)o->nodes.v[i];

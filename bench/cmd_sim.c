@@ -20,7 +20,7 @@ struct sim_opts {
 	const char *roots; /* -r as typed: "all" depends on the rank count */
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
 	double lat, wan_lat;         /* wan_lat < 0: same as lat */
-	int stripe_off, allgather, validate, model;
+	int stripe_off, allgather, validate, model, no_lp;
 	const char *output, *json, *platform;
 };
 
@@ -74,6 +74,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("platform", 0, "FILE", "simulate on this platform (algos/platform.h's format, '-': stdin): each pair's links replace --alpha, --bw, --lat and the sites' values (--alpha and --bw still choose --slice auto); the closed forms are left empty",
 	  LB_OPT_STRING, OFF(platform)) },
+	{ LB_OPT("no-lp", 0, NULL, "with --platform: skip the LP bound (one GLPK solve per root and slice, seconds at 65 nodes) and leave lp_bound_bytes_per_second and ratio_to_lp empty; lp-prune and lp-grow solve it anyway",
+	  LB_OPT_FLAG, OFF(no_lp)) },
 	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap",
 	  LB_OPT_ENUM, OFF(model)), .def = "per-lane",
 	  .choices = (const char *const[]){ "per-lane", "one-port-uni", "multi-port", NULL } },
@@ -122,7 +124,7 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
 		.alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
 		.latency = o->lat, .wan_latency = o->wan_lat,
-		.model = (enum lb_port_model)o->model, .platform = pf,
+		.model = (enum lb_port_model)o->model, .platform = pf, .lp_bound = !o->no_lp,
 		.validate = o->validate, .stop = lb_stop_flag(),
 	};
 }
@@ -146,11 +148,7 @@ static int csv_target(const struct lb_cmd *cmd, const struct sim_opts *o,
 {
 	int csv_stdout = !o->output || strcmp(o->output, "-") == 0;
 	*none = csv_stdout && lb_cli_json_to_stdout(json) && !o->output;
-	if (csv_stdout && !*none && lb_cli_json_to_stdout(json)) {
-		lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
-		return -1;
-	}
-	return 0;
+	return lb_cli_check_stdout(cmd, json, o->output);
 }
 
 /* The simulator's work grows with ranks x blocks: the estimate's weight. */

@@ -48,6 +48,15 @@ int lb_cli_json_to_stdout(const struct lb_cli_json *j)
 	return j->path && strcmp(j->path, "-") == 0;
 }
 
+int lb_cli_check_stdout(const struct lb_cmd *cmd, const struct lb_cli_json *j,
+			const char *output)
+{
+	if (!lb_cli_json_to_stdout(j) || !output || strcmp(output, "-") != 0)
+		return 0;
+	lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
+	return -1;
+}
+
 int lb_cli_finish_json(const struct lb_cmd *cmd, struct lb_cli_json *j, int rc, const char *why)
 {
 	int sig = *lb_stop_flag();

@@ -313,7 +313,7 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 /* Asked to stop (a signal on this rank): -1 with the reason. */
 static int stopped(const struct run *r, char *err, size_t len)
 {
-	const volatile sig_atomic_t *stop = r->prm->stop;
+	const atomic_int *stop = r->prm->stop;
 	if (!stop || !*stop)
 		return 0;
 	return lb_errf(err, len, "rank %u stopped: %s (signal %d)", r->job.rank, strsignal(*stop),

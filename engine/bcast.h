@@ -9,6 +9,7 @@
 #ifndef LB_BCAST_H
 #define LB_BCAST_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,7 +77,7 @@ struct lb_bcast_params {
 	void (*on_calibration)(uint32_t rank, int round, uint32_t lane, uint32_t peer, void *arg);
 	/* Optional: non-zero (a signal's number) stops the sweep at once, the
 	 * other ranks told; lb_bcast_run then fails with "stopped by signal". */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 };
 
 /* Collective: every rank of the job calls it; sink is used on rank 0

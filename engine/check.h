@@ -24,7 +24,7 @@
 #ifndef LB_ENGINE_CHECK_H
 #define LB_ENGINE_CHECK_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,7 +52,7 @@ struct lb_check_params {
 	const struct lb_algo *const *algos; /* phase 3; none: skipped */
 	size_t nalgos;
 	uint64_t bcast_bytes;
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 	const struct lb_prov *prov; /* the caller's part of the provenance; NULL: none */
 };
 

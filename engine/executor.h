@@ -5,7 +5,7 @@
 #ifndef LB_EXECUTOR_H
 #define LB_EXECUTOR_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +23,7 @@ struct lb_exec_cfg {
 	double timeout;      /* seconds an iteration may take */
 	/* Optional: non-zero asks to stop (a signal's number); the iteration
 	 * then fails at once instead of running to its end. */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 	/* Optional: called first in each lane thread, to pin it. */
 	void (*pin)(uint32_t lane, void *arg);
 	void *pin_arg;

@@ -5,7 +5,7 @@
 #ifndef LB_P2P_H
 #define LB_P2P_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +32,7 @@ struct lb_p2p_cfg {
 			    * lb_p2p_bandwidth_bi.  0: every message at offset */
 	enum lb_idle idle;
 	double timeout;    /* seconds for one repetition */
-	const volatile sig_atomic_t *stop; /* optional: non-zero stops at once */
+	const atomic_int *stop; /* optional: non-zero stops at once */
 };
 
 /* One-way latency samples (round trip / 2), `iters` of them, written by

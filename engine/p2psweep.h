@@ -7,7 +7,7 @@
 #ifndef LB_P2PSWEEP_H
 #define LB_P2PSWEEP_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,7 +36,7 @@ struct lb_p2psweep_params {
 	const struct lb_prov *prov;
 	/* Optional: non-zero (a signal's number) stops the sweep, the other
 	 * rank told; the run then fails. */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 };
 
 /* Collective: every rank of the job calls it; sink is used on rank 0

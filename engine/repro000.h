@@ -15,7 +15,7 @@
 #ifndef LB_REPRO000_H
 #define LB_REPRO000_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,7 +33,7 @@ struct lb_repro000_params {
 	const struct lb_prov *prov; /* the caller's; NULL: none */
 	/* Non-zero (a signal's number) ends the run before the next
 	 * platform; rows of finished node counts are kept. */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 	/* Optional: called after each platform (progress). */
 	void (*progress)(void *ctx, uint32_t nodes, uint32_t done, uint32_t of);
 	void *progress_ctx;

@@ -14,13 +14,14 @@
 #include "lib/memory.h"
 #include "lib/units.h"
 #include "model/sim.h"
+#include "lpset.h"
 
 /* results/README.md documents these columns; the table shows some. */
 static const struct lb_col columns[] = {
 	{ LB_COLUMN("algorithm", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "algorithm", -11 } } },
 	{ LB_COLUMN("ranks", LB_COL_UINT), .table = { { LB_SHOW_UINT, "p", 7 } } },
 	{ LB_COLUMN("lanes", LB_COL_UINT) },
-	{ LB_COLUMN("root", LB_COL_UINT) },
+	{ LB_COLUMN("root", LB_COL_UINT), .table = { { LB_SHOW_UINT, "root", 5 } } },
 	{ LB_COLUMN("stripe", LB_COL_TEXT) },
 	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 7 } } },
 	{ LB_COLUMN("slice_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "slice", 7 } } },
@@ -36,6 +37,10 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("sim_bandwidth_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("period_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("throughput_bytes_per_second", LB_COL_REAL) },
+	/* with a platform: */
+	{ LB_COLUMN("platform", LB_COL_TEXT) },
+	{ LB_COLUMN("lp_bound_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("ratio_to_lp", LB_COL_REAL) },
 	/* only with two sites: */
 	{ LB_COLUMN("two_site_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("sim_over_two_site_ratio", LB_COL_REAL),
@@ -67,6 +72,8 @@ struct sim_row {
 	double bandwidth; /* bytes per second */
 	double period;     /* the simulator's steady state, seconds per slice */
 	double throughput; /* slice bytes / period, bytes per second */
+	double lp_bound;   /* TP* x slice bytes, bytes per second; NaN: none */
+	double ratio_to_lp;
 };
 
 static double wan_alpha(const struct lb_simsweep_params *p)
@@ -107,6 +114,7 @@ static void eval_models(const struct lb_simsweep_params *p, const struct lb_algo
 	r->sim_over_two_site = ratio(r->sim, r->two_site);
 	r->bandwidth = r->sim > 0 ? (double)r->bytes / r->sim : NAN;
 	r->throughput = r->period > 0 ? (double)r->slice / r->period : NAN;
+	r->ratio_to_lp = ratio(r->throughput, r->lp_bound);
 }
 
 /* Builds, optionally validates, and simulates one configuration.
@@ -163,7 +171,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 
 /* The row as a result, to the sink. */
 static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
-		const struct lb_sink *sink, char *err, size_t len)
+		const char *platform, const struct lb_sink *sink, char *err, size_t len)
 {
 	const union lb_val v[] = {
 		{ .s = r->algo->name }, { .u = r->ranks }, { .u = p->lanes },
@@ -173,6 +181,7 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 		{ .d = r->table }, { .d = r->refined }, { .d = r->sim_over_table },
 		{ .d = r->sim_over_refined }, { .d = r->bandwidth },
 		{ .d = r->period }, { .d = r->throughput },
+		{ .s = platform }, { .d = r->lp_bound }, { .d = r->ratio_to_lp },
 		{ .d = r->two_site }, { .d = r->sim_over_two_site },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
@@ -212,6 +221,8 @@ struct pool {
 	size_t running;
 	uint64_t running_memory, budget;
 	int quit;                /* the caller stopped reading (stop, sink failure) */
+	struct lb_lp_set lp;     /* with a platform: solved before the workers start */
+	char platform[17];       /* the platform's hash, hex; "" without one */
 	pthread_mutex_t lock;
 	pthread_cond_t change;   /* a job started or ended, or quit */
 };
@@ -284,6 +295,9 @@ static void run_job(struct pool *pl, struct job *j)
 	struct lb_algo_params prm = params_of(pl->p, j->row.algo, j->row.ranks, j->row.bytes,
 					      j->row.slice, j->row.root, RESOLVE_RUN);
 	j->row.slice = prm.slice_bytes;
+	const struct lb_lp_result *lp = lb_lp_set_find(&pl->lp, j->row.root, prm.slice_bytes);
+	prm.lp_load = lp ? lp->load : NULL;
+	j->row.lp_bound = lp ? lp->tp * (double)prm.slice_bytes : NAN;
 	int rc = simulate(pl->p, &prm, &j->row, err, sizeof(err));
 	if (rc == 0)
 		eval_models(pl->p, &prm, &j->row);
@@ -355,7 +369,7 @@ static int emit_in_order(struct pool *pl, const struct lb_sink *sink, char *err,
 			break;
 		}
 		pthread_mutex_unlock(&pl->lock);
-		rc = emit(pl->p, &j->row, sink, err, len);
+		rc = emit(pl->p, &j->row, pl->platform[0] ? pl->platform : NULL, sink, err, len);
 		pthread_mutex_lock(&pl->lock);
 	}
 	pl->quit = 1;
@@ -394,6 +408,28 @@ static int run_pool(struct pool *pl, const struct lb_sink *sink, char *err, size
 	return rc;
 }
 
+/* With a platform, before the workers: every job's slice resolved here,
+ * and the LP of its (root, slice) solved when the row reports the bound or
+ * its algorithm builds on the loads -- GLPK in this thread only.  Returns
+ * 0 or -1 (err). */
+static int solve_lps(struct pool *pl, char *err, size_t len)
+{
+	const struct lb_simsweep_params *p = pl->p;
+	if (!p->platform)
+		return 0;
+	snprintf(pl->platform, sizeof(pl->platform), "%016llx",
+		 (unsigned long long)lb_platform_hash(p->platform));
+	for (size_t i = 0; i < pl->njobs && !stop_asked(p); i++) {
+		struct sim_row *r = &pl->jobs[i].row;
+		r->slice = params_of(p, r->algo, r->ranks, r->bytes, r->slice, r->root,
+				     RESOLVE_RUN).slice_bytes;
+		if ((p->lp_bound || (r->algo->needs & LB_ALGO_NEEDS_LP)) &&
+		    lb_lp_set_add(&pl->lp, p->platform, r->root, r->slice, err, len))
+			return -1;
+	}
+	return 0;
+}
+
 int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *sink,
 		    char *err, size_t len)
 {
@@ -408,9 +444,12 @@ int lb_simsweep_run(const struct lb_simsweep_params *p, const struct lb_sink *si
 	pl.failed = pl.njobs;
 	pthread_mutex_init(&pl.lock, NULL);
 	pthread_cond_init(&pl.change, NULL);
-	int rc = run_pool(&pl, sink, err, len);
+	int rc = solve_lps(&pl, err, len);
+	if (rc == 0)
+		rc = run_pool(&pl, sink, err, len);
 	pthread_cond_destroy(&pl.change);
 	pthread_mutex_destroy(&pl.lock);
+	lb_lp_set_free(&pl.lp);
 	for (size_t i = 0; i < pl.njobs; i++)
 		free(pl.jobs[i].err);
 	free(pl.jobs);
@@ -452,6 +491,26 @@ static uint64_t config_memory(const struct lb_simsweep_params *p, const struct s
 	return n.memory ? n.memory : 1;
 }
 
+/* On a platform, the schedule of a one-block message uses every pair
+ * a larger one does: built and validated (s->platform makes the
+ * validator refuse an op over a missing link), so a schedule that needs
+ * a link the platform lacks is refused before any output. */
+static int check_links(const struct lb_simsweep_params *p, const struct lb_algo *a,
+		       const struct lb_algo_params *prm, char *err, size_t len)
+{
+	struct lb_algo_params one = *prm;
+	char why[384];
+	one.bytes = 1, one.slice_bytes = 1;
+	struct lb_schedule *s = lb_algo_build(a, &one, err, len);
+	if (!s)
+		return -1;
+	int rc = lb_sched_validate(s, why, sizeof(why));
+	if (rc)
+		lb_errf(err, len, "%s on the platform: %s", a->name, why);
+	lb_sched_free(s);
+	return rc;
+}
+
 /* Every configuration of one algorithm and rank count: buildable (else
  * -1, err names it), and the largest so far in n.  Every root below
  * the rank count builds, and the estimate works from the dimensions, so
@@ -463,7 +522,13 @@ static int check_sizes(const struct lb_simsweep_params *p, const struct lb_algo 
 		for (size_t s = 0; s < p->nslices; s++) {
 			struct lb_algo_params prm = params_of(p, a, ranks, p->sizes[m], p->slices[s],
 							      root_at(p, 0), RESOLVE_ESTIMATE);
+			static const double solved_later = 0; /* the run solves the LP first */
+			if (p->platform)
+				prm.lp_load = &solved_later;
 			if (lb_algo_check(a, &prm, err, len))
+				return -1;
+			if (p->platform && m == 0 && s == 0 && !(a->needs & LB_ALGO_NEEDS_LP) &&
+			    check_links(p, a, &prm, err, len))
 				return -1;
 			consider(p, a, &prm, n);
 		}

@@ -6,7 +6,7 @@
 #ifndef LB_SIMSWEEP_H
 #define LB_SIMSWEEP_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,13 +44,18 @@ struct lb_simsweep_params {
 	 * out (NaN: they know no platform), and the heterogeneous algorithms
 	 * build on it (lb_algo_params.platform). */
 	const struct lb_platform *platform;
+	/* With a platform: the LP bound TP* (model/lp.h, one-port, lane 0) of
+	 * every row's root and slice, and the row's simulated throughput as a
+	 * ratio of it.  Solved before the workers start, one LP per (root,
+	 * slice); the lp-* algorithms need it whatever this says. */
+	int lp_bound;
 	int validate;          /* check every schedule with the validator first */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink as it is; NULL: none. */
 	const struct lb_prov *prov;
 	/* Optional: non-zero (a signal's number) ends the sweep before the
 	 * next configuration; the run then returns 0 with the rows so far. */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 	/* Configurations simulated at once, each on its own thread, as their
 	 * memory estimates together allow; 0: one per CPU this process may
 	 * use.  Rows reach the sink in sweep order either way. */

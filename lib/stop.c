@@ -5,15 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile sig_atomic_t stop_signal;
+/* A lock-free atomic is async-signal-safe; a locked one would not be. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop flag must be lock-free");
+
+static atomic_int stop_signal;
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 /* STYLE 7: a handler only records. */
 static void on_signal(int sig)
 {
-	if (!stop_signal)
-		stop_signal = sig;
+	int none = 0; /* the first signal is the one the exit status names */
+	atomic_compare_exchange_strong(&stop_signal, &none, sig);
 }
 
 /* SA_RESTART: a write blocked on a slow reader resumes instead of failing
@@ -37,7 +40,7 @@ void lb_stop_arm(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-const volatile sig_atomic_t *lb_stop_flag(void)
+const atomic_int *lb_stop_flag(void)
 {
 	return &stop_signal;
 }

@@ -16,11 +16,15 @@
 #define LB_STOP_H
 
 #include <signal.h>
+#include <stdatomic.h>
 
 void lb_stop_arm(void);
 
-/* The signal that asked to stop, 0 if none: poll *lb_stop_flag(). */
-const volatile sig_atomic_t *lb_stop_flag(void);
+/* The signal that asked to stop, 0 if none: poll *lb_stop_flag().  An
+ * atomic, not a volatile sig_atomic_t: the sweeps' worker threads read it
+ * while a handler may write it, and only an atomic makes that no data
+ * race; it is lock-free (stop.c checks), so the handler may set it. */
+const atomic_int *lb_stop_flag(void);
 
 /* Asks to stop as if sig had arrived (a write failed with EPIPE). */
 void lb_stop_request(int sig);

@@ -41,7 +41,7 @@ static const struct lb_algo *algos[6];
 static const uint64_t ranks[] = { 2, 5, 8, 17 }, sizes[] = { 1024, 100000, 3u << 20 };
 static const uint64_t slices[] = { 8192 }, roots[] = { 0, 1 };
 
-static int run(unsigned workers, const volatile sig_atomic_t *stop, struct rows *rows)
+static int run(unsigned workers, const atomic_int *stop, struct rows *rows)
 {
 	static const char *const names[] = { "chain", "binary", "binomial",
 					     "vandegeijn", "multilane", "klane" };
@@ -73,7 +73,7 @@ int main(void)
 		      "row %zu: %s p=%llu differs from %s p=%llu", i, three.row[i].algo,
 		      (unsigned long long)three.row[i].ranks, one.row[i].algo,
 		      (unsigned long long)one.row[i].ranks);
-	static volatile sig_atomic_t stopped = SIGINT;
+	static atomic_int stopped = SIGINT;
 	static struct rows none;
 	run(2, &stopped, &none);
 	CHECK(none.n == 0, "stopped before the start: %zu rows", none.n);

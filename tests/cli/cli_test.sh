@@ -306,14 +306,14 @@ strip_head() {
 	grep '^# ' "$1" >"$1.head" || true
 	mv "$1.body" "$1"
 }
-header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second,period_seconds,throughput_bytes_per_second"
+header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second,period_seconds,throughput_bytes_per_second,platform,lp_bound_bytes_per_second,ratio_to_lp"
 expect_ok sim -a all -p 8 -m 4K,1M
 strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 12 rows: $out"
 # defaults: k=2, root 0, stripe on, slice auto, alpha 5us, bw 10gbit = 1.25e9 B/s
 awk -F, 'NR > 1 && !($2 == 8 && $3 == 2 && $4 == 0 && $5 == "on" &&
-	$9 == "5e-06" && $10 == "1.25e+09" && NF == 18) { exit 1 }' "$tmp/out" ||
+	$9 == "5e-06" && $10 == "1.25e+09" && NF == 21) { exit 1 }' "$tmp/out" ||
 	fail "sim: rows do not carry the defaults: $out"
 grep -qx '# option.slice: auto' "$tmp/out.head" || fail "sim: the default slice is not auto: $(cat "$tmp/out.head")"
 # auto: each row's slice is a candidate, a power of two from 1K below M, or M
@@ -376,8 +376,8 @@ expect_ok sim -a all -p 8 -m 4K,1M -s 64K -o "$tmp/res/sim.csv"
 strip_head "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/res/sim.csv")" -eq 13 ] || fail "sim -o: want header + 12 rows in the file"
 [ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -o: want a table of header + 12 rows on stdout: $out"
-head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *bytes  *slice' || fail "sim -o: table header: $out"
-grep -q '^multilane  *8  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *root  *bytes  *slice' || fail "sim -o: table header: $out"
+grep -q '^multilane  *8  *0  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
 
 # --json: one document per run that parses and holds the CSV's provenance,
 # columns and rows; '-' puts it on stdout and the table on stderr.

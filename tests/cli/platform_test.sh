@@ -124,7 +124,7 @@ run show "$tmp/absent.platform"
 same "absent file" "lanebench platform: $tmp/absent.platform: cannot open: No such file or directory" "$err"
 run frob "$V1"
 [ "$rc" -eq 2 ] || fail "unknown action: exit $rc"
-same "unknown action" "lanebench platform: unknown action 'frob' (expected show)" "$err"
+same "unknown action" "lanebench platform: unknown action 'frob' (expected show or gen)" "$err"
 run show --format table "$V1"
 [ "$rc" -eq 2 ] || fail "--format table: exit $rc"
 

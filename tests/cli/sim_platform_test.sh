@@ -82,11 +82,12 @@ expect_usage "2 lanes, but the platform $tmp/p4 has 1" sim -a chain --platform "
 expect_usage "multi-port needs --platform" sim -a chain --model multi-port
 expect_usage "$tmp/nothing" sim -a chain --platform "$tmp/nothing"
 expect_usage "'two-port'" sim -a chain --model two-port
-# a SEND over a missing link fails the run, naming rank, lane and peer
+# a schedule over a missing link is refused before any output (exit 2, no
+# file), naming the algorithm, rank, lane and peer
 printf 'nodes 3\nlanes 1\ndefault none\nlink 0 1 bw 1gbit\nlink 0 2 bw 1gbit\n' >"$tmp/star"
-run sim -a chain --platform "$tmp/star" -m 4K
-[ "$rc" -ne 0 ] && case $err in *"rank 1 lane 0 sends to rank 2 over no link"*) true ;; *) false ;; esac ||
-	fail "sim chain on a star: want the missing link 1 -> 2 named: rc $rc: $err"
+expect_usage "chain on the platform: rank 1 lane 0: no link to peer 2" \
+	sim -a chain --platform "$tmp/star" -m 4K -o "$tmp/never"
+[ ! -e "$tmp/never" ] || fail "sim over a missing link wrote its -o file"
 
 # Latency in flight: a chain of 4 pays --lat once per hop, not per slice:
 # 3 (T + L) + 15 T; the same L as --alpha (occupation) is paid per slice.
@@ -122,6 +123,33 @@ expect_ok sim -a chain,multilane -p 32 -k 2 -m 256M --slice 128K --alpha 50us --
 	--sites 2 --wan-lat 10ms
 printf '%s\n' "$(column sim_over_two_site_ratio)" | awk '$1 < 1 || $1 > 1.1 { exit 1 }' ||
 	fail "sim --sites 2 --wan-lat 10ms: sim / two-site form not within [1, 1.1]: $out"
+
+# The LP bound beside every row (SPEC Appendix B, vector 1: TP* = 11/23 slices
+# per second of 1 MB, so 11/23 MB/s at any slice): topo-grow's tree
+# {0->1, 0->2, 1->3} has period 3 T-units, so 23/33 of the bound; lp-grow
+# builds on the LP's loads (solved before the workers start).
+cat >"$tmp/v1" <<'PLATFORM'
+nodes 4
+default none
+link 0 1 bw 1MB/s
+link 0 2 bw 500KB/s
+link 0 3 bw 500KB/s
+link 1 2 bw 333333.33333333331B/s
+link 1 3 bw 333333.33333333331B/s
+link 2 3 bw 500KB/s
+PLATFORM
+expect_ok sim -a topo-grow,lp-grow --platform "$tmp/v1" -m 64M -s 1M
+printf '%s\n' "$(column lp_bound_bytes_per_second)" | awk '{ if (($1 - 1e6 * 11 / 23) ^ 2 > 1) bad++ }
+	END { exit bad > 0 || NR != 2 }' || fail "sim --platform: lp_bound_bytes_per_second: $out"
+printf '%s\n' "$(column ratio_to_lp)" | awk '{ if (($1 - 23 / 33) ^ 2 > 1e-12) bad++ }
+	END { exit bad > 0 || NR != 2 }' || fail "sim --platform: ratio_to_lp: $out"
+printf '%s\n' "$(column platform)" | grep -qxE '[0-9a-f]{16}' || fail "sim --platform: platform: $out"
+expect_ok sim -a topo-grow --platform "$tmp/v1" -m 64M -s 1M --no-lp
+[ -z "$(column lp_bound_bytes_per_second)$(column ratio_to_lp)" ] ||
+	fail "sim --no-lp: the bound's columns are not empty: $out"
+expect_ok sim -a chain -m 1M -p 4 -k 1
+[ -z "$(column platform)$(column lp_bound_bytes_per_second)" ] ||
+	fail "sim without a platform: platform or bound columns not empty: $out"
 
 if [ "$failures" -ne 0 ]; then
 	echo "sim_platform_test: $failures failure(s)" >&2
