@@ -192,4 +192,10 @@ int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
  * valid, otherwise -1 with a one-line reason in err. */
 int lb_sched_validate(const struct lb_schedule *s, char *err, size_t errlen);
 
+/* With s->platform: the first op (lane and peer in range) between ranks the
+ * platform does not link on its lane, or a platform of another size, as
+ * lb_sched_validate words it: -1 with the reason in err; else 0.  Lets a
+ * caller tell the user's platform (bad input) from a broken schedule. */
+int lb_sched_check_links(const struct lb_schedule *s, char *err, size_t errlen);
+
 #endif

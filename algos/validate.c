@@ -37,6 +37,20 @@ static int check_link(const struct lb_schedule *s, uint32_t r, const struct lb_o
 		    r, op->lane, send ? "to" : "from", op->peer);
 }
 
+int lb_sched_check_links(const struct lb_schedule *s, char *err, size_t len)
+{
+	if (check_platform(s, err, len))
+		return -1;
+	for (uint32_t r = 0; s->platform && r < s->ranks; r++)
+		for (uint32_t i = 0; i < s->rank[r].count; i++) {
+			const struct lb_op *op = &s->rank[r].ops[i];
+			if (op->lane < s->lanes && op->peer < s->ranks && op->peer != r &&
+			    check_link(s, r, op, err, len))
+				return -1;
+		}
+	return 0;
+}
+
 static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 {
 	if (check_platform(s, err, len))

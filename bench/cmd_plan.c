@@ -425,12 +425,17 @@ static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_al
 	}
 }
 
-/* Validates s, then prints it (and the JSON document): 0 or 1. */
+/* Validates s, then prints it (and the JSON document): 0, 1, or 2 when
+ * the schedule needs a link the --platform lacks (the user's input). */
 static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
 		     const struct lb_schedule *s, const struct lb_algo_params *prm, double tp_star)
 {
 	char err[512];
 	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
+	if (lb_sched_check_links(s, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "%s on the platform: %s", o->algo.algo->name, err);
+		return LB_EXIT_USAGE;
+	}
 	if (lb_sched_validate(s, err, sizeof(err))) {
 		lb_cli_error(cmd, NULL, "invalid schedule: %s", err);
 		return 1;

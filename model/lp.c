@@ -3,6 +3,7 @@
 #include "lp.h"
 
 #include <glpk.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -250,6 +251,21 @@ static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lan
 	return lb_platform_check_reachable(pf, root, lane, err, errlen);
 }
 
+/* GLPK numbers columns, rows and matrix entries with int.  Each
+ * (destination, edge) pair has a column x, a row (d) and about four
+ * entries, so that product must stay well below INT_MAX; past it the
+ * casts in col_x and add_columns would wrap and GLPK abort the process. */
+static int check_size(const struct lp_build *b, char *err, size_t errlen)
+{
+	double pairs = (double)(b->nodes - 1) * (double)b->m; /* exact below 2^53 */
+	if (4 * pairs + 4.0 * (double)b->m + 8.0 * b->nodes <= INT_MAX)
+		return 0;
+	snprintf(err, errlen,
+		 "the LP is too large for GLPK: %u destinations x %zu links = %.0f flow variables (at most about %d)",
+		 b->nodes - 1, b->m, pairs, INT_MAX / 4);
+	return -1;
+}
+
 /* The whole LP, phase 1's objective (maximise TP) set. */
 static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root,
 		 uint32_t lane, uint64_t slice_bytes, char *err, size_t errlen)
@@ -262,6 +278,8 @@ static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root
 		snprintf(err, errlen, "out of memory building the LP");
 		return -1;
 	}
+	if (check_size(b, err, errlen))
+		return -1;
 	b->P = glp_create_prob();
 	glp_set_prob_name(b->P, "lanebench_ssb");
 	glp_set_obj_dir(b->P, GLP_MAX);

@@ -55,7 +55,8 @@ struct lb_lp_result {
  * lane, slices of slice_bytes.  Returns 0 with *out filled (free it with
  * lb_lp_result_free), or -1 with a message in err: root or lane out of
  * range, a node unreachable from root (named), a platform of one node (no
- * destination: TP unbounded), no memory, or GLPK's failure (its return
+ * destination: TP unbounded), an LP past GLPK's int indices (about
+ * 5e8 destination x link pairs), no memory, or GLPK's failure (its return
  * code or the solution's status named). */
 int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		uint64_t slice_bytes, enum lb_lp_phase2 phase2,

@@ -157,6 +157,23 @@ static void check_vector(const char *name, const struct edge_time *e, size_t n, 
 	lb_platform_free(pf);
 }
 
+/* 1400 nodes all linked: 1399 x 1957200 flow variables overflow GLPK's
+ * int indices; refused with a message instead of a wrapped column count. */
+static void check_too_large(void)
+{
+	char err[256];
+	struct lb_lp_result r;
+	struct lb_platform *pf = lb_platform_new(1400, 1);
+	CHECK(pf != NULL, "platform of 1400 nodes");
+	pf->dflt = (struct lb_link){ .bw = 1e9 };
+	CHECK(lb_platform_seal(pf) == 0, "seal 1400 nodes");
+	CHECK(lb_lp_bound(pf, 0, 0, SLICE, LB_LP_PHASE2_TIME, &r, err, sizeof(err)) == -1,
+	      "an LP past GLPK's int indices accepted");
+	CHECK(strstr(err, "too large for GLPK"), "message: %s", err);
+	CHECK(r.load == NULL, "a refused bound left loads");
+	lb_platform_free(pf);
+}
+
 static void check_errors(void)
 {
 	char err[256];
@@ -179,6 +196,7 @@ static void check_errors(void)
 	      "one node accepted");
 	CHECK(strstr(err, "unbounded"), "message: %s", err);
 	lb_platform_free(pf);
+	check_too_large();
 }
 
 /* ---- a deterministic random sparse platform ---- */

@@ -88,6 +88,11 @@ printf 'nodes 3\nlanes 1\ndefault none\nlink 0 1 bw 1gbit\nlink 0 2 bw 1gbit\n' 
 expect_usage "chain on the platform: rank 1 lane 0: no link to peer 2" \
 	sim -a chain --platform "$tmp/star" -m 4K -o "$tmp/never"
 [ ! -e "$tmp/never" ] || fail "sim over a missing link wrote its -o file"
+# plan likewise: the user's platform, so exit 2 (not 1, a broken schedule)
+expect_usage "chain on the platform: rank 1 lane 0: no link to peer 2" \
+	plan -a chain --platform "$tmp/star" -m 4K --json "$tmp/never"
+[ ! -e "$tmp/never" ] || fail "plan over a missing link wrote its --json file"
+[ -z "$out" ] || fail "plan over a missing link printed: $out"
 
 # Latency in flight: a chain of 4 pays --lat once per hop, not per slice:
 # 3 (T + L) + 15 T; the same L as --alpha (occupation) is paid per slice.
