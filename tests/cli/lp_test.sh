@@ -82,27 +82,26 @@ else
 	echo "glpsol missing (Debian glpk-utils): --write-lp not cross-checked"
 fi
 
-run --platform "$V1" --root 4
-[ "$rc" -eq 2 ] || fail "--root 4: exit $rc"
-[ "$err" = "lanebench lp: --root: root 4 out of range: the platform has 4 nodes (0-3)" ] ||
-	fail "--root 4: $err"
-run --platform "$V1" --lane 1
-[ "$rc" -eq 2 ] || fail "--lane 1: exit $rc"
-[ "$err" = "lanebench lp: --lane: lane 1 out of range: the platform has 1 lane (0-0)" ] ||
-	fail "--lane 1: $err"
-run --platform - <<<"$(printf '%s\n' "$vector2" | grep -v ' 3 ')"
-[ "$rc" -eq 2 ] || fail "unreachable node: exit $rc"
-[ "$err" = "lanebench lp: --platform: node 3 cannot be reached from node 0 on lane 0" ] ||
-	fail "unreachable node: $err"
-run --platform "$tmp/absent.platform"
-[ "$rc" -eq 2 ] || fail "absent file: exit $rc"
-[ "$err" = "lanebench lp: --platform: $tmp/absent.platform: cannot open: No such file or directory" ] ||
-	fail "absent file: $err"
-run --platform "$V1" --lp-phase2 fastest
-[ "$rc" -eq 2 ] || fail "--lp-phase2 fastest: exit $rc"
-run
-[ "$rc" -eq 2 ] || fail "no --platform: exit $rc"
-[ -z "$out" ] || fail "bad input wrote to stdout: $out"
+# refused RC WANT_ERR ARGS... (stdin as given): exit RC, exactly that
+# message (empty WANT_ERR: any), and nothing on stdout -- after each run.
+refused() {
+	local want_rc=$1 want_err=$2
+	shift 2
+	run "$@"
+	[ "$rc" -eq "$want_rc" ] || fail "lp $*: exit $rc, want $want_rc"
+	[ -z "$want_err" ] || [ "$err" = "$want_err" ] || fail "lp $*: $err"
+	[ -z "$out" ] || fail "lp $*: bad input wrote to stdout: $out"
+}
+refused 2 "lanebench lp: --root: root 4 out of range: the platform has 4 nodes (0-3)" \
+	--platform "$V1" --root 4
+refused 2 "lanebench lp: --lane: lane 1 out of range: the platform has 1 lane (0-0)" \
+	--platform "$V1" --lane 1
+refused 2 "lanebench lp: --platform: node 3 cannot be reached from node 0 on lane 0" \
+	--platform - <<<"$(printf '%s\n' "$vector2" | grep -v ' 3 ')"
+refused 2 "lanebench lp: --platform: $tmp/absent.platform: cannot open: No such file or directory" \
+	--platform "$tmp/absent.platform"
+refused 2 "" --platform "$V1" --lp-phase2 fastest
+refused 2 ""
 
 run --help
 case $out in
