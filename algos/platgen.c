@@ -51,11 +51,16 @@ static double draw_bw(struct rng *r, const struct lb_platgen *g)
 	return bw;
 }
 
-/* The undirected graph being built: adj[u * n + v] for u, v. */
+/* The undirected graph being built: adj[u * n + v] for u, v; and scratch
+ * arrays of n entries for the steps below (one at a time), allocated once
+ * with the graph so that no step can fail. */
 struct graph {
 	uint32_t n;
 	uint8_t *adj;
 	double *x, *y; /* tiers-like placement */
+	double *dist;
+	uint32_t *node;
+	uint8_t *mark, *mark2;
 };
 
 static void join(struct graph *gr, uint32_t u, uint32_t v)
@@ -102,9 +107,10 @@ static double dist(const struct graph *gr, uint32_t a, uint32_t b)
 /* Prim's Euclidean minimum spanning tree over nodes first .. first+k-1. */
 static void network_mst(struct graph *gr, uint32_t first, uint32_t k)
 {
-	double *best = malloc(k * sizeof *best);
-	uint32_t *from = malloc(k * sizeof *from);
-	uint8_t *in = calloc(k, 1);
+	double *best = gr->dist;
+	uint32_t *from = gr->node;
+	uint8_t *in = gr->mark;
+	memset(in, 0, k);
 	for (uint32_t i = 0; i < k; i++) {
 		best[i] = INFINITY;
 		from[i] = 0;
@@ -126,9 +132,6 @@ static void network_mst(struct graph *gr, uint32_t first, uint32_t k)
 			}
 		}
 	}
-	free(best);
-	free(from);
-	free(in);
 }
 
 static void network_star(struct graph *gr, uint32_t first, uint32_t k)
@@ -157,7 +160,7 @@ static uint32_t nearest_unchosen(const struct graph *gr, uint32_t a,
 static void network_redundancy(struct graph *gr, uint32_t first, uint32_t k,
 			       uint32_t r)
 {
-	uint8_t *chosen = malloc(k);
+	uint8_t *chosen = gr->mark;
 	for (uint32_t i = 0; i < k; i++) {
 		memset(chosen, 0, k);
 		for (uint32_t m = 0; m < r; m++) {
@@ -168,7 +171,6 @@ static void network_redundancy(struct graph *gr, uint32_t first, uint32_t k,
 			join(gr, first + i, first + j);
 		}
 	}
-	free(chosen);
 }
 
 struct net {
@@ -180,9 +182,11 @@ struct net {
 static void join_networks(struct graph *gr, struct net child, struct net parent,
 			  uint32_t r)
 {
-	uint8_t *none = calloc(parent.count, 1), *used = calloc(child.count, 1);
-	double *d = malloc(child.count * sizeof *d);
-	uint32_t *to = malloc(child.count * sizeof *to);
+	uint8_t *none = gr->mark, *used = gr->mark2;
+	double *d = gr->dist;
+	uint32_t *to = gr->node;
+	memset(none, 0, parent.count);
+	memset(used, 0, child.count);
 	for (uint32_t i = 0; i < child.count; i++) {
 		uint32_t c = child.first + i;
 		to[i] = parent.first +
@@ -199,10 +203,6 @@ static void join_networks(struct graph *gr, struct net child, struct net parent,
 		used[pick] = 1;
 		join(gr, child.first + pick, to[pick]);
 	}
-	free(none);
-	free(used);
-	free(d);
-	free(to);
 }
 
 static void place(struct graph *gr, struct net nt, double cx, double cy,
@@ -350,11 +350,24 @@ static void set_send_overheads(struct lb_platform *pf, const struct lb_platgen *
 	}
 }
 
+static int graph_alloc(struct graph *gr, uint32_t n)
+{
+	*gr = (struct graph){ .n = n, .adj = calloc((size_t)n * n, 1),
+			      .x = calloc(n, sizeof(double)), .y = calloc(n, sizeof(double)),
+			      .dist = calloc(n, sizeof(double)), .node = calloc(n, sizeof(uint32_t)),
+			      .mark = calloc(n, 1), .mark2 = calloc(n, 1) };
+	return gr->adj && gr->x && gr->y && gr->dist && gr->node && gr->mark && gr->mark2 ? 0 : -1;
+}
+
 static void graph_free(struct graph *gr)
 {
 	free(gr->adj);
 	free(gr->x);
 	free(gr->y);
+	free(gr->dist);
+	free(gr->node);
+	free(gr->mark);
+	free(gr->mark2);
 }
 
 struct lb_platform *lb_platgen_make(const struct lb_platgen *g, char *err,
@@ -363,11 +376,10 @@ struct lb_platform *lb_platgen_make(const struct lb_platgen *g, char *err,
 	if (check_params(g, err, errlen))
 		return NULL;
 	uint32_t n = lb_platgen_nodes(g);
-	struct graph gr = { n, calloc((size_t)n * n, 1), calloc(n, sizeof(double)),
-			    calloc(n, sizeof(double)) };
+	struct graph gr;
 	uint32_t *label = calloc(2 * (size_t)n, sizeof(*label)), *perm = label + n;
 	struct lb_platform *pf = lb_platform_new(n, 1);
-	int bad = !gr.adj || !gr.x || !gr.y || !label || !pf;
+	int bad = graph_alloc(&gr, n) || !label || !pf;
 	struct rng topo = { g->seed }, bws = { g->seed ^ 0x5bd1e995a1b2c3d4ull };
 	struct rng ids = { g->seed ^ 0x2545f4914f6cdd1dull };
 	if (!bad && g->kind == LB_PLATGEN_RANDOM)
