@@ -50,7 +50,7 @@ struct run {
 	const struct lb_bcast_params *prm;
 	struct lb_job job;
 	struct lb_calib cal;
-	struct lb_lp_cache lp; /* the lp-* algorithms' edge loads */
+	struct lb_lp_set lp; /* the lp-* algorithms' edge loads */
 	char platform_hash[17]; /* 16 hex digits, with a platform */
 	uint32_t pattern_id;   /* distinct per iteration of the whole run */
 	size_t config, nconfigs;
@@ -145,8 +145,9 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 		p.slice_bytes = r->cal.bandwidth_median > 0
 			? lb_slice_auto(*a, &p, r->cal.latency_median, r->cal.bandwidth_median)
 			: AUTO_UNCALIBRATED_SLICE;
-	if ((*a)->needs & LB_ALGO_NEEDS_LP)
-		p.lp_load = lb_lp_cache_find(&r->lp, p.root, p.slice_bytes);
+	const struct lb_lp_result *lp = (*a)->needs & LB_ALGO_NEEDS_LP
+		? lb_lp_set_find(&r->lp, p.root, p.slice_bytes) : NULL;
+	p.lp_load = lp ? lp->load : NULL;
 	return p;
 }
 
@@ -629,7 +630,7 @@ static int solve_lps(struct run *r, char *err, size_t len)
 		const struct lb_algo *a;
 		struct lb_algo_params p = config_params(r, i, &a);
 		if (a->needs & LB_ALGO_NEEDS_LP)
-			rc = lb_lp_cache_add(&r->lp, &r->job, r->prm->platform, p.root, p.slice_bytes,
+			rc = lb_bcast_lp_add(&r->lp, &r->job, r->prm->platform, p.root, p.slice_bytes,
 					     err, len);
 	}
 	return rc;
@@ -707,7 +708,7 @@ int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 	if (rc == 0)
 		rc = sweep(&r, sink, err, len);
 	lb_calib_free(&r.cal);
-	lb_lp_cache_free(&r.lp);
+	lb_lp_set_free(&r.lp);
 	lb_job_close(&r.job);
 	return rc;
 }

@@ -47,6 +47,20 @@ int lb_lp_set_add(struct lb_lp_set *s, const struct lb_platform *pf, uint32_t ro
 	return 0;
 }
 
+struct lb_lp_result *lb_lp_set_put(struct lb_lp_set *s, uint32_t root, uint64_t slice_bytes,
+				   uint32_t nodes)
+{
+	double *load = calloc((size_t)nodes * nodes, sizeof(*load));
+	if (!load || grow(s)) {
+		free(load);
+		return NULL;
+	}
+	struct lb_lp_entry *e = &s->e[s->n++];
+	*e = (struct lb_lp_entry){ .root = root, .slice_bytes = slice_bytes,
+				   .res = { .nodes = nodes, .load = load } };
+	return &e->res;
+}
+
 void lb_lp_set_free(struct lb_lp_set *s)
 {
 	for (size_t i = 0; i < s->n; i++)

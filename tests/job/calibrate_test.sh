@@ -3,7 +3,8 @@
 # 127.0.0.1 (loopback lanes, no root): 4 ranks calibrate every ordered
 # pair over TCP; the file parses back (platform show), has "default none"
 # and 12 links on the lane, each with a bandwidth and a latency > 0; bcast
-# --platform of that file runs topo-grow, binomial-routed and chain, every
+# --platform of that file runs topo-grow, binomial-routed, lp-grow (LP loads
+# solved on rank 0 and sent to the others) and chain, every
 # byte verified, its rows carrying the file's hash, the trees' periods and
 # the simulator's prediction on the platform (every algorithm).
 # Refusals: a platform whose node count is not the job's (exit 2, both
@@ -91,7 +92,7 @@ fi
 
 # --- bcast --platform of that file ----------------------------------------------
 hash=$(sed -n '1s/.*(hash \([0-9a-f]*\)).*/\1/p' "$tmp/show.out")
-if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial-routed,chain \
+if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial-routed,lp-grow,chain \
 	-m 64K,1M -i 2 -x 1 --timeout 30s -o "$tmp/bc.csv"; then
 	ok "bcast --platform: exit 0 (every byte verified)"
 else
@@ -103,8 +104,8 @@ if [ ${#hash} = 16 ] && awk -F, -v hash="$hash" '/^#/ { next } !h++ { for (i = 1
 	$c["verified_bytes"] != 3 * $c["message_bytes"] * 3 || !($c["sim_seconds"] > 0) ||
 	!($c["measured_over_sim_ratio"] > 0) { bad++ }
 	{ n[$c["algorithm"]]++ }
-	END { exit !(rows == 6 && n["topo-grow"] == 2 && n["binomial-routed"] == 2 && n["chain"] == 2 && !bad) }' "$tmp/bc.csv"; then
-	ok "6 rows: platform $hash, period_seconds > 0 for the trees, sim on the platform for all, every byte verified"
+	END { exit !(rows == 8 && n["topo-grow"] == 2 && n["binomial-routed"] == 2 && n["lp-grow"] == 2 && n["chain"] == 2 && !bad) }' "$tmp/bc.csv"; then
+	ok "8 rows: platform $hash, period_seconds > 0 for the trees, sim on the platform for all, every byte verified"
 else
 	fail "bcast --platform rows (hash '$hash'): $(grep -v '^#' "$tmp/bc.csv" 2>&1 | cut -d, -f3,10,29-32)"
 fi
