@@ -44,7 +44,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("percent_of_lp_min", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "min", 5, 1 } } },
 	{ LB_COLUMN("percent_of_lp_max", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "max", 5, 1 } } },
 	{ LB_COLUMN("paper_percent", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "paper", 5, 0 } } },
-	{ LB_COLUMN("paper_deviation", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "pdev", 4, 0 } } },
+	{ LB_COLUMN("paper_deviation_percent", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "pdev", 4, 0 } } },
 	{ LB_COLUMN("difference_points", LB_COL_REAL),
 	  .table = { { LB_SHOW_FIXED, "diff", 6, 1 } } },
 	{ LB_COLUMN("tolerance_points", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "tol", 4, 0 } } },
