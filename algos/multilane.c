@@ -17,7 +17,8 @@
  *
  * Several sites (section 3.2) are chained: site c + 1's tree roots are fed
  * by free slots of site c (the leaves left idle by the swap).  Sites are
- * contiguous rank ranges; the root's site comes first.
+ * contiguous rank ranges (the site map of sites.h, sizes may differ); the
+ * root's site comes first.
  *
  * Logical lanes 0 and 1 map to physical lanes of that parity, round-robin
  * per rank, so k > 2 lanes are all used; with k = 1 both trees share it. */
@@ -25,6 +26,7 @@
 
 #include "build.h"
 #include "cost.h"
+#include "sites.h"
 
 enum { HALF_A = 0, HALF_B = 1 };
 
@@ -35,6 +37,7 @@ struct ml_edge {
 
 struct ml {
 	struct lb_schedule *s;
+	const uint32_t *site_first; /* the site map, NULL = even (sites.h) */
 	uint8_t *slot_free; /* [rank * 2 + logical lane] */
 	uint8_t *holds;     /* [rank * 2 + half] */
 	uint8_t *in_lane;   /* [rank]: lane its own tree's half arrives on */
@@ -127,8 +130,8 @@ static int tree_edges(struct ml *m, const uint32_t *t, uint32_t n, int half)
 static uint32_t site_nodes(struct ml *m, uint32_t site, uint32_t sites)
 {
 	const struct lb_schedule *s = m->s;
-	uint32_t first = lb_site_first(s->ranks, sites, site);
-	uint32_t end = lb_site_first(s->ranks, sites, site + 1), n = 0;
+	uint32_t first = lb_sites_start(m->site_first, s->ranks, sites, site);
+	uint32_t end = lb_sites_start(m->site_first, s->ranks, sites, site + 1), n = 0;
 	uint32_t start = s->root >= first && s->root < end ? s->root : first;
 	for (uint32_t i = 0; i < end - first; i++) {
 		uint32_t r = first + (start - first + i) % (end - first);
@@ -175,7 +178,7 @@ static int build_site(struct ml *m, uint32_t n, const uint32_t *prev,
 static int build_sites(struct ml *m, uint32_t sites)
 {
 	const struct lb_schedule *s = m->s;
-	uint32_t first_site = lb_site_of(s->ranks, sites, s->root);
+	uint32_t first_site = lb_sites_find(m->site_first, s->ranks, sites, s->root);
 	uint32_t *prev = malloc(((size_t)s->ranks + 1) * sizeof(*prev)), nprev = 0;
 	if (!prev)
 		return -1;
@@ -225,7 +228,7 @@ static int emit(struct ml *m)
 
 struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm)
 {
-	struct ml m = { 0 };
+	struct ml m = { .site_first = prm->sites > 1 ? prm->site_first : NULL };
 	m.s = lb_sched_for(prm, "multilane",
 			   lb_slice_count(prm->bytes, prm->slice_bytes));
 	if (!m.s)

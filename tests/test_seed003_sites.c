@@ -1,0 +1,133 @@
+/* Seed 003's sites (section 3.2, section 6; SPEC 6.2, 6.3): the site map
+ * (unequal sites), the WAN's latency paid once per path, not per slice. */
+#include <stdlib.h>
+
+#include "algos/algos.h"
+#include "algos/sites.h"
+#include "check.h"
+#include "model/sim.h"
+
+/* SPEC 6.3.1's network: 1 Gbit/s lanes, l = 50 us, L = 10 ms, in flight. */
+static const struct lb_sim_net WAN_NET = {
+	.lane_bw = 125e6, .latency = 50e-6, .wan_latency = 10e-3, .sites = 2,
+};
+
+static struct lb_schedule *build(const char *algo, struct lb_algo_params prm)
+{
+	char err[256];
+	struct lb_schedule *s = lb_algo_build(lb_algo_find(algo), &prm, err, sizeof(err));
+	CHECK(s != NULL, "%s: %s", algo, err);
+	if (s)
+		CHECK(lb_sched_validate(s, err, sizeof(err)) == 0, "%s: %s", algo, err);
+	return s;
+}
+
+static double simulate(const char *algo, struct lb_algo_params prm, struct lb_sim_net net,
+		       double *rank_done)
+{
+	char err[256];
+	struct lb_schedule *s = build(algo, prm);
+	if (!s)
+		return -1;
+	net.site_first = prm.site_first;
+	struct lb_sim_result res = { .rank_done = rank_done };
+	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) == 0, "%s: %s", algo, err);
+	lb_sched_free(s);
+	return res.seconds;
+}
+
+/* SPEC 6.3.1: p = 32, k = 2, 128 KiB slices, 256 MiB over two sites: the
+ * section-6 form gives 1.08 s; charging L per slice gave 11.3 s. */
+static void wan_latency_once(void)
+{
+	struct lb_algo_params prm = { .ranks = 32, .lanes = 2, .bytes = 256ull << 20,
+				      .slice_bytes = 128 << 10, .sites = 2 };
+	struct lb_cost_in in = { .ranks = 32, .lanes = 2, .bytes = prm.bytes,
+				 .latency = 50e-6, .lane_bw = 125e6, .sites = 2,
+				 .wan_latency = 10e-3 };
+	const char *algos[] = { "multilane", "chain" };
+	for (size_t i = 0; i < 2; i++) {
+		double t = simulate(algos[i], prm, WAN_NET, NULL);
+		double form = lb_algo_find(algos[i])->cost_two_site(&in);
+		CHECK(check_close(form, 1.084, 1e-3), "%s two-site form %.6g", algos[i], form);
+		CHECK(t > form && t < 1.05 * form, "%s: sim %.6g s, section 6 %.6g s",
+		      algos[i], t, form);
+	}
+}
+
+static void site_map_parse(void)
+{
+	char err[256];
+	uint32_t *first = NULL, sites = 0;
+	CHECK(lb_sites_parse_sizes("16,8,8", &first, &sites, err, sizeof(err)) == 0, "%s", err);
+	CHECK(sites == 3 && first[0] == 0 && first[1] == 16 && first[2] == 24 && first[3] == 32,
+	      "16,8,8 -> %u sites", sites);
+	for (uint32_t r = 0; first && r < 32; r++)
+		CHECK(lb_sites_find(first, 32, 3, r) == (r < 16 ? 0u : r < 24 ? 1u : 2u),
+		      "rank %u in site %u", r, lb_sites_find(first, 32, 3, r));
+	free(first);
+	const char *bad[] = { "16,,8", "16,0", "x", "16,8a", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		CHECK(lb_sites_parse_sizes(bad[i], &first, &sites, err, sizeof(err)) == -1,
+		      "'%s' accepted", bad[i]);
+		CHECK(strstr(err, "site size '") != NULL, "'%s': %s", bad[i], err);
+	}
+	struct lb_algo_params prm = { .ranks = 31, .lanes = 2, .bytes = 1, .sites = 3,
+				      .site_first = (const uint32_t[]){ 0, 16, 24, 32 } };
+	CHECK(lb_algo_check(lb_algo_find("multilane"), &prm, err, sizeof(err)) == -1 &&
+	      strstr(err, "not the 31 ranks"), "a map of 32 ranks for 31: %s", err);
+}
+
+/* The simulator's WAN follows the map: chain 0 -> 1 -> 2 -> 3, one WAN
+ * hop either between ranks 0 and 1 or between 2 and 3. */
+static void sim_follows_map(void)
+{
+	struct lb_algo_params prm = { .ranks = 4, .lanes = 1, .bytes = 1000, .sites = 2 };
+	struct lb_sim_net net = { .lane_bw = 1e6, .latency = 0, .wan_latency = 1, .sites = 2 };
+	double done[4];
+	prm.site_first = (const uint32_t[]){ 0, 1, 4 };
+	simulate("chain", prm, net, done);
+	CHECK(check_close(done[1], 1.001, 1e-9), "sites 1,3: rank 1 at %.9g", done[1]);
+	prm.site_first = (const uint32_t[]){ 0, 3, 4 };
+	simulate("chain", prm, net, done);
+	CHECK(check_close(done[1], 0.001, 1e-9) && check_close(done[3], 1.003, 1e-9),
+	      "sites 3,1: ranks 1 and 3 at %.9g, %.9g", done[1], done[3]);
+}
+
+/* Transfers (one per block) whose ends are in different sites. */
+static uint64_t wan_sends(const struct lb_schedule *s, const uint32_t *first, uint32_t sites)
+{
+	uint64_t n = 0;
+	for (uint32_t r = 0; r < s->ranks; r++)
+		for (uint32_t i = 0; i < s->rank[r].count; i++) {
+			const struct lb_op *op = &s->rank[r].ops[i];
+			n += op->kind == LB_SEND && lb_sites_find(first, s->ranks, sites, r) !=
+				lb_sites_find(first, s->ranks, sites, op->peer);
+		}
+	return n;
+}
+
+/* Multilane over sites 16,8,8: each later site's two tree roots are fed
+ * across the WAN, nothing else crosses it. */
+static void multilane_unequal(void)
+{
+	const uint32_t first[] = { 0, 16, 24, 32 };
+	struct lb_algo_params prm = { .ranks = 32, .lanes = 2, .bytes = 4, .slice_bytes = 1,
+				      .sites = 3, .site_first = first };
+	struct lb_schedule *s = build("multilane", prm);
+	if (!s)
+		return;
+	CHECK(wan_sends(s, first, 3) == 2 * 2 * 2, "multilane 16,8,8: %llu WAN sends (want 8)",
+	      (unsigned long long)wan_sends(s, first, 3));
+	lb_sched_free(s);
+}
+
+int main(void)
+{
+	wan_latency_once();
+	site_map_parse();
+	sim_follows_map();
+	multilane_unequal();
+	return check_status("seed003-sites");
+}
