@@ -123,8 +123,45 @@ static void multilane_unequal(void)
 	lb_sched_free(s);
 }
 
+/* rank r's SEND of block b to dst (any lane)? */
+static int sends(const struct lb_schedule *s, uint32_t r, uint32_t dst, uint32_t b)
+{
+	for (uint32_t i = 0; i < s->rank[r].count; i++) {
+		const struct lb_op *op = &s->rank[r].ops[i];
+		if (op->kind == LB_SEND && op->peer == dst && op->first_block <= b &&
+		    b < op->first_block + op->nblocks)
+			return 1;
+	}
+	return 0;
+}
+
+/* SPEC 6.2, p = 29 over two sites: site 1 is ranks 0-14 (root 0, Tree A
+ * A_1..A_7 = ranks 1-7, Tree B B_1..B_7 = 8-14), site 2 ranks 15-28 (Tree
+ * A 15-21, Tree B 22-28).  Section 3.2: A_7 (rank 7) sends half A (block
+ * 0) to site 2's Tree A root (15), B_7 (rank 14) half B (block 1) to Tree
+ * B's root (22).  With one-second hops and nothing else, the last rank is
+ * done after 7 hops: root, A_1, A_3, A_7, 15, two levels, the swap (the
+ * other tree's last leaf fed them one hop later: 8). */
+static void multilane_feeder(void)
+{
+	struct lb_algo_params prm = { .ranks = 29, .lanes = 2, .bytes = 2, .slice_bytes = 1,
+				      .sites = 2 };
+	struct lb_schedule *s = build("multilane", prm);
+	if (!s)
+		return;
+	CHECK(sends(s, 7, 15, 0) && !sends(s, 14, 15, 0), "half A to rank 15 not from A_7 (rank 7)");
+	CHECK(sends(s, 14, 22, 1) && !sends(s, 7, 22, 1), "half B to rank 22 not from B_7 (rank 14)");
+	CHECK(wan_sends(s, NULL, 2) == 2, "%llu WAN sends (want 2)",
+	      (unsigned long long)wan_sends(s, NULL, 2));
+	lb_sched_free(s);
+	struct lb_sim_net net = { .alpha = 1, .lane_bw = 1e12, .sites = 2, .wan_alpha = 1 };
+	double t = simulate("multilane", prm, net, NULL);
+	CHECK(check_close(t, 7, 1e-9), "p = 29, two sites: %.9g one-second hops (want 7)", t);
+}
+
 int main(void)
 {
+	multilane_feeder();
 	wan_latency_once();
 	site_map_parse();
 	sim_follows_map();
