@@ -69,7 +69,7 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
-	{ LB_OPT("sites", 0, "N", "split ranks into N equal sites joined by a WAN (multilane chains them; binary-sites and binomial-sites send to each site's first rank first)",
+	{ LB_OPT("sites", 0, "N", "split ranks into N equal sites joined by a WAN (multilane chains them; binary and binomial: the root sends to each other site's first rank first, then per-site trees)",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
 	  LB_OPT_STRING, OFF(site_sizes)) },

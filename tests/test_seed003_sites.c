@@ -159,8 +159,44 @@ static void multilane_feeder(void)
 	CHECK(check_close(t, 7, 1e-9), "p = 29, two sites: %.9g one-second hops (want 7)", t);
 }
 
+/* Section 6's binary and binomial over sites: one edge per site pair
+ * crosses the WAN (root -> each other site's first rank), the message
+ * crosses it once per site; the simulated time is the section-6 form's. */
+static void site_aware_trees(void)
+{
+	const char *algos[] = { "binary", "binomial" };
+	const uint32_t first[] = { 0, 16, 24, 32 };
+	for (size_t i = 0; i < 2; i++) {
+		struct lb_algo_params prm = { .ranks = 32, .lanes = 2, .bytes = 64, .slice_bytes = 8,
+					      .sites = 2 };
+		struct lb_schedule *s = build(algos[i], prm);
+		if (s)
+			CHECK(wan_sends(s, NULL, 2) == 8 && sends(s, 0, 16, 0) && sends(s, 0, 16, 7),
+			      "%s, two sites: %llu WAN sends (want 8, root -> 16)", algos[i],
+			      (unsigned long long)wan_sends(s, NULL, 2));
+		lb_sched_free(s);
+		prm.sites = 3, prm.site_first = first, prm.root = 20;
+		s = build(algos[i], prm);
+		if (s)
+			CHECK(wan_sends(s, first, 3) == 16 && sends(s, 20, 24, 0) && sends(s, 20, 0, 0),
+			      "%s, sites 16,8,8, root 20: %llu WAN sends (want 16: 20 -> 24, 20 -> 0)",
+			      algos[i], (unsigned long long)wan_sends(s, first, 3));
+		lb_sched_free(s);
+		struct lb_algo_params big = { .ranks = 32, .lanes = 2, .bytes = 256ull << 20,
+					      .slice_bytes = 128 << 10, .sites = 2 };
+		struct lb_cost_in in = { .ranks = 32, .lanes = 2, .bytes = big.bytes,
+					 .latency = 50e-6, .lane_bw = 125e6, .sites = 2,
+					 .wan_latency = 10e-3 };
+		double t = simulate(algos[i], big, WAN_NET, NULL);
+		double form = lb_algo_find(algos[i])->cost_two_site(&in);
+		CHECK(check_close(t, form, 0.02), "%s two sites, 256 MiB: sim %.6g s, section 6 %.6g s",
+		      algos[i], t, form);
+	}
+}
+
 int main(void)
 {
+	site_aware_trees();
 	multilane_feeder();
 	wan_latency_once();
 	site_map_parse();
