@@ -20,6 +20,7 @@ struct sim_opts {
 	uint32_t lanes, sites;
 	const char *roots; /* -r as typed: "all" depends on the rank count */
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
+	double wan_bw;               /* 0: no cap beyond the lanes */
 	double lat, wan_lat;         /* wan_lat < 0: same as lat */
 	int stripe_off, allgather, validate, model, no_lp;
 	const char *output, *json, *platform;
@@ -75,6 +76,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_STRING, OFF(site_sizes)) },
 	{ LB_OPT("wan-alpha", 0, "SECONDS", "per-transfer cost between sites, as port occupation (default: --alpha)",
 	  LB_OPT_SECONDS, OFF(wan_alpha)) },
+	{ LB_OPT("wan-bw", 0, "RATE", "bandwidth cap of a transfer between sites (a lane's share of the WAN; default: none beyond --bw)",
+	  LB_OPT_RATE, OFF(wan_bw)) },
 	{ LB_OPT("wan-lat", 0, "SECONDS", "latency (time in flight) between sites (default: --lat)",
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("platform", 0, "FILE", "simulate on this platform (algos/platform.h's format, '-': stdin): each pair's links replace --alpha, --bw, --lat and the sites' values (--alpha and --bw still choose --slice auto); the closed forms are left empty",
@@ -128,6 +131,7 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.roots = roots->v, .nroots = roots->n, .stripe_off = o->stripe_off,
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->site_map.sites,
 		.site_first = o->site_map.first, .alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
+		.wan_bw = o->wan_bw,
 		.latency = o->lat, .wan_latency = o->wan_lat,
 		.model = (enum lb_port_model)o->model, .platform = pf, .lp_bound = !o->no_lp,
 		.validate = o->validate, .stop = lb_stop_flag(),

@@ -123,7 +123,7 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 		    struct sim_row *r, char *err, size_t len)
 {
 	struct lb_sim_net net = { .alpha = p->alpha, .lane_bw = p->lane_bw, .sites = p->sites,
-				  .site_first = p->site_first,
+				  .site_first = p->site_first, .wan_bw = p->wan_bw,
 				  .wan_alpha = wan_alpha(p), .latency = p->latency,
 				  .wan_latency = wan_latency(p), .platform = p->platform,
 				  .model = p->model };

@@ -36,6 +36,7 @@ struct lb_simsweep_params {
 	double alpha;          /* seconds per transfer on a lane */
 	double lane_bw;        /* bytes/s of one lane */
 	double wan_alpha;      /* seconds per transfer between sites; < 0: alpha */
+	double wan_bw;         /* bytes/s cap between sites; 0: the lanes' only */
 	double latency;        /* seconds in flight, no port held (model/sim.h) */
 	double wan_latency;    /* the same between sites; < 0: latency */
 	enum lb_port_model model;
