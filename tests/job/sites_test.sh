@@ -36,7 +36,7 @@ rank() {
 # job NAME CMD ARGS...: 4 ranks, rank 0's output in $tmp/NAME.out, .err;
 # returns the first non-zero exit status
 job() {
-	local name=$1 port r rc=0 p mine=()
+	local name=$1 port r rc=0 p s mine=()
 	shift
 	port=$(free_port)
 	for r in 1 2 3; do
@@ -46,7 +46,7 @@ job() {
 	done
 	rank 0 4 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 	for p in "${mine[@]}"; do
-		wait "$p" || { [ "$rc" != 0 ] || rc=$?; }
+		wait "$p" || { s=$?; [ "$rc" != 0 ] || rc=$s; }
 	done
 	return "$rc"
 }
@@ -67,7 +67,7 @@ PY
 	fi
 }
 
-common=(bcast --no-pin --nics 127.0.0.1,127.0.0.1 -a multilane,binary,binomial -m 96K -s 8K
+common=(bcast --no-pin --nics "127.0.0.1,127.0.0.1" -a "multilane,binary,binomial" -m 96K -s 8K
 	-i 2 -x 0 --no-calibration --timeout 30s)
 
 if job uneven "${common[@]}" --site-sizes 1,3 -o "$tmp/uneven.csv" &&
