@@ -9,8 +9,8 @@
 #include "cli.h"
 #include "engine/repro000.h"
 #include "repro003.h"
+#include "repro_out.h"
 #include "report/csv.h"
-#include "report/table.h"
 #include "lib/stop.h"
 
 #define QUICK_PLATFORMS 10 /* per node count: CI-sized, about a minute */
@@ -121,19 +121,9 @@ static int check_nodes(const struct lb_cmd *cmd, const struct repro_opts *o,
 static int run_sinks(const struct lb_cmd *cmd, const struct lb_repro000_params *p,
 		     struct lb_csv *csv, struct lb_cli_json *json, char *err, size_t len)
 {
-	struct lb_table table = { .out = lb_cli_json_to_stdout(json) ? stderr : stdout };
-	struct lb_sink sinks[3];
-	size_t n = 0;
-	sinks[n++] = (struct lb_sink){ .begin = lb_table_sink_begin, .row = lb_table_sink_row,
-				       .ctx = &table };
-	if (csv)
-		sinks[n++] = (struct lb_sink){ .row = lb_csv_sink_row, .ctx = csv };
-	if (json->path)
-		sinks[n++] = lb_cli_json_sink(json);
-	struct lb_tee tee = { sinks, n };
-	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
-				      .row = lb_tee_row, .ctx = &tee };
-	int rc = lb_repro000_run(p, &sink, err, len);
+	struct lb_repro_out out;
+	lb_repro_out_init(&out, csv, json);
+	int rc = lb_repro000_run(p, &out.sink, err, len);
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
 	return rc;

@@ -2,9 +2,8 @@
 #include "repro003.h"
 
 #include "engine/repro003.h"
-#include "report/csv.h"
-#include "report/table.h"
 #include "lib/stop.h"
+#include "repro_out.h"
 
 #define MIB (1ull << 20)
 
@@ -15,27 +14,6 @@ static const uint64_t FULL_SIZES[] = { 1 * MIB, 2 * MIB, 4 * MIB, 8 * MIB, 16 * 
 				       32 * MIB, 64 * MIB, 128 * MIB, 256 * MIB, 512 * MIB };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static int run_sinks(const struct lb_cmd *cmd, const struct lb_repro003_params *p,
-		     struct lb_csv *csv, struct lb_cli_json *json, char *err, size_t len)
-{
-	struct lb_table table = { .out = lb_cli_json_to_stdout(json) ? stderr : stdout };
-	struct lb_sink sinks[3];
-	size_t n = 0;
-	sinks[n++] = (struct lb_sink){ .begin = lb_table_sink_begin, .row = lb_table_sink_row,
-				       .ctx = &table };
-	if (csv)
-		sinks[n++] = (struct lb_sink){ .row = lb_csv_sink_row, .ctx = csv };
-	if (json->path)
-		sinks[n++] = lb_cli_json_sink(json);
-	struct lb_tee tee = { sinks, n };
-	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
-				      .row = lb_tee_row, .ctx = &tee };
-	int rc = lb_repro003_run(p, &sink, err, len);
-	if (rc)
-		lb_cli_error(cmd, NULL, "%s", err);
-	return rc;
-}
 
 int lb_repro_seed003_fig8(const struct lb_cmd *cmd, const void *opts, int full,
 			  const char *output, const char *json_path)
@@ -60,7 +38,11 @@ int lb_repro_seed003_fig8(const struct lb_cmd *cmd, const void *opts, int full,
 		return LB_EXIT_FAILED;
 	}
 	lb_stop_arm();
-	int rc = run_sinks(cmd, &p, csv, &json, err, sizeof(err));
+	struct lb_repro_out out;
+	lb_repro_out_init(&out, csv, &json);
+	int rc = lb_repro003_run(&p, &out.sink, err, sizeof(err));
+	if (rc)
+		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);
 	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	rc = lb_cli_finish_csv(cmd, csv, rc, err);
