@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sites on the command line (seed 003): --site-sizes and a platform's site
 # lines give plan and sim their sites, bad ones are refused naming the token
-# or the node (exit 2); sim --wan-bw slows what crosses the WAN; plan
+# or the node (exit 2); platform show --format sites prints them for
+# scripts/cluster; sim --wan-bw slows what crosses the WAN; plan
 # --sites 2 shows section 3.2's feeders and section 6's one WAN edge;
 # repro seed003-fig8 writes its rows, every judged one within its range.
 # Usage: sites_test.sh path/to/lanebench
@@ -39,6 +40,12 @@ grep -q 'send->1 ' "$tmp/root" && ! grep -qE 'send->(2|3) ' "$tmp/root" ||
 	fail "binary, sites 1,3: the root's sends: $(cat "$tmp/root")"
 printf 'nodes 4\ndefault bw 1gbit\nsite 0 ranks 0,2\nsite 1 ranks 1,3\n' >"$tmp/mixed.platform"
 refused "node 2: in site 0 after site 1's ranks" plan -a multilane -m 2 --platform "$tmp/mixed.platform"
+# platform show --format sites: what scripts/cluster up --sites-from reads
+printf 'wan 0 1 lat 10ms bw 1gbit\n' >>"$tmp/two.platform"
+[ "$("$B" platform show --format sites "$tmp/two.platform")" = "$(printf 'site 0 0 0\nsite 1 1 3\nwan 0 1 0.01 125000000')" ] ||
+	fail "platform show --format sites: $("$B" platform show --format sites "$tmp/two.platform" 2>&1)"
+refused "its sites: node 2: in site 0 after site 1's ranks" platform show --format sites -o "$tmp/never" "$tmp/mixed.platform"
+[ ! -e "$tmp/never" ] || fail "platform show --format sites wrote a file for refused sites"
 
 # plan -p 29 --sites 2: A_7 (rank 7) feeds site 2's Tree A root (15), B_7 (14) Tree B's (22)
 "$B" plan -a multilane -p 29 -k 2 -m 2 -s 1 --sites 2 -f text >"$tmp/ml" 2>&1 || fail "plan -p 29: $(cat "$tmp/ml")"

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Tests `scripts/cluster up --sites` (root, network namespaces): two sites
 # of two hosts per rail bridge, joined by the userspace delay line
-# lb-wanlink (no netem on this kernel) at 5 ms each way and 200 Mbit/s.
+# lb-wanlink (no netem on this kernel) at 5 ms each way and 200 Mbit/s, as
+# a platform's site and wan lines give them (platform show --format sites
+# | up --sites-from -).
 # The round trip across the WAN is 2 x 5 ms within TOLERANCE_MS (the delay
 # line's wake-up and the veths' forwarding add a little, never less) on
 # both rails; within a site it is not delayed (below 2 ms); TCP across the
 # WAN holds 0.8-1.05 of its rate; a real `lanebench bcast --site-sizes 2,2`
 # over TCP across the two sites verifies every byte; bad --sites input is
-# refused (exit 2); `down` ends the delay lines with the namespaces.
+# refused (exit 2), so are a sites file with a gap and wan lines that
+# differ; `down` ends the delay lines with the namespaces.
 #   wan_test.sh CLUSTER_SCRIPT LB_WANLINK LANEBENCH
 # Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
 # (not root, or network namespaces unavailable).
@@ -64,9 +67,17 @@ refused "bad site size 'x'" 4 --rate 1gbit --sites 2,x
 refused "bad time '5'" 4 --rate 1gbit --sites 2,2 --wan-delay 5
 refused "need --sites" 4 --rate 1gbit --wan-delay 5ms
 
-if ! "$cluster" up 4 --rails 2 --rate 1gbit --sites 2,2 --wan-delay ${DELAY_MS}ms --wan-rate 200mbit \
-	--wanlink "$wanlink" --name "$name" >"$tmp/up" 2>&1; then
-	fail "cluster up --sites 2,2: $(cat "$tmp/up")"
+refused "stdin:2: '2': site 1 must start at rank 1" 4 --rate 1gbit --sites-from - <<<"$(printf 'site 0 0 0\nsite 1 2 3\n')"
+refused "every wan line must give the same" 6 --rate 1gbit --sites-from - \
+	<<<"$(printf 'site 0 0 1\nsite 1 2 3\nsite 2 4 5\nwan 0 1 0.005 25e6\nwan 1 2 0.01 25e6\n')"
+
+# The sites and the WAN from a platform: two sites of two hosts, a WAN of
+# DELAY_MS and 25 MB/s (200 Mbit/s), through `platform show --format sites`.
+printf 'nodes 4\nlanes 2\ndefault bw 1gbit\nsite 0 ranks 0-1\nsite 1 ranks 2-3\nwan 0 1 lat %sms bw 25MB/s\n' \
+	$DELAY_MS >"$tmp/two.platform"
+if ! "$lanebench" platform show --format sites "$tmp/two.platform" |
+	"$cluster" up 4 --rails 2 --rate 1gbit --sites-from - --wanlink "$wanlink" --name "$name" >"$tmp/up" 2>&1; then
+	fail "cluster up --sites-from (2,2): $(cat "$tmp/up")"
 	exit 1
 fi
 ok "$(cat "$tmp/up")"
