@@ -25,7 +25,9 @@ struct lb_algo_params {
 	uint64_t slice_bytes; /* pipelining unit; 0 = whole message */
 	int stripe_off;       /* single-lane algorithms: use lane 0 only */
 	enum lb_allgather allgather; /* vandegeijn only */
-	uint32_t sites;       /* multilane only: sites chained (0 or 1 = one) */
+	uint32_t sites;       /* site-aware algorithms: sites (0 or 1 = one) */
+	const uint32_t *site_first; /* [sites + 1] site map (algos/sites.h);
+				     * NULL = the even split */
 	/* Heterogeneous algorithms (seed 000) only; NULL for the others. */
 	const struct lb_platform *platform; /* nodes = ranks; its lane 0 is used */
 	const double *lp_load; /* [ranks * ranks], n_{u,v} in slices/s, row u:

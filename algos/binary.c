@@ -1,7 +1,17 @@
 /* binary: heap-ordered binary tree on relative ranks (children of v are
- * 2v + 1 and 2v + 2), every slice forwarded to both children (pipelined). */
+ * 2v + 1 and 2v + 2), every slice forwarded to both children (pipelined).
+ * With sites (--sites, seed 003 section 6): the root first sends the
+ * message to each other site's first rank, then each site runs the tree
+ * (algos/sitetree.c). */
 #include "build.h"
 #include "cost.h"
+
+size_t lb_binary_edges(uint32_t n, struct lb_edge *e)
+{
+	for (uint32_t c = 1; c < n; c++)
+		e[c - 1] = (struct lb_edge){ (c - 1) / 2, c };
+	return n ? n - 1 : 0;
+}
 
 struct lb_schedule *lb_build_binary(const struct lb_algo_params *prm)
 {
@@ -9,13 +19,12 @@ struct lb_schedule *lb_build_binary(const struct lb_algo_params *prm)
 		lb_slice_count(prm->bytes, prm->slice_bytes));
 	if (!s)
 		return NULL;
-	uint32_t n = prm->ranks - 1;
-	struct lb_edge *e = calloc(n + 1, sizeof(*e));
+	if (prm->sites > 1)
+		return lb_emit_site_trees(s, prm, lb_binary_edges) ? lb_sched_abandon(s) : s;
+	struct lb_edge *e = calloc(prm->ranks, sizeof(*e));
 	if (!e)
 		return lb_sched_abandon(s);
-	for (uint32_t c = 1; c <= n; c++)
-		e[c - 1] = (struct lb_edge){ (c - 1) / 2, c };
-	int rc = lb_emit_tree(s, e, n, prm->stripe_off);
+	int rc = lb_emit_tree(s, e, lb_binary_edges(prm->ranks, e), prm->stripe_off);
 	free(e);
 	return rc ? lb_sched_abandon(s) : s;
 }

@@ -1,11 +1,14 @@
 /* binomial: relative rank v receives from v minus its lowest set bit and
  * sends to v + 2^j for every 2^j below that bit, largest subtree first.
- * Slices are forwarded as they arrive (segmented, as Open MPI does). */
+ * Slices are forwarded as they arrive (segmented, as Open MPI does).
+ * With sites (--sites, seed 003 section 6): the root first sends the
+ * message to each other site's first rank, then each site runs the tree
+ * (algos/sitetree.c). */
 #include "build.h"
 #include "cost.h"
 
 /* Edges parents-first: breadth over masks from the top. */
-static size_t binomial_edges(uint32_t p, struct lb_edge *e)
+size_t lb_binomial_edges(uint32_t p, struct lb_edge *e)
 {
 	size_t n = 0;
 	uint32_t top = 1u << lb_ceil_log2(p);
@@ -28,10 +31,12 @@ struct lb_schedule *lb_build_binomial(const struct lb_algo_params *prm)
 		lb_slice_count(prm->bytes, prm->slice_bytes));
 	if (!s)
 		return NULL;
+	if (prm->sites > 1)
+		return lb_emit_site_trees(s, prm, lb_binomial_edges) ? lb_sched_abandon(s) : s;
 	struct lb_edge *e = calloc(prm->ranks, sizeof(*e));
 	if (!e)
 		return lb_sched_abandon(s);
-	size_t n = binomial_edges(prm->ranks, e);
+	size_t n = lb_binomial_edges(prm->ranks, e);
 	int rc = lb_emit_tree(s, e, n, prm->stripe_off);
 	free(e);
 	return rc ? lb_sched_abandon(s) : s;

@@ -48,6 +48,19 @@ struct lb_edge {
 int lb_emit_tree(struct lb_schedule *s, const struct lb_edge *edges,
 		 size_t nedges, int stripe_off);
 
+/* A homogeneous tree on positions 0 .. n-1 (0 its root): its edges into
+ * e (room for n), parents first, each node's children in sending order;
+ * returns their count. */
+typedef size_t (*lb_tree_edges_fn)(uint32_t n, struct lb_edge *e);
+size_t lb_binary_edges(uint32_t n, struct lb_edge *e);
+size_t lb_binomial_edges(uint32_t n, struct lb_edge *e);
+
+/* With prm->sites > 1 (seed 003 section 6, algos/sitetree.c): the root
+ * sends the whole message to each other site's first rank, then each site
+ * runs `tree` on its ranks, pipelined. */
+int lb_emit_site_trees(struct lb_schedule *s, const struct lb_algo_params *prm,
+		       lb_tree_edges_fn tree);
+
 /* A tree given as edges in ABSOLUTE ranks (heterogeneous platforms: the
  * tree is tied to nodes, not to positions relative to the root), parents
  * before children, each node's children in sending order.  Emits the

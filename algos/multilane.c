@@ -15,9 +15,11 @@
  * node of the other tree, or a node already fed by the swap), on the right
  * lane if possible, else on any lane, and as a last resort by the root.
  *
- * Several sites (section 3.2) are chained: site c + 1's tree roots are fed
- * by free slots of site c (the leaves left idle by the swap).  Sites are
- * contiguous rank ranges; the root's site comes first.
+ * Several sites (section 3.2) are chained: site c + 1's Tree A root is fed
+ * by site c's last Tree A node, its Tree B root by the last Tree B node
+ * (leaves the swap leaves a lane idle).  Sites are
+ * contiguous rank ranges (the site map of sites.h, sizes may differ); the
+ * root's site comes first.
  *
  * Logical lanes 0 and 1 map to physical lanes of that parity, round-robin
  * per rank, so k > 2 lanes are all used; with k = 1 both trees share it. */
@@ -25,6 +27,7 @@
 
 #include "build.h"
 #include "cost.h"
+#include "sites.h"
 
 enum { HALF_A = 0, HALF_B = 1 };
 
@@ -35,6 +38,7 @@ struct ml_edge {
 
 struct ml {
 	struct lb_schedule *s;
+	const uint32_t *site_first; /* the site map, NULL = even (sites.h) */
 	uint8_t *slot_free; /* [rank * 2 + logical lane] */
 	uint8_t *holds;     /* [rank * 2 + half] */
 	uint8_t *in_lane;   /* [rank]: lane its own tree's half arrives on */
@@ -127,8 +131,8 @@ static int tree_edges(struct ml *m, const uint32_t *t, uint32_t n, int half)
 static uint32_t site_nodes(struct ml *m, uint32_t site, uint32_t sites)
 {
 	const struct lb_schedule *s = m->s;
-	uint32_t first = lb_site_first(s->ranks, sites, site);
-	uint32_t end = lb_site_first(s->ranks, sites, site + 1), n = 0;
+	uint32_t first = lb_sites_start(m->site_first, s->ranks, sites, site);
+	uint32_t end = lb_sites_start(m->site_first, s->ranks, sites, site + 1), n = 0;
 	uint32_t start = s->root >= first && s->root < end ? s->root : first;
 	for (uint32_t i = 0; i < end - first; i++) {
 		uint32_t r = first + (start - first + i) % (end - first);
@@ -138,24 +142,42 @@ static uint32_t site_nodes(struct ml *m, uint32_t site, uint32_t sites)
 	return n;
 }
 
+/* Feeds the root of this site's tree `half` (dst): in a later site, from
+ * the previous site's last node of the same tree on whichever lane it has
+ * free, as section 3.2 does (A_{2^n-1} feeds the next Tree A, B_{2^n-1} the
+ * next Tree B) -- a node of the other tree would have it only one swap
+ * hop later; without such a slot, from any free slot that holds the half.
+ * The lane actually used decides which lane the other half takes. */
+static int feed_tree_root(struct ml *m, const uint32_t *prev, uint32_t nprev,
+			  uint32_t dst, int half)
+{
+	uint32_t prev_na = (nprev + 1) / 2; /* prev: Tree A's nodes, then B's */
+	int has_tree = half == HALF_A ? prev_na > 0 : nprev > prev_na;
+	uint32_t last = has_tree ? prev[half == HALF_A ? prev_na - 1 : nprev - 1] : 0;
+	int rc;
+	if (has_tree && can_supply(m, last, dst, half, half)) /* its tree's lane first */
+		rc = add_edge(m, last, dst, half, half);
+	else if (has_tree && can_supply(m, last, dst, half, !half))
+		rc = add_edge(m, last, dst, half, !half);
+	else
+		rc = serve(m, prev, nprev, dst, half, half);
+	if (rc == 0)
+		m->in_lane[dst] = m->e[m->ne - 1].lane;
+	return rc;
+}
+
 /* Builds one site; prev/nprev are the previous site's ranks (feeders). */
 static int build_site(struct ml *m, uint32_t n, const uint32_t *prev,
 		      uint32_t nprev)
 {
 	uint32_t na = (n + 1) / 2, nb = n - na;
 	uint32_t *a = m->nodes, *b = m->nodes + na;
-	/* Tree roots: fed by the root, or by the previous site's free slots;
-	 * the lane actually used decides which lane the other half takes. */
-	if (na) {
-		if (serve(m, prev, nprev, a[0], HALF_A, 0))
-			return -1;
-		m->in_lane[a[0]] = m->e[m->ne - 1].lane;
-	}
-	if (nb) {
-		if (serve(m, prev, nprev, b[0], HALF_B, 1))
-			return -1;
-		m->in_lane[b[0]] = m->e[m->ne - 1].lane;
-	}
+	/* Tree roots: fed by the root (first site: no prev), or by the
+	 * previous site's last leaves. */
+	if (na && feed_tree_root(m, prev, nprev, a[0], HALF_A))
+		return -1;
+	if (nb && feed_tree_root(m, prev, nprev, b[0], HALF_B))
+		return -1;
 	if (tree_edges(m, a, na, HALF_A) || tree_edges(m, b, nb, HALF_B))
 		return -1;
 	for (int lane = 0; lane < 2; lane++)
@@ -175,7 +197,7 @@ static int build_site(struct ml *m, uint32_t n, const uint32_t *prev,
 static int build_sites(struct ml *m, uint32_t sites)
 {
 	const struct lb_schedule *s = m->s;
-	uint32_t first_site = lb_site_of(s->ranks, sites, s->root);
+	uint32_t first_site = lb_sites_find(m->site_first, s->ranks, sites, s->root);
 	uint32_t *prev = malloc(((size_t)s->ranks + 1) * sizeof(*prev)), nprev = 0;
 	if (!prev)
 		return -1;
@@ -225,7 +247,7 @@ static int emit(struct ml *m)
 
 struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm)
 {
-	struct ml m = { 0 };
+	struct ml m = { .site_first = prm->sites > 1 ? prm->site_first : NULL };
 	m.s = lb_sched_for(prm, "multilane",
 			   lb_slice_count(prm->bytes, prm->slice_bytes));
 	if (!m.s)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "algos.h"
+#include "sites.h"
 #include "platform.h"
 
 const struct lb_algo lb_algos[] = {
@@ -186,6 +187,9 @@ int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
 	else if (prm->sites > prm->ranks)
 		snprintf(buf, sizeof(buf), "sites %u exceeds ranks %u",
 			 prm->sites, prm->ranks), why = buf;
+	else if (prm->site_first && prm->sites > 1 &&
+		 lb_sites_check(prm->site_first, prm->sites, prm->ranks, buf, sizeof(buf)))
+		why = buf;
 	else if (prm->slice_bytes && lb_div_ceil(prm->bytes, prm->slice_bytes) > LB_MAX_BLOCKS)
 		snprintf(buf, sizeof(buf), "slice %llu bytes cuts %llu bytes into more than %u slices",
 			 (unsigned long long)prm->slice_bytes,

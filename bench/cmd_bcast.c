@@ -15,6 +15,7 @@
 #include "engine/bcast.h"
 #include "engine/job.h"
 #include "platform_file.h"
+#include "site_opt.h"
 #include "report/csv.h"
 #include "report/table.h"
 #include "lib/error.h"
@@ -31,6 +32,8 @@ struct bcast_opts {
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
 	const char *nics, *transport, *output, *label, *json, *platform;
+	uint32_t sites;
+	const char *site_sizes;
 };
 
 #define OFF(f) offsetof(struct bcast_opts, f)
@@ -79,6 +82,10 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("platform", 0, "FILE", "the network (a platform file, e.g. from lanebench calibrate): the platform algorithms need it, the others are checked against its links; a node per rank, every rank given the same file",
 	  LB_OPT_STRING, OFF(platform)) },
+	{ LB_OPT("sites", 0, "N", "the ranks as N equal sites (seed 003): multilane chains them, binary and binomial send to each other site's first rank first (the WAN itself is the network's: scripts/cluster --sites)",
+	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8; their total the job's size); without it and --sites, a --platform's site lines",
+	  LB_OPT_STRING, OFF(site_sizes)) },
 	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
 	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },
 	{ LB_OPT("no-calibration", 0, NULL, "skip calibration (no predicted columns; with --platform, sim_seconds still)",
@@ -324,6 +331,30 @@ static int platform_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
 	return *pf ? check_reach(cmd, o, *pf, roots) : 0;
 }
 
+/* --sites, --site-sizes or the platform's sites, over the job's ranks. */
+static int sites_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
+		    const struct lb_platform *pf, struct lb_cli_sites *sites)
+{
+	char err[768];
+	const char *from = NULL;
+	if (lb_cli_sites_resolve(cmd, o->sites, o->site_sizes, pf, sites))
+		return LB_EXIT_USAGE;
+	uint32_t size = lb_job_launched(&from, err, sizeof(err));
+	if (sites->first && sites->ranks != size) {
+		lb_cli_error(cmd, "site-sizes", "the %u sites hold %u ranks but the job has %u (%s=%u)",
+			     sites->sites, sites->ranks, size, from, size);
+		free(sites->first);
+		sites->first = NULL;
+		return LB_EXIT_USAGE;
+	}
+	if (!sites->first && sites->sites > size) {
+		lb_cli_error(cmd, "sites", "%u sites for a job of %u ranks (%s=%u)", sites->sites,
+			     size, from, size);
+		return LB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* The sinks on rank 0: the CSV and the table (out), the JSON document. */
 static int run_sinks(const struct lb_bcast_params *p, struct bcast_out *out,
 		     struct lb_cli_json *json, char *err, size_t len)
@@ -355,6 +386,9 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		rc = roots_of(cmd, o, &roots);
 	if (rc == 0)
 		rc = platform_of(cmd, o, &roots, &pf);
+	struct lb_cli_sites sites = { .sites = 1 };
+	if (rc == 0)
+		rc = sites_of(cmd, o, pf, &sites);
 	if (rc) {
 		free(roots.v);
 		lb_platform_free(pf);
@@ -363,11 +397,14 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	out.nroots = roots.n;
 	struct lb_bcast_params p = params_of(cmd, o, &roots);
 	p.platform = pf;
+	p.sites = sites.sites;
+	p.site_first = sites.first;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
 	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	free(roots.v);
+	free(sites.first);
 	lb_platform_free(pf);
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);

@@ -14,6 +14,7 @@
 #include "model/slice.h"
 #include "lib/units.h"
 #include "platform_file.h"
+#include "site_opt.h"
 
 enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };
 
@@ -31,6 +32,8 @@ struct plan_opts {
 	int stripe_off, allgather, format;
 	const char *json;
 	const char *platform;
+	const char *site_sizes;
+	struct lb_cli_sites site_map; /* resolved from sites, site_sizes, platform */
 };
 
 static int set_algo(void *target, const char *arg, char *err, size_t errlen)
@@ -76,8 +79,10 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
-	{ LB_OPT("sites", 0, "N", "multilane: sites chained (seed 003 section 3.2)",
+	{ LB_OPT("sites", 0, "N", "equal sites (seed 003 section 3.2): multilane chains them, binary and binomial: the root sends to each other site's first rank first, then per-site trees",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
+	  LB_OPT_STRING, OFF(site_sizes)) },
 	{ LB_OPT("format", 'f', NULL, "output: ops per rank and lane, Graphviz trees, or bytes per lane",
 	  LB_OPT_ENUM, OFF(format)), .def = "text",
 	  .choices = (const char *const[]){ "text", "dot", "summary", NULL } },
@@ -367,6 +372,8 @@ static int check_plan_opts(const struct lb_cmd *cmd, const struct plan_opts *o)
 		lb_cli_error(cmd, "message-size", "missing (required; see lanebench plan --help)");
 		return -1;
 	}
+	if (lb_cli_sites_check_ranks(cmd, &o->site_map, o->ranks))
+		return -1;
 	if (o->root >= o->ranks) {
 		lb_cli_error(cmd, "root", "root %u out of range for %u ranks (expected 0..%u)",
 			     o->root, o->ranks, o->ranks - 1);
@@ -467,11 +474,13 @@ static struct lb_platform *load_platform(const struct lb_cmd *cmd, const struct 
 	return pf;
 }
 
-/* The options as the build sees them: with a platform, -p defaults to its
- * nodes and -k is capped at its lanes (the provenance keeps them as given). */
+/* The options as the build sees them: -p defaults to the site map's
+ * total, or with a platform to its nodes and -k is capped at its lanes (the provenance keeps them as given). */
 static struct plan_opts effective(const struct plan_opts *o, const struct lb_platform *pf)
 {
 	struct plan_opts e = *o;
+	if (e.site_map.first && e.ranks == 0)
+		e.ranks = e.site_map.ranks;
 	if (pf && e.ranks == 0)
 		e.ranks = pf->nodes;
 	if (pf && e.lanes > pf->lanes)
@@ -514,8 +523,8 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 	struct lb_algo_params prm = {
 		.ranks = e->ranks, .root = e->root, .lanes = e->lanes, .bytes = e->bytes,
 		.slice_bytes = e->slice, .stripe_off = e->stripe_off,
-		.allgather = (enum lb_allgather)e->allgather, .sites = e->sites,
-		.platform = pf,
+		.allgather = (enum lb_allgather)e->allgather, .sites = e->site_map.sites,
+		.site_first = e->site_map.first, .platform = pf,
 	};
 	if (e->slice == LB_SLICE_AUTO)
 		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);
@@ -542,8 +551,11 @@ static int plan(const struct lb_cmd *cmd, void *base)
 	}
 	int bad;
 	struct lb_platform *pf = load_platform(cmd, o, &bad);
-	struct plan_opts e = effective(o, pf);
+	struct plan_opts e = *o;
+	bad = bad || lb_cli_sites_resolve(cmd, o->sites, o->site_sizes, pf, &e.site_map);
+	e = effective(&e, pf);
 	int rc = bad || check_plan_opts(cmd, &e) ? LB_EXIT_USAGE : build_and_show(cmd, o, &e, pf);
+	free(e.site_map.first);
 	lb_platform_free(pf);
 	return rc;
 }

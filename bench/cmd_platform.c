@@ -10,13 +10,14 @@
 
 #include "cli.h"
 #include "algos/platgen.h"
+#include "algos/sites.h"
 #include "lib/units.h"
 #include "platform_file.h"
 #include "report/outfile.h"
 
 #define ALL_LANES UINT32_MAX /* --lane not given */
 
-enum show_format { FORMAT_MATRIX, FORMAT_LINKS };
+enum show_format { FORMAT_MATRIX, FORMAT_LINKS, FORMAT_SITES };
 
 #define UNSET UINT32_MAX /* a gen option not given */
 
@@ -38,7 +39,7 @@ struct platform_opts {
 
 #define OFF(f) offsetof(struct platform_opts, f)
 
-static const char *const format_names[] = { "matrix", "links", NULL };
+static const char *const format_names[] = { "matrix", "links", "sites", NULL };
 
 /* --density: a probability, 0 to 1. */
 static int set_density(void *target, const char *arg, char *err, size_t errlen)
@@ -57,7 +58,8 @@ static const struct lb_opt platform_opts_table[] = {
 	{ LB_OPT("lane", 0, "L", "show lane L only (default: every lane)", LB_OPT_UINT, OFF(lane)),
 	  .min = 0, .max = LB_PLATFORM_MAX_LANES - 1 },
 	{ LB_OPT("format", 'f', NULL, "matrix: tables for people; links: one line per directed "
-		 "link for scripts (see below)", LB_OPT_ENUM, OFF(format)),
+		 "link for scripts; sites: the sites and WAN lines for scripts (see below)",
+		 LB_OPT_ENUM, OFF(format)),
 	  .def = "matrix", .choices = format_names },
 	{ LB_OPT("output", 'o', "FILE", "write to FILE instead of stdout (not created when the "
 		 "platform is refused)", LB_OPT_STRING, OFF(output)) },
@@ -279,6 +281,17 @@ static void show_links(FILE *f, const struct lb_platform *pf, uint32_t lane)
 			show_lane_links(f, pf, l);
 }
 
+/* "site S FIRST LAST" per site (contiguous ranks, sites.h's map) and
+ * "wan A B LAT_S BYTES_PER_S" per wan line, numbers exact. */
+static void show_sites(FILE *f, const struct lb_platform *pf, const uint32_t *first)
+{
+	for (uint32_t s = 0; s < pf->sites; s++)
+		fprintf(f, "site %u %u %u\n", s, first[s], first[s + 1] - 1);
+	for (size_t i = 0; i < pf->nwan; i++)
+		fprintf(f, "wan %u %u %.17g %.17g\n", pf->wan[i].a, pf->wan[i].b, pf->wan[i].lat,
+			pf->wan[i].bw);
+}
+
 /* ---- the command ---- */
 
 /* The file as messages name it (lb_platform_read_file's "-" is stdin). */
@@ -292,14 +305,24 @@ static int write_show(const struct lb_cmd *cmd, const struct platform_opts *o,
 {
 	struct lb_outfile out;
 	char err[1024];
+	uint32_t *first = NULL, sites;
+	if (o->format == FORMAT_SITES &&
+	    lb_sites_from_platform(pf, &first, &sites, err, sizeof(err)) != 0) {
+		lb_cli_error(cmd, NULL, "%s: its sites: %s", display_name(o->words[1]), err);
+		return LB_EXIT_USAGE;
+	}
 	if (lb_outfile_open(&out, o->output, err, sizeof(err)) != 0) {
+		free(first);
 		lb_cli_error(cmd, "output", "%s", err);
 		return LB_EXIT_FAILED;
 	}
 	if (o->format == FORMAT_LINKS)
 		show_links(out.f, pf, o->lane);
+	else if (o->format == FORMAT_SITES)
+		show_sites(out.f, pf, first);
 	else
 		show_matrix(out.f, display_name(o->words[1]), pf, o->lane);
+	free(first);
 	if (lb_outfile_check(&out, err, sizeof(err)) != 0) {
 		lb_outfile_abort(&out);
 		lb_cli_error(cmd, "output", "%s", err);
@@ -477,6 +500,11 @@ static void platform_more_help(FILE *out)
 	      "                                           numbers in %.17g form: exact)\n"
 	      "  nolink U V LANE                         (no link u -> v on that lane)\n"
 	      "\n"
+	      "--format sites: for scripts (the emulated cluster's sites, cluster up\n"
+	      "--sites-from), each site a contiguous rank range, in site order (else exit 2):\n"
+	      "  site S FIRST LAST                       (site S is ranks FIRST..LAST)\n"
+	      "  wan A B LAT_S BYTES_PER_S               (the wan line of sites A and B)\n"
+	      "\n"
 	      "gen random|tiers-like writes a platform of seed 000's experiments (SPEC 2.5),\n"
 	      "deterministic for a seed, one lane, bandwidth only (latency and occupation\n"
 	      "0), each node's multi-port send overhead 0.80 x its fastest link's time for a\n"
@@ -493,7 +521,7 @@ static void platform_more_help(FILE *out)
 const struct lb_cmd lb_cmd_platform = {
 	.name = "platform",
 	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's)",
-	.usage = "show [--lane L] [--format matrix|links] [-o FILE] FILE\n"
+	.usage = "show [--lane L] [--format matrix|links|sites] [-o FILE] FILE\n"
 		 "       lanebench platform gen random|tiers-like [--nodes N] [--seed S] [...] [-o FILE]",
 	.opts = platform_opts_table,
 	.nopts = sizeof(platform_opts_table) / sizeof(platform_opts_table[0]),

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "platform_file.h"
+#include "site_opt.h"
 #include "progress.h"
 #include "engine/simsweep.h"
 #include "report/csv.h"
@@ -19,9 +20,12 @@ struct sim_opts {
 	uint32_t lanes, sites;
 	const char *roots; /* -r as typed: "all" depends on the rank count */
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
+	double wan_bw;               /* 0: no cap beyond the lanes */
 	double lat, wan_lat;         /* wan_lat < 0: same as lat */
 	int stripe_off, allgather, validate, model, no_lp;
 	const char *output, *json, *platform;
+	const char *site_sizes;
+	struct lb_cli_sites site_map; /* resolved from sites, site_sizes, platform */
 };
 
 /* -p and -k when not given: these, or the platform's. */
@@ -66,10 +70,14 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
-	{ LB_OPT("sites", 0, "N", "split ranks into N sites joined by a WAN (multilane chains them)",
+	{ LB_OPT("sites", 0, "N", "split ranks into N equal sites joined by a WAN (multilane chains them; binary and binomial: the root sends to each other site's first rank first, then per-site trees)",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
+	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
+	  LB_OPT_STRING, OFF(site_sizes)) },
 	{ LB_OPT("wan-alpha", 0, "SECONDS", "per-transfer cost between sites, as port occupation (default: --alpha)",
 	  LB_OPT_SECONDS, OFF(wan_alpha)) },
+	{ LB_OPT("wan-bw", 0, "RATE", "bandwidth cap of a transfer between sites (a lane's share of the WAN; default: none beyond --bw)",
+	  LB_OPT_RATE, OFF(wan_bw)) },
 	{ LB_OPT("wan-lat", 0, "SECONDS", "latency (time in flight) between sites (default: --lat)",
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("platform", 0, "FILE", "simulate on this platform (algos/platform.h's format, '-': stdin): each pair's links replace --alpha, --bw, --lat and the sites' values (--alpha and --bw still choose --slice auto); the closed forms are left empty",
@@ -121,8 +129,9 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.nranks = o->ranks.n, .sizes = o->sizes.v, .nsizes = o->sizes.n,
 		.slices = o->slices.v, .nslices = o->slices.n, .lanes = o->lanes,
 		.roots = roots->v, .nroots = roots->n, .stripe_off = o->stripe_off,
-		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
-		.alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
+		.allgather = (enum lb_allgather)o->allgather, .sites = o->site_map.sites,
+		.site_first = o->site_map.first, .alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
+		.wan_bw = o->wan_bw,
 		.latency = o->lat, .wan_latency = o->wan_lat,
 		.model = (enum lb_port_model)o->model, .platform = pf, .lp_bound = !o->no_lp,
 		.validate = o->validate, .stop = lb_stop_flag(),
@@ -266,13 +275,13 @@ static int fill_defaults(const struct lb_cmd *cmd, struct sim_opts *o,
 		lb_cli_error(cmd, "ranks", "out of memory");
 		return -1;
 	}
-	o->ranks.v[0] = pf ? pf->nodes : DEFAULT_RANKS;
+	o->ranks.v[0] = o->site_map.first ? o->site_map.ranks : pf ? pf->nodes : DEFAULT_RANKS;
 	o->ranks.n = 1;
 	return 0;
 }
 
-/* With a platform, the ranks are its nodes and the lanes at most its.
- * Returns 0 or -1 (said). */
+/* With a platform, the ranks are its nodes and the lanes at most its; with
+ * a site map, its total.  Returns 0 or -1 (said). */
 static int fit_platform(const struct lb_cmd *cmd, const struct sim_opts *o,
 			const struct lb_platform *pf)
 {
@@ -283,6 +292,9 @@ static int fit_platform(const struct lb_cmd *cmd, const struct sim_opts *o,
 			return -1;
 		}
 	}
+	for (size_t i = 0; i < o->ranks.n; i++)
+		if (lb_cli_sites_check_ranks(cmd, &o->site_map, o->ranks.v[i]))
+			return -1;
 	if (pf && o->lanes > pf->lanes) {
 		lb_cli_error(cmd, "lanes", "%u lanes, but the platform %s has %u", o->lanes,
 			     o->platform, pf->lanes);
@@ -314,12 +326,15 @@ static int sim(const struct lb_cmd *cmd, void *base)
 	struct lb_list roots = { 0 };
 	int rc;
 	struct lb_platform *pf = load_platform(cmd, o, &rc);
+	if (!rc && lb_cli_sites_resolve(cmd, o->sites, o->site_sizes, pf, &o->site_map))
+		rc = LB_EXIT_USAGE;
 	if (!rc && (fill_defaults(cmd, o, pf) || fit_platform(cmd, o, pf) ||
 		    roots_of(cmd, o, &roots)))
 		rc = LB_EXIT_USAGE;
 	if (!rc)
 		rc = sweep(cmd, o, &roots, pf);
 	free(roots.v);
+	free(o->site_map.first);
 	lb_platform_free(pf);
 	return rc;
 }

@@ -136,7 +136,9 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 {
 	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
-				    .allgather = r->prm->allgather, .sites = 1,
+				    .allgather = r->prm->allgather,
+				    .sites = r->prm->sites ? r->prm->sites : 1,
+				    .site_first = r->prm->site_first,
 				    .platform = r->prm->platform };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */

@@ -65,6 +65,11 @@ struct lb_bcast_params {
 	 * and sent to the others.  lb_bcast_peers and lb_bcast_run_in take
 	 * none (NULL). */
 	const struct lb_platform *platform;
+	/* Sites (algos/sites.h; seed 003): the site-aware algorithms build
+	 * for them (multilane, binary, binomial); the WAN is the network's.
+	 * sites 0 or 1: one; site_first NULL: the even split. */
+	uint32_t sites;
+	const uint32_t *site_first;
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */

@@ -123,6 +123,7 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 		    struct sim_row *r, char *err, size_t len)
 {
 	struct lb_sim_net net = { .alpha = p->alpha, .lane_bw = p->lane_bw, .sites = p->sites,
+				  .site_first = p->site_first, .wan_bw = p->wan_bw,
 				  .wan_alpha = wan_alpha(p), .latency = p->latency,
 				  .wan_latency = wan_latency(p), .platform = p->platform,
 				  .model = p->model };
@@ -161,7 +162,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 	struct lb_algo_params prm = {
 		.ranks = ranks, .root = root, .lanes = p->lanes, .bytes = bytes,
 		.slice_bytes = slice, .stripe_off = p->stripe_off, .allgather = p->allgather,
-		.sites = p->sites, .platform = p->platform,
+		.sites = p->sites, .site_first = p->site_first, .platform = p->platform,
 	};
 	if (slice == LB_SLICE_AUTO)
 		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)

@@ -31,9 +31,12 @@ struct lb_simsweep_params {
 	int stripe_off;
 	enum lb_allgather allgather;
 	uint32_t sites;        /* 2 adds the two-site model's columns */
+	const uint32_t *site_first; /* [sites + 1]: the site map (algos/sites.h)
+				     * of every rank count; NULL = even split */
 	double alpha;          /* seconds per transfer on a lane */
 	double lane_bw;        /* bytes/s of one lane */
 	double wan_alpha;      /* seconds per transfer between sites; < 0: alpha */
+	double wan_bw;         /* bytes/s cap between sites; 0: the lanes' only */
 	double latency;        /* seconds in flight, no port held (model/sim.h) */
 	double wan_latency;    /* the same between sites; < 0: latency */
 	enum lb_port_model model;

@@ -23,6 +23,7 @@
 #include <malloc.h>
 #endif
 #include "algos/platform.h"
+#include "algos/sites.h"
 #include "lib/error.h"
 #include "lib/memory.h"
 
@@ -222,7 +223,7 @@ static void try_ready(struct sim *x, uint32_t slot)
 
 static uint32_t site(const struct sim *x, uint32_t r)
 {
-	return lb_site_of(x->s->ranks, x->net->sites, r);
+	return lb_sites_find(x->net->site_first, x->s->ranks, x->net->sites, r);
 }
 
 /* alpha + n / B for one transfer without a platform: the slower end sets
@@ -420,6 +421,10 @@ static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 		return lb_errf(err, len, "sim: bad lane bandwidth %g B/s (need > 0)", net->lane_bw);
 	if (net->sites > s->ranks)
 		return lb_errf(err, len, "sim: %u sites for %u ranks", net->sites, s->ranks);
+	char why[128];
+	if (net->site_first && net->sites > 1 &&
+	    lb_sites_check(net->site_first, net->sites, s->ranks, why, sizeof(why)))
+		return lb_errf(err, len, "sim: %s", why);
 	if (net->sites > 1 && (!(net->wan_alpha >= 0) || net->wan_bw < 0 ||
 			       !(net->wan_latency >= 0) || !isfinite(net->wan_latency)))
 		return lb_errf(err, len, "sim: bad WAN alpha %g s, bandwidth %g B/s or latency %g s",

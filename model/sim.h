@@ -62,10 +62,12 @@ struct lb_sim_net {
 	 * alpha / lane_bw for every rank (heterogeneous platforms). */
 	const double *rank_alpha;
 	const double *rank_bw;
-	/* Optional sites: contiguous equal rank ranges (lb_site_of); transfers
-	 * between sites use wan_alpha and wan_bw (wan_bw 0 = no WAN limit
-	 * beyond the lanes). */
+	/* Optional sites: contiguous rank ranges, the map site_first
+	 * ([sites + 1], algos/sites.h) or when NULL equal ones (lb_site_of);
+	 * transfers between sites use wan_alpha and wan_bw (wan_bw 0 = no WAN
+	 * limit beyond the lanes). */
 	uint32_t sites;
+	const uint32_t *site_first;
 	double wan_alpha;
 	double wan_bw;
 	/* Seconds in flight, added to arrival times only (no port held): within

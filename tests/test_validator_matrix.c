@@ -4,7 +4,8 @@
  * k = 1..4 (7 slices, one root per p).  argv[2] "full" walks that whole
  * matrix (the slow suite); "sample" keeps its edges -- small p, powers of
  * two and their neighbours, roots at both ends and the middle, 1, 2, 3, 7
- * and 16 slices -- for the quick suite. */
+ * and 16 slices -- for the quick suite.  The site-aware algorithms
+ * (multilane, binary, binomial) also over 2..4 sites, equal and skewed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,14 +13,14 @@
 #include "check.h"
 
 static void check_one(const struct lb_algo *a, uint32_t p, uint32_t root,
-		      uint32_t k, uint32_t slices, uint32_t sites)
+		      uint32_t k, uint32_t slices, uint32_t sites, const uint32_t *site_first)
 {
 	char err[256];
 	/* Odd slice and message sizes: blocks of unequal bytes. */
 	struct lb_algo_params prm = {
 		.ranks = p, .root = root, .lanes = k,
 		.bytes = (uint64_t)slices * 1000 - 7, .slice_bytes = 1000,
-		.sites = sites,
+		.sites = sites, .site_first = site_first,
 	};
 	struct lb_schedule *s = lb_algo_build(a, &prm, err, sizeof(err));
 	CHECK(s != NULL, "%s p=%u root=%u k=%u slices=%u: %s", a->name, p,
@@ -60,24 +61,36 @@ static long single_site(const struct lb_algo *a, int full)
 					if (!full && !(in_sample_p(p) && in_sample_root(p, root) &&
 						       in_sample_slices(sl)))
 						continue;
-					check_one(a, p, root, k, sl, 1);
+					check_one(a, p, root, k, sl, 1, NULL);
 					n++;
 				}
 	return n;
 }
 
-/* Multi-site multilane (section 3.2): 2..4 sites, roots every third rank. */
+/* Sites of unequal sizes: sites - 1 sites of one rank, then the rest. */
+static void skewed_map(uint32_t p, uint32_t sites, uint32_t *first)
+{
+	for (uint32_t i = 0; i < sites; i++)
+		first[i] = i;
+	first[sites] = p;
+}
+
+/* The site-aware algorithms (multilane, section 3.2; binary and binomial,
+ * section 6): 2..4 sites, even and skewed, roots every third rank. */
 static long multi_site(const struct lb_algo *a, int full)
 {
 	long n = 0;
+	uint32_t skewed[5];
 	for (uint32_t p = 2; p <= 40; p++)
 		for (uint32_t sites = 2; sites <= 4 && sites <= p; sites++)
 			for (uint32_t root = 0; root < p; root += 3)
 				for (uint32_t k = 1; k <= 3; k++) {
 					if (!full && !(in_sample_p(p) && in_sample_root(p, root)))
 						continue;
-					check_one(a, p, root, k, 5, sites);
-					n++;
+					skewed_map(p, sites, skewed);
+					check_one(a, p, root, k, 5, sites, NULL);
+					check_one(a, p, root, k, 5, sites, skewed);
+					n += 2;
 				}
 	return n;
 }
@@ -91,7 +104,7 @@ static long wide(const struct lb_algo *a, int full)
 			if (!full && !(in_sample_p(p) || (p & (p - 1)) == 0 ||
 				       ((p - 1) & (p - 2)) == 0 || ((p + 1) & p) == 0))
 				continue;
-			check_one(a, p, p - 1 - p / 4, k, 7, 1);
+			check_one(a, p, p - 1 - p / 4, k, 7, 1, NULL);
 			n++;
 		}
 	return n;
@@ -107,7 +120,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long n = single_site(a, full);
-	if (a->build == lb_build_multilane)
+	if (a->build == lb_build_multilane || a->build == lb_build_binary ||
+	    a->build == lb_build_binomial)
 		n += multi_site(a, full);
 	if (a->build == lb_build_klane)
 		n += wide(a, full);

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Tests `scripts/cluster up --sites` (root, network namespaces): two sites
+# of two hosts per rail bridge, joined by the userspace delay line
+# lb-wanlink (no netem on this kernel) at 5 ms each way and 200 Mbit/s, as
+# a platform's site and wan lines give them (platform show --format sites
+# | up --sites-from -).
+# The round trip across the WAN is 2 x 5 ms within TOLERANCE_MS (the delay
+# line's wake-up and the veths' forwarding add a little, never less) on
+# both rails; within a site it is not delayed (below 2 ms); TCP across the
+# WAN holds 0.8-1.05 of its rate; a real `lanebench bcast --site-sizes 2,2`
+# over TCP across the two sites verifies every byte; bad --sites input is
+# refused (exit 2), so are a sites file with a gap and wan lines that
+# differ; `down` ends the delay lines with the namespaces.
+#   wan_test.sh CLUSTER_SCRIPT LB_WANLINK LANEBENCH
+# Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
+# (not root, or network namespaces unavailable).
+set -uo pipefail
+cluster=${1:?usage: wan_test.sh path/to/scripts/cluster path/to/lb-wanlink path/to/lanebench}
+wanlink=$(realpath "${2:?}")
+lanebench=$(realpath "${3:?}")
+# Its own prefix (lbw) and the PID's last three digits.
+name=lbw$(printf %03d $(($$ % 1000)))
+readonly DELAY_MS=5 TOLERANCE_MS=3
+fails=0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs root (network namespaces, tc, TAP devices)"
+	exit 77
+fi
+if ! ip netns add "$name-probe" 2>/dev/null; then
+	echo "SKIP: cannot create network namespaces"
+	exit 77
+fi
+ip netns del "$name-probe"
+for tool in iperf3 ping; do
+	command -v $tool >/dev/null || { echo "FAIL: $tool not installed"; exit 1; }
+done
+
+tmp=$(mktemp -d)
+cleanup() {
+	"$cluster" down --name "$name" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() { echo "ok: $*"; }
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+h() { echo "$name-h$1"; } # host -> namespace
+
+# refused WANT ARGS...: `cluster up ARGS` exits 2 naming WANT, builds nothing
+refused() {
+	local want=$1 rc=0
+	shift
+	"$cluster" up "$@" --name "$name" --wanlink "$wanlink" >/dev/null 2>"$tmp/err" || rc=$?
+	if [ "$rc" = 2 ] && grep -qF -- "$want" "$tmp/err" && ! ip netns list | grep -q "^$name-"; then
+		ok "up $*: refused ($(cat "$tmp/err"))"
+	else
+		fail "up $*: exit $rc, want 2 and '$want': $(cat "$tmp/err")"
+	fi
+}
+refused "holds 5 hosts, but the cluster has 4" 4 --rate 1gbit --sites 2,3
+refused "bad site size 'x'" 4 --rate 1gbit --sites 2,x
+refused "bad time '5'" 4 --rate 1gbit --sites 2,2 --wan-delay 5
+refused "need --sites" 4 --rate 1gbit --wan-delay 5ms
+
+refused "stdin:2: '2': site 1 must start at rank 1" 4 --rate 1gbit --sites-from - <<<"$(printf 'site 0 0 0\nsite 1 2 3\n')"
+refused "every wan line must give the same" 6 --rate 1gbit --sites-from - \
+	<<<"$(printf 'site 0 0 1\nsite 1 2 3\nsite 2 4 5\nwan 0 1 0.005 25e6\nwan 1 2 0.01 25e6\n')"
+
+# The sites and the WAN from a platform: two sites of two hosts, a WAN of
+# DELAY_MS and 25 MB/s (200 Mbit/s), through `platform show --format sites`.
+printf 'nodes 4\nlanes 2\ndefault bw 1gbit\nsite 0 ranks 0-1\nsite 1 ranks 2-3\nwan 0 1 lat %sms bw 25MB/s\n' \
+	$DELAY_MS >"$tmp/two.platform"
+if ! "$lanebench" platform show --format sites "$tmp/two.platform" |
+	"$cluster" up 4 --rails 2 --rate 1gbit --sites-from - --wanlink "$wanlink" --name "$name" >"$tmp/up" 2>&1; then
+	fail "cluster up --sites-from (2,2): $(cat "$tmp/up")"
+	exit 1
+fi
+ok "$(cat "$tmp/up")"
+
+# rtt SRC DST-ADDR -> "min max" in ms of 10 pings (one first for ARP)
+rtt() {
+	ip netns exec "$(h "$1")" ping -c 1 -W 2 "$2" >/dev/null 2>&1
+	ip netns exec "$(h "$1")" ping -c 10 -i 0.05 -W 2 "$2" 2>/dev/null |
+		awk -F'[/ ]+' '/^rtt/ { print $7, $9 }'
+}
+for rail in 0 1; do
+	read -r lo hi <<<"$(rtt 0 "10.1$rail.0.3")"
+	if awk -v lo="${lo:-0}" -v d=$DELAY_MS -v t=$TOLERANCE_MS 'BEGIN { exit !(lo >= 2 * d && lo <= 2 * d + t) }'; then
+		ok "rail $rail, host 0 -> host 2 across the WAN: rtt min $lo ms, max $hi ms (2 x $DELAY_MS ms + up to $TOLERANCE_MS)"
+	else
+		fail "rail $rail, host 0 -> host 2 across the WAN: rtt min ${lo:-none} ms, want 2 x $DELAY_MS ms + up to $TOLERANCE_MS"
+	fi
+	read -r lo hi <<<"$(rtt 0 "10.1$rail.0.2")"
+	if awk -v hi="${hi:-99}" 'BEGIN { exit !(hi < 2) }'; then
+		ok "rail $rail, host 0 -> host 1 within site 0: rtt max $hi ms, not delayed"
+	else
+		fail "rail $rail, host 0 -> host 1 within site 0: rtt max ${hi:-none} ms, want below 2"
+	fi
+done
+
+# TCP across the WAN: 4 s of iperf3 from host 0 to host 3 on rail 0
+ip netns exec "$(h 3)" iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
+server=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	ip netns exec "$(h 3)" ss -ltn 2>/dev/null | grep -q ':5299 ' && break
+	sleep 0.2
+done
+bits=$(ip netns exec "$(h 0)" iperf3 -c 10.10.0.4 -p 5299 -t 4 -O 1 -J 2>/dev/null |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' 2>/dev/null)
+wait "$server" 2>/dev/null
+if awk -v b="${bits:-0}" 'BEGIN { exit !(b >= 0.8 * 200e6 && b <= 1.05 * 200e6) }'; then
+	ok "TCP across the WAN: $bits bit/s of 200 Mbit/s"
+else
+	fail "TCP across the WAN: ${bits:-no} bit/s, want 0.8-1.05 of 200 Mbit/s"
+fi
+
+# A real broadcast over both sites: every byte verified on every row
+if "$cluster" run --name "$name" --timeout 240 -- "$lanebench" bcast --no-pin --timeout 60 \
+	--site-sizes 2,2 -a multilane,binary,binomial,chain -m 64K,2M -s 64K -i 2 -x 1 \
+	--no-calibration -o "$tmp/bcast.csv" >"$tmp/bcast.out" 2>&1; then
+	# (p - 1) x M x (i + x) bytes on every row
+	if awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ rows++ } $c["verified_bytes"] != 3 * $c["message_bytes"] * 3 { bad++ }
+		END { exit bad > 0 || rows != 8 }' "$tmp/bcast.csv"; then
+		ok "bcast --site-sizes 2,2 across the WAN: 8 rows, every byte verified"
+	else
+		fail "bcast --site-sizes 2,2: verified_bytes: $(grep -v '^#' "$tmp/bcast.csv")"
+	fi
+else
+	fail "bcast --site-sizes 2,2: $(tail -5 "$tmp/bcast.out")"
+fi
+
+pids=$(ip netns pids "$name-sw" 2>/dev/null)
+"$cluster" down --name "$name" >/dev/null 2>&1
+left=0
+for p in $pids; do # alive and not a zombie waiting for init to reap it
+	state=$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)
+	[ -z "$state" ] || [ "$state" = Z ] || left=$((left + 1))
+done
+if [ -n "$pids" ] && [ "$left" = 0 ] && ! ip netns list | grep -q "^$name-"; then
+	ok "down: namespaces and delay lines gone"
+else
+	fail "down: $left of the switch's processes ($pids) left, namespaces: $(ip netns list | grep "^$name-")"
+fi
+
+[ "$fails" = 0 ] && echo "wan: all passed"
+exit $((fails > 0))
