@@ -6,7 +6,7 @@
 # | up --sites-from -).
 # The round trip across the WAN is 2 x 5 ms within TOLERANCE_MS (the delay
 # line's wake-up and the veths' forwarding add a little, never less) on
-# both rails; within a site it is not delayed (below 2 ms); TCP across the
+# both rails; within a site it is not delayed (minimum below 2 ms); TCP across the
 # WAN holds 0.8-1.05 of its rate; a real `lanebench bcast --site-sizes 2,2`
 # over TCP across the two sites verifies every byte; bad --sites input is
 # refused (exit 2), so are a sites file with a gap and wan lines that
@@ -95,11 +95,12 @@ for rail in 0 1; do
 	else
 		fail "rail $rail, host 0 -> host 2 across the WAN: rtt min ${lo:-none} ms, want 2 x $DELAY_MS ms + up to $TOLERANCE_MS"
 	fi
+	# The minimum: one ping late behind a busy CPU says nothing of the path.
 	read -r lo hi <<<"$(rtt 0 "10.1$rail.0.2")"
-	if awk -v hi="${hi:-99}" 'BEGIN { exit !(hi < 2) }'; then
-		ok "rail $rail, host 0 -> host 1 within site 0: rtt max $hi ms, not delayed"
+	if awk -v lo="${lo:-99}" 'BEGIN { exit !(lo < 2) }'; then
+		ok "rail $rail, host 0 -> host 1 within site 0: rtt min $lo ms (max $hi), not delayed"
 	else
-		fail "rail $rail, host 0 -> host 1 within site 0: rtt max ${hi:-none} ms, want below 2"
+		fail "rail $rail, host 0 -> host 1 within site 0: rtt min ${lo:-none} ms, want below 2"
 	fi
 done
 
