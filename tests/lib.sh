@@ -41,10 +41,10 @@ ok() { echo "ok: $*"; }
 # fail WHY: prints it and counts a failure.  Counted in a file, not a
 # variable: a check inside a subshell ($(...), a pipeline's loop, ( cd ... ),
 # a background job) must fail the test too, and a subshell's variables die
-# with it.
+# with it.  One line a failure, however many lines WHY has.
 fail() {
 	echo "FAIL: $*"
-	echo "$*" >>"$test_failures_log"
+	printf '%s\n' "${*//$'\n'/ }" >>"$test_failures_log"
 }
 
 failure_count() { wc -l <"$test_failures_log"; }
