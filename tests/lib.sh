@@ -147,14 +147,19 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# local_rank RANK SIZE PORT ARGS...: one rank of a job of SIZE ranks whose
-# coordinator listens at 127.0.0.1:PORT, running lanebench ($B) ARGS; the
-# caller's timeout and NIC variables are dropped (the test names its own).
+# local_rank [--exec] RANK SIZE PORT ARGS...: one rank of a job of SIZE
+# ranks whose coordinator listens at 127.0.0.1:PORT, running lanebench ($B)
+# ARGS; the caller's timeout and NIC variables are dropped (the test names
+# its own).  --exec: lanebench replaces the (sub)shell, so that $! is its
+# PID when a test signals it.
 local_rank() {
+	local how=()
+	[ "$1" = --exec ] && how=(exec) && shift
 	local r=$1 n=$2 port=$3
 	shift 3
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
-		LANEBENCH_TOKEN="test$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$B" "$@"
+	"${how[@]}" env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES \
+		LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" LANEBENCH_TOKEN="test$$-$port" \
+		LANEBENCH_COORD="127.0.0.1:$port" "$B" "$@"
 }
 
 # --- the emulated cluster (scripts/cluster) ------------------------------------------
