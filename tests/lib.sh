@@ -16,6 +16,7 @@
 # Every test writes files and most start processes; what they leave must go
 # on every way out (an assertion, meson's SIGTERM on a timeout, Ctrl-C: bash
 # runs the EXIT trap on those too), so one trap owns it all.
+test_lib=${BASH_SOURCE[0]} # for a test that runs another test script
 tmp=$(mktemp -d)
 test_failures_log=$(mktemp) # see fail
 test_pids=()
