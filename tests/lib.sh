@@ -142,6 +142,24 @@ csv_column() {
 		{ print $c }' "$1" || fail "csv_column: $1: no column '$2' (or no such file)" >&2
 }
 
+# csv_awk [-v VAR=VALUE]... PROGRAM FILE...: awk PROGRAM over the rows of
+# lanebench CSVs, fields split at commas, with c[NAME] the index of column
+# NAME ($c["message_bytes"]): the checks name columns, never count them, so
+# that a column added to the schema breaks none.  '#' lines and the header
+# never reach PROGRAM.
+csv_awk() {
+	local opts=()
+	while [ "$1" = -v ]; do
+		opts+=("$1" "$2")
+		shift 2
+	done
+	local program=$1
+	shift
+	awk -F, "${opts[@]}" '/^#/ { next }
+		!csv_header++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		'"$program" "$@"
+}
+
 # --- jobs of local processes -------------------------------------------------------
 # free_port: a TCP port free on 127.0.0.1 now, for a job's coordinator.
 free_port() {

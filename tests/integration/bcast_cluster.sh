@@ -24,7 +24,7 @@ check "8 ranks x 2 rails: every algorithm, 3 sizes, 2 slice sizes" \
 rows=$(($(grep -vc '^#' "$tmp/run-8.csv") - 1))
 [ "$rows" = 36 ] && ok "36 CSV rows" || fail "$rows CSV rows, want 36"
 # every row verified (p - 1) x M x (i + x) bytes
-awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+csv_awk '
 	$c["verified_bytes"] != 7 * $c["message_bytes"] * 4 { bad++ }
 	END { exit bad > 0 }' "$tmp/run-8.csv" &&
 	ok "verified_bytes = 7 x M x 4 on every row" ||
@@ -73,7 +73,7 @@ while read -r what; do
 	k=$((k + 1))
 	grep -Eq "^lanebench bcast: \[$k/4\] $what done in .*; elapsed .*, (about .* left|done)\$" \
 		"$tmp/logs3/rank0.log" || fail "no progress line $k/4 '$what': $(cat "$tmp/logs3/rank0.log")"
-done < <(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+done < <(csv_awk '
 	function size(s,  i) { for (i = 0; s >= 1024 && s % 1024 == 0 && i < 3; i++) s /= 1024
 		return s (i ? substr("KMG", i, 1) : "") }
 	{ print $c["algorithm"] " " size($c["message_bytes"]) " slice " size($c["slice_bytes"]) }' "$tmp/run-3.csv")
@@ -102,7 +102,7 @@ check "2 ranks, p2p" p2p "$tmp/uni.csv" -m 8,64K -i 3 -x 1
 # message both ways, and the window (the row's window of messages) one way
 # or both.
 rows() { # csv -> "lane:bytes:direction:ok" per row, ok when every figure is there
-	awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	csv_awk '
 	{ ok = $c["latency_median_seconds"] > 0 && $c["bandwidth_median_bytes_per_second"] > 0 &&
 		$c["bandwidth_sent_median_bytes_per_second"] > 0
 	  b = $c["message_bytes"]; ways = $c["direction"] == "bi" ? 2 : 1
@@ -125,7 +125,7 @@ done
 # verified; a root the job does not have is a usage error naming it.
 check "cluster up 4 x 2" "$cluster" up 4 --rails 2 --rate 1gbit --name "$name"
 check "4 ranks, -r all" bcast 4 -a all -m 256K -s 64K -i 2 -x 1 -r all
-got=$(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+got=$(csv_awk '
 	{ printf "%s:%s:%s ", $c["algorithm"], $c["root"], $c["verified_bytes"] == 3 * $c["message_bytes"] * 3 }' \
 	"$tmp/run-4.csv")
 want=$(for a in chain binary binomial vandegeijn multilane klane; do printf '%s:%s:1 ' $a 0 $a 1 $a 2 $a 3; done)

@@ -19,7 +19,7 @@ else
 	fail "bcast on 4 rails: $(tail -20 "$tmp/run.out")"
 fi
 # algorithm:bytes:lanes:verified per row; verified = 3 receivers x M x 3 runs
-got=$(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+got=$(csv_awk '
 	{ printf "%s:%s:%s:%s ", $c["algorithm"], $c["message_bytes"], $c["lanes"],
 		$c["verified_bytes"] == 3 * $c["message_bytes"] * 3 }' "$tmp/k.csv" 2>/dev/null)
 want="klane:8:4:1 klane:100000:4:1 klane:1048576:4:1 multilane:8:4:1 multilane:100000:4:1 multilane:1048576:4:1 "

@@ -75,7 +75,7 @@ if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial
 else
 	fail "bcast --platform: $(tail -n 2 "$tmp/bc.err")"
 fi
-if [ ${#hash} = 16 ] && awk -F, -v hash="$hash" '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+if [ ${#hash} = 16 ] && csv_awk -v hash="$hash" '
 	{ rows++ }
 	$c["platform"] != hash || ($c["algorithm"] != "chain") != ($c["period_seconds"] > 0) ||
 	$c["verified_bytes"] != 3 * $c["message_bytes"] * 3 || !($c["sim_seconds"] > 0) ||

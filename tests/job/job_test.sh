@@ -60,7 +60,7 @@ same_header() {
 # (nothing moves: bytes over an empty iteration would be terabytes per second)
 if local_rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
 	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/one.err"; then
-	if awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	if csv_awk '
 		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
 		$c["time_median_seconds"] == "" || $c["cpu_max_rank_seconds"] == "" ||
 		$c["cpu_seconds_per_gigabyte"] != "" { bad++ } { rows++ } END { exit !(rows == 4 && !bad) }' "$tmp/one.csv"; then
@@ -96,7 +96,7 @@ cpu_job() {
 	local_rank 0 3 "$port" bcast --nics 127.0.0.1 --no-pin -a chain,multilane -m 64K,4M -i 3 -x 1 \
 		--no-calibration -o "$tmp/cpu.csv" >/dev/null 2>"$tmp/cpu.err"
 }
-if cpu_job "$(free_port)" && awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+if cpu_job "$(free_port)" && csv_awk '
 	{ u = $c["cpu_user_seconds"]; s = $c["cpu_sys_seconds"]; m = $c["cpu_max_rank_seconds"]
 	  g = $c["cpu_seconds_per_gigabyte"]; want = 3 * (u + s) / (2 * $c["message_bytes"] / 1e9)
 	  if (u == "" || s == "" || u < 0 || s < 0 || u + s <= 0 || m < (u + s) * (1 - 1e-6) ||
@@ -135,7 +135,7 @@ if local_rank 0 3 "$port" "${slice_run[@]}" -o "$tmp/auto.csv" >/dev/null 2>"$tm
 			fail "bcast --slice auto: $algo $bytes: slice $got, plan with the calibration ($lat s, $bw B/s) says '$want'"
 		grep -q "rank 0: $algo $(awk -v b="$bytes" 'BEGIN { print b == 65536 ? "64K" : "1M" }') slice $got root 0: iteration 1/2 started" "$tmp/auto.err" ||
 			fail "bcast --verbose: no line for $algo $bytes slice $got: $(grep started "$tmp/auto.err" | head -3)"
-	done < <(awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	done < <(csv_awk '
 		{ print $c["algorithm"] "," $c["message_bytes"] "," $c["slice_bytes"] "," $c["calib_latency_seconds"] "," $c["calib_lane_bandwidth_bytes_per_second"] }' "$tmp/auto.csv")
 	[ "$rows" = 8 ] && ok "bcast -s 64K,auto: 64K kept, auto as plan chooses from the calibration, --verbose names it" ||
 		fail "bcast -s 64K,auto: $rows rows, want 8"
