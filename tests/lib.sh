@@ -1,5 +1,6 @@
 # tests/lib.sh: what lanebench's shell tests have in common, sourced first:
-#   source "${1:?usage: NAME.sh path/to/tests/lib.sh ...}"
+#   usage="usage: NAME.sh path/to/tests/lib.sh ..."
+#   source "${1:?$usage}"
 #   shift
 # meson passes this file's path as the first argument (tests/meson.build's
 # test_lib), the way it passes the binaries, so a script runs from any build
@@ -9,8 +10,12 @@
 #   at_exit FN      more clean-up (a cluster to take down ...) at exit
 #   ok, fail, result, check, finish NAME   assertions and the verdict
 #   use_lanebench, run, expect_ok, expect_status   the command under test
-#   csv_column, free_port, local_rank, not_in_a_job, use_cluster
-# Each is explained where it is defined.  bash only (arrays, [[ ]]).
+#   not_in_a_job, csv_column, csv_awk, free_port, local_rank, use_cluster
+# Each is explained where it is defined.  bash only (arrays, ${x//...}).
+# Why one file: every script used to open with its own copy of these (a
+# dozen fail() and tmp traps, three run()s, nine awk column readers), and
+# the copies had drifted apart (stdout or stderr, 'fails' or 'failures',
+# subshell failures lost).
 
 # --- scratch space and clean-up ----------------------------------------------
 # Every test writes files and most start processes; what they leave must go
