@@ -11,7 +11,7 @@
 # median; the half-rate rail (50 %) stays far below.  --max-model-ratio 3
 # (default 2): a healthy broadcast once measured 2.02 x its simulation on a
 # loaded machine.
-#   check_cluster.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk
+#   check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk
 #     quick: 4 hosts, host 3 rail 1 at half rate (tcp)
 #     full:  8 hosts: healthy; host 5 rail 1 at half rate (and the CSV);
 #            host 5 rail 1 pulled (tcp)
@@ -20,23 +20,16 @@
 #            it: the transport gives the failed pairs' channels up)
 # Exit 0: all passed; 1: some check failed (each printed); 77: skipped.
 set -uo pipefail
-lanebench=${1:?usage: check_cluster.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk}
-cluster=${2:?} mode=${3:?}
-# A prefix per test and the PID's last three digits: two tests that meson
-# runs side by side must not share a cluster (the first six characters of
-# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
-name=lbc$(printf %03d $(($$ % 1000)))
-fails=0
-if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: needs root and network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
-if [ "$mode" = dpdk ] && ! "$lanebench" --help | grep -q '^  dpdk '; then
+usage="usage: check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
+mode=${3:?$usage}
+use_cluster "${2:?$usage}" lbc
+if [ "$mode" = dpdk ] && ! "$B" --help | grep -q '^  dpdk '; then
 	echo "SKIP: lanebench built without the dpdk transport"
 	exit 77
 fi
-tmp=$(mktemp -d)
 dpdk_before=$(ls -d /var/run/dpdk/lb-* 2>/dev/null)
 remove_new_eal_dirs() { # EAL runtime directories this test's ranks left
 	local d
@@ -45,13 +38,7 @@ remove_new_eal_dirs() { # EAL runtime directories this test's ranks left
 	done
 	return 0
 }
-trap '"$cluster" down --name "$name" >/dev/null 2>&1; [ "$mode" = dpdk ] && remove_new_eal_dirs; rm -rf "$tmp"' EXIT
-
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+[ "$mode" = dpdk ] && at_exit remove_new_eal_dirs
 
 up() { # hosts, then more `cluster up` options
 	local n=$1
@@ -60,14 +47,14 @@ up() { # hosts, then more `cluster up` options
 		{ cat "$tmp/up"; fail "cluster up $n $*"; exit 1; }
 }
 
-# check LOG [options]: runs lanebench check on every rank; rank 0's output
+# run_check LOG [options]: runs lanebench check on every rank; rank 0's output
 # in LOG; sets rc (rank 0's verdict, through cluster run) and secs.
-check() {
+run_check() {
 	local log=$1 t0=$SECONDS
 	shift
 	rm -rf "$tmp/logs"
 	timeout 300 "$cluster" run --name "$name" --timeout 280 --log-dir "$tmp/logs" -- \
-		"$lanebench" check --timeout 20 --min-bw 70 --max-model-ratio 3 "$@" >"$tmp/run" 2>&1
+		"$B" check --timeout 20 --min-bw 70 --max-model-ratio 3 "$@" >"$tmp/run" 2>&1
 	rc=$? secs=$((SECONDS - t0))
 	cp "$tmp/logs/rank0.log" "$log" 2>/dev/null || : >"$log"
 	echo "--- rank 0 (exit $rc, ${secs} s):"
@@ -103,7 +90,7 @@ degraded() { # hosts, rank, transport options...
 	local n=$1 k=$2
 	shift 2
 	up "$n" --rate-of "$k:1=50mbit"
-	check "$tmp/degraded.log" -o "$tmp/degraded.csv" "$@"
+	run_check "$tmp/degraded.log" -o "$tmp/degraded.csv" "$@"
 	[ "$rc" = 1 ] && ok "rail 1 of host $k at half rate: exit 1" || fail "degraded: exit $rc, want 1"
 	only_rank0_failed "$n"
 	only_port_named "$tmp/degraded.log" $((n * 2)) "$k" 1
@@ -120,7 +107,7 @@ print(" ".join(r["rank"] + ":" + r["lane"] for r in rows
 # alone, within a bounded time.
 pulled() { # check options...
 	"$cluster" link 5 1 down --name "$name" >/dev/null || fail "cluster link 5 1 down"
-	check "$tmp/down.log" "$@"
+	run_check "$tmp/down.log" "$@"
 	[ "$rc" = 1 ] && ok "rail 1 of host 5 pulled: exit 1" || fail "pulled: exit $rc, want 1"
 	only_rank0_failed 8
 	[ "$secs" -lt 60 ] && ok "named within ${secs} s (< 60)" || fail "pulled rail took ${secs} s"
@@ -135,10 +122,10 @@ quick)
 	;;
 full)
 	up 8
-	check "$tmp/healthy.log"
+	run_check "$tmp/healthy.log"
 	# one broadcast per algorithm of -a all (`plan -a list`: a line each,
 	# but for those that need a platform)
-	algos=$("$lanebench" plan -a list | grep -vc 'needs --platform')
+	algos=$("$B" plan -a list | grep -vc 'needs --platform')
 	[ "$rc" = 0 ] && grep -q "^check: PASS (16 ports, 2 lanes x 8 ranks, $algos collectives)\$" "$tmp/healthy.log" &&
 		ok "healthy 8 x 2: PASS in ${secs} s" || fail "healthy: exit $rc, $(tail -1 "$tmp/healthy.log")"
 	degraded 8 5
@@ -154,5 +141,4 @@ dpdk)
 	exit 2
 	;;
 esac
-[ "$fails" = 0 ] && echo "check-cluster $mode: all passed"
-[ "$fails" = 0 ]
+finish "check-cluster $mode"

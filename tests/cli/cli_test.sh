@@ -1,61 +1,21 @@
 #!/usr/bin/env bash
 # The lanebench command as users run it: help for every command, errors that
 # name the bad value with exit status 2, plan output (dot parses), sim CSV.
-# Usage: cli_test.sh path/to/lanebench
 set -u
-B=$(realpath "${1:?usage: cli_test.sh path/to/lanebench}") # some checks cd
-# Not a rank of a job, whatever the caller's environment says.
-unset LANEBENCH_RANK LANEBENCH_SIZE SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK \
-	OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE LANEBENCH_NICS LANEBENCH_LANES
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+usage="usage: cli_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
+not_in_a_job
 
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# run ARGS...: sets rc, out, err
-run() {
-	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	out=$(cat "$tmp/out")
-	err=$(cat "$tmp/err")
-}
-
-# expect_ok ARGS...
-expect_ok() {
-	run "$@"
-	[ "$rc" -eq 0 ] || fail "lanebench $*: exit $rc: $err"
-}
-
-# expect_usage NEEDLE ARGS...: exit 2, one stderr line containing NEEDLE
+# expect_usage NEEDLE ARGS...: exit 2, one stderr line containing NEEDLE,
+# starting with 'lanebench'
 expect_usage() {
-	local needle=$1
-	shift
-	run "$@"
-	[ "$rc" -eq 2 ] || fail "lanebench $*: exit $rc, want 2"
-	case $err in
-	*"$needle"*) ;;
-	*) fail "lanebench $*: stderr lacks \"$needle\": $err" ;;
-	esac
-	[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "lanebench $*: stderr not one line: $err"
+	expect_status 2 "$@"
+	[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "lanebench ${*:2}: stderr not one line: $err"
 	case $err in
 	"lanebench"*) ;;
-	*) fail "lanebench $*: stderr does not start with 'lanebench': $err" ;;
-	esac
-}
-
-# expect_status STATUS NEEDLE ARGS...: that exit status, NEEDLE on stderr
-expect_status() {
-	local want=$1 needle=$2
-	shift 2
-	run "$@"
-	[ "$rc" -eq "$want" ] || fail "lanebench $*: exit $rc, want $want: $err"
-	case $err in
-	*"$needle"*) ;;
-	*) fail "lanebench $*: stderr lacks \"$needle\": $err" ;;
+	*) fail "lanebench ${*:2}: stderr does not start with 'lanebench': $err" ;;
 	esac
 }
 
@@ -471,8 +431,4 @@ run sim -p 4 -m 4K -o "$tmp/missing/sim.csv"
 [ "$rc" -ne 0 ] || fail "sim -o into a missing directory succeeded"
 case $err in *"$tmp/missing/sim.csv"*) ;; *) fail "sim -o: error lacks the path: $err" ;; esac
 
-if [ "$failures" -ne 0 ]; then
-	echo "cli_test: $failures failure(s)" >&2
-	exit 1
-fi
-echo "cli_test: all checks passed"
+finish cli_test

@@ -4,26 +4,12 @@
 # provenance head, and the errors (missing column, duplicate rows, no row
 # in common, mixed kinds); size intersections, old files without a head,
 # p2p and sim files, --json and -o.
-# Usage: compare_test.sh path/to/lanebench SOURCE_ROOT
 set -u
-B=$(realpath "${1:?usage: compare_test.sh path/to/lanebench SOURCE_ROOT}")
-SRC=${2:?usage: compare_test.sh path/to/lanebench SOURCE_ROOT}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# run ARGS...: sets rc, out, err
-run() {
-	"$B" compare "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	out=$(cat "$tmp/out")
-	err=$(cat "$tmp/err")
-}
+usage="usage: compare_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}" compare
+SRC=${2:?$usage}
 
 # want RC NEEDLE ARGS...: exit status RC, NEEDLE in stdout or stderr
 want() {
@@ -185,8 +171,4 @@ PY
 	grep -q '^multilane,multilane 64K,65536,.*,faster$' "$tmp/c.csv" || fail "compare -o: $(cat "$tmp/c.csv")"
 want 1 "cannot write" --json "$tmp/missing/c.json" "$tmp/one.csv" "$tmp/two.csv"
 
-if [ "$failures" -ne 0 ]; then
-	echo "compare_test: $failures failure(s)" >&2
-	exit 1
-fi
-echo "compare_test: all checks passed"
+finish compare_test

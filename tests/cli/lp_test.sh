@@ -3,27 +3,13 @@
 # loads' occupations, --json, --write-lp solved by glpsol (when installed),
 # and bad input: exit 2 naming the root, the lane, the unreachable node or
 # the file.
-# Usage: lp_test.sh path/to/lanebench SOURCE_ROOT
 set -u
-B=$(realpath "${1:?usage: lp_test.sh path/to/lanebench SOURCE_ROOT}")
-SRC=${2:?usage: lp_test.sh path/to/lanebench SOURCE_ROOT}
+usage="usage: lp_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}" lp
+SRC=${2:?$usage}
 V1=$SRC/tests/data/seed000_vector1.platform
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# run ARGS...: sets rc, out, err
-run() {
-	"$B" lp "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	out=$(cat "$tmp/out")
-	err=$(cat "$tmp/err")
-}
 
 # Vector 2 (T in seconds for a 10^6-byte slice: bw = 1 MB / T); no 0-3 link.
 vector2='nodes 4
@@ -109,8 +95,4 @@ case $out in
 *) fail "--help does not explain TP*, its units and phase 2: $out" ;;
 esac
 
-if [ "$failures" -ne 0 ]; then
-	echo "lp_test: $failures failure(s)" >&2
-	exit 1
-fi
-echo "lp_test: all checks passed"
+finish lp_test

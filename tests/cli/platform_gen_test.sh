@@ -2,17 +2,11 @@
 # lanebench platform gen: deterministic for a seed, parameters named in the
 # file, the file parses back (show) with the node count asked, and bad
 # generator options refused by name with exit 2 and no -o file.
-# Usage: platform_gen_test.sh path/to/lanebench
 set -u
-B=$(realpath "${1:?usage: platform_gen_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+usage="usage: platform_gen_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 # refused NEEDLE ARGS...: exit 2, NEEDLE in the message, no -o file.
 refused() {
@@ -56,5 +50,4 @@ refused "nodes" random --nodes 1
 "$B" platform show --seed 3 "$tmp/a" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "for 'platform gen'" "$tmp/err" || fail "show took --seed: $(cat "$tmp/err")"
 
-[ "$failures" -eq 0 ] && echo "platform gen: all checks passed"
-exit $((failures > 0))
+finish "platform gen"

@@ -2,27 +2,13 @@
 # lanebench platform show: the matrix of SPEC Appendix B's test vector 1,
 # --format links line by line, --lane, -o, and bad files (one line naming
 # file, line and token, exit 2, no -o file created).
-# Usage: platform_test.sh path/to/lanebench SOURCE_ROOT
 set -u
-B=$(realpath "${1:?usage: platform_test.sh path/to/lanebench SOURCE_ROOT}")
-SRC=${2:?usage: platform_test.sh path/to/lanebench SOURCE_ROOT}
+usage="usage: platform_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}" platform
+SRC=${2:?$usage}
 V1=$SRC/tests/data/seed000_vector1.platform
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# run ARGS...: sets rc, out, err
-run() {
-	"$B" platform "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	out=$(cat "$tmp/out")
-	err=$(cat "$tmp/err")
-}
 
 # same NAME WANT GOT
 same() {
@@ -134,8 +120,4 @@ case $out in
 *) fail "--help does not document the links format: $out" ;;
 esac
 
-if [ "$failures" -ne 0 ]; then
-	echo "platform_test: $failures failure(s)" >&2
-	exit 1
-fi
-echo "platform_test: all checks passed"
+finish platform_test

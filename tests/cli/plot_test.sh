@@ -2,17 +2,12 @@
 # scripts/plot renders a PNG per view for a bcast CSV (with a provenance
 # head and the "incomplete" trailer), a sim CSV and a comparison, without a
 # gnuplot warning (a warning there meant a series drawn empty).
-# Usage: plot_test.sh path/to/lanebench SOURCE_ROOT
 set -u
-B=$(realpath "${1:?usage: plot_test.sh path/to/lanebench SOURCE_ROOT}")
-SRC=${2:?usage: plot_test.sh path/to/lanebench SOURCE_ROOT}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+usage="usage: plot_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
+SRC=${2:?$usage}
 
 # plot WANT_STDERR ARGS...: runs scripts/plot; stderr must be WANT_STDERR.
 plot() {
@@ -53,8 +48,4 @@ grep -q '^summary binary: B/A 1.000 (speed-up 1.00x) over 7 sizes' "$tmp/out" ||
 LANEBENCH=$B "$SRC/scripts/plot" "$tmp/out" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "not a lanebench bcast or sim CSV" "$tmp/err" || fail "not a CSV: $(cat "$tmp/err")"
 
-if [ "$failures" -ne 0 ]; then
-	echo "plot_test: $failures failure(s)" >&2
-	exit 1
-fi
-echo "plot_test: all checks passed"
+finish plot_test

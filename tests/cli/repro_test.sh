@@ -3,17 +3,11 @@
 # generator line, one row per Table 3 column with the paper's cell beside
 # it, the CSV and JSON, and bad input (unknown experiment, a node count
 # without a preset) refused with exit 2 and no file.
-# Usage: repro_test.sh path/to/lanebench
 set -u
-B=$(realpath "${1:?usage: repro_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+usage="usage: repro_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 "$B" repro seed000-table3 -p 30 -n 2 -q -o "$tmp/t3.csv" --json "$tmp/t3.json" \
 	>"$tmp/out" 2>"$tmp/err" || fail "repro failed: $(cat "$tmp/err")"
@@ -38,5 +32,4 @@ awk -F, 'NR > 1 && !/^#/ { if ($5 <= 0 || $5 > 100.0001) bad++ } END { exit bad 
 [ $? -eq 2 ] && grep -q "'40': no tiers-like preset" "$tmp/err" || fail "40 nodes: $(cat "$tmp/err")"
 [ ! -e "$tmp/never" ] || fail "a refused run wrote its -o file"
 
-[ "$failures" -eq 0 ] && echo "repro: all checks passed"
-exit $((failures > 0))
+finish repro

@@ -2,48 +2,17 @@
 # lanebench sim on a platform, with latency in flight and port models:
 # --platform, --lat/--wan-lat, --model, the period and throughput columns,
 # and the errors naming what is wrong (exit 2).
-# Usage: sim_platform_test.sh path/to/lanebench
 set -u
-B=$(realpath "${1:?usage: sim_platform_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+usage="usage: sim_platform_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# run ARGS...: sets rc, out (the CSV without its provenance), err
-run() {
-	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	out=$(grep -v '^# ' "$tmp/out")
-	err=$(cat "$tmp/err")
-}
-
-expect_ok() {
-	run "$@"
-	[ "$rc" -eq 0 ] || fail "lanebench $*: exit $rc: $err"
-}
-
-expect_usage() {
-	local needle=$1
-	shift
-	run "$@"
-	[ "$rc" -eq 2 ] || fail "lanebench $*: exit $rc, want 2"
-	case $err in *"$needle"*) ;; *) fail "lanebench $*: stderr lacks \"$needle\": $err" ;; esac
-}
+# rows: the last run's CSV without its provenance head, as messages show it
+rows() { grep -v '^# ' "$tmp/out"; }
 
 # awk: relative closeness within the CSV's printed precision
 near='function near(a, b) { return (a - b) ^ 2 <= 1e-16 * b * b }'
-
-# column NAME: that column of every row of $out, one a line
-column() {
-	printf '%s\n' "$out" | awk -F, -v name="$1" '
-		NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
-		{ print $c }'
-}
 
 # Four nodes, one lane, 1 Gbit/s and 1 us everywhere but 1 <-> 2: 500 Mbit/s
 # and 200 us in flight.  A chain 0 -> 1 -> 2 -> 3 of 16 slices of 64 KiB
@@ -59,75 +28,75 @@ PLATFORM
 expect_ok sim -a chain --platform "$tmp/p4" -m 1M -s 64K
 grep -qx '# option.ranks: 4' "$tmp/out" || fail "sim --platform: -p is not its 4 nodes: $(grep option.ranks "$tmp/out")"
 grep -qx '# option.lanes: 1' "$tmp/out" || fail "sim --platform: -k is not its 1 lane"
-[ "$(column ranks),$(column lanes)" = "4,1" ] || fail "sim --platform: ranks, lanes: $out"
-awk -v p="$(column period_seconds)" -v t="$(column throughput_bytes_per_second)" 'BEGIN {
+[ "$(csv_column "$tmp/out" ranks),$(csv_column "$tmp/out" lanes)" = "4,1" ] || fail "sim --platform: ranks, lanes: $(rows)"
+awk -v p="$(csv_column "$tmp/out" period_seconds)" -v t="$(csv_column "$tmp/out" throughput_bytes_per_second)" 'BEGIN {
 	want = 1e-6 + 65536 / 62.5e6
 	exit !(near(p, want) && near(t, 65536 / want)) }
 	'"$near"' ' ||
-	fail "sim --platform: period/throughput: $out"
+	fail "sim --platform: period/throughput: $(rows)"
 # fill: hops 0->1 and 2->3 fast, 1->2 slow and 200 us late, then 15 periods
-awk -v s="$(column sim_seconds)" 'BEGIN {
+awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN {
 	fast = 1e-6 + 65536 / 125e6; slow = 1e-6 + 65536 / 62.5e6
 	want = fast + slow + 200e-6 + fast + 15 * slow
 	exit !near(s, want) }
-	'"$near"' ' || fail "sim --platform chain: sim_seconds: $out"
-[ -z "$(column table_seconds)$(column refined_seconds)" ] ||
-	fail "sim --platform: the closed forms know no platform, want them empty: $out"
+	'"$near"' ' || fail "sim --platform chain: sim_seconds: $(rows)"
+[ -z "$(csv_column "$tmp/out" table_seconds)$(csv_column "$tmp/out" refined_seconds)" ] ||
+	fail "sim --platform: the closed forms know no platform, want them empty: $(rows)"
 # a heterogeneous algorithm builds on the platform it is given
 expect_ok sim -a topo-grow --platform "$tmp/p4" -m 1M -s 64K
-[ "$(printf '%s\n' "$out" | wc -l)" -eq 2 ] || fail "sim -a topo-grow --platform: $out"
+[ "$(rows | wc -l)" -eq 2 ] || fail "sim -a topo-grow --platform: $(rows)"
 
-expect_usage "8 ranks, but the platform $tmp/p4 has 4 nodes" sim -a chain --platform "$tmp/p4" -p 8
-expect_usage "2 lanes, but the platform $tmp/p4 has 1" sim -a chain --platform "$tmp/p4" -k 2
-expect_usage "multi-port needs --platform" sim -a chain --model multi-port
-expect_usage "$tmp/nothing" sim -a chain --platform "$tmp/nothing"
-expect_usage "'two-port'" sim -a chain --model two-port
+expect_status 2 "8 ranks, but the platform $tmp/p4 has 4 nodes" sim -a chain --platform "$tmp/p4" -p 8
+expect_status 2 "2 lanes, but the platform $tmp/p4 has 1" sim -a chain --platform "$tmp/p4" -k 2
+expect_status 2 "multi-port needs --platform" sim -a chain --model multi-port
+expect_status 2 "$tmp/nothing" sim -a chain --platform "$tmp/nothing"
+expect_status 2 "'two-port'" sim -a chain --model two-port
 # a schedule over a missing link is refused before any output (exit 2, no
 # file), naming the algorithm, rank, lane and peer
 printf 'nodes 3\nlanes 1\ndefault none\nlink 0 1 bw 1gbit\nlink 0 2 bw 1gbit\n' >"$tmp/star"
-expect_usage "chain on the platform: rank 1 lane 0: no link to peer 2" \
+expect_status 2 "chain on the platform: rank 1 lane 0: no link to peer 2" \
 	sim -a chain --platform "$tmp/star" -m 4K -o "$tmp/never"
 [ ! -e "$tmp/never" ] || fail "sim over a missing link wrote its -o file"
 # plan likewise: the user's platform, so exit 2 (not 1, a broken schedule)
-expect_usage "chain on the platform: rank 1 lane 0: no link to peer 2" \
+expect_status 2 "chain on the platform: rank 1 lane 0: no link to peer 2" \
 	plan -a chain --platform "$tmp/star" -m 4K --json "$tmp/never"
 [ ! -e "$tmp/never" ] || fail "plan over a missing link wrote its --json file"
-[ -z "$out" ] || fail "plan over a missing link printed: $out"
+[ -z "$(rows)" ] || fail "plan over a missing link printed: $(rows)"
 
 # Latency in flight: a chain of 4 pays --lat once per hop, not per slice:
 # 3 (T + L) + 15 T; the same L as --alpha (occupation) is paid per slice.
 expect_ok sim -a chain -p 4 -k 1 -m 1M -s 64K --alpha 5us --bw 1gbit --lat 1ms
-awk -v s="$(column sim_seconds)" 'BEGIN {
+awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN {
 	T = 5e-6 + 65536 / 125e6; want = 3 * (T + 1e-3) + 15 * T
 	exit !near(s, want) }
-	'"$near"' ' || fail "sim --lat 1ms: $out"
+	'"$near"' ' || fail "sim --lat 1ms: $(rows)"
 expect_ok sim -a chain -p 4 -k 1 -m 1M -s 64K --alpha 1005us --bw 1gbit
-awk -v s="$(column sim_seconds)" 'BEGIN {
+awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN {
 	T = 1005e-6 + 65536 / 125e6; want = 18 * T
 	exit !near(s, want) }
-	'"$near"' ' || fail "sim --alpha 1005us: $out"
+	'"$near"' ' || fail "sim --alpha 1005us: $(rows)"
 
 # One port per lane: a 3-chain's middle rank receives and forwards every
 # slice on the same port: 2 S T against (S + 1) T.
 expect_ok sim -a chain -p 3 -k 1 -m 1M -s 64K --alpha 5us --bw 1gbit --model one-port-uni
-awk -v s="$(column sim_seconds)" 'BEGIN { T = 5e-6 + 65536 / 125e6
+awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN { T = 5e-6 + 65536 / 125e6
 	exit !near(s, 32 * T) }
-	'"$near"' ' || fail "sim --model one-port-uni: $out"
+	'"$near"' ' || fail "sim --model one-port-uni: $(rows)"
 grep -qx '# option.model: one-port-uni' "$tmp/out" || fail "sim --model: not in the provenance"
 
 # --wan-lat: the time in flight between sites, once per path
 expect_ok sim -a chain -p 8 -k 1 -m 1M -s 64K --alpha 5us --bw 1gbit --sites 2 --wan-lat 10ms
-awk -v s="$(column sim_seconds)" 'BEGIN { T = 5e-6 + 65536 / 125e6
+awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN { T = 5e-6 + 65536 / 125e6
 	want = 7 * T + 10e-3 + 15 * T
 	exit !near(s, want) }
-	'"$near"' ' || fail "sim --wan-lat 10ms: $out"
+	'"$near"' ' || fail "sim --wan-lat 10ms: $(rows)"
 
 # SPEC 1.3: over a 10 ms WAN given as occupation, every slice paid it
 # (sim / two-site form 10.4); as time in flight, the stream pays it once.
 expect_ok sim -a chain,multilane -p 32 -k 2 -m 256M --slice 128K --alpha 50us --bw 1gbit \
 	--sites 2 --wan-lat 10ms
-printf '%s\n' "$(column sim_over_two_site_ratio)" | awk '$1 < 1 || $1 > 1.1 { exit 1 }' ||
-	fail "sim --sites 2 --wan-lat 10ms: sim / two-site form not within [1, 1.1]: $out"
+printf '%s\n' "$(csv_column "$tmp/out" sim_over_two_site_ratio)" | awk '$1 < 1 || $1 > 1.1 { exit 1 }' ||
+	fail "sim --sites 2 --wan-lat 10ms: sim / two-site form not within [1, 1.1]: $(rows)"
 
 # The LP bound beside every row (SPEC Appendix B, vector 1: TP* = 11/23 slices
 # per second of 1 MB, so 11/23 MB/s at any slice): topo-grow's tree
@@ -144,20 +113,16 @@ link 1 3 bw 333333.33333333331B/s
 link 2 3 bw 500KB/s
 PLATFORM
 expect_ok sim -a topo-grow,lp-grow --platform "$tmp/v1" -m 64M -s 1M
-printf '%s\n' "$(column lp_bound_bytes_per_second)" | awk '{ if (($1 - 1e6 * 11 / 23) ^ 2 > 1) bad++ }
-	END { exit bad > 0 || NR != 2 }' || fail "sim --platform: lp_bound_bytes_per_second: $out"
-printf '%s\n' "$(column ratio_to_lp)" | awk '{ if (($1 - 23 / 33) ^ 2 > 1e-12) bad++ }
-	END { exit bad > 0 || NR != 2 }' || fail "sim --platform: ratio_to_lp: $out"
-printf '%s\n' "$(column platform)" | grep -qxE '[0-9a-f]{16}' || fail "sim --platform: platform: $out"
+printf '%s\n' "$(csv_column "$tmp/out" lp_bound_bytes_per_second)" | awk '{ if (($1 - 1e6 * 11 / 23) ^ 2 > 1) bad++ }
+	END { exit bad > 0 || NR != 2 }' || fail "sim --platform: lp_bound_bytes_per_second: $(rows)"
+printf '%s\n' "$(csv_column "$tmp/out" ratio_to_lp)" | awk '{ if (($1 - 23 / 33) ^ 2 > 1e-12) bad++ }
+	END { exit bad > 0 || NR != 2 }' || fail "sim --platform: ratio_to_lp: $(rows)"
+printf '%s\n' "$(csv_column "$tmp/out" platform)" | grep -qxE '[0-9a-f]{16}' || fail "sim --platform: platform: $(rows)"
 expect_ok sim -a topo-grow --platform "$tmp/v1" -m 64M -s 1M --no-lp
-[ -z "$(column lp_bound_bytes_per_second)$(column ratio_to_lp)" ] ||
-	fail "sim --no-lp: the bound's columns are not empty: $out"
+[ -z "$(csv_column "$tmp/out" lp_bound_bytes_per_second)$(csv_column "$tmp/out" ratio_to_lp)" ] ||
+	fail "sim --no-lp: the bound's columns are not empty: $(rows)"
 expect_ok sim -a chain -m 1M -p 4 -k 1
-[ -z "$(column platform)$(column lp_bound_bytes_per_second)" ] ||
-	fail "sim without a platform: platform or bound columns not empty: $out"
+[ -z "$(csv_column "$tmp/out" platform)$(csv_column "$tmp/out" lp_bound_bytes_per_second)" ] ||
+	fail "sim without a platform: platform or bound columns not empty: $(rows)"
 
-if [ "$failures" -ne 0 ]; then
-	echo "sim_platform_test: $failures failure(s)" >&2
-	exit 1
-fi
-echo "sim_platform_test: all checks passed"
+finish sim_platform_test

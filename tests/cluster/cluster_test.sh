@@ -4,58 +4,14 @@
 # stream gets, per-host and per-link (--rate-of) rates, `link down|up`, the
 # `run` launcher (environment, failures, timeout, interrupt, log files), bad
 # input, and that `down` leaves nothing behind.  Traffic only ever flows between namespaces the test creates.
-#   cluster_test.sh CLUSTER_SCRIPT
 # Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
 # (not root, or network namespaces unavailable).
 set -uo pipefail
-cluster=${1:?usage: cluster_test.sh path/to/scripts/cluster}
-# A prefix per test and the PID's last three digits: two tests that meson
-# runs side by side must not share a cluster (the first six characters of
-# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
-name=lbt$(printf %03d $(($$ % 1000)))
-fails=0
-
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root (network namespaces, tc)"
-	exit 77
-fi
-probe=lbtprobe$$
-if ! ip netns add "$probe" 2>/dev/null; then
-	echo "SKIP: cannot create network namespaces"
-	exit 77
-fi
-ip netns del "$probe"
-
-tmp=$(mktemp -d)
-bg=() # background pids the test started (servers, runs)
-
-cleanup() {
-	local p
-	for p in "${bg[@]}"; do kill -9 "$p" 2>/dev/null; done
-	"$cluster" down --name "$name" >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+usage="usage: cluster_test.sh path/to/tests/lib.sh path/to/scripts/cluster"
+source "${1:?$usage}"
+shift
+use_cluster "${1:?$usage}" lbt
 trap 'exit 1' INT TERM
-
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-result() { # status ok-text fail-text
-	if [ "$1" = 0 ]; then ok "$2"; else fail "$3"; fi
-}
-check() { # description, command... (bounded to 60 s)
-	local what=$1
-	shift
-	if timeout 60 "$@" >"$tmp/out" 2>&1; then
-		ok "$what"
-	else
-		fail "$what (exit $?):"
-		tail -5 "$tmp/out" | sed 's/^/    /'
-	fi
-}
 leftover_pids() { # processes inside any host namespace of the cluster
 	local ns
 	for ns in $(ip netns list | awk '{ print $1 }' | grep -E "^$name-h[0-9]+\$"); do
@@ -77,7 +33,7 @@ root_routes_before=$(ip route show table all | sort)
 
 # --------------------------------------------------------------------------
 # up 3 x 2 rails at 100 Mbit/s
-check "up 3 --rails 2 --rate 100mbit --name $name" "$cluster" up 3 --rails 2 --rate 100mbit --name "$name"
+check "up 3 --rails 2 --rate 100mbit --name $name" timeout 60 "$cluster" up 3 --rails 2 --rate 100mbit --name "$name"
 for ns in $name-sw $name-h0 $name-h1 $name-h2; do
 	ip netns list | grep -q "^$ns\b"
 	result $? "namespace $ns exists" \
@@ -194,7 +150,7 @@ fi
 measure_iperf3() {
 	local net=$((10 + $1))
 	ip netns exec "$name-h1" timeout 20 iperf3 -s -1 -B 10.$net.0.2 -p 5201 >/dev/null 2>&1 &
-	bg+=($!)
+	test_pids+=($!)
 	wait_listen "$name-h1" 5201 || return 1
 	ip netns exec "$name-h0" timeout 20 iperf3 -c 10.$net.0.2 -B 10.$net.0.1 -p 5201 -t 3 -f m 2>&1 |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
@@ -218,7 +174,7 @@ while True:
     n += len(b)
 print("%.2f" % (n * 8 / (t1 - t0) / 1e6))' "$net" >"$tmp/rate" 2>&1 &
 	local srv=$!
-	bg+=("$srv")
+	test_pids+=("$srv")
 	wait_listen "$name-h1" 5201 || return 1
 	ip netns exec "$name-h0" timeout 20 python3 -c '
 import socket, sys, time
@@ -294,7 +250,7 @@ fi
 # --------------------------------------------------------------------------
 # Per-host rates; `up` over an existing cluster replaces it.
 check "up --rates 50mbit,100mbit,100mbit over the running cluster" \
-	"$cluster" up 3 --rails 2 --rates 50mbit,100mbit,100mbit --name "$name"
+	timeout 60 "$cluster" up 3 --rails 2 --rates 50mbit,100mbit,100mbit --name "$name"
 for r in 0 1; do check_shaping 0 $r 50Mbit; done
 for i in 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
 
@@ -302,7 +258,7 @@ for i in 1 2; do for r in 0 1; do check_shaping $i $r 100Mbit; done; done
 # A degraded port: --rate-of shapes exactly that link, on both ends; every
 # other link keeps its host's rate.  A later --rate-of of a link wins.
 check "up --rate 100mbit --rate-of 1:1=20mbit --rate-of 1:1=50mbit" \
-	"$cluster" up 3 --rails 2 --rate 100mbit --rate-of 1:1=20mbit --rate-of 1:1=50mbit --name "$name"
+	timeout 60 "$cluster" up 3 --rails 2 --rate 100mbit --rate-of 1:1=20mbit --rate-of 1:1=50mbit --name "$name"
 for i in 0 1 2; do for r in 0 1; do
 	if [ $i = 1 ] && [ $r = 1 ]; then check_shaping $i $r 50Mbit; else check_shaping $i $r 100Mbit; fi
 done; done
@@ -327,7 +283,7 @@ result $? "one TCP stream host 0 -> host 1 on the 50mbit rail1: $mbps Mbit/s (<=
 # carrier and keeps its address; the other links are untouched.
 carrier() { ip -n "$name-h$1" -o link show dev "rail$2" | grep -o '<[^>]*>'; }
 ping_rail1() { ip netns exec "$name-h0" ping -c1 -W1 -I rail1 10.11.0.2 >/dev/null 2>&1; }
-check "link 1 1 down" "$cluster" link 1 1 down --name "$name"
+check "link 1 1 down" timeout 60 "$cluster" link 1 1 down --name "$name"
 flags=$(carrier 1 1) addr=$(ip -n "$name-h1" -o -4 addr show dev rail1 | awk '{ print $4 }')
 [[ $flags = *NO-CARRIER* && $flags = *,UP* ]] && [ "$addr" = 10.11.0.2/24 ] &&
 	[[ $(carrier 1 0) = *LOWER_UP* && $(carrier 0 1) = *LOWER_UP* ]]
@@ -339,7 +295,7 @@ result $? "status shows host 1 rail1 DOWN, NO-CARRIER, port down" \
 	"status after link down: $(grep '10.11.0.2' <<<"$out")"
 ! ping_rail1
 result $? "link down: host 0 cannot reach host 1 on rail1" "link down: host 0 still reaches host 1 on rail1"
-check "link 1 1 up" "$cluster" link 1 1 up --name "$name"
+check "link 1 1 up" timeout 60 "$cluster" link 1 1 up --name "$name"
 flags=$(carrier 1 1)
 [[ $flags = *LOWER_UP* && $flags != *NO-CARRIER* ]] && ping_rail1
 result $? "link up: host 1 rail1 $flags, host 0 reaches it again" \
@@ -428,7 +384,7 @@ mkdir "$tmp/up"
 "$cluster" run --name "$name" -- sh -c 'touch "$0/$LANEBENCH_RANK"; exec sleep 30' "$tmp/up" \
 	>"$tmp/o" 2>&1 &
 runner=$!
-bg+=("$runner")
+test_pids+=("$runner")
 for _ in $(seq 100); do # bounded: 10 s
 	[ "$(find "$tmp/up" -type f | wc -l)" = 3 ] && break
 	sleep 0.1
@@ -481,7 +437,7 @@ result $? "bad input left the running cluster alone" \
 
 # --------------------------------------------------------------------------
 # down
-check "down" "$cluster" down --name "$name"
+check "down" timeout 60 "$cluster" down --name "$name"
 left=$(ip netns list | awk '{ print $1 }' | grep "^$name-" | tr '\n' ' ')
 [ -z "$left" ]
 result $? "down: no $name-* namespace left" \
@@ -489,7 +445,7 @@ result $? "down: no $name-* namespace left" \
 [ ! -e /run/lanebench-cluster/$name.env ]
 result $? "down: state file removed" \
 	"down: state file still there"
-check "down again (nothing to remove)" "$cluster" down --name "$name"
+check "down again (nothing to remove)" timeout 60 "$cluster" down --name "$name"
 ! timeout 30 "$cluster" run --name "$name" -- true >/dev/null 2>&1
 result $? "run without a cluster fails" "run without a cluster succeeded"
 
@@ -500,5 +456,4 @@ result $? "run without a cluster fails" "run without a cluster succeeded"
 result $? "root namespace: links, addresses and routes unchanged" \
 	"root namespace changed"
 
-echo "cluster: $fails failure(s)"
-[ $fails = 0 ]
+finish cluster

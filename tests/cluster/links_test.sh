@@ -4,47 +4,17 @@
 # classified by MAC, TCP rates that follow the links), missing links (the
 # nftables rule, one-way drops), a link above its host's rate capped, bad
 # links files, and `down` leaving nothing behind.
-#   links_test.sh CLUSTER_SCRIPT
 # Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
 # (not root, or network namespaces unavailable).
 set -uo pipefail
-cluster=${1:?usage: links_test.sh path/to/scripts/cluster}
-# Its own prefix (lbn) and the PID's last three digits, as cluster_test.sh.
-name=lbn$(printf %03d $(($$ % 1000)))
-fails=0
-
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root (network namespaces, tc)"
-	exit 77
-fi
-if ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: cannot create network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
+usage="usage: links_test.sh path/to/tests/lib.sh path/to/scripts/cluster"
+source "${1:?$usage}"
+shift
+use_cluster "${1:?$usage}" lbn
+trap 'exit 1' INT TERM
 for tool in nft iperf3 python3 ping; do
 	command -v $tool >/dev/null || { echo "FAIL: $tool not installed"; exit 1; }
 done
-
-tmp=$(mktemp -d)
-bg=() # background pids the test started (servers)
-cleanup() {
-	local p
-	for p in "${bg[@]}"; do kill -9 "$p" 2>/dev/null; done
-	"$cluster" down --name "$name" >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-result() { # status ok-text fail-text
-	if [ "$1" = 0 ]; then ok "$2"; else fail "$3"; fi
-}
 h() { echo "$name-h$1"; } # host -> namespace
 
 # 4 hosts at 400mbit; host 0 -> 1 at 100mbit (written as %g prints it),
@@ -137,11 +107,11 @@ wait_listen() { # ns port
 }
 mbps() { # from to: Mbit/s of one 2 s TCP stream, at the receiver
 	ip netns exec "$(h "$2")" timeout 20 iperf3 -s -1 -B "10.10.0.$(($2 + 1))" -p 5201 >/dev/null 2>&1 &
-	bg+=($!)
+	test_pids+=($!)
 	wait_listen "$(h "$2")" 5201 || return 1
 	ip netns exec "$(h "$1")" timeout 20 iperf3 -c "10.10.0.$(($2 + 1))" -p 5201 -t 2 -f m 2>&1 |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
-	wait "${bg[-1]}" 2>/dev/null
+	wait "${test_pids[-1]}" 2>/dev/null
 }
 fast='' tries=()
 for _ in 1 2 3; do
@@ -188,5 +158,4 @@ left=$(ip netns list | awk '{ print $1 }' | grep "^$name-" | tr '\n' ' ')
 result $? "down: no $name-* namespace and no lanebench nft table left" \
 	"down left: namespaces '$left', root tables '$(nft list tables bridge 2>&1)'"
 
-echo "links: $fails failure(s)"
-[ $fails = 0 ]
+finish links

@@ -7,20 +7,12 @@
 # retransmissions and injected drops.  (Loss is injected by the transport:
 # this kernel has no netem, and tc's gact action and matchall/basic
 # classifiers are missing too.)
-#   dpdk_cluster.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
-lanebench=$1 cluster=$2
-# A prefix per test and the PID's last three digits: two tests that meson
-# runs side by side must not share a cluster (the first six characters of
-# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
-name=lbd$(printf %03d $(($$ % 1000)))
-fails=0
-if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: needs root and network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
-tmp=$(mktemp -d)
+usage="usage: dpdk_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
+use_cluster "${2:?$usage}" lbd
 # A rank that is killed cannot remove its EAL runtime directory
 # (/var/run/dpdk/lb-<job>-r<rank>).  Remove those left by this test only:
 # new since it started, and not locked by a live EAL primary (which holds a
@@ -38,38 +30,24 @@ remove_stale_eal_dirs() {
 	done
 	return 0
 }
-trap 'rm -rf "$tmp"; "$cluster" down --name "$name" >/dev/null 2>&1; remove_stale_eal_dirs' EXIT
-
-check() { # description, command...
-	local what=$1
-	shift
-	local out
-	if out=$("$@" 2>&1); then
-		echo "ok: $what"
-	else
-		echo "FAIL: $what"
-		echo "$out" | tail -20
-		fails=$((fails + 1))
-	fi
-}
+at_exit remove_stale_eal_dirs
 
 bcast() { # csv, then lanebench bcast options
 	local csv=$1
 	shift
 	timeout 150 "$cluster" run --name "$name" --timeout 140 -- \
-		"$lanebench" bcast --transport dpdk --no-pin --timeout 30 -o "$csv" "$@"
+		"$B" bcast --transport dpdk --no-pin --timeout 30 -o "$csv" "$@"
 }
 
 col() { # csv, column: the column's sum over the rows
-	awk -F, -v want="$2" '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ s += $c[want] } END { printf "%d\n", s }' "$1"
+	csv_column "$1" "$2" | awk '{ s += $1 } END { printf "%d\n", s }'
 }
 
 check "cluster up 8 x 2 rails at 1gbit" "$cluster" up 8 --rails 2 --rate 1gbit --name "$name"
 check "8 ranks x 2 rails over net_af_packet: every algorithm, 3 sizes" \
 	bcast "$tmp/clean.csv" -a all -m 4K,100000,1M -s 64K -i 3 -x 1
 rows=$(($(grep -vc '^#' "$tmp/clean.csv" 2>/dev/null || echo 1) - 1))
-[ "$rows" = 18 ] && echo "ok: 18 CSV rows" || { echo "FAIL: $rows CSV rows, want 18"; fails=$((fails + 1)); }
+[ "$rows" = 18 ] && ok "18 CSV rows" || fail "$rows CSV rows, want 18"
 check "frames counted, none dropped as foreign or out of range" \
 	test "$(col "$tmp/clean.csv" dpdk_frames_sent_count)" -gt 0 -a \
 	"$(col "$tmp/clean.csv" dpdk_dropped_range_count)" = 0 -a \
@@ -96,7 +74,7 @@ check "20% of all frames dropped (acks too, so final acks get lost): byte-exact"
 # "could not set PACKET_FANOUT"); on one interface they never do.
 job() { # port, csv: a second job on the same rail at the same time
 	timeout 150 "$cluster" run --name "$name" --port "$1" --timeout 140 -- \
-		"$lanebench" bcast --transport dpdk --no-pin --timeout 30 -o "$2" --nics rail0 \
+		"$B" bcast --transport dpdk --no-pin --timeout 30 -o "$2" --nics rail0 \
 		-a multilane,chain -m 1M -s 64K -i 5 -x 1 --no-calibration
 }
 two_jobs() {
@@ -106,13 +84,13 @@ two_jobs() {
 	wait $a || { cat "$tmp/a.log"; return 1; }
 }
 check "two jobs at once on the same rail: both byte-exact" two_jobs
-foreign=$(($(col "$tmp/a.csv" dpdk_dropped_job_count 2>/dev/null || echo 0) + $(col "$tmp/b.csv" dpdk_dropped_job_count 2>/dev/null || echo 0)))
+foreign=$(($(col "$tmp/a.csv" dpdk_dropped_job_count) + $(col "$tmp/b.csv" dpdk_dropped_job_count)))
 echo "frames of the other job dropped: $foreign"
 check "each job dropped the other's frames (by job token)" test "$foreign" -gt 0
 
 refused() { # lanebench options: must fail, saying which value was bad
 	local out # (one rank on purpose: outside a job bcast refuses before the transport)
-	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --nics lo "$@" 2>&1) &&
+	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$B" bcast --transport dpdk --nics lo "$@" 2>&1) &&
 		return 1
 	echo "$out" | grep -q "dup: 'x' is not a probability"
 }
@@ -122,5 +100,4 @@ check "inject with a bad value is refused, naming it" refused --tp-opt inject=dr
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"
 check "2 ranks, root 1, every algorithm" bcast "$tmp/two.csv" -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
 
-echo "dpdk-cluster: $fails failure(s)"
-[ "$fails" = 0 ]
+finish dpdk-cluster

@@ -7,21 +7,23 @@
 # ($tmp/r<rail>-<lo>-<hi>.sock), the higher its client.  Lane names must be
 # interfaces the topology knows; memif lanes have none, so both are "lo"
 # (labels only: the ports come from --tp-opt eal=...).
-#   dpdk_memif.sh LANEBENCH
 set -uo pipefail
-lanebench=$1
+usage="usage: dpdk_memif.sh path/to/tests/lib.sh LANEBENCH"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: needs root (EAL runtime directory, memif sockets)"
 	exit 77
 fi
-n=4 fails=0
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
+n=4
+ranks=() # a job's ranks: TERM, not test_pids' KILL, so that timeout passes it on
+stop_ranks() {
+	local p
+	for p in "${ranks[@]}"; do kill "$p" 2>/dev/null; done
+	return 0
 }
-trap cleanup EXIT
+at_exit stop_ranks
 
 eal_of() { # rank: the EAL arguments of that rank
 	local i=$1 eal="--no-huge -m 128 --no-pci -l $(($1 % 2))"
@@ -36,52 +38,49 @@ eal_of() { # rank: the EAL arguments of that rank
 	echo "$eal"
 }
 
-# A port nothing uses now, as the kernel picks it.  (A random one once
-# collided with a connection's local port -- ephemeral ports start at
-# 32768 -- and rank 0 could not listen: "Address already in use".)
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# (free_port, not a random port: one once collided with a connection's
+# local port -- ephemeral ports start at 32768 -- and rank 0 could not
+# listen: "Address already in use".)
 
-run() { # description, lanebench bcast options: all ranks, bounded in time
+memif_job() { # description, lanebench bcast options: all ranks, bounded in time
 	local what=$1 port rc=0
 	port=$(free_port)
 	shift
-	pids=()
+	ranks=()
 	for i in $(seq 0 $((n - 1))); do
 		LANEBENCH_RANK=$i LANEBENCH_SIZE=$n LANEBENCH_COORD=127.0.0.1:$port \
-			LANEBENCH_TOKEN=memif-$$-$port timeout 120 "$lanebench" bcast \
+			LANEBENCH_TOKEN=memif-$$-$port timeout 120 "$B" bcast \
 			--transport dpdk --no-pin --timeout 30 --nics lo,lo \
 			--tp-opt "eal=$(eal_of "$i")" "$@" >"$tmp/out$i" 2>&1 &
-		pids+=($!)
+		ranks+=($!)
 	done
-	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	pids=()
+	for p in "${ranks[@]}"; do wait "$p" || rc=1; done
+	ranks=()
 	if [ "$rc" = 0 ]; then
-		echo "ok: $what"
+		ok "$what"
 	else
-		echo "FAIL: $what"
+		fail "$what"
 		for i in $(seq 0 $((n - 1))); do sed "s/^/[rank $i] /" "$tmp/out$i" | tail -8; done
-		fails=$((fails + 1))
 	fi
 	rm -f "$tmp"/*.sock
 }
 
-run "4 ranks x 2 rails over memif: every algorithm, 3 sizes" \
+memif_job "4 ranks x 2 rails over memif: every algorithm, 3 sizes" \
 	-a all -m 4K,100000,2M -s 64K -i 3 -x 1 -o "$tmp/memif.csv"
 rows=$(($(grep -vc '^#' "$tmp/memif.csv" 2>/dev/null || echo 1) - 1))
-[ "$rows" = 18 ] && echo "ok: 18 CSV rows" || { echo "FAIL: $rows CSV rows, want 18"; fails=$((fails + 1)); }
-run "memif with 1% drop and duplication: byte-exact" \
+[ "$rows" = 18 ] && ok "18 CSV rows" || fail "$rows CSV rows, want 18"
+memif_job "memif with 1% drop and duplication: byte-exact" \
 	-a multilane,vandegeijn -m 1M -s 64K -i 2 -x 0 --tp-opt inject=drop=0.01,dup=0.01 -o "$tmp/loss.csv"
 
 fails_with() { # expected message, EAL arguments: one rank must fail saying so
 	local want=$1 out # (a 1-rank job on purpose: outside a job bcast refuses earlier)
-	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$lanebench" bcast --transport dpdk --no-pin --timeout 10 --nics lo -a chain -m 4K \
+	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$B" bcast --transport dpdk --no-pin --timeout 10 --nics lo -a chain -m 4K \
 		-i 1 -x 0 --no-calibration --tp-opt "eal=$2" 2>&1)
 	if [ $? != 0 ] && echo "$out" | grep -qF "$want"; then
-		echo "ok: refused: $want"
+		ok "refused: $want"
 	else
-		echo "FAIL: expected an error with '$want', got:"
+		fail "expected an error with '$want', got:"
 		echo "$out" | tail -5
-		fails=$((fails + 1))
 	fi
 }
 fails_with "EAL initialisation failed" "--no-huge -m 128 --no-pci --no-such-eal-option"
@@ -89,5 +88,4 @@ fails_with "lane 0 ('lo') has no port" "--no-huge -m 128 --no-pci"
 fails_with "names lane 3 but there are 1 lanes" \
 	"--no-huge -m 128 --no-pci --vdev net_memif_l3,role=server,id=0,socket=$tmp/x.sock,socket-abstract=no"
 
-echo "dpdk-memif: $fails failure(s)"
-[ "$fails" = 0 ]
+finish dpdk-memif

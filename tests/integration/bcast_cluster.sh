@@ -4,62 +4,37 @@
 # sizes and slices, bytes verified on every rank by lanebench itself (a
 # mismatch makes it exit non-zero).  Also 1 and 2 ranks, a non-zero root,
 # every root in turn (-r all) on 4 ranks, and p2p one way and both ways.
-#   bcast_cluster.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
-lanebench=$1 cluster=$2
-# A prefix per test and the PID's last three digits: two tests that meson
-# runs side by side must not share a cluster (the first six characters of
-# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
-name=lbi$(printf %03d $(($$ % 1000)))
-fails=0
-if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: needs root and network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
-trap '"$cluster" down --name "$name" >/dev/null 2>&1' EXIT
-
-check() { # description, command...
-	local what=$1
-	shift
-	local out
-	if out=$("$@" 2>&1); then
-		echo "ok: $what"
-	else
-		echo "FAIL: $what"
-		echo "$out" | tail -20
-		fails=$((fails + 1))
-	fi
-	LAST_OUT=$out
-}
+usage="usage: bcast_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
+use_cluster "${2:?$usage}" lbi
 
 bcast() { # hosts, then lanebench bcast options
 	local n=$1
 	shift
 	"$cluster" run --name "$name" --timeout 240 -- \
-		"$lanebench" bcast --no-pin --timeout 60 -o "$tmp/run-$n.csv" "$@"
+		"$B" bcast --no-pin --timeout 60 -o "$tmp/run-$n.csv" "$@"
 }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; "$cluster" down --name "$name" >/dev/null 2>&1' EXIT
 
 check "cluster up 8 x 2 rails at 1gbit" "$cluster" up 8 --rails 2 --rate 1gbit --name "$name"
 check "8 ranks x 2 rails: every algorithm, 3 sizes, 2 slice sizes" \
 	bcast 8 -a all -m 4K,100000,2M -s 64K,256K -i 3 -x 1
 rows=$(($(grep -vc '^#' "$tmp/run-8.csv") - 1))
-[ "$rows" = 36 ] && echo "ok: 36 CSV rows" || { echo "FAIL: $rows CSV rows, want 36"; fails=$((fails + 1)); }
+[ "$rows" = 36 ] && ok "36 CSV rows" || fail "$rows CSV rows, want 36"
 # every row verified (p - 1) x M x (i + x) bytes
-awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+csv_awk '
 	$c["verified_bytes"] != 7 * $c["message_bytes"] * 4 { bad++ }
 	END { exit bad > 0 }' "$tmp/run-8.csv" &&
-	echo "ok: verified_bytes = 7 x M x 4 on every row" ||
-	{ echo "FAIL: verified_bytes column"; fails=$((fails + 1)); }
+	ok "verified_bytes = 7 x M x 4 on every row" ||
+	fail "verified_bytes column"
 # tcp's counter closes the row (after the fixed columns, the CPU ones
 # last): a count on every row, no other transport's
 awk -F, '/^#/ { next } !h++ { ok = $NF == "tcp_segments_retransmitted_count" && $(NF - 1) == "cpu_seconds_per_gigabyte"; next }
 	$NF !~ /^[0-9]+$/ { ok = 0 } END { exit !ok }' "$tmp/run-8.csv" &&
-	echo "ok: tcp_segments_retransmitted_count after cpu_seconds_per_gigabyte, a count on every row" ||
-	{ echo "FAIL: counter columns: $(grep -vm1 '^#' "$tmp/run-8.csv")"; fails=$((fails + 1)); }
+	ok "tcp_segments_retransmitted_count after cpu_seconds_per_gigabyte, a count on every row" ||
+	fail "counter columns: $(grep -vm1 '^#' "$tmp/run-8.csv")"
 check "non-zero root (5), stripe off, ring allgather" \
 	bcast 8 -a all -m 1M -s 128K -i 2 -x 0 -r 5 --stripe off --allgather ring
 check "multilane and chain with yield idle policy" \
@@ -72,10 +47,10 @@ check "multilane and chain with yield idle policy" \
 # configuration and calibration's steps.
 check "cluster up 3 x 2" "$cluster" up 3 --rails 2 --rate 1gbit --name "$name"
 check "3 ranks, --json and a log" "$cluster" run --name "$name" --timeout 240 --log-dir "$tmp/logs3" -- \
-	"$lanebench" bcast --no-pin --timeout 60 -a chain,multilane -m 64K,1M -i 2 -x 0 \
+	"$B" bcast --no-pin --timeout 60 -a chain,multilane -m 64K,1M -i 2 -x 0 \
 	-o "$tmp/run-3.csv" --json "$tmp/run-3.json"
 head3() { # key value-pattern: the head holds it
-	grep -q "^# $1: $2\$" "$tmp/run-3.csv" || { echo "FAIL: head lacks '$1: $2'"; fails=$((fails + 1)); }
+	grep -q "^# $1: $2\$" "$tmp/run-3.csv" || fail "head lacks '$1: $2'"
 }
 head3 command "lanebench bcast --no-pin --timeout 60 -a chain,multilane -m 64K,1M -i 2 -x 0 -o $tmp/run-3.csv --json $tmp/run-3.json"
 head3 launcher lanebench-env
@@ -87,28 +62,28 @@ for r in 0 1 2; do
 		head3 "lane\\.$r\\.$l" "nic=rail$l port=[0-9-]* speed_bps=[0-9-]* mtu=1500 numa=[0-9-]* core=[0-9-]* addr=10\\.1$l\\.0\\.$((r + 1))"
 	done
 done
-[ "$(grep -c '^# lane\.' "$tmp/run-3.csv")" = 6 ] && echo "ok: provenance head: 3 hosts, 6 lanes, the command line" ||
-	{ echo "FAIL: lane lines: $(grep '^# lane' "$tmp/run-3.csv")"; fails=$((fails + 1)); }
+[ "$(grep -c '^# lane\.' "$tmp/run-3.csv")" = 6 ] && ok "provenance head: 3 hosts, 6 lanes, the command line" ||
+	fail "lane lines: $(grep '^# lane' "$tmp/run-3.csv")"
 python3 "$(dirname "$0")/../cli/json_matches_csv.py" "$tmp/run-3.csv" "$tmp/run-3.json" &&
-	echo "ok: the JSON document holds the CSV's provenance and rows" ||
-	{ echo "FAIL: --json differs from the CSV"; fails=$((fails + 1)); }
+	ok "the JSON document holds the CSV's provenance and rows" ||
+	fail "--json differs from the CSV"
 # (--slice auto: each line names the slice its row chose)
 k=0
 while read -r what; do
 	k=$((k + 1))
 	grep -Eq "^lanebench bcast: \[$k/4\] $what done in .*; elapsed .*, (about .* left|done)\$" \
-		"$tmp/logs3/rank0.log" || { echo "FAIL: no progress line $k/4 '$what': $(cat "$tmp/logs3/rank0.log")"; fails=$((fails + 1)); }
-done < <(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		"$tmp/logs3/rank0.log" || fail "no progress line $k/4 '$what': $(cat "$tmp/logs3/rank0.log")"
+done < <(csv_awk '
 	function size(s,  i) { for (i = 0; s >= 1024 && s % 1024 == 0 && i < 3; i++) s /= 1024
 		return s (i ? substr("KMG", i, 1) : "") }
 	{ print $c["algorithm"] " " size($c["message_bytes"]) " slice " size($c["slice_bytes"]) }' "$tmp/run-3.csv")
-[ "$k" = 4 ] || { echo "FAIL: $k rows in $tmp/run-3.csv, want 4"; fails=$((fails + 1)); }
+[ "$k" = 4 ] || fail "$k rows in $tmp/run-3.csv, want 4"
 grep -q '^lanebench bcast: calibration round 1: lane 1 against rank 1$' "$tmp/logs3/rank0.log" &&
 grep -q '^lanebench bcast: calibration round 2: lane 0 against rank 2$' "$tmp/logs3/rank0.log" &&
-	echo "ok: rank 0's log: a line per configuration, calibration's rounds and lanes" ||
-	{ echo "FAIL: calibration lines: $(cat "$tmp/logs3/rank0.log")"; fails=$((fails + 1)); }
+	ok "rank 0's log: a line per configuration, calibration's rounds and lanes" ||
+	fail "calibration lines: $(cat "$tmp/logs3/rank0.log")"
 grep -q 'lanebench bcast: \[' "$tmp/logs3/rank1.log" &&
-	{ echo "FAIL: rank 1 prints progress"; fails=$((fails + 1)); }
+	fail "rank 1 prints progress"
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 2 x 2" "$cluster" up 2 --rails 2 --rate 1gbit --name "$name"
@@ -119,7 +94,7 @@ check "2 ranks, root 1" bcast 2 -a all -m 64K,1M -s 32K -i 3 -x 1 -r 1
 p2p() { # csv, then lanebench p2p options
 	local csv=$1
 	shift
-	"$cluster" run --name "$name" --timeout 240 -- "$lanebench" p2p --timeout 60 -o "$csv" "$@"
+	"$cluster" run --name "$name" --timeout 240 -- "$B" p2p --timeout 60 -o "$csv" "$@"
 }
 check "2 ranks, p2p -b" p2p "$tmp/bi.csv" -b -m 8,64K -i 3 -x 1
 check "2 ranks, p2p" p2p "$tmp/uni.csv" -m 8,64K -i 3 -x 1
@@ -127,7 +102,7 @@ check "2 ranks, p2p" p2p "$tmp/uni.csv" -m 8,64K -i 3 -x 1
 # message both ways, and the window (the row's window of messages) one way
 # or both.
 rows() { # csv -> "lane:bytes:direction:ok" per row, ok when every figure is there
-	awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	csv_awk '
 	{ ok = $c["latency_median_seconds"] > 0 && $c["bandwidth_median_bytes_per_second"] > 0 &&
 		$c["bandwidth_sent_median_bytes_per_second"] > 0
 	  b = $c["message_bytes"]; ways = $c["direction"] == "bi" ? 2 : 1
@@ -141,8 +116,8 @@ rows() { # csv -> "lane:bytes:direction:ok" per row, ok when every figure is the
 for d in bi uni; do
 	got=$(rows "$tmp/$d.csv")
 	want="0:8:$d:1 0:65536:$d:1 1:8:$d:1 1:65536:$d:1 "
-	[ "$got" = "$want" ] && echo "ok: p2p $d rows: $got" ||
-		{ echo "FAIL: p2p $d rows (lane:bytes:direction:complete) '$got', want '$want'"; fails=$((fails + 1)); }
+	[ "$got" = "$want" ] && ok "p2p $d rows: $got" ||
+		fail "p2p $d rows (lane:bytes:direction:complete) '$got', want '$want'"
 done
 "$cluster" down --name "$name" >/dev/null
 
@@ -150,28 +125,27 @@ done
 # verified; a root the job does not have is a usage error naming it.
 check "cluster up 4 x 2" "$cluster" up 4 --rails 2 --rate 1gbit --name "$name"
 check "4 ranks, -r all" bcast 4 -a all -m 256K -s 64K -i 2 -x 1 -r all
-got=$(awk -F, '/^#/ { next } !n++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+got=$(csv_awk '
 	{ printf "%s:%s:%s ", $c["algorithm"], $c["root"], $c["verified_bytes"] == 3 * $c["message_bytes"] * 3 }' \
 	"$tmp/run-4.csv")
 want=$(for a in chain binary binomial vandegeijn multilane klane; do printf '%s:%s:1 ' $a 0 $a 1 $a 2 $a 3; done)
-[ "$got" = "$want" ] && echo "ok: -r all: a verified row per algorithm and root 0..3" ||
-	{ echo "FAIL: -r all rows (algorithm:root:verified) '$got', want '$want'"; fails=$((fails + 1)); }
+[ "$got" = "$want" ] && ok "-r all: a verified row per algorithm and root 0..3" ||
+	fail "-r all rows (algorithm:root:verified) '$got', want '$want'"
 # progress counts every root: 6 algorithms x 4 roots, the last one named
-grep -q 'lanebench bcast: \[24/24\] klane 256K slice 64K root 3 done' <<<"$LAST_OUT" &&
-	echo "ok: -r all: progress counts 24 configurations" ||
-	{ echo "FAIL: -r all: no '[24/24] ... root 3 done' progress line"; fails=$((fails + 1)); }
-grep -qE '^\[rank 0\] algorithm +root +bytes' <<<"$LAST_OUT" && echo "ok: -r all: the table shows the root" ||
-	{ echo "FAIL: -r all: no root column in the table: $(grep -m1 algorithm <<<"$LAST_OUT")"; fails=$((fails + 1)); }
+grep -q 'lanebench bcast: \[24/24\] klane 256K slice 64K root 3 done' <<<"$check_out" &&
+	ok "-r all: progress counts 24 configurations" ||
+	fail "-r all: no '[24/24] ... root 3 done' progress line"
+grep -qE '^\[rank 0\] algorithm +root +bytes' <<<"$check_out" && ok "-r all: the table shows the root" ||
+	fail "-r all: no root column in the table: $(grep -m1 algorithm <<<"$check_out")"
 out=$(bcast 4 -a chain -m 4K -i 1 -x 0 -r 9 2>&1)
 rc=$?
 [ $rc = 1 ] && [ "$(grep -c "exit status 2" <<<"$out")" = 4 ] &&
 	[ "$(grep -c "root: bad rank '9': out of range for 4 ranks" <<<"$out")" = 4 ] &&
-	echo "ok: -r 9 on 4 ranks: every rank exits 2 naming '9'" ||
-	{ echo "FAIL: -r 9 on 4 ranks: run exit $rc: $out"; fails=$((fails + 1)); }
+	ok "-r 9 on 4 ranks: every rank exits 2 naming '9'" ||
+	fail "-r 9 on 4 ranks: run exit $rc: $out"
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 1 x 1" "$cluster" up 1 --rails 1 --rate 1gbit --name "$name"
 check "1 rank" bcast 1 -a all -m 4K -i 2 -x 0 --nics rail0
 
-echo "bcast-cluster: $fails failure(s)"
-[ "$fails" = 0 ]
+finish bcast-cluster

@@ -5,37 +5,27 @@
 # its second iteration's data phase started (bcast --verbose), never after
 # a fixed sleep, so it cannot land in set-up.  Prints each survivor's
 # kill-to-exit latency.  Emulated cluster, 4 ranks x 2 rails (root).
-#   killed_rank.sh LANEBENCH CLUSTER_SCRIPT TRANSPORT SIGNAL...
 # Exit 0 all passed, 1 some check failed, 77 skipped (no namespaces).
 set -uo pipefail
-lanebench=$1 cluster=$2 transport=$3
-shift 3
+usage="usage: killed_rank.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT TRANSPORT SIGNAL..."
+source "${1:?$usage}"
+shift
 readonly VICTIM=2 SURVIVORS="0 1 3" TIMEOUT=10
-# A prefix per test and the PID's last three digits: two tests that meson
-# runs side by side must not share a cluster (the first six characters of
-# lbX$$ could, when their PIDs were close: one's `up` would take the other's down).
-name=lbk$(printf %03d $(($$ % 1000)))
-if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: needs root and network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
-tmp=$(mktemp -d)
-fails=0 runner='' victim='' rundir='' started=0
-cleanup() {
+runner='' victim='' rundir='' started=0
+# stop_case: the run in progress, before the cluster goes down (at_exit
+# hooks run in the order added)
+stop_case() {
 	[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null
 	[ -n "$runner" ] && kill "$runner" 2>/dev/null && wait "$runner" 2>/dev/null
-	"$cluster" down --name "$name" >/dev/null 2>&1
 	# EAL's runtime directory of a killed dpdk rank (the others remove theirs)
 	[ -n "$rundir" ] && rm -rf "$rundir"
-	rm -rf "$tmp"
+	return 0
 }
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+at_exit stop_case
+use_lanebench "${1:?$usage}"
+use_cluster "${2:?$usage}" lbk
+transport=${3:?$usage}
+shift 3
 
 # Bounded wait (60 s) for rank 2's "iteration 2/N started"; 1 if the run
 # ended or the line never came.
@@ -82,7 +72,7 @@ one_case() { # signal
 	rm -rf "$tmp/logs" "$tmp/run.log"
 	exited=() started=$SECONDS
 	"$cluster" run --name "$name" --timeout 120 --log-dir "$tmp/logs" -- \
-		"$lanebench" bcast -t "$transport" --no-pin --timeout "$TIMEOUT" --verbose -a chain \
+		"$B" bcast -t "$transport" --no-pin --timeout "$TIMEOUT" --verbose -a chain \
 		-m 16M -s 256K -i 500 -x 0 --no-calibration -o "$tmp/k.csv" >"$tmp/run.log" 2>&1 &
 	runner=$!
 	if ! wait_data_phase; then
@@ -145,13 +135,12 @@ one_case() { # signal
 # machine once let the iteration end first: the survivors then waited in
 # the next collective for the frozen rank until --timeout).
 "$cluster" up 4 --rails 2 --rate 50mbit --name "$name" >/dev/null || {
-	echo "FAIL: cluster up"
-	exit 1
+	fail "cluster up"
+	finish "killed-rank ($transport)"
 }
 for sig in "$@"; do
-	before=$fails
+	before=$(failure_count)
 	one_case "$sig"
-	[ $fails = "$before" ] && echo "ok: $transport, rank $VICTIM got $sig mid-broadcast: the others exit 3 naming it"
+	[ "$(failure_count)" = "$before" ] && ok "$transport, rank $VICTIM got $sig mid-broadcast: the others exit 3 naming it"
 done
-echo "killed-rank ($transport): $fails failure(s)"
-[ $fails = 0 ]
+finish "killed-rank ($transport)"

@@ -13,34 +13,11 @@
 # peer), --pairs all above 32 ranks (exit 2), and a calibration
 # that fails writes no file.  Ranks wait for each other in the bootstrap,
 # never on sleeps.
-#   calibrate_test.sh LANEBENCH
 set -uo pipefail
-lanebench=$(realpath "${1:?usage: calibrate_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# rank RANK SIZE PORT CMD ARGS...: one rank of a job at 127.0.0.1:PORT
-rank() {
-	local r=$1 n=$2 port=$3
-	shift 3
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
-		LANEBENCH_TOKEN="cal$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
-}
+usage="usage: calibrate_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 # job NAME CMD ARGS...: 4 ranks, rank 0's stdout and stderr in
 # $tmp/NAME.out and .err; returns the first non-zero exit status
@@ -50,11 +27,11 @@ job() {
 	port=$(free_port)
 	local mine=()
 	for r in 1 2 3; do
-		rank "$r" 4 "$port" "$@" >/dev/null 2>"$tmp/$name.err$r" &
+		local_rank "$r" 4 "$port" "$@" >/dev/null 2>"$tmp/$name.err$r" &
 		mine+=($!)
-		pids+=($!)
+		test_pids+=($!)
 	done
-	rank 0 4 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+	local_rank 0 4 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 	for p in "${mine[@]}"; do
 		wait "$p" || { [ "$rc" != 0 ] || rc=$?; }
 	done
@@ -68,7 +45,7 @@ if job cal calibrate --nics 127.0.0.1 --calib-size 64K --iters 3 --timeout 30s -
 else
 	fail "calibrate on 4 ranks: $(tail -n 2 "$tmp/cal.err")"
 fi
-if "$lanebench" platform show "$pf" >"$tmp/show.out" 2>"$tmp/show.err" &&
+if "$B" platform show "$pf" >"$tmp/show.out" 2>"$tmp/show.err" &&
 	head -n 1 "$tmp/show.out" | grep -q ': 4 nodes, 1 lane,'; then
 	ok "the file parses back: $(head -n 1 "$tmp/show.out")"
 else
@@ -98,7 +75,7 @@ if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial
 else
 	fail "bcast --platform: $(tail -n 2 "$tmp/bc.err")"
 fi
-if [ ${#hash} = 16 ] && awk -F, -v hash="$hash" '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+if [ ${#hash} = 16 ] && csv_awk -v hash="$hash" '
 	{ rows++ }
 	$c["platform"] != hash || ($c["algorithm"] != "chain") != ($c["period_seconds"] > 0) ||
 	$c["verified_bytes"] != 3 * $c["message_bytes"] * 3 || !($c["sim_seconds"] > 0) ||
@@ -113,7 +90,7 @@ fi
 # --- refusals -----------------------------------------------------------------------
 # before any connection: rank 0 of a 3-rank job, alone
 rc=0
-rank 0 3 "$(free_port)" bcast --nics 127.0.0.1 --platform "$pf" -a topo-grow >/dev/null 2>"$tmp/n3.err" || rc=$?
+local_rank 0 3 "$(free_port)" bcast --nics 127.0.0.1 --platform "$pf" -a topo-grow >/dev/null 2>"$tmp/n3.err" || rc=$?
 if [ "$rc" = 2 ] && grep -q '4 nodes but the job has 3 ranks' "$tmp/n3.err"; then
 	ok "a 4-node platform in a 3-rank job: exit 2: $(cat "$tmp/n3.err")"
 else
@@ -131,7 +108,7 @@ else
 	fail "chain over a missing link: exit $rc: $(tail -n 1 "$tmp/no12.err"), csv: $(ls "$tmp" | grep no12)"
 fi
 rc=0
-rank 0 33 "$(free_port)" calibrate --nics 127.0.0.1 -o "$tmp/big.platform" >/dev/null 2>"$tmp/p33.err" || rc=$?
+local_rank 0 33 "$(free_port)" calibrate --nics 127.0.0.1 -o "$tmp/big.platform" >/dev/null 2>"$tmp/p33.err" || rc=$?
 if [ "$rc" = 2 ] && grep -q 'refused above 32 ranks' "$tmp/p33.err" && [ ! -e "$tmp/big.platform" ]; then
 	ok "--pairs all with 33 ranks: exit 2, nothing written"
 else
@@ -139,12 +116,11 @@ else
 fi
 # rank 0 of a pair whose peer never comes: it fails, and writes nothing
 rc=0
-rank 0 2 "$(free_port)" calibrate --nics 127.0.0.1 --timeout 2s -o "$tmp/none.platform" >/dev/null 2>"$tmp/alone.err" || rc=$?
+local_rank 0 2 "$(free_port)" calibrate --nics 127.0.0.1 --timeout 2s -o "$tmp/none.platform" >/dev/null 2>"$tmp/alone.err" || rc=$?
 if [ "$rc" != 0 ] && [ ! -e "$tmp/none.platform" ]; then
 	ok "a failed calibration (peer never came): exit $rc, nothing written"
 else
 	fail "failed calibration: exit $rc, file: $(ls "$tmp" | grep none)"
 fi
 
-[ "$fails" = 0 ] && echo "calibrate_test: all passed" || echo "calibrate_test: $fails failed"
-exit $((fails > 0))
+finish calibrate_test

@@ -6,34 +6,11 @@
 # CSV of the rows it finished, which compare reads; the other rank stops
 # too.  Synchronised on rank 0's table rows (read through a FIFO), never
 # on sleeps.
-#   job_test.sh LANEBENCH
 set -uo pipefail
-lanebench=$(realpath "${1:?usage: job_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# rank RANK SIZE PORT CMD ARGS...: one rank of a job at 127.0.0.1:PORT
-rank() {
-	local r=$1 n=$2 port=$3
-	shift 3
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
-		LANEBENCH_TOKEN="job$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
-}
+usage="usage: job_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 # alone RANK WANT1 WANT2 ARGS...: a rank of a 2-rank job started without
 # its peer, with --timeout 3s: it must fail within 10 s, with both texts
@@ -41,8 +18,8 @@ rank() {
 alone() {
 	local r=$1 want1=$2 want2=$3 start=$SECONDS rc=0 took last
 	shift 3
-	rank "$r" 2 "$(free_port)" "$@" --nics 127.0.0.1 --timeout 3s >"$tmp/alone.out" 2>&1 &
-	pids+=($!)
+	local_rank "$r" 2 "$(free_port)" "$@" --nics 127.0.0.1 --timeout 3s >"$tmp/alone.out" 2>&1 &
+	test_pids+=($!)
 	wait $! || rc=$?
 	took=$((SECONDS - start))
 	last=$(tail -1 "$tmp/alone.out")
@@ -81,9 +58,9 @@ same_header() {
 
 # --- one rank, explicitly: it runs, but reports no bandwidth ------------------
 # (nothing moves: bytes over an empty iteration would be terabytes per second)
-if rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
+if local_rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary -m 4K,1M -i 2 -x 0 \
 	--lane-rate 1gbit -o "$tmp/one.csv" >"$tmp/one.out" 2>"$tmp/one.err"; then
-	if awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	if csv_awk '
 		$c["ranks"] != 1 || $c["algbw_bytes_per_second"] != "" || $c["efficiency_ratio"] != "" ||
 		$c["time_median_seconds"] == "" || $c["cpu_max_rank_seconds"] == "" ||
 		$c["cpu_seconds_per_gigabyte"] != "" { bad++ } { rows++ } END { exit !(rows == 4 && !bad) }' "$tmp/one.csv"; then
@@ -112,14 +89,14 @@ fi
 cpu_job() {
 	local port=$1 r
 	for r in 1 2; do
-		rank "$r" 3 "$port" bcast --nics 127.0.0.1 --no-pin -a chain,multilane -m 64K,4M -i 3 -x 1 \
+		local_rank "$r" 3 "$port" bcast --nics 127.0.0.1 --no-pin -a chain,multilane -m 64K,4M -i 3 -x 1 \
 			--no-calibration -o "$tmp/cpu.csv" >/dev/null 2>&1 &
-		pids+=($!)
+		test_pids+=($!)
 	done
-	rank 0 3 "$port" bcast --nics 127.0.0.1 --no-pin -a chain,multilane -m 64K,4M -i 3 -x 1 \
+	local_rank 0 3 "$port" bcast --nics 127.0.0.1 --no-pin -a chain,multilane -m 64K,4M -i 3 -x 1 \
 		--no-calibration -o "$tmp/cpu.csv" >/dev/null 2>"$tmp/cpu.err"
 }
-if cpu_job "$(free_port)" && awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+if cpu_job "$(free_port)" && csv_awk '
 	{ u = $c["cpu_user_seconds"]; s = $c["cpu_sys_seconds"]; m = $c["cpu_max_rank_seconds"]
 	  g = $c["cpu_seconds_per_gigabyte"]; want = 3 * (u + s) / (2 * $c["message_bytes"] / 1e9)
 	  if (u == "" || s == "" || u < 0 || s < 0 || u + s <= 0 || m < (u + s) * (1 - 1e-6) ||
@@ -138,10 +115,10 @@ wait
 port=$(free_port)
 slice_run=(bcast --nics 127.0.0.1,127.0.0.1 --no-pin -a chain,multilane -m 64K,1M -s 64K,auto -i 2 -x 0 --verbose)
 for r in 1 2; do
-	rank "$r" 3 "$port" "${slice_run[@]}" -o "$tmp/auto$r.csv" >/dev/null 2>&1 &
-	pids+=($!)
+	local_rank "$r" 3 "$port" "${slice_run[@]}" -o "$tmp/auto$r.csv" >/dev/null 2>&1 &
+	test_pids+=($!)
 done
-if rank 0 3 "$port" "${slice_run[@]}" -o "$tmp/auto.csv" >/dev/null 2>"$tmp/auto.err"; then
+if local_rank 0 3 "$port" "${slice_run[@]}" -o "$tmp/auto.csv" >/dev/null 2>"$tmp/auto.err"; then
 	grep -qx '# option.slice: 64K,auto' "$tmp/auto.csv" || fail "bcast -s 64K,auto: provenance: $(grep slice "$tmp/auto.csv")"
 	rows=0
 	while IFS=, read -r algo bytes slice lat bw; do
@@ -150,7 +127,7 @@ if rank 0 3 "$port" "${slice_run[@]}" -o "$tmp/auto.csv" >/dev/null 2>"$tmp/auto
 			[ "$slice" = 65536 ] || fail "bcast -s 64K,auto: $algo $bytes: the given 64K became $slice"
 			continue
 		fi
-		want=$("$lanebench" plan -a "$algo" -p 3 -k 2 -m "$bytes" --slice auto --alpha "$lat" \
+		want=$("$B" plan -a "$algo" -p 3 -k 2 -m "$bytes" --slice auto --alpha "$lat" \
 			--bw "${bw}B/s" -f summary | sed -n 's/^slice \([^,]*\), chosen by --slice auto.*/\1/p')
 		got=$(awk -v s="$slice" 'BEGIN { u = "KMG"; i = 0; while (s >= 1024 && s % 1024 == 0 && i < 3) { s /= 1024; i++ }
 			printf "%d%s", s, i ? substr(u, i, 1) : "" }')
@@ -158,7 +135,7 @@ if rank 0 3 "$port" "${slice_run[@]}" -o "$tmp/auto.csv" >/dev/null 2>"$tmp/auto
 			fail "bcast --slice auto: $algo $bytes: slice $got, plan with the calibration ($lat s, $bw B/s) says '$want'"
 		grep -q "rank 0: $algo $(awk -v b="$bytes" 'BEGIN { print b == 65536 ? "64K" : "1M" }') slice $got root 0: iteration 1/2 started" "$tmp/auto.err" ||
 			fail "bcast --verbose: no line for $algo $bytes slice $got: $(grep started "$tmp/auto.err" | head -3)"
-	done < <(awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	done < <(csv_awk '
 		{ print $c["algorithm"] "," $c["message_bytes"] "," $c["slice_bytes"] "," $c["calib_latency_seconds"] "," $c["calib_lane_bandwidth_bytes_per_second"] }' "$tmp/auto.csv")
 	[ "$rows" = 8 ] && ok "bcast -s 64K,auto: 64K kept, auto as plan chooses from the calibration, --verbose names it" ||
 		fail "bcast -s 64K,auto: $rows rows, want 8"
@@ -170,7 +147,7 @@ wait
 # --- the NICs from the environment: $LANEBENCH_NICS, else the old name -------
 for var in LANEBENCH_NICS LANEBENCH_LANES; do
 	if env -u LANEBENCH_NICS -u LANEBENCH_LANES "$var=127.0.0.1,127.0.0.1" LANEBENCH_RANK=0 \
-		LANEBENCH_SIZE=1 LANEBENCH_COORD=127.0.0.1:"$(free_port)" "$lanebench" bcast --no-pin \
+		LANEBENCH_SIZE=1 LANEBENCH_COORD=127.0.0.1:"$(free_port)" "$B" bcast --no-pin \
 		-a chain -m 4K -i 1 -x 0 --no-calibration -o "$tmp/env.csv" >/dev/null 2>"$tmp/env.err" &&
 		[ "$(cut -d, -f5 "$tmp/env.csv" | tail -1)" = 2 ]; then
 		ok "$var=127.0.0.1,127.0.0.1: 2 lanes"
@@ -193,12 +170,11 @@ stop_pair() {
 	shift 3
 	port=$(free_port)
 	mkdir -p "$dir"
-	(cd "$dir" && rank 1 2 "$port" "$@" -o f.csv >r1.out 2>r1.err) &
+	(cd "$dir" && local_rank 1 2 "$port" "$@" -o f.csv >r1.out 2>r1.err) &
 	local p1=$!
-	(cd "$dir" && exec env LANEBENCH_RANK=0 LANEBENCH_SIZE=2 LANEBENCH_TOKEN="job$$-$port" \
-		LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@" -o f.csv >"$tmp/table" 2>"$dir/r0.err") &
+	(cd "$dir" && local_rank --exec 0 2 "$port" "$@" -o f.csv >"$tmp/table" 2>"$dir/r0.err") &
 	local p0=$!
-	pids+=("$p0" "$p1")
+	test_pids+=("$p0" "$p1")
 	exec {table}<"$tmp/table"
 	for ((i = 0; i <= rows; i++)); do read -r -t 60 -u "$table" _ || break; done
 	local start=$SECONDS
@@ -222,7 +198,7 @@ valid_partial() {
 	awk -F, -v n="$(grep -vm1 '^#' "$f" | awk -F, '{ print NF }')" '!/^#/ && NF != n { bad++ }
 		END { exit bad > 0 }' "$f" || fail "$why: $f has rows of the wrong width"
 	ls "$dir" | grep -q '\.tmp\.' && fail "$why: temporary file left: $(ls "$dir")"
-	"$lanebench" compare "$f" "$f" >"$dir/compare.out" 2>&1 &&
+	"$B" compare "$f" "$f" >"$dir/compare.out" 2>&1 &&
 		grep -q "(incomplete after $((rows - 1)) rows" "$dir/compare.out" ||
 		fail "$why: compare on the partial file: $(cat "$dir/compare.out")"
 }
@@ -258,11 +234,11 @@ same_header "p2p" "$tmp/pint/f.csv" "$p2p_header"
 # Rank 0's stdout closed early: it stops (as SIGPIPE would), keeping the file.
 port=$(free_port)
 mkdir "$tmp/bpipe"
-(cd "$tmp/bpipe" && rank 1 2 "$port" "${bcast_sweep[@]}" -o f.csv >/dev/null 2>r1.err) &
-pids+=($!)
-(cd "$tmp/bpipe" && rank 0 2 "$port" "${bcast_sweep[@]}" -o f.csv 2>r0.err | head -3 >/dev/null
+(cd "$tmp/bpipe" && local_rank 1 2 "$port" "${bcast_sweep[@]}" -o f.csv >/dev/null 2>r1.err) &
+test_pids+=($!)
+(cd "$tmp/bpipe" && local_rank 0 2 "$port" "${bcast_sweep[@]}" -o f.csv 2>r0.err | head -3 >/dev/null
 	echo "${PIPESTATUS[0]}" >rc0)
-wait "${pids[-1]}"
+wait "${test_pids[-1]}"
 if [ "$(cat "$tmp/bpipe/rc0")" = 141 ]; then
 	ok "bcast -o f.csv | head -3: rank 0 exit 141"
 else
@@ -271,5 +247,4 @@ fi
 valid_partial "$tmp/bpipe" "stdout closed .SIGPIPE."
 set +m
 
-echo "job: $fails failure(s)"
-[ "$fails" = 0 ]
+finish job

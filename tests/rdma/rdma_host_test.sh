@@ -3,12 +3,11 @@
 # fails with a reason naming the lane (not a crash); its --tp-opt keys op
 # and ack-timeout are checked by rdma and refused by tcp, and rdma refuses
 # keys not its own.
-#   rdma_host_test.sh LANEBENCH
 set -uo pipefail
-lb=$(readlink -f "${1:?usage: rdma_host_test.sh path/to/lanebench}")
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+usage="usage: rdma_host_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 expect_fail() { # description, stderr regex, command...
 	local what=$1 re=$2 st
@@ -16,11 +15,10 @@ expect_fail() { # description, stderr regex, command...
 	LANEBENCH_RANK=0 LANEBENCH_SIZE=1 LANEBENCH_TOKEN=t timeout 30 "$@" >"$tmp/out" 2>"$tmp/err"
 	st=$?
 	if [ "$st" = 1 ] && grep -qE -e "$re" "$tmp/err"; then
-		echo "ok: $what"
+		ok "$what"
 	else
-		echo "FAIL: $what (exit $st, wanted 1 and /$re/):"
+		fail "$what (exit $st, wanted 1 and /$re/):"
 		sed 's/^/    /' "$tmp/err" | tail -5
-		fails=$((fails + 1))
 	fi
 }
 
@@ -29,24 +27,24 @@ if ls /sys/class/infiniband/* >/dev/null 2>&1; then
 	echo "note: this host has RDMA devices; the no-device case is not tested"
 else
 	expect_fail "no RDMA device: the lane is named" \
-		"rdma lane '127\.0\.0\.1': no RDMA device on this host" "$lb" "${run[@]}" --transport rdma
+		"rdma lane '127\.0\.0\.1': no RDMA device on this host" "$B" "${run[@]}" --transport rdma
 	expect_fail "no RDMA device, send mode" \
-		"rdma lane '127\.0\.0\.1': no RDMA device" "$lb" "${run[@]}" --transport rdma --tp-opt op=send
+		"rdma lane '127\.0\.0\.1': no RDMA device" "$B" "${run[@]}" --transport rdma --tp-opt op=send
 fi
 expect_fail "bad op is named" "--tp-opt op 'read': expected write or send" \
-	"$lb" "${run[@]}" --transport rdma --tp-opt op=read
+	"$B" "${run[@]}" --transport rdma --tp-opt op=read
 expect_fail "bad ack-timeout is named" "--tp-opt ack-timeout 'soon'" \
-	"$lb" "${run[@]}" --transport rdma --tp-opt ack-timeout=soon
+	"$B" "${run[@]}" --transport rdma --tp-opt ack-timeout=soon
 expect_fail "ack-timeout 0 is refused" "--tp-opt ack-timeout '0': expected more than 0" \
-	"$lb" "${run[@]}" --transport rdma --tp-opt ack-timeout=0
+	"$B" "${run[@]}" --transport rdma --tp-opt ack-timeout=0
 expect_fail "ack-timeout beyond the IB encoding is refused" "--tp-opt ack-timeout '10000': expected more than 0 and at most 8796 s" \
-	"$lb" "${run[@]}" --transport rdma --tp-opt ack-timeout=10000
+	"$B" "${run[@]}" --transport rdma --tp-opt ack-timeout=10000
 expect_fail "tcp refuses ack-timeout" "--tp-opt ack-timeout: the tcp transport takes no options" \
-	"$lb" "${run[@]}" --transport tcp --tp-opt ack-timeout=1s
+	"$B" "${run[@]}" --transport tcp --tp-opt ack-timeout=1s
 expect_fail "tcp refuses op" "--tp-opt op: the tcp transport takes no options" \
-	"$lb" "${run[@]}" --transport tcp --tp-opt op=send
+	"$B" "${run[@]}" --transport tcp --tp-opt op=send
 expect_fail "rdma refuses a key of dpdk, naming its own" "--tp-opt eal: the rdma transport takes op, ack-timeout" \
-	"$lb" "${run[@]}" --transport rdma --tp-opt eal=--no-huge
-"$lb" --help | grep -q '^  rdma ' && echo "ok: --help lists rdma" ||
-	{ echo "FAIL: --help does not list the rdma transport"; fails=$((fails + 1)); }
-[ "$fails" = 0 ]
+	"$B" "${run[@]}" --transport rdma --tp-opt eal=--no-huge
+"$B" --help | grep -q '^  rdma ' && ok "--help lists rdma" ||
+	fail "--help does not list the rdma transport"
+finish rdma-host

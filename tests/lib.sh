@@ -1,0 +1,210 @@
+# tests/lib.sh: what lanebench's shell tests have in common, sourced first:
+#   usage="usage: NAME.sh path/to/tests/lib.sh ..."
+#   source "${1:?$usage}"
+#   shift
+# meson passes this file's path as the first argument (tests/meson.build's
+# test_lib), the way it passes the binaries, so a script runs from any build
+# directory and by hand alike.  Sourcing it gives the script:
+#   tmp             a scratch directory, removed however the script ends
+#   test_pids       an array: background processes to kill at exit
+#   at_exit FN      more clean-up (a cluster to take down ...) at exit
+#   ok, fail, result, check, finish NAME   assertions and the verdict
+#   use_lanebench, run, expect_ok, expect_status   the command under test
+#   not_in_a_job, csv_column, csv_awk, free_port, local_rank, use_cluster
+# Each is explained where it is defined.  bash only (arrays, ${x//...}).
+# Why one file: every script used to open with its own copy of these (a
+# dozen fail() and tmp traps, three run()s, nine awk column readers), and
+# the copies had drifted apart (stdout or stderr, 'fails' or 'failures',
+# subshell failures lost).
+
+# --- scratch space and clean-up ----------------------------------------------
+# Every test writes files and most start processes; what they leave must go
+# on every way out (an assertion, meson's SIGTERM on a timeout, Ctrl-C: bash
+# runs the EXIT trap on those too), so one trap owns it all.
+test_lib=${BASH_SOURCE[0]} # for a test that runs another test script
+tmp=$(mktemp -d)
+test_failures_log=$(mktemp) # see fail
+test_pids=()
+test_exit_hooks=()
+
+# at_exit FUNCTION: call FUNCTION at exit, after test_pids are killed and
+# before $tmp is removed (hooks run in the order they were added).
+at_exit() {
+	test_exit_hooks+=("$1")
+}
+
+test_cleanup() {
+	local p hook
+	for p in "${test_pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for hook in "${test_exit_hooks[@]}"; do "$hook"; done
+	rm -rf "$tmp" "$test_failures_log"
+}
+trap test_cleanup EXIT
+
+# --- assertions ----------------------------------------------------------------
+ok() { echo "ok: $*"; }
+
+# fail WHY: prints it and counts a failure.  Counted in a file, not a
+# variable: a check inside a subshell ($(...), a pipeline's loop, ( cd ... ),
+# a background job) must fail the test too, and a subshell's variables die
+# with it.  One line a failure, however many lines WHY has.
+fail() {
+	echo "FAIL: $*"
+	printf '%s\n' "${*//$'\n'/ }" >>"$test_failures_log"
+}
+
+failure_count() { wc -l <"$test_failures_log"; }
+
+# result STATUS OK_TEXT FAIL_TEXT: ok or fail by a command's exit status ($?).
+result() {
+	if [ "$1" = 0 ]; then ok "$2"; else fail "$3"; fi
+}
+
+# check WHAT CMD ARGS...: runs CMD, ok if it exits 0, else a failure with
+# the last 20 lines of its output; that output (stdout and stderr) is left
+# in $check_out either way, for further checks.
+check() {
+	local what=$1
+	shift
+	if check_out=$("$@" 2>&1); then
+		ok "$what"
+	else
+		fail "$what (exit $?):"
+		printf '%s\n' "$check_out" | tail -20 | sed 's/^/    /'
+	fi
+}
+
+# finish NAME: the verdict line, and the script's exit status: 0 when every
+# check passed, 1 when one failed.
+finish() {
+	local n
+	n=$(failure_count)
+	if [ "$n" -eq 0 ]; then
+		echo "$1: all checks passed"
+		exit 0
+	fi
+	echo "$1: $n failure(s)"
+	exit 1
+}
+
+# --- the lanebench command under test ------------------------------------------
+# use_lanebench PATH [SUBCOMMAND...]: what run and expect_* invoke.  Sets B
+# to PATH made absolute (some checks cd) and LB to B and the subcommand.
+use_lanebench() {
+	B=$(realpath "$1")
+	shift
+	LB=("$B" "$@")
+	LB_SHOWN="lanebench${*:+ $*}" # how failures name it
+}
+
+# run ARGS...: runs LB with ARGS; sets rc, out and err (its stdout and
+# stderr, also left in $tmp/out and $tmp/err for grep, awk and head).
+run() {
+	"${LB[@]}" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+}
+
+# expect_ok ARGS...: run, and exit status 0.
+expect_ok() {
+	run "$@"
+	[ "$rc" -eq 0 ] || fail "$LB_SHOWN $*: exit $rc: $err"
+}
+
+# expect_status STATUS NEEDLE ARGS...: run, that exit status, NEEDLE in
+# its stderr.
+expect_status() {
+	local want=$1 needle=$2
+	shift 2
+	run "$@"
+	[ "$rc" -eq "$want" ] || fail "$LB_SHOWN $*: exit $rc, want $want: $err"
+	case $err in
+	*"$needle"*) ;;
+	*) fail "$LB_SHOWN $*: stderr lacks \"$needle\": $err" ;;
+	esac
+}
+
+# not_in_a_job: forget any job the caller's environment describes, so that
+# lanebench does not take the test for one of its ranks.
+not_in_a_job() {
+	unset LANEBENCH_RANK LANEBENCH_SIZE SLURM_PROCID SLURM_NTASKS OMPI_COMM_WORLD_RANK \
+		OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE LANEBENCH_NICS LANEBENCH_LANES
+}
+
+# --- CSV files -------------------------------------------------------------------
+# csv_column FILE NAME: the values of column NAME, one a line, for every row
+# of a lanebench CSV (FILE '-': stdin); lines starting with '#' (the
+# provenance head, a trailer) are skipped and the first other line is the
+# header.  A file without that column is a failure, not an empty column
+# (an empty one is what some checks want), said on stderr: the values are
+# mostly read through $(...).
+csv_column() {
+	awk -F, -v name="$2" '/^#/ { next }
+		!header++ { for (i = 1; i <= NF; i++) if ($i == name) c = i
+			if (!c) exit 1
+			next }
+		{ print $c }' "$1" || fail "csv_column: $1: no column '$2' (or no such file)" >&2
+}
+
+# csv_awk [-v VAR=VALUE]... PROGRAM FILE...: awk PROGRAM over the rows of
+# lanebench CSVs, fields split at commas, with c[NAME] the index of column
+# NAME ($c["message_bytes"]): the checks name columns, never count them, so
+# that a column added to the schema breaks none.  '#' lines and the header
+# never reach PROGRAM.
+csv_awk() {
+	local opts=()
+	while [ "$1" = -v ]; do
+		opts+=("$1" "$2")
+		shift 2
+	done
+	local program=$1
+	shift
+	awk -F, "${opts[@]}" '/^#/ { next }
+		!csv_header++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		'"$program" "$@"
+}
+
+# --- jobs of local processes -------------------------------------------------------
+# free_port: a TCP port free on 127.0.0.1 now, for a job's coordinator.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# local_rank [--exec] RANK SIZE PORT ARGS...: one rank of a job of SIZE
+# ranks whose coordinator listens at 127.0.0.1:PORT, running lanebench ($B)
+# ARGS; the caller's timeout and NIC variables are dropped (the test names
+# its own).  --exec: lanebench replaces the (sub)shell, so that $! is its
+# PID when a test signals it.
+local_rank() {
+	local how=()
+	[ "$1" = --exec ] && how=(exec) && shift
+	local r=$1 n=$2 port=$3
+	shift 3
+	"${how[@]}" env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES \
+		LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" LANEBENCH_TOKEN="test$$-$port" \
+		LANEBENCH_COORD="127.0.0.1:$port" "$B" "$@"
+}
+
+# --- the emulated cluster (scripts/cluster) ------------------------------------------
+# use_cluster SCRIPT PREFIX: sets cluster to SCRIPT and name to a cluster
+# name of this test's own, taken down at exit; skips the test (exit 77)
+# unless it runs as root and can make network namespaces.  The name is
+# PREFIX and the PID's last three digits: two tests that meson runs side by
+# side must not share a cluster (the first six characters of PREFIX$$
+# could, when their PIDs were close: one's `up` would take the other's
+# down), so each test has its own PREFIX.
+use_cluster() {
+	cluster=$1
+	name=$2$(printf %03d $(($$ % 1000)))
+	if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
+		echo "SKIP: needs root and network namespaces"
+		exit 77
+	fi
+	ip netns del "$name-probe"
+	at_exit cluster_down
+}
+
+cluster_down() {
+	"$cluster" down --name "$name" >/dev/null 2>&1
+}
