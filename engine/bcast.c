@@ -137,7 +137,8 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
 				    .allgather = r->prm->allgather, .sites = 1,
-				    .platform = r->prm->platform };
+				    .platform = r->prm->platform,
+				    .site_algo = r->prm->site_algo };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
 		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;

@@ -65,6 +65,7 @@ struct lb_bcast_params {
 	 * and sent to the others.  lb_bcast_peers and lb_bcast_run_in take
 	 * none (NULL). */
 	const struct lb_platform *platform;
+	const char *site_algo; /* seed 002's: each site's algorithm; NULL: binomial */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */
