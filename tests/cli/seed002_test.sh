@@ -3,7 +3,10 @@
 # PASS, the x5/x10 discrepancy reported as DISCREPANCY with numbers, the CSV
 # with the paper's claim, SPEC's scratch value and our deviation), and
 # `platform gen g5k|x5|x10` (deterministic for a seed, sites, coordinators,
-# wan lines, options of other generators refused).
+# wan lines, options of other generators refused); plan and sim of the
+# heuristics on such a platform (the coordinators' order and the model's
+# time in plan, the simulator meeting it with one slice; one lane: clock
+# V3) and their refusals (no sites, a bad --site-algo: exit 2).
 # Usage: seed002_test.sh path/to/lanebench
 set -u
 B=$(realpath "${1:?usage: seed002_test.sh path/to/lanebench}")
@@ -45,6 +48,25 @@ done
 [ $? -eq 2 ] || fail "gen x10 --density must exit 2"
 "$B" platform gen random --clusters 3 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "gen random --clusters must exit 2"
+
+pf=$tmp/a.platform
+"$B" plan --platform "$pf" -a mostcrit -m 1M -f summary >"$tmp/plan" 2>"$tmp/plan.err" ||
+	fail "plan mostcrit: $(cat "$tmp/plan.err")"
+grep -q '^coordinators (clock V1, overlap: between sites on lane 1, each site.s binomial on lanes 0-0): 0:0->' "$tmp/plan" ||
+	fail "plan: no coordinators line: $(head -3 "$tmp/plan")"
+model=$(sed -n 's/^model completion \([0-9.e+-]*\) s.*/\1/p' "$tmp/plan")
+"$B" sim --platform "$pf" -a mostcrit -m 1M --no-lp >"$tmp/sim.csv" 2>"$tmp/sim.err" ||
+	fail "sim mostcrit: $(cat "$tmp/sim.err")"
+sim=$(grep -v '^#' "$tmp/sim.csv" | python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))["sim_seconds"])')
+python3 -c "import sys; sys.exit(abs($sim - $model) > 1e-6 * $model)" 2>/dev/null ||
+	fail "sim $sim s, model '$model' s: one slice on the generated platform must agree"
+"$B" plan --platform "$pf" -a ecef -k 1 -m 1M --site-algo chain -f summary | grep -q "^coordinators (clock V3, one lane: each site's chain after" ||
+	fail "plan -k 1: no V3 line"
+"$B" plan --platform "$pf" -a ecef -m 1M --site-algo nope >/dev/null 2>"$tmp/bad.err"
+[ $? -eq 2 ] && grep -q 'site-algo nope: no such algorithm' "$tmp/bad.err" || fail "--site-algo nope: $(cat "$tmp/bad.err")"
+"$B" platform gen random --nodes 5 -o "$tmp/nosites.platform"
+"$B" sim --platform "$tmp/nosites.platform" -a bottomup -m 1M --no-lp >/dev/null 2>"$tmp/bad.err"
+[ $? -eq 2 ] && grep -q 'needs a platform with sites' "$tmp/bad.err" || fail "no sites: $(cat "$tmp/bad.err")"
 
 [ "$failures" -eq 0 ] && echo "seed002: all checks passed"
 exit $((failures > 0))
