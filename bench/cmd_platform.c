@@ -541,7 +541,7 @@ static void platform_more_help(FILE *out)
 
 const struct lb_cmd lb_cmd_platform = {
 	.name = "platform",
-	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's)",
+	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's, 002's)",
 	.usage = "show [--lane L] [--format matrix|links] [-o FILE] FILE\n"
 		 "       lanebench platform gen random|tiers-like [--nodes N] [--seed S] [...] [-o FILE]\n"
 		 "       lanebench platform gen g5k|x5|x10 [--clusters C] [--site-ranks R] [--seed S] [-o FILE]",

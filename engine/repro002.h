@@ -19,7 +19,8 @@
  *        that this does not reproduce under any clock it tried; reported,
  *        never tuned away.
  * Beside each mean, SPEC 3.4's scratch value (V1, other random streams:
- * a sanity range of +- 5 %, not a target) and our deviation from it. */
+ * a sanity range of +- 5 %, not a target) and our deviation from it;
+ * empty under another clock, which SPEC gives no numbers for. */
 #ifndef LB_REPRO002_H
 #define LB_REPRO002_H
 
