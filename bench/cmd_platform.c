@@ -4,7 +4,7 @@
  * for scripts such as the emulated cluster's per-link set-up).
  * lanebench platform gen random|tiers-like: a generated platform file
  * (algos/platgen.h), its generator's parameters in its comment head;
- * gen g5k|x5|x10: seed 002's clusters of clusters (platform_clusters.h). */
+ * gen g5k|x5|x10: seed 002's clusters of clusters (algos/clustergen.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "algos/platgen.h"
 #include "lib/units.h"
-#include "platform_clusters.h"
+#include "algos/clustergen.h"
 #include "platform_file.h"
 #include "report/outfile.h"
 
@@ -380,20 +380,39 @@ static int gen_params(const struct lb_cmd *cmd, const struct platform_opts *o,
 	return 0;
 }
 
-/* The formatted platform with the generator's line after the magic line. */
-static int write_generated(FILE *f, const struct lb_platgen *g, const struct lb_platform *pf)
+/* The formatted platform with `head` (the generator's comment lines)
+ * after the magic line. */
+static int write_headed(FILE *f, const struct lb_platform *pf, const char *head)
 {
-	char *text = lb_platform_format(pf), line[512];
+	char *text = lb_platform_format(pf);
 	if (!text)
 		return -1;
 	char *rest = strchr(text, '\n');
 	rest = rest ? rest + 1 : text + strlen(text);
-	lb_platgen_describe(g, line, sizeof(line));
-	fprintf(f, "%.*s# %s\n# density %.4f (pairs linked either way)\n", (int)(rest - text),
-		text, line, lb_platgen_density(pf));
+	fprintf(f, "%.*s%s", (int)(rest - text), text, head);
 	fputs(rest, f);
 	free(text);
 	return 0;
+}
+
+/* A generated platform to -o (or stdout), frees it: an exit status. */
+static int write_generated(const struct lb_cmd *cmd, struct lb_platform *pf, const char *head,
+			   const char *output)
+{
+	char err[512];
+	struct lb_outfile out;
+	int rc = LB_EXIT_FAILED;
+	if (lb_outfile_open(&out, output, err, sizeof(err)) != 0)
+		lb_cli_error(cmd, "output", "%s", err);
+	else if (write_headed(out.f, pf, head) || lb_outfile_check(&out, err, sizeof(err))) {
+		lb_outfile_abort(&out);
+		lb_cli_error(cmd, "output", "%s", err);
+	} else if (lb_outfile_finish(&out, err, sizeof(err)) != 0)
+		lb_cli_error(cmd, "output", "%s", err);
+	else
+		rc = 0;
+	lb_platform_free(pf);
+	return rc;
 }
 
 /* gen g5k|x5|x10: only --seed, --clusters, --site-ranks, --bytes, -o. */
@@ -416,7 +435,17 @@ static int gen_clusters(const struct lb_cmd *cmd, const struct platform_opts *o,
 	g.clusters = go->clusters == UNSET ? g.clusters : go->clusters;
 	g.site_ranks = go->site_ranks == UNSET ? g.site_ranks : go->site_ranks;
 	g.bytes = go->bytes ? go->bytes : g.bytes;
-	return lb_platform_gen_clusters(cmd, &g, o->output);
+	char err[512], line[400], head[700];
+	struct lb_platform *pf = lb_clustergen_make(&g, err, sizeof(err));
+	if (!pf) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	lb_clustergen_describe(&g, line, sizeof(line));
+	snprintf(head, sizeof(head), "# %s\n# seed 002 (SPEC 3.4): coordinator links and wan lines "
+		 "carry L and bytes/g, each site's links make a whole-message binomial take its "
+		 "local-bcast\n", line);
+	return write_generated(cmd, pf, head, o->output);
 }
 
 static int gen_body(const struct lb_cmd *cmd, const struct platform_opts *o)
@@ -441,19 +470,11 @@ static int gen_body(const struct lb_cmd *cmd, const struct platform_opts *o)
 		lb_cli_error(cmd, NULL, "%s", err);
 		return LB_EXIT_USAGE;
 	}
-	struct lb_outfile out;
-	int rc = LB_EXIT_FAILED;
-	if (lb_outfile_open(&out, o->output, err, sizeof(err)) != 0)
-		lb_cli_error(cmd, "output", "%s", err);
-	else if (write_generated(out.f, &g, pf) || lb_outfile_check(&out, err, sizeof(err))) {
-		lb_outfile_abort(&out);
-		lb_cli_error(cmd, "output", "%s", err);
-	} else if (lb_outfile_finish(&out, err, sizeof(err)) != 0)
-		lb_cli_error(cmd, "output", "%s", err);
-	else
-		rc = 0;
-	lb_platform_free(pf);
-	return rc;
+	char line[512], head[700];
+	lb_platgen_describe(&g, line, sizeof(line));
+	snprintf(head, sizeof(head), "# %s\n# density %.4f (pairs linked either way)\n", line,
+		 lb_platgen_density(pf));
+	return write_generated(cmd, pf, head, o->output);
 }
 
 static int platform_body(const struct lb_cmd *cmd, void *base)
