@@ -80,6 +80,8 @@ int main(void)
 	for (size_t i = 0; i < sizeof(C2) / sizeof(C2[0]); i++)
 		check_order(&in, &C2[i]);
 	check_v2();
+	in.dispersion = LB_COORD_STDDEV; /* step 1: sd 1.25, 1.70, 3.68: factor 3 all the same */
+	check_order(&in, &C2[6]);
 	check_edges();
 	return check_status("coord");
 }
