@@ -175,14 +175,15 @@ static size_t possible_slices(const struct run *r, size_t i, uint64_t out[LB_SLI
 }
 
 /* With a platform, a homogeneous algorithm's schedule may use a pair the
- * platform has no link for (the platform algorithms are built on its
- * links): the validator (s carries the platform) refuses it, naming rank,
+ * platform has no link for, and so may seed 002's, whose sites run a
+ * homogeneous one (seed 000's trees are built on its links: those with a
+ * period): the validator (s carries the platform) refuses it, naming rank,
  * lane and peer, and the run stops before any connection. */
 static int refused_by_platform(const struct run *r, const struct lb_algo *a,
 			       const struct lb_schedule *s, char *err, size_t len)
 {
 	char why[256];
-	if (!r->prm->platform || a->needs || lb_sched_validate(s, why, sizeof(why)) == 0)
+	if (!r->prm->platform || a->period || lb_sched_validate(s, why, sizeof(why)) == 0)
 		return 0;
 	return lb_errf(err, len, "%s: %s (leave it out of -a: it needs every link its schedule uses)",
 		       a->name, why);

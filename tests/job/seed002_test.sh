@@ -8,7 +8,8 @@
 # simulator's prediction on the platform.  A root that is no coordinator
 # (1: the generator links coordinators only) fails every rank before any
 # connection (exit 1 from the job's set-up, as any configuration the
-# builders refuse there; the missing link named).  Ranks wait for each other in
+# builders refuse there; the missing link named), and so is a site whose
+# own broadcast needs a link the platform lacks (the validator's reason).  Ranks wait for each other in
 # the bootstrap, never on sleeps.
 #   seed002_test.sh LANEBENCH
 set -uo pipefail
@@ -83,6 +84,19 @@ if [ "$rc" = 1 ] && grep -q 'no link from root 1 to coordinator .*the root stand
 	ok "root 1 (no coordinator): exit 1: $(grep 'no link' "$tmp/bad.err")"
 else
 	fail "root 1: exit $rc: $(cat "$tmp/bad.err")"
+fi
+
+# Two sites of three ranks, site 0 without the link 1 - 2 (reachable through
+# 0): its chain 0 -> 1 -> 2 needs it, the validator names it.
+"$lanebench" platform gen x5 --clusters 2 --site-ranks 3 --seed 3 |
+	grep -v '^link [12] [12] ' >"$tmp/nosite.platform"
+rc=0
+job nosite bcast --nics 127.0.0.1 --no-pin --platform "$tmp/nosite.platform" -a bottomup \
+	--site-algo chain -m 64K -i 1 -x 0 --timeout 30 >/dev/null 2>&1 || rc=$?
+if [ "$rc" = 1 ] && grep -q 'bottomup: rank 1 lane 0: no link to peer 2 in the platform' "$tmp/nosite.err"; then
+	ok "a site without its link: exit 1 before any connection: $(grep 'no link' "$tmp/nosite.err")"
+else
+	fail "a site without its link: exit $rc: $(cat "$tmp/nosite.err")"
 fi
 
 [ "$fails" -eq 0 ] && echo "seed002 job: all checks passed"
