@@ -415,7 +415,8 @@ static void print_period(FILE *out, const struct plan_opts *o, const struct lb_a
 }
 
 /* Seed 002's: the coordinators' sends in decision order (site:rank ->
- * site:rank @ arrival), each site's T_k and the model's completion time
+ * site:rank @ arrival; mostcrit: fN, the factor of the step), each site's
+ * T_k and the model's completion time
  * under the clock the schedule runs (algos/coord_platform.h). */
 static void print_coord(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm)
 {
@@ -433,9 +434,12 @@ static void print_coord(FILE *out, const struct plan_opts *o, const struct lb_al
 	else
 		fprintf(out, "%scoordinators (clock V3, one lane: each site's %s after its coordinator's "
 			"last send):", c, cp.site_algo->name);
-	for (uint32_t k = 0; send && k + 1 < cp.in.n; k++)
+	for (uint32_t k = 0; send && k + 1 < cp.in.n; k++) {
 		fprintf(out, "%s %u:%u->%u:%u@%.6g", k ? "," : "", send[k].from, cp.coord[send[k].from],
 			send[k].to, cp.coord[send[k].to], send[k].arrive);
+		if (send[k].factor) /* mostcrit: the factor of this step */
+			fprintf(out, " f%u", send[k].factor);
+	}
 	fprintf(out, "\n%ssite T_k (s):", c);
 	for (uint32_t k = 0; k < cp.in.n; k++)
 		fprintf(out, " %.6g", cp.in.T[k]);

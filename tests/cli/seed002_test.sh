@@ -52,7 +52,7 @@ done
 pf=$tmp/a.platform
 "$B" plan --platform "$pf" -a mostcrit -m 1M -f summary >"$tmp/plan" 2>"$tmp/plan.err" ||
 	fail "plan mostcrit: $(cat "$tmp/plan.err")"
-grep -q '^coordinators (clock V1, overlap: between sites on lane 1, each site.s binomial on lanes 0-0): 0:0->' "$tmp/plan" ||
+grep -qE '^coordinators \(clock V1, overlap: between sites on lane 1, each site.s binomial on lanes 0-0\): 0:0->[0-9]+:[0-9]+@[0-9.e-]+ f[123],' "$tmp/plan" ||
 	fail "plan: no coordinators line: $(head -3 "$tmp/plan")"
 model=$(sed -n 's/^model completion \([0-9.e+-]*\) s.*/\1/p' "$tmp/plan")
 "$B" sim --platform "$pf" -a mostcrit -m 1M --no-lp >"$tmp/sim.csv" 2>"$tmp/sim.err" ||
