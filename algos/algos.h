@@ -32,6 +32,9 @@ struct lb_algo_params {
 	const struct lb_platform *platform; /* nodes = ranks; its lane 0 is used */
 	const double *lp_load; /* [ranks * ranks], n_{u,v} in slices/s, row u:
 				* the LP bound's edge loads (model/lp) */
+	/* Seed 002's (flat, ecef, ..., mostcrit) only: the homogeneous
+	 * algorithm each site runs from its coordinator; NULL = binomial. */
+	const char *site_algo;
 };
 
 /* Inputs of the closed-form models.  Times in seconds, rates in bytes/s. */
@@ -77,6 +80,9 @@ struct lb_algo {
 	lb_check_fn check;        /* what lb_algo_check cannot see from the
 				   * parameters alone (NULL: nothing): 0, or
 				   * -1 with the reason in err */
+	lb_period_fn makespan;    /* seed 002's: the model's completion time in
+				   * seconds on prm->platform (SPEC 3.2), NaN
+				   * when it cannot build; NULL: none */
 };
 
 extern const struct lb_algo lb_algos[];
@@ -148,6 +154,29 @@ double lb_period_lp_grow(const struct lb_algo_params *prm);
 /* Every transfer of the binomial tree has a route on the platform (a
  * directed platform need not give every node a path to every other). */
 int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t errlen);
+
+/* Seed 002's coordinator heuristics on a platform with sites
+ * (algos/coord_platform.c): the coordinators' send order composed with
+ * one broadcast of prm->site_algo per site. */
+struct lb_schedule *lb_build_coord_flat(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_coord_ecef(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_coord_ecef_la(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_coord_ecef_lat_min(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_coord_ecef_lat_max(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_coord_bottomup(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_coord_bottomup_nort(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_coord_mostcrit(const struct lb_algo_params *prm);
+double lb_makespan_coord_flat(const struct lb_algo_params *prm);
+double lb_makespan_coord_ecef(const struct lb_algo_params *prm);
+double lb_makespan_coord_ecef_la(const struct lb_algo_params *prm);
+double lb_makespan_coord_ecef_lat_min(const struct lb_algo_params *prm);
+double lb_makespan_coord_ecef_lat_max(const struct lb_algo_params *prm);
+double lb_makespan_coord_bottomup(const struct lb_algo_params *prm);
+double lb_makespan_coord_bottomup_nort(const struct lb_algo_params *prm);
+double lb_makespan_coord_mostcrit(const struct lb_algo_params *prm);
+/* Sites on the platform, every coordinator pair linked, a site algorithm
+ * that runs on every site with one block count. */
+int lb_check_coord(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
 uint64_t lb_blocks_klane(const struct lb_algo_params *prm);

@@ -1,6 +1,7 @@
 /* Platform generators: random graphs and TIERS-like networks (platgen.h
  * states every reading taken). */
 #include "platgen.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,39 +11,20 @@
 #define PLATGEN_MAX_NODES 4096
 #define MB 1e6
 
-/* splitmix64: small, good enough for placement and draws, and the same on
- * every platform (rand() is not). */
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rng_next(struct rng *r)
+static uint32_t rng_below(struct lb_rng *r, uint32_t n)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return (uint32_t)(lb_rng_unit(r) * n);
 }
 
-static double rng_unit(struct rng *r) /* [0, 1) */
+static double rng_gauss(struct lb_rng *r, double mean, double dev)
 {
-	return (double)(rng_next(r) >> 11) * 0x1p-53;
-}
-
-static uint32_t rng_below(struct rng *r, uint32_t n)
-{
-	return (uint32_t)(rng_unit(r) * n);
-}
-
-static double rng_gauss(struct rng *r, double mean, double dev)
-{
-	double u1 = 1.0 - rng_unit(r); /* (0, 1]: log is finite */
-	double u2 = rng_unit(r);
+	double u1 = 1.0 - lb_rng_unit(r); /* (0, 1]: log is finite */
+	double u2 = lb_rng_unit(r);
 	return mean + dev * sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
 /* A bandwidth draw; the Gaussian's far tail (<= 1 MB/s) is drawn again. */
-static double draw_bw(struct rng *r, const struct lb_platgen *g)
+static double draw_bw(struct lb_rng *r, const struct lb_platgen *g)
 {
 	double bw;
 	do
@@ -75,7 +57,7 @@ static int joined(const struct graph *gr, uint32_t u, uint32_t v)
 }
 
 /* perm[0..n) a uniformly random permutation (Fisher-Yates). */
-static void shuffle(uint32_t *perm, uint32_t n, struct rng *r)
+static void shuffle(uint32_t *perm, uint32_t n, struct lb_rng *r)
 {
 	for (uint32_t i = 0; i < n; i++)
 		perm[i] = i;
@@ -87,7 +69,7 @@ static void shuffle(uint32_t *perm, uint32_t n, struct rng *r)
 }
 
 static void random_topology(struct graph *gr, const struct lb_platgen *g,
-			    struct rng *r, uint32_t *perm)
+			    struct lb_rng *r, uint32_t *perm)
 {
 	uint32_t n = gr->n;
 	shuffle(perm, n, r);
@@ -95,7 +77,7 @@ static void random_topology(struct graph *gr, const struct lb_platgen *g,
 		join(gr, perm[k], perm[rng_below(r, k)]);
 	for (uint32_t u = 0; u < n; u++)
 		for (uint32_t v = u + 1; v < n; v++)
-			if (!joined(gr, u, v) && rng_unit(r) < g->density)
+			if (!joined(gr, u, v) && lb_rng_unit(r) < g->density)
 				join(gr, u, v);
 }
 
@@ -206,11 +188,11 @@ static void join_networks(struct graph *gr, struct net child, struct net parent,
 }
 
 static void place(struct graph *gr, struct net nt, double cx, double cy,
-		  double half, struct rng *r)
+		  double half, struct lb_rng *r)
 {
 	for (uint32_t i = 0; i < nt.count; i++) {
-		gr->x[nt.first + i] = cx + half * (2.0 * rng_unit(r) - 1.0);
-		gr->y[nt.first + i] = cy + half * (2.0 * rng_unit(r) - 1.0);
+		gr->x[nt.first + i] = cx + half * (2.0 * lb_rng_unit(r) - 1.0);
+		gr->y[nt.first + i] = cy + half * (2.0 * lb_rng_unit(r) - 1.0);
 	}
 }
 
@@ -224,7 +206,7 @@ static void build_network(struct graph *gr, struct net nt, int star, uint32_t r)
 }
 
 static void tiers_lans(struct graph *gr, const struct lb_platgen_tiers *t,
-		       struct net man, uint32_t *next, struct rng *r)
+		       struct net man, uint32_t *next, struct lb_rng *r)
 {
 	for (uint32_t l = 0; l < t->nl; l++) {
 		struct net lan = { *next, t->sl };
@@ -237,7 +219,7 @@ static void tiers_lans(struct graph *gr, const struct lb_platgen_tiers *t,
 }
 
 static void tiers_topology(struct graph *gr, const struct lb_platgen *g,
-			   struct rng *r)
+			   struct lb_rng *r)
 {
 	const struct lb_platgen_tiers *t = &g->tiers;
 	struct net wan = { 0, t->sw };
@@ -247,7 +229,7 @@ static void tiers_topology(struct graph *gr, const struct lb_platgen *g,
 	for (uint32_t m = 0; m < t->nm; m++) {
 		struct net man = { next, t->sm };
 		next += t->sm;
-		place(gr, man, rng_unit(r), rng_unit(r), 0.1, r);
+		place(gr, man, lb_rng_unit(r), lb_rng_unit(r), 0.1, r);
 		build_network(gr, man, 0, t->rm);
 		join_networks(gr, man, wan, t->rmw);
 	}
@@ -317,7 +299,7 @@ static int check_params(const struct lb_platgen *g, char *err, size_t errlen)
 /* Per-pair bandwidths from the bandwidth stream, pairs in (u, v) order;
  * node u of the graph is node label[u] of the platform. */
 static int add_links(struct lb_platform *pf, const struct graph *gr,
-		     const uint32_t *label, const struct lb_platgen *g, struct rng *r)
+		     const uint32_t *label, const struct lb_platgen *g, struct lb_rng *r)
 {
 	for (uint32_t u = 0; u < gr->n; u++)
 		for (uint32_t v = u + 1; v < gr->n; v++) {
@@ -380,8 +362,8 @@ struct lb_platform *lb_platgen_make(const struct lb_platgen *g, char *err,
 	uint32_t *label = calloc(2 * (size_t)n, sizeof(*label)), *perm = label + n;
 	struct lb_platform *pf = lb_platform_new(n, 1);
 	int bad = graph_alloc(&gr, n) || !label || !pf;
-	struct rng topo = { g->seed }, bws = { g->seed ^ 0x5bd1e995a1b2c3d4ull };
-	struct rng ids = { g->seed ^ 0x2545f4914f6cdd1dull };
+	struct lb_rng topo = { g->seed }, bws = { g->seed ^ 0x5bd1e995a1b2c3d4ull };
+	struct lb_rng ids = { g->seed ^ 0x2545f4914f6cdd1dull };
 	if (!bad && g->kind == LB_PLATGEN_RANDOM)
 		random_topology(&gr, g, &topo, perm);
 	else if (!bad)

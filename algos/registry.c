@@ -7,6 +7,13 @@
 #include "sites.h"
 #include "platform.h"
 
+#define COORD_ALGO(fn, algo_name, text)                                      \
+	{                                                                    \
+		.name = algo_name, .summary = text, .build = lb_build_coord_##fn, \
+		.needs = LB_ALGO_NEEDS_PLATFORM, .check = lb_check_coord,    \
+		.makespan = lb_makespan_coord_##fn,                          \
+	}
+
 const struct lb_algo lb_algos[] = {
 	{
 		.name = "chain",
@@ -117,6 +124,21 @@ const struct lb_algo lb_algos[] = {
 		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
 		.period = lb_period_lp_grow,
 	},
+	/* Seed 002's heuristics (algos/coord*.c): the order of the
+	 * coordinators' whole-message sends between sites, then each site's
+	 * broadcast (--site-algo); the model's completion time. */
+	COORD_ALGO(flat, "flat", "seed 002 baseline: the source's coordinator sends to every other in turn"),
+	COORD_ALGO(ecef, "ecef", "seed 002: the coordinator pair that completes earliest first"),
+	COORD_ALGO(ecef_la, "ecef-la", "seed 002: ecef with a look-ahead on the receiver's next send"),
+	COORD_ALGO(ecef_lat_min, "ecef-lat-min",
+		   "seed 002: look-ahead to the least loaded next site (ECEF-LAt)"),
+	COORD_ALGO(ecef_lat_max, "ecef-lat-max",
+		   "seed 002: look-ahead to the most loaded next site (ECEF-LAT)"),
+	COORD_ALGO(bottomup, "bottomup", "seed 002: the most loaded site first, through its quickest sender"),
+	COORD_ALGO(bottomup_nort, "bottomup-nort",
+		   "seed 002: bottomup as printed, without the senders' ready times"),
+	COORD_ALGO(mostcrit, "mostcrit",
+		   "seed 002 MostCrit: each step ecef, ecef-la or bottomup, by the most dispersed factor"),
 };
 
 const size_t lb_nalgos = sizeof(lb_algos) / sizeof(lb_algos[0]);

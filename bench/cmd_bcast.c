@@ -31,7 +31,7 @@ struct bcast_opts {
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output, *label, *json, *platform;
+	const char *nics, *transport, *output, *label, *json, *platform, *site_algo;
 	uint32_t sites;
 	const char *site_sizes;
 };
@@ -80,6 +80,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto", .choices = allgathers },
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of one lane for the efficiency column (200mbit); default: asked from the transport",
 	  LB_OPT_RATE, OFF(lane_rate)) },
+	{ LB_OPT("site-algo", 0, "NAME", "seed 002's algorithms (flat ... mostcrit): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
+	  LB_OPT_STRING, OFF(site_algo)) },
 	{ LB_OPT("platform", 0, "FILE", "the network (a platform file, e.g. from lanebench calibrate): the platform algorithms need it, the others are checked against its links; a node per rank, every rank given the same file",
 	  LB_OPT_STRING, OFF(platform)) },
 	{ LB_OPT("sites", 0, "N", "the ranks as N equal sites (seed 003): multilane chains them, binary and binomial send to each other site's first rank first (the WAN itself is the network's: scripts/cluster --sites)",
@@ -399,6 +401,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	p.platform = pf;
 	p.sites = sites.sites;
 	p.site_first = sites.first;
+	p.site_algo = o->site_algo;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;

@@ -2,12 +2,14 @@
  * rank and lane, the ordered ops), a per-lane byte summary, or a Graphviz
  * graph of the trees.  With --platform FILE the schedule is built for (and
  * checked against) that network, and the platform algorithms (seed 000)
- * also print their tree's steady-state period. */
+ * also print their tree's steady-state period, seed 002's the
+ * coordinators' send order and the model's completion time. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/coord_platform.h"
 #include "algos/platform.h"
 #include "cli.h"
 #include "model/lp.h"
@@ -31,7 +33,7 @@ struct plan_opts {
 	double alpha, bw; /* the network --slice auto models */
 	int stripe_off, allgather, format;
 	const char *json;
-	const char *platform;
+	const char *platform, *site_algo;
 	const char *site_sizes;
 	struct lb_cli_sites site_map; /* resolved from sites, site_sizes, platform */
 };
@@ -86,6 +88,8 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("format", 'f', NULL, "output: ops per rank and lane, Graphviz trees, or bytes per lane",
 	  LB_OPT_ENUM, OFF(format)), .def = "text",
 	  .choices = (const char *const[]){ "text", "dot", "summary", NULL } },
+	{ LB_OPT("site-algo", 0, "NAME", "seed 002's algorithms (flat ... mostcrit): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
+	  LB_OPT_STRING, OFF(site_algo)) },
 	{ LB_OPT("platform", 0, "FILE", "the network (algos/platform.h's text format): the platform algorithms need it, the others are checked against its links; -p defaults to its nodes, -k is capped at its lanes",
 	  LB_OPT_STRING, OFF(platform)) },
 	{ LB_OPT("json", 0, "FILE", "also write every op as a row of one JSON document (results/README.md); '-': to stdout, the plan then to stderr",
@@ -417,6 +421,40 @@ static void print_period(FILE *out, const struct plan_opts *o, const struct lb_a
 			o->format == FMT_DOT ? "// " : "", tp_star, 1 / period / tp_star);
 }
 
+/* Seed 002's: the coordinators' sends in decision order (site:rank ->
+ * site:rank @ arrival; mostcrit: fN, the factor of the step), each site's
+ * T_k and the model's completion time
+ * under the clock the schedule runs (algos/coord_platform.h). */
+static void print_coord(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm)
+{
+	const char *c = o->format == FMT_DOT ? "// " : "";
+	struct lb_coord_problem cp;
+	char err[300];
+	int h = lb_coord_find(o->algo.algo->name);
+	if (!o->algo.algo->makespan || h < 0 || lb_coord_problem_make(prm, &cp, err, sizeof(err)))
+		return;
+	struct lb_coord_send *send = malloc(cp.in.n * sizeof(*send));
+	double t = send ? lb_coord_order(&cp.in, (enum lb_coord_heuristic)h, send) : NAN;
+	if (cp.in.clock == LB_COORD_V1)
+		fprintf(out, "%scoordinators (clock V1, overlap: between sites on lane %u, each site's %s on "
+			"lanes 0-%u):", c, cp.wan_lane, cp.site_algo->name, cp.site_lanes - 1);
+	else
+		fprintf(out, "%scoordinators (clock V3, one lane: each site's %s after its coordinator's "
+			"last send):", c, cp.site_algo->name);
+	for (uint32_t k = 0; send && k + 1 < cp.in.n; k++) {
+		fprintf(out, "%s %u:%u->%u:%u@%.6g", k ? "," : "", send[k].from, cp.coord[send[k].from],
+			send[k].to, cp.coord[send[k].to], send[k].arrive);
+		if (send[k].factor) /* mostcrit: the factor of this step */
+			fprintf(out, " f%u", send[k].factor);
+	}
+	fprintf(out, "\n%ssite T_k (s):", c);
+	for (uint32_t k = 0; k < cp.in.n; k++)
+		fprintf(out, " %.6g", cp.in.T[k]);
+	fprintf(out, "\n%smodel completion %.9g s (SPEC 3.2)\n", c, t);
+	free(send);
+	lb_coord_problem_free(&cp);
+}
+
 static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_algo *a,
 		      int format)
 {
@@ -449,6 +487,7 @@ static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
 	}
 	print_auto_slice(out, o, prm->slice_bytes);
 	print_period(out, o, prm, tp_star);
+	print_coord(out, o, prm);
 	if (print_plan(out, s, o->algo.algo, o->format)) {
 		lb_cli_error(cmd, NULL, "out of memory");
 		return 1;
@@ -524,7 +563,7 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 		.ranks = e->ranks, .root = e->root, .lanes = e->lanes, .bytes = e->bytes,
 		.slice_bytes = e->slice, .stripe_off = e->stripe_off,
 		.allgather = (enum lb_allgather)e->allgather, .sites = e->site_map.sites,
-		.site_first = e->site_map.first, .platform = pf,
+		.site_first = e->site_map.first, .platform = pf, .site_algo = e->site_algo,
 	};
 	if (e->slice == LB_SLICE_AUTO)
 		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);

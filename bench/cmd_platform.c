@@ -3,7 +3,8 @@
  * node overheads, sites) or as one line per directed link (--format links:
  * for scripts such as the emulated cluster's per-link set-up).
  * lanebench platform gen random|tiers-like: a generated platform file
- * (algos/platgen.h), its generator's parameters in its comment head. */
+ * (algos/platgen.h), its generator's parameters in its comment head;
+ * gen g5k|x5|x10: seed 002's clusters of clusters (algos/clustergen.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "algos/platgen.h"
 #include "algos/sites.h"
 #include "lib/units.h"
+#include "algos/clustergen.h"
 #include "platform_file.h"
 #include "report/outfile.h"
 
@@ -27,6 +29,8 @@ struct gen_opts {
 	double density, bw_mean, bw_dev;
 	int asymmetric, shuffle_ids;
 	uint32_t tiers[10]; /* sw nm sm nl sl rw rm rl rmw rlm */
+	uint32_t clusters, site_ranks; /* g5k, x5, x10 */
+	uint64_t bytes;
 };
 
 struct platform_opts {
@@ -92,6 +96,12 @@ static const struct lb_opt platform_opts_table[] = {
 	TIERS_OPT("rmw", 8, "edges joining each MAN to the WAN"),
 	TIERS_OPT("rlm", 9, "edges joining each LAN to its MAN"),
 #undef TIERS_OPT
+	{ LB_OPT("clusters", 0, "C", "gen g5k|x5|x10: clusters (sites; default 10)", LB_OPT_UINT,
+	  OFF(gen.clusters)), .min = 1, .max = 4096 },
+	{ LB_OPT("site-ranks", 0, "R", "gen g5k|x5|x10: ranks per site (default 4)", LB_OPT_UINT,
+	  OFF(gen.site_ranks)), .min = 1, .max = 4096 },
+	{ LB_OPT("bytes", 0, "SIZE", "gen g5k|x5|x10: the message the gaps g are for (default 1MiB)",
+	  LB_OPT_SIZE, OFF(gen.bytes)) },
 };
 
 /* ---- readable values ---- */
@@ -353,6 +363,8 @@ static int misplaced_option(const struct lb_cmd *cmd, const struct platform_opts
 		bad = "the generator's options are for 'platform gen'";
 	else if (gen && (o->lane != ALL_LANES || o->format != FORMAT_MATRIX))
 		bad = "--lane and --format are for 'platform show'";
+	else if (g->clusters != UNSET || g->site_ranks != UNSET || g->bytes)
+		bad = "--clusters, --site-ranks and --bytes are for 'gen g5k|x5|x10'";
 	else if (gen && kind == LB_PLATGEN_RANDOM && (tiers_given || g->shuffle_ids))
 		bad = "--sw ... --rlm and --shuffle-ids are for 'gen tiers-like'";
 	else if (gen && kind == LB_PLATGEN_TIERS && g->density >= 0)
@@ -391,29 +403,84 @@ static int gen_params(const struct lb_cmd *cmd, const struct platform_opts *o,
 	return 0;
 }
 
-/* The formatted platform with the generator's line after the magic line. */
-static int write_generated(FILE *f, const struct lb_platgen *g, const struct lb_platform *pf)
+/* The formatted platform with `head` (the generator's comment lines)
+ * after the magic line. */
+static int write_headed(FILE *f, const struct lb_platform *pf, const char *head)
 {
-	char *text = lb_platform_format(pf), line[512];
+	char *text = lb_platform_format(pf);
 	if (!text)
 		return -1;
 	char *rest = strchr(text, '\n');
 	rest = rest ? rest + 1 : text + strlen(text);
-	lb_platgen_describe(g, line, sizeof(line));
-	fprintf(f, "%.*s# %s\n# density %.4f (pairs linked either way)\n", (int)(rest - text),
-		text, line, lb_platgen_density(pf));
+	fprintf(f, "%.*s%s", (int)(rest - text), text, head);
 	fputs(rest, f);
 	free(text);
 	return 0;
 }
 
+/* A generated platform to -o (or stdout), frees it: an exit status. */
+static int write_generated(const struct lb_cmd *cmd, struct lb_platform *pf, const char *head,
+			   const char *output)
+{
+	char err[512];
+	struct lb_outfile out;
+	int rc = LB_EXIT_FAILED;
+	if (lb_outfile_open(&out, output, err, sizeof(err)) != 0)
+		lb_cli_error(cmd, "output", "%s", err);
+	else if (write_headed(out.f, pf, head) || lb_outfile_check(&out, err, sizeof(err))) {
+		lb_outfile_abort(&out);
+		lb_cli_error(cmd, "output", "%s", err);
+	} else if (lb_outfile_finish(&out, err, sizeof(err)) != 0)
+		lb_cli_error(cmd, "output", "%s", err);
+	else
+		rc = 0;
+	lb_platform_free(pf);
+	return rc;
+}
+
+/* gen g5k|x5|x10: only --seed, --clusters, --site-ranks, --bytes, -o. */
+static int gen_clusters(const struct lb_cmd *cmd, const struct platform_opts *o, int setting)
+{
+	const struct gen_opts *go = &o->gen;
+	int tiers_given = 0;
+	for (int i = 0; i < 10; i++)
+		tiers_given |= go->tiers[i] != UNSET;
+	if (go->nodes != UNSET || go->density >= 0 || go->bw_mean > 0 || go->bw_dev >= 0 ||
+	    go->asymmetric || go->shuffle_ids || tiers_given || o->lane != ALL_LANES ||
+	    o->format != FORMAT_MATRIX) {
+		lb_cli_error(cmd, NULL, "gen %s takes --seed, --clusters, --site-ranks, --bytes "
+			     "and -o only", o->words[1]);
+		return LB_EXIT_USAGE;
+	}
+	struct lb_clustergen g;
+	lb_clustergen_defaults(&g, (enum lb_clustergen_setting)setting);
+	g.seed = go->seed == UNSET ? 1 : go->seed;
+	g.clusters = go->clusters == UNSET ? g.clusters : go->clusters;
+	g.site_ranks = go->site_ranks == UNSET ? g.site_ranks : go->site_ranks;
+	g.bytes = go->bytes ? go->bytes : g.bytes;
+	char err[512], line[400], head[700];
+	struct lb_platform *pf = lb_clustergen_make(&g, err, sizeof(err));
+	if (!pf) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_USAGE;
+	}
+	lb_clustergen_describe(&g, line, sizeof(line));
+	snprintf(head, sizeof(head), "# %s\n# seed 002 (SPEC 3.4): coordinator links and wan lines "
+		 "carry L and bytes/g, each site's links make a whole-message binomial take its "
+		 "local-bcast\n", line);
+	return write_generated(cmd, pf, head, o->output);
+}
+
 static int gen_body(const struct lb_cmd *cmd, const struct platform_opts *o)
 {
 	const char *kind_name = o->words[1];
+	int setting = lb_clustergen_setting_find(kind_name);
+	if (setting >= 0)
+		return gen_clusters(cmd, o, setting);
 	enum lb_platgen_kind kind = strcmp(kind_name, "random") == 0 ? LB_PLATGEN_RANDOM :
 				    LB_PLATGEN_TIERS;
 	if (strcmp(kind_name, "random") && strcmp(kind_name, "tiers-like")) {
-		lb_cli_error(cmd, NULL, "gen '%s': no such generator (random, tiers-like)",
+		lb_cli_error(cmd, NULL, "gen '%s': no such generator (random, tiers-like, g5k, x5, x10)",
 			     kind_name);
 		return LB_EXIT_USAGE;
 	}
@@ -426,19 +493,11 @@ static int gen_body(const struct lb_cmd *cmd, const struct platform_opts *o)
 		lb_cli_error(cmd, NULL, "%s", err);
 		return LB_EXIT_USAGE;
 	}
-	struct lb_outfile out;
-	int rc = LB_EXIT_FAILED;
-	if (lb_outfile_open(&out, o->output, err, sizeof(err)) != 0)
-		lb_cli_error(cmd, "output", "%s", err);
-	else if (write_generated(out.f, &g, pf) || lb_outfile_check(&out, err, sizeof(err))) {
-		lb_outfile_abort(&out);
-		lb_cli_error(cmd, "output", "%s", err);
-	} else if (lb_outfile_finish(&out, err, sizeof(err)) != 0)
-		lb_cli_error(cmd, "output", "%s", err);
-	else
-		rc = 0;
-	lb_platform_free(pf);
-	return rc;
+	char line[512], head[700];
+	lb_platgen_describe(&g, line, sizeof(line));
+	snprintf(head, sizeof(head), "# %s\n# density %.4f (pairs linked either way)\n", line,
+		 lb_platgen_density(pf));
+	return write_generated(cmd, pf, head, o->output);
 }
 
 static int platform_body(const struct lb_cmd *cmd, void *base)
@@ -477,7 +536,8 @@ static int run_platform(const struct lb_cmd *cmd, int argc, char **argv)
 		.lane = ALL_LANES,
 		.gen = { .nodes = UNSET, .seed = UNSET, .density = -1, .bw_mean = -1,
 			 .bw_dev = -1, .tiers = { UNSET, UNSET, UNSET, UNSET, UNSET, UNSET,
-						  UNSET, UNSET, UNSET, UNSET } },
+						  UNSET, UNSET, UNSET, UNSET },
+			 .clusters = UNSET, .site_ranks = UNSET },
 	};
 	return lb_cli_run(cmd, argc, argv, &o, platform_body);
 }
@@ -515,14 +575,25 @@ static void platform_more_help(FILE *out)
 	      "              not published): --nodes 30 = WAN 10 + 4 MANs x 5, redundancy\n"
 	      "              rw = rm = 3, rmw = 2; --nodes 65 = WAN 13 + 4 MANs x 13,\n"
 	      "              rw = rm = 4, rmw = 3; --sw ... --rlm change one part.  How the\n"
-	      "              networks are placed and joined: algos/platgen.h.\n", out);
+	      "              networks are placed and joined: algos/platgen.h.\n"
+	      "\n"
+	      "gen g5k|x5|x10 writes seed 002's clusters of clusters (SPEC 3.4): --clusters C\n"
+	      "sites of --site-ranks R ranks, two lanes, the coordinator of each its first\n"
+	      "rank; latency L and gap g per coordinator pair and local broadcast time T per\n"
+	      "site drawn uniformly from the setting's intervals (g5k: L 1-15 us, g 100-600\n"
+	      "ms, T 200-3000 ms; x5: L, g x 5, T / 5; x10: x 10, / 10).  Each coordinator\n"
+	      "pair is a link (both directions) of latency L and bandwidth --bytes / g, also\n"
+	      "written as the sites' 'wan' line; inside a site every pair is linked so that\n"
+	      "a binomial broadcast of the whole message takes T, also given as its\n"
+	      "'local-bcast'.  No other links.  Readings: algos/clustergen.h.\n", out);
 }
 
 const struct lb_cmd lb_cmd_platform = {
 	.name = "platform",
-	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's)",
+	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's, 002's)",
 	.usage = "show [--lane L] [--format matrix|links|sites] [-o FILE] FILE\n"
-		 "       lanebench platform gen random|tiers-like [--nodes N] [--seed S] [...] [-o FILE]",
+		 "       lanebench platform gen random|tiers-like [--nodes N] [--seed S] [...] [-o FILE]\n"
+		 "       lanebench platform gen g5k|x5|x10 [--clusters C] [--site-ranks R] [--seed S] [-o FILE]",
 	.opts = platform_opts_table,
 	.nopts = sizeof(platform_opts_table) / sizeof(platform_opts_table[0]),
 	.more_help = platform_more_help,

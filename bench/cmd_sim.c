@@ -23,7 +23,7 @@ struct sim_opts {
 	double wan_bw;               /* 0: no cap beyond the lanes */
 	double lat, wan_lat;         /* wan_lat < 0: same as lat */
 	int stripe_off, allgather, validate, model, no_lp;
-	const char *output, *json, *platform;
+	const char *output, *json, *platform, *site_algo;
 	const char *site_sizes;
 	struct lb_cli_sites site_map; /* resolved from sites, site_sizes, platform */
 };
@@ -82,6 +82,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("platform", 0, "FILE", "simulate on this platform (algos/platform.h's format, '-': stdin): each pair's links replace --alpha, --bw, --lat and the sites' values (--alpha and --bw still choose --slice auto); the closed forms are left empty",
 	  LB_OPT_STRING, OFF(platform)) },
+	{ LB_OPT("site-algo", 0, "NAME", "seed 002's algorithms (flat ... mostcrit): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
+	  LB_OPT_STRING, OFF(site_algo)) },
 	{ LB_OPT("no-lp", 0, NULL, "with --platform: skip the LP bound (one GLPK solve per root and slice, seconds at 65 nodes) and leave lp_bound_bytes_per_second and ratio_to_lp empty; lp-prune and lp-grow solve it anyway",
 	  LB_OPT_FLAG, OFF(no_lp)) },
 	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap",
@@ -133,7 +135,8 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.site_first = o->site_map.first, .alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
 		.wan_bw = o->wan_bw,
 		.latency = o->lat, .wan_latency = o->wan_lat,
-		.model = (enum lb_port_model)o->model, .platform = pf, .lp_bound = !o->no_lp,
+		.model = (enum lb_port_model)o->model, .platform = pf, .site_algo = o->site_algo,
+		.lp_bound = !o->no_lp,
 		.validate = o->validate, .stop = lb_stop_flag(),
 	};
 }

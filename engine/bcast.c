@@ -139,7 +139,8 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 				    .allgather = r->prm->allgather,
 				    .sites = r->prm->sites ? r->prm->sites : 1,
 				    .site_first = r->prm->site_first,
-				    .platform = r->prm->platform };
+				    .platform = r->prm->platform,
+				    .site_algo = r->prm->site_algo };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
 		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
@@ -176,14 +177,15 @@ static size_t possible_slices(const struct run *r, size_t i, uint64_t out[LB_SLI
 }
 
 /* With a platform, a homogeneous algorithm's schedule may use a pair the
- * platform has no link for (the platform algorithms are built on its
- * links): the validator (s carries the platform) refuses it, naming rank,
+ * platform has no link for, and so may seed 002's, whose sites run a
+ * homogeneous one (seed 000's trees are built on its links: those with a
+ * period): the validator (s carries the platform) refuses it, naming rank,
  * lane and peer, and the run stops before any connection. */
 static int refused_by_platform(const struct run *r, const struct lb_algo *a,
 			       const struct lb_schedule *s, char *err, size_t len)
 {
 	char why[256];
-	if (!r->prm->platform || a->needs || lb_sched_validate(s, why, sizeof(why)) == 0)
+	if (!r->prm->platform || a->period || lb_sched_validate(s, why, sizeof(why)) == 0)
 		return 0;
 	return lb_errf(err, len, "%s: %s (leave it out of -a: it needs every link its schedule uses)",
 		       a->name, why);

@@ -70,6 +70,7 @@ struct lb_bcast_params {
 	 * sites 0 or 1: one; site_first NULL: the even split. */
 	uint32_t sites;
 	const uint32_t *site_first;
+	const char *site_algo; /* seed 002's: each site's algorithm; NULL: binomial */
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */

@@ -163,6 +163,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 		.ranks = ranks, .root = root, .lanes = p->lanes, .bytes = bytes,
 		.slice_bytes = slice, .stripe_off = p->stripe_off, .allgather = p->allgather,
 		.sites = p->sites, .site_first = p->site_first, .platform = p->platform,
+		.site_algo = p->site_algo,
 	};
 	if (slice == LB_SLICE_AUTO)
 		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)

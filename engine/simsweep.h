@@ -47,6 +47,7 @@ struct lb_simsweep_params {
 	 * out (NaN: they know no platform), and the heterogeneous algorithms
 	 * build on it (lb_algo_params.platform). */
 	const struct lb_platform *platform;
+	const char *site_algo; /* seed 002's: each site's algorithm; NULL: binomial */
 	/* With a platform: the LP bound TP* (model/lp.h, one-port, lane 0) of
 	 * every row's root and slice, and the row's simulated throughput as a
 	 * ratio of it.  Solved before the workers start, one LP per (root,

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "algos/algos.h"
+#include "algos/clustergen.h"
 #include "algos/platform.h"
 #include "check.h"
 #include "lib/error.h"
@@ -189,8 +190,9 @@ static void platform_cases(void)
 	struct lb_platform *pfs[] = { platform(4, 2, star, 3), platform(5, 2, path, 5) };
 	for (size_t i = 0; i < 2; i++)
 		for (size_t a = 0; pfs[i] && a < lb_nalgos; a++) {
-			if (!lb_algos[a].needs || (lb_algos[a].needs & LB_ALGO_NEEDS_LP))
-				continue;
+			if (!lb_algos[a].needs || (lb_algos[a].needs & LB_ALGO_NEEDS_LP) ||
+			    lb_algos[a].makespan)
+				continue; /* seed 002's need sites: coord_cases() */
 			struct lb_algo_params prm = { .ranks = pfs[i]->nodes, .root = 0, .lanes = 2,
 						      .bytes = 100000, .slice_bytes = 8192,
 						      .platform = pfs[i] };
@@ -199,6 +201,29 @@ static void platform_cases(void)
 	CHECK(pfs[0] && pfs[1], "platforms: out of memory");
 	lb_platform_free(pfs[0]);
 	lb_platform_free(pfs[1]);
+}
+
+/* Seed 002's heuristics on three g5k sites of three ranks (algos/
+ * clustergen.h): the coordinators' sends on lane 1 and each site's
+ * broadcast on lane 0 (chain, binomial; four slices), and everything on
+ * one lane; every byte checked on every rank. */
+static void coord_cases(void)
+{
+	struct lb_clustergen g;
+	char err[256];
+	lb_clustergen_defaults(&g, LB_CLUSTERGEN_G5K);
+	g.clusters = 3, g.site_ranks = 3;
+	struct lb_platform *pf = lb_clustergen_make(&g, err, sizeof(err));
+	CHECK(pf, "clustergen: %s", err);
+	static const char *const site[] = { "binomial", "chain" };
+	for (size_t a = 0; pf && a < lb_nalgos; a++)
+		for (uint32_t k = 1; lb_algos[a].makespan && k <= 2; k++) {
+			struct lb_algo_params prm = { .ranks = pf->nodes, .root = 3 * (a % 3), .lanes = k,
+						      .bytes = 100000, .slice_bytes = 25000,
+						      .platform = pf, .site_algo = site[a % 2] };
+			broadcast_prm(lb_algos[a].name, &prm, LB_IDLE_SLEEP);
+		}
+	lb_platform_free(pf);
 }
 
 static void dead_peer(void)
@@ -388,6 +413,7 @@ int main(void)
 		broadcast_case(name, 9, 8, 2, 777, 100, LB_IDLE_SLEEP);
 	}
 	platform_cases();
+	coord_cases();
 	dead_peer();
 	refused_by_transport();
 	refused_in_executor();

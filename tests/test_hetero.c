@@ -265,15 +265,16 @@ static int same_ops(const struct lb_schedule *a, const struct lb_schedule *b)
 	return 1;
 }
 
-/* Every platform algorithm through the registry: valid schedule, the same
- * twice, its period what the tree functions say. */
+/* Every tree algorithm (seed 000's: those with a period) through the
+ * registry: valid schedule, the same twice, its period what the tree
+ * functions say.  (Seed 002's need sites: tests/test_coord_platform.c.) */
 static void registry_on(const struct lb_platform *pf, const double *lp, uint32_t root,
 			const char *what)
 {
 	struct lb_algo_params prm = params_at(pf, lp, root);
 	for (size_t i = 0; i < lb_nalgos; i++) {
 		const struct lb_algo *a = &lb_algos[i];
-		if (!a->needs)
+		if (!a->period)
 			continue;
 		char err[256] = "";
 		if (a->check && a->check(&prm, err, sizeof(err))) {
