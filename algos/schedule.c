@@ -37,12 +37,21 @@ void lb_sched_free(struct lb_schedule *s)
 		free(s->rank[r].lane_start);
 	}
 	free(s->rank);
+	lb_sched_free_collective(s);
+	free(s);
+}
+
+void lb_sched_free_collective(struct lb_schedule *s)
+{
 	free(s->owner);
 	free(s->block_offset);
 	for (uint32_t g = 0; g < s->groups; g++)
 		free(s->group[g].members);
 	free(s->group);
-	free(s);
+	s->owner = NULL;
+	s->block_offset = NULL;
+	s->group = NULL;
+	s->groups = 0;
 }
 
 uint32_t *lb_sched_set_owners(struct lb_schedule *s)

@@ -178,6 +178,10 @@ struct lb_schedule *lb_sched_new(const char *algo, uint32_t ranks,
 				 uint32_t nblocks, uint64_t bytes);
 void lb_sched_free(struct lb_schedule *s);
 
+/* Frees owner[], block_offset[] and the groups (back to a broadcast's
+ * NULLs): for a holder of a copy of them that outlives the schedule. */
+void lb_sched_free_collective(struct lb_schedule *s);
+
 /* Doubles ro's room for ops.  Returns 0, or -1 on allocation failure. */
 int lb_sched_grow(struct lb_rank_ops *ro);
 

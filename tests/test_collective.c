@@ -5,6 +5,7 @@
 
 #include "algos/algos.h"
 #include "check.h"
+#include "model/sim.h"
 
 /* 3 ranks, root 0, one block per rank owned by that rank, gather to 0:
  * 1 and 2 send theirs straight to the root. */
@@ -164,10 +165,70 @@ static void barriers(void)
 	expect(s, "send across a barrier", "deadlock: rank 1 lane 0 waits to send block 2");
 }
 
+/* Gather of 3 unequal blocks (100, 2400, 500 bytes) at 1000 B/s, no
+ * alpha.  Superstep 1: 2 -> 1 (0.5 s); a barrier of all, cost `cost`,
+ * released when 1 has block 2 (0.5 s); superstep 2: 1 -> 0 blocks 1-2
+ * (2.9 s).  With `final`, one more barrier (cost too) after it. */
+static struct lb_schedule *supersteps(double cost, int final)
+{
+	struct lb_schedule *s = lb_sched_new("hand", 3, 0, 1, 3, 3000);
+	uint32_t *owner = lb_sched_set_owners(s);
+	uint64_t *off = lb_sched_set_offsets(s);
+	owner[1] = 1, owner[2] = 2;
+	off[1] = 100, off[2] = 2500;
+	s->want = LB_WANT_ROOT;
+	uint32_t all[3] = { 0, 1, 2 };
+	uint32_t g = (uint32_t)lb_sched_add_group(s, all, 3, cost);
+	lb_sched_transfer(s, 2, 1, 0, 2, 1);
+	lb_sched_barrier(s, g);
+	lb_sched_transfer(s, 1, 0, 0, 1, 2);
+	if (final)
+		lb_sched_barrier(s, g);
+	lb_sched_finalize(s);
+	return s;
+}
+
+static double simulate(struct lb_schedule *s, int free_it)
+{
+	struct lb_sim_net net = { .lane_bw = 1000 };
+	struct lb_sim_result res = { 0 };
+	char err[200] = "";
+	int rc = free_it ? lb_sim_run_free(s, &net, &res, err, sizeof(err))
+			 : lb_sim_run(s, &net, &res, err, sizeof(err));
+	CHECK(rc == 0, "sim: %s", err);
+	if (!free_it)
+		lb_sched_free(s);
+	return res.seconds;
+}
+
+static void simulator(void)
+{
+	/* straight gather: the root's port takes 1's 2.4 s, then 2's 0.5 s */
+	struct lb_schedule *s = lb_sched_new("hand", 3, 0, 1, 3, 3000);
+	uint32_t *owner = lb_sched_set_owners(s);
+	uint64_t *off = lb_sched_set_offsets(s);
+	owner[1] = 1, owner[2] = 2;
+	off[1] = 100, off[2] = 2500;
+	s->want = LB_WANT_ROOT;
+	lb_sched_transfer(s, 1, 0, 0, 1, 1);
+	lb_sched_transfer(s, 2, 0, 0, 2, 1);
+	lb_sched_finalize(s);
+	double t = simulate(s, 0);
+	CHECK(fabs(t - 2.9) < 1e-12, "gather: %.17g s, want 2.9", t);
+
+	t = simulate(supersteps(1.0, 0), 0);
+	CHECK(fabs(t - 4.4) < 1e-12, "two supersteps: %.17g s, want 0.5 + 1 + 2.9", t);
+	t = simulate(supersteps(1.0, 1), 1);
+	CHECK(fabs(t - 5.4) < 1e-12, "with a final barrier, freed early: %.17g s, want 5.4", t);
+	t = simulate(supersteps(0.25, 0), 1);
+	CHECK(fabs(t - 3.65) < 1e-12, "barrier of 0.25 s: %.17g s, want 3.65", t);
+}
+
 int main(void)
 {
 	owners_and_wants();
 	offsets();
 	barriers();
+	simulator();
 	return check_status("collective");
 }
