@@ -14,6 +14,18 @@ enum lb_allgather {
 	LB_ALLGATHER_RING,
 };
 
+/* Seed 004's work shares: equal, or proportional to each rank's speed. */
+enum lb_balance {
+	LB_BALANCE_EQUAL = 0,
+	LB_BALANCE_SPEED,
+};
+
+/* hbsp2-bcast's root-to-coordinators part (super^2 step). */
+enum lb_super2 {
+	LB_SUPER2_1PHASE = 0,
+	LB_SUPER2_2PHASE,
+};
+
 /* Largest block count a schedule may have: bounds memory for tiny slices. */
 #define LB_MAX_BLOCKS (1u << 24)
 
@@ -30,6 +42,9 @@ struct lb_algo_params {
 	const struct lb_platform *platform; /* nodes = ranks; its lane 0 is used */
 	const double *lp_load; /* [ranks * ranks], n_{u,v} in slices/s, row u:
 				* the LP bound's edge loads (model/lp) */
+	/* Seed 004's (hbsp*) only: */
+	enum lb_balance balance;
+	enum lb_super2 super2;
 };
 
 /* Inputs of the closed-form models.  Times in seconds, rates in bytes/s. */
@@ -75,6 +90,8 @@ struct lb_algo {
 	lb_check_fn check;        /* what lb_algo_check cannot see from the
 				   * parameters alone (NULL: nothing): 0, or
 				   * -1 with the reason in err */
+	lb_period_fn hbsp;        /* seed 004's: the HBSP^k cost in seconds
+				   * on prm->platform (SPEC 5.2; NULL: none) */
 };
 
 extern const struct lb_algo lb_algos[];
@@ -146,6 +163,20 @@ double lb_period_lp_grow(const struct lb_algo_params *prm);
 /* Every transfer of the binomial tree has a route on the platform (a
  * directed platform need not give every node a path to every other). */
 int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t errlen);
+
+/* Seed 004's HBSP^k gathers and broadcasts (algos/hbsp*.c). */
+struct lb_schedule *lb_build_hbsp1_gather(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp2_gather(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp1_bcast(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp1_bcast_1phase(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp2_bcast(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp1_gather(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp2_gather(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp1_bcast(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp1_bcast_1phase(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp2_bcast(const struct lb_algo_params *prm);
+/* Every rank gets a share of at least one byte. */
+int lb_check_hbsp(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
 uint64_t lb_blocks_klane(const struct lb_algo_params *prm);

@@ -491,8 +491,8 @@ static uint64_t config_memory(const struct lb_simsweep_params *p, const struct s
 	return n.memory ? n.memory : 1;
 }
 
-/* On a platform, the schedule of a one-block message uses every pair
- * a larger one does: built and validated (s->platform makes the
+/* On a platform, the schedule of a one-block message (seed 004's: a
+ * byte per rank) uses every pair a larger one does: built and validated (s->platform makes the
  * validator refuse an op over a missing link), so a schedule that needs
  * a link the platform lacks is refused before any output. */
 static int check_links(const struct lb_simsweep_params *p, const struct lb_algo *a,
@@ -501,6 +501,8 @@ static int check_links(const struct lb_simsweep_params *p, const struct lb_algo 
 	struct lb_algo_params one = *prm;
 	char why[384];
 	one.bytes = 1, one.slice_bytes = 1;
+	if (a->hbsp) /* seed 004's give each rank a share of a byte at least */
+		one.bytes = prm->ranks;
 	struct lb_schedule *s = lb_algo_build(a, &one, err, len);
 	if (!s)
 		return -1;
