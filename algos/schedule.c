@@ -188,8 +188,19 @@ int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
 	if (!seen)
 		return -1;
 	const struct lb_op *ops = lb_lane_ops(s, r, lane, &n);
-	for (uint32_t i = 0; i < n; i++)
-		seen[ops[i].peer] = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ops[i].kind != LB_BARRIER) {
+			seen[ops[i].peer] = 1;
+			continue;
+		}
+		/* a barrier's messages: between its leader and each member */
+		const struct lb_barrier_group *g = &s->group[ops[i].peer];
+		for (uint32_t m = 1; m < g->count; m++)
+			if (g->members[0] == r)
+				seen[g->members[m]] = 1;
+		if (g->members[0] != r)
+			seen[g->members[0]] = 1;
+	}
 	for (uint32_t p = 0; p < s->ranks; p++)
 		if (seen[p])
 			peers[count++] = p;

@@ -251,7 +251,9 @@ uint64_t lb_sched_min_bytes(uint32_t ranks, uint32_t lanes, uint64_t ops);
 /* Bytes lb_sched_validate allocates at least for such a schedule. */
 uint64_t lb_sched_validate_min_bytes(uint32_t ranks, uint64_t blocks, uint64_t ops);
 
-/* The distinct peers rank r exchanges data with on `lane`, ascending, into
+/* The distinct peers rank r exchanges data with on `lane` (a barrier's:
+ * its group's first member, the leader, with each other member),
+ * ascending, into
  * peers[] (room for ranks entries).  Returns the count, or -1 (no memory). */
 int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
 			uint32_t *peers);

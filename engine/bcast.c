@@ -278,8 +278,44 @@ static void announce(const struct run *r, const struct lb_schedule *s, uint32_t 
 	r->prm->on_iteration(&st, r->prm->on_iteration_arg);
 }
 
-/* One iteration: fresh pattern at the root, cleared elsewhere, start
- * together, run, then check every byte.  The process's CPU time while the
+/* The iteration's data before it starts: the pattern where the rank owns
+ * the blocks (the root all of a broadcast), zeros elsewhere. */
+static void fill_owned(const struct run *r, const struct lb_schedule *s, uint32_t id)
+{
+	if (!s->owner) {
+		if (r->job.rank == s->root)
+			lb_pattern_fill(r->job.buf, s->bytes, id);
+		else
+			memset(r->job.buf, 0, s->bytes);
+		return;
+	}
+	for (uint32_t b = 0; b < s->nblocks; b++) {
+		uint64_t off = lb_block_offset(s, b), n = lb_range_bytes(s, b, 1);
+		if (s->owner[b] == r->job.rank)
+			lb_pattern_fill_range(r->job.buf, off, n, id);
+		else
+			memset(r->job.buf + off, 0, n);
+	}
+}
+
+/* The rank checks every byte at the end: it must end with every block
+ * (a broadcast's root started with them: nothing to check). */
+static int checks(const struct lb_schedule *s, uint32_t rank)
+{
+	return lb_sched_wants(s, rank) && (rank != s->root || s->owner);
+}
+
+/* Ranks that check, for verified_bytes. */
+static uint32_t checking_ranks(const struct lb_schedule *s)
+{
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < s->ranks; r++)
+		n += checks(s, r);
+	return n;
+}
+
+/* One iteration: fresh pattern at the owners, cleared elsewhere, start
+ * together, run, then check every byte where the rank wants it.  The process's CPU time while the
  * data moves -- not the pattern's filling and checking, nor the barrier --
  * is added to *cpu (NULL: a warm-up iteration, not counted). */
 static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule *s, uint32_t it,
@@ -288,10 +324,7 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 	struct lb_cpu start;
 	uint32_t id = ++r->pattern_id;
 	uint64_t bad;
-	if (r->job.rank == s->root)
-		lb_pattern_fill(r->job.buf, s->bytes, id);
-	else
-		memset(r->job.buf, 0, s->bytes);
+	fill_owned(r, s, id);
 	int rc = lb_boot_barrier(r->job.boot, err, len);
 	if (rc)
 		return rc;
@@ -304,7 +337,7 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 		name_root_cause(r, err, len);
 	if (rc)
 		return rc;
-	if (r->job.rank != s->root && lb_pattern_check(r->job.buf, s->bytes, id, &bad))
+	if (checks(s, r->job.rank) && lb_pattern_check(r->job.buf, s->bytes, id, &bad))
 		return lb_errf(err, len, "rank %u: wrong data at byte %llu of %llu (%s, iteration %u)",
 			       r->job.rank, (unsigned long long)bad, (unsigned long long)s->bytes,
 			       s->algo, id);
@@ -413,7 +446,7 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 		.algorithm = a->name, .ranks = s->ranks, .lanes = s->lanes, .root = s->root,
 		.bytes = s->bytes, .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
 		.time = time,
-		.verified_bytes = s->bytes * (s->ranks - 1) * (uint64_t)(n + r->prm->warmup),
+		.verified_bytes = s->bytes * checking_ranks(s) * (uint64_t)(n + r->prm->warmup),
 	};
 	/* One rank moves no byte: its "bandwidth" would be the message size
 	 * over an empty iteration's overhead (terabytes per second). */
