@@ -114,6 +114,15 @@ static inline int lb_sched_owns(const struct lb_schedule *s, uint32_t r, uint32_
 	return (s->owner ? s->owner[b] : s->root) == r;
 }
 
+/* The collective's name: "bcast", "gather" (owners, the root wants all)
+ * or "allgather" (owners, everyone wants all). */
+static inline const char *lb_sched_collective(const struct lb_schedule *s)
+{
+	if (!s->owner)
+		return "bcast";
+	return s->want == LB_WANT_ROOT ? "gather" : "allgather";
+}
+
 /* Rank r must end with block b. */
 static inline int lb_sched_wants(const struct lb_schedule *s, uint32_t r)
 {

@@ -20,7 +20,7 @@ struct sim_opts {
 	const char *roots; /* -r as typed: "all" depends on the rank count */
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
 	double lat, wan_lat;         /* wan_lat < 0: same as lat */
-	int stripe_off, allgather, validate, model, no_lp;
+	int stripe_off, allgather, validate, model, no_lp, balance, super2;
 	const char *output, *json, *platform;
 };
 
@@ -66,6 +66,12 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
+	{ LB_OPT("balance", 0, NULL, "seed 004's (hbsp*): each rank's share of the message, equal or proportional to its speed on the platform",
+	  LB_OPT_ENUM, OFF(balance)), .def = "equal",
+	  .choices = (const char *const[]){ "equal", "speed", NULL } },
+	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
+	  LB_OPT_ENUM, OFF(super2)), .def = "1phase",
+	  .choices = (const char *const[]){ "1phase", "2phase", NULL } },
 	{ LB_OPT("sites", 0, "N", "split ranks into N sites joined by a WAN (multilane chains them)",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("wan-alpha", 0, "SECONDS", "per-transfer cost between sites, as port occupation (default: --alpha)",
@@ -122,6 +128,7 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.slices = o->slices.v, .nslices = o->slices.n, .lanes = o->lanes,
 		.roots = roots->v, .nroots = roots->n, .stripe_off = o->stripe_off,
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->sites,
+		.balance = (enum lb_balance)o->balance, .super2 = (enum lb_super2)o->super2,
 		.alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
 		.latency = o->lat, .wan_latency = o->wan_lat,
 		.model = (enum lb_port_model)o->model, .platform = pf, .lp_bound = !o->no_lp,

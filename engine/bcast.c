@@ -34,6 +34,8 @@ struct bcast_row {
 	double table, refined, sim; /* predicted seconds; NaN = not available */
 	double over_table, over_refined, over_sim; /* median / predicted */
 	double period;              /* platform algorithms: the tree's seconds per slice */
+	double hbsp;                /* seed 004's: the HBSP cost, seconds; NaN: none */
+	const char *collective;     /* bcast or gather (the schedule's want) */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
 	struct lb_cpu_summary cpu;  /* per timed iteration, across ranks */
 };
@@ -106,6 +108,8 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("cpu_sys_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_max_rank_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_seconds_per_gigabyte", LB_COL_REAL) },
+	{ LB_COLUMN("collective", LB_COL_TEXT) },
+	{ LB_COLUMN("hbsp_seconds", LB_COL_REAL) },
 	/* then one column per counter of the run's transport: describe_columns() */
 };
 
@@ -137,7 +141,8 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
 				    .allgather = r->prm->allgather, .sites = 1,
-				    .platform = r->prm->platform };
+				    .platform = r->prm->platform, .balance = r->prm->balance,
+				    .super2 = r->prm->super2 };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
 		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
@@ -462,6 +467,13 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 		struct lb_algo_params p = config_params(r, r->config, &same);
 		res->period = a->period(&p);
 	}
+	res->hbsp = NAN;
+	if (a->hbsp) { /* seed 004's closed form on the platform */
+		const struct lb_algo *same;
+		struct lb_algo_params p = config_params(r, r->config, &same);
+		res->hbsp = a->hbsp(&p);
+	}
+	res->collective = lb_sched_collective(s);
 	res->over_table = ratio(res->time.median, res->table);
 	res->over_refined = ratio(res->time.median, res->refined);
 	res->over_sim = ratio(res->time.median, res->sim);
@@ -558,6 +570,7 @@ static int record(const struct run *r, const struct bcast_row *w, const struct c
 		{ .u = w->verified_bytes },
 		{ .d = w->cpu.user }, { .d = w->cpu.sys }, { .d = w->cpu.max_rank },
 		{ .d = w->cpu.per_gigabyte },
+		{ .s = w->collective }, { .d = w->hbsp },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NFIXED, "a value for every fixed column");
 	union lb_val all[NFIXED_MAX + LB_COUNTERS_MAX] = { { 0 } };

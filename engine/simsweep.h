@@ -30,6 +30,8 @@ struct lb_simsweep_params {
 	size_t nroots;         /* 0: every rank of each rank count, one after another */
 	int stripe_off;
 	enum lb_allgather allgather;
+	enum lb_balance balance; /* seed 004's */
+	enum lb_super2 super2;
 	uint32_t sites;        /* 2 adds the two-site model's columns */
 	double alpha;          /* seconds per transfer on a lane */
 	double lane_bw;        /* bytes/s of one lane */

@@ -122,8 +122,8 @@ expect_ok plan -a list
 algos=$(printf '%s\n' "$out" | awk '!/needs --platform/ { print $1 }')
 platform_algos=$(printf '%s\n' "$out" | awk '/needs --platform/ { print $1 }')
 [ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 homogeneous algorithms: $out"
-[ "$(printf '%s\n' "$platform_algos" | wc -l)" -eq 8 ] ||
-	fail "plan -a list: want 8 algorithms marked 'needs --platform' (seed 000): $out"
+[ "$(printf '%s\n' "$platform_algos" | wc -l)" -eq 13 ] ||
+	fail "plan -a list: want 13 algorithms marked 'needs --platform' (8 of seed 000, 5 of seed 004): $out"
 expect_ok plan --help
 for a in $algos $platform_algos; do
 	case $out in *"$a"*) ;; *) fail "plan --help does not list $a" ;; esac
