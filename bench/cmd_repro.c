@@ -150,6 +150,49 @@ static int run_sinks(const struct lb_cmd *cmd, repro_fn run, const void *p,
 	return rc;
 }
 
+/* An experiment as run_experiment takes it. */
+struct experiment {
+	const struct lb_col *cols;
+	size_t ncols;
+	repro_fn run;
+	const void *params;
+	const struct lb_prov **prov; /* the params' provenance field */
+	/* Optional: what goes above the table (stdout, or stderr with --json -). */
+	void (*before)(const struct repro_opts *o, const void *params, FILE *out);
+};
+
+/* The CSV (-o), the JSON (--json) and the table of one experiment. */
+static int run_experiment(const struct lb_cmd *cmd, const struct repro_opts *o,
+			  const struct experiment *e)
+{
+	struct lb_prov prov = { 0 };
+	struct lb_cli_json json = { .path = o->json };
+	struct lb_csv *csv = NULL;
+	char err[768];
+	if (lb_cli_check_stdout(cmd, &json, o->output))
+		return LB_EXIT_USAGE;
+	lb_cli_provenance(&prov, cmd, o);
+	*e->prov = &prov;
+	if (o->output && !(csv = lb_csv_create(o->output, &prov, e->cols, e->ncols, err, sizeof(err)))) {
+		lb_cli_error(cmd, "output", "%s", err);
+		lb_prov_free(&prov);
+		return LB_EXIT_FAILED;
+	}
+	if (e->before)
+		e->before(o, e->params, lb_cli_json_to_stdout(&json) ? stderr : stdout);
+	lb_stop_arm();
+	int rc = run_sinks(cmd, e->run, e->params, csv, &json, err, sizeof(err));
+	lb_prov_free(&prov);
+	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
+	rc = lb_cli_finish_csv(cmd, csv, rc, err);
+	return rc ? rc : json_rc;
+}
+
+static void generators_above(const struct repro_opts *o, const void *params, FILE *out)
+{
+	print_generators(o, params, out);
+}
+
 static int table3(const struct lb_cmd *cmd, const struct repro_opts *o)
 {
 	struct lb_repro000_params p = {
@@ -160,35 +203,19 @@ static int table3(const struct lb_cmd *cmd, const struct repro_opts *o)
 		.stop = lb_stop_flag(), .progress = o->quiet ? NULL : progress,
 	};
 	uint32_t sizes[16];
-	struct lb_prov prov = { 0 };
-	struct lb_cli_json json = { .path = o->json };
-	struct lb_csv *csv = NULL;
-	size_t ncols;
-	char err[768];
 	if (o->nodes.n > 16) {
 		lb_cli_error(cmd, "nodes", "%zu node counts: at most 16", o->nodes.n);
 		return LB_EXIT_USAGE;
 	}
-	if (check_nodes(cmd, o, &p) || lb_cli_check_stdout(cmd, &json, o->output))
+	if (check_nodes(cmd, o, &p))
 		return LB_EXIT_USAGE;
 	for (size_t i = 0; i < o->nodes.n; i++)
 		sizes[i] = (uint32_t)o->nodes.v[i];
 	p.sizes = sizes, p.nsizes = o->nodes.n;
-	lb_cli_provenance(&prov, cmd, o);
-	p.prov = &prov;
-	const struct lb_col *cols = lb_repro000_columns(&ncols);
-	if (o->output && !(csv = lb_csv_create(o->output, &prov, cols, ncols, err, sizeof(err)))) {
-		lb_cli_error(cmd, "output", "%s", err);
-		lb_prov_free(&prov);
-		return LB_EXIT_FAILED;
-	}
-	print_generators(o, &p, lb_cli_json_to_stdout(&json) ? stderr : stdout);
-	lb_stop_arm();
-	int rc = run_sinks(cmd, run000, &p, csv, &json, err, sizeof(err));
-	lb_prov_free(&prov);
-	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
-	rc = lb_cli_finish_csv(cmd, csv, rc, err);
-	return rc ? rc : json_rc;
+	struct experiment e = { .run = run000, .params = &p, .prov = &p.prov,
+				.before = generators_above };
+	e.cols = lb_repro000_columns(&e.ncols);
+	return run_experiment(cmd, o, &e);
 }
 
 /* Seed 004's slowness of the slow rank, one broadcast row each. */
@@ -202,27 +229,9 @@ static int seed004(const struct lb_cmd *cmd, const struct repro_opts *o)
 		.gather_max_ranks = o->full ? 16 : 8, .bytes = 16 << 20, .tolerance = 2,
 		.stop = lb_stop_flag(),
 	};
-	struct lb_prov prov = { 0 };
-	struct lb_cli_json json = { .path = o->json };
-	struct lb_csv *csv = NULL;
-	size_t ncols;
-	char err[768];
-	if (lb_cli_check_stdout(cmd, &json, o->output))
-		return LB_EXIT_USAGE;
-	lb_cli_provenance(&prov, cmd, o);
-	p.prov = &prov;
-	const struct lb_col *cols = lb_repro004_columns(&ncols);
-	if (o->output && !(csv = lb_csv_create(o->output, &prov, cols, ncols, err, sizeof(err)))) {
-		lb_cli_error(cmd, "output", "%s", err);
-		lb_prov_free(&prov);
-		return LB_EXIT_FAILED;
-	}
-	lb_stop_arm();
-	int rc = run_sinks(cmd, run004, &p, csv, &json, err, sizeof(err));
-	lb_prov_free(&prov);
-	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
-	rc = lb_cli_finish_csv(cmd, csv, rc, err);
-	return rc ? rc : json_rc;
+	struct experiment e = { .run = run004, .params = &p, .prov = &p.prov };
+	e.cols = lb_repro004_columns(&e.ncols);
+	return run_experiment(cmd, o, &e);
 }
 
 static int repro(const struct lb_cmd *cmd, void *base)

@@ -103,13 +103,13 @@ static const struct lb_col columns[] = {
 	  .table = { { LB_SHOW_FIXED, "meas/sim", 9, 3, .nan = "-" } } },
 	{ LB_COLUMN("platform", LB_COL_TEXT) },
 	{ LB_COLUMN("period_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("collective", LB_COL_TEXT) },
+	{ LB_COLUMN("hbsp_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
 	{ LB_COLUMN("cpu_user_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_sys_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_max_rank_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_seconds_per_gigabyte", LB_COL_REAL) },
-	{ LB_COLUMN("collective", LB_COL_TEXT) },
-	{ LB_COLUMN("hbsp_seconds", LB_COL_REAL) },
 	/* then one column per counter of the run's transport: describe_columns() */
 };
 
@@ -567,10 +567,10 @@ static int record(const struct run *r, const struct bcast_row *w, const struct c
 		{ .d = w->over_table }, { .d = w->over_refined }, { .d = w->over_sim },
 		{ .s = r->prm->platform ? r->platform_hash : NULL }, /* NULL: empty, JSON null */
 		{ .d = w->period },
+		{ .s = w->collective }, { .d = w->hbsp },
 		{ .u = w->verified_bytes },
 		{ .d = w->cpu.user }, { .d = w->cpu.sys }, { .d = w->cpu.max_rank },
 		{ .d = w->cpu.per_gigabyte },
-		{ .s = w->collective }, { .d = w->hbsp },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NFIXED, "a value for every fixed column");
 	union lb_val all[NFIXED_MAX + LB_COUNTERS_MAX] = { { 0 } };
