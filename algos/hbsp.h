@@ -8,6 +8,8 @@
  * is a byte: g n does not depend on the item size).  Level 1 is the
  * platform's sites (none: one site of every rank); a site's coordinator
  * is its fastest rank (ties: the lowest), the root's site's is the root.
+ * The root is the schedule's (--root): the paper's is the fastest rank,
+ * and repro seed004 compares it with the slowest.
  * L_{1,c} is the site's "barrier site" value, L_{2,0} (and HBSP^1's one
  * barrier L_{1,0}) the platform's "barrier all".
  *

@@ -123,7 +123,7 @@ static inline const char *lb_sched_collective(const struct lb_schedule *s)
 	return s->want == LB_WANT_ROOT ? "gather" : "allgather";
 }
 
-/* Rank r must end with block b. */
+/* Rank r must end with every block (want: all ranks, or the root). */
 static inline int lb_sched_wants(const struct lb_schedule *s, uint32_t r)
 {
 	return s->want == LB_WANT_ALL || r == s->root;
