@@ -14,6 +14,18 @@ enum lb_allgather {
 	LB_ALLGATHER_RING,
 };
 
+/* Seed 004's work shares: equal, or proportional to each rank's speed. */
+enum lb_balance {
+	LB_BALANCE_EQUAL = 0,
+	LB_BALANCE_SPEED,
+};
+
+/* hbsp2-bcast's root-to-coordinators part (super^2 step). */
+enum lb_super2 {
+	LB_SUPER2_1PHASE = 0,
+	LB_SUPER2_2PHASE,
+};
+
 /* Largest block count a schedule may have: bounds memory for tiny slices. */
 #define LB_MAX_BLOCKS (1u << 24)
 
@@ -35,6 +47,9 @@ struct lb_algo_params {
 	/* Seed 002's (flat, ecef, ..., mostcrit) only: the homogeneous
 	 * algorithm each site runs from its coordinator; NULL = binomial. */
 	const char *site_algo;
+	/* Seed 004's (hbsp*) only: */
+	enum lb_balance balance;
+	enum lb_super2 super2;
 };
 
 /* Inputs of the closed-form models.  Times in seconds, rates in bytes/s. */
@@ -83,6 +98,8 @@ struct lb_algo {
 	lb_period_fn makespan;    /* seed 002's: the model's completion time in
 				   * seconds on prm->platform (SPEC 3.2), NaN
 				   * when it cannot build; NULL: none */
+	lb_period_fn hbsp;        /* seed 004's: the HBSP^k cost in seconds
+				   * on prm->platform (SPEC 5.2; NULL: none) */
 };
 
 extern const struct lb_algo lb_algos[];
@@ -177,6 +194,19 @@ double lb_makespan_coord_mostcrit(const struct lb_algo_params *prm);
 /* Sites on the platform, every coordinator pair linked, a site algorithm
  * that runs on every site with one block count. */
 int lb_check_coord(const struct lb_algo_params *prm, char *err, size_t errlen);
+/* Seed 004's HBSP^k gathers and broadcasts (algos/hbsp*.c). */
+struct lb_schedule *lb_build_hbsp1_gather(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp2_gather(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp1_bcast(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp1_bcast_1phase(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_hbsp2_bcast(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp1_gather(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp2_gather(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp1_bcast(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp1_bcast_1phase(const struct lb_algo_params *prm);
+double lb_hbsp_seconds_hbsp2_bcast(const struct lb_algo_params *prm);
+/* Every rank gets a share of at least one byte. */
+int lb_check_hbsp(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
 uint64_t lb_blocks_klane(const struct lb_algo_params *prm);

@@ -14,6 +14,13 @@
 		.makespan = lb_makespan_coord_##fn,                          \
 	}
 
+#define HBSP_ALGO(fn, algo_name, text)                                   \
+	{                                                                \
+		.name = algo_name, .summary = text, .build = lb_build_##fn, \
+		.needs = LB_ALGO_NEEDS_PLATFORM, .check = lb_check_hbsp, \
+		.hbsp = lb_hbsp_seconds_##fn,                            \
+	}
+
 const struct lb_algo lb_algos[] = {
 	{
 		.name = "chain",
@@ -139,6 +146,18 @@ const struct lb_algo lb_algos[] = {
 		   "seed 002: bottomup as printed, without the senders' ready times"),
 	COORD_ALGO(mostcrit, "mostcrit",
 		   "seed 002 MostCrit: each step ecef, ecef-la or bottomup, by the most dispersed factor"),
+	/* Seed 004's HBSP^k collectives (algos/hbsp*.c): supersteps and
+	 * barriers on a platform's sites, their HBSP cost in closed form. */
+	HBSP_ALGO(hbsp1_gather, "hbsp1-gather",
+		  "seed 004 HBSP^1 gather: every rank sends its share to the root, one barrier"),
+	HBSP_ALGO(hbsp2_gather, "hbsp2-gather",
+		  "seed 004 HBSP^2 gather: to each site's coordinator, then coordinators to the root"),
+	HBSP_ALGO(hbsp1_bcast, "hbsp1-bcast",
+		  "seed 004 HBSP^1 two-phase broadcast: scatter the shares, then total exchange"),
+	HBSP_ALGO(hbsp1_bcast_1phase, "hbsp1-bcast-1phase",
+		  "seed 004 HBSP^1 one-phase broadcast: the root sends everything to everyone"),
+	HBSP_ALGO(hbsp2_bcast, "hbsp2-bcast",
+		  "seed 004 HBSP^2 broadcast: root to coordinators (--super2), two-phase in each site"),
 };
 
 const size_t lb_nalgos = sizeof(lb_algos) / sizeof(lb_algos[0]);

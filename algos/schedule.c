@@ -37,7 +37,76 @@ void lb_sched_free(struct lb_schedule *s)
 		free(s->rank[r].lane_start);
 	}
 	free(s->rank);
+	lb_sched_free_collective(s);
 	free(s);
+}
+
+void lb_sched_free_collective(struct lb_schedule *s)
+{
+	free(s->owner);
+	free(s->block_offset);
+	for (uint32_t g = 0; g < s->groups; g++)
+		free(s->group[g].members);
+	free(s->group);
+	s->owner = NULL;
+	s->block_offset = NULL;
+	s->group = NULL;
+	s->groups = 0;
+}
+
+uint32_t *lb_sched_set_owners(struct lb_schedule *s)
+{
+	if (!s->owner)
+		s->owner = malloc((size_t)s->nblocks * sizeof(*s->owner));
+	for (uint32_t b = 0; s->owner && b < s->nblocks; b++)
+		s->owner[b] = s->root;
+	return s->owner;
+}
+
+uint64_t *lb_sched_set_offsets(struct lb_schedule *s)
+{
+	uint64_t *off = malloc(((size_t)s->nblocks + 1) * sizeof(*off));
+	if (!off)
+		return NULL;
+	free(s->block_offset);
+	s->block_offset = NULL; /* lb_block_offset: the even split */
+	for (uint32_t b = 0; b <= s->nblocks; b++)
+		off[b] = lb_block_offset(s, b);
+	return s->block_offset = off;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int64_t lb_sched_add_group(struct lb_schedule *s, const uint32_t *members,
+			   uint32_t n, double cost_seconds)
+{
+	if (n == 0)
+		return -1;
+	struct lb_barrier_group *g = realloc(s->group, ((size_t)s->groups + 1) * sizeof(*g));
+	if (!g)
+		return -1;
+	s->group = g;
+	uint32_t *m = malloc((size_t)n * sizeof(*m));
+	if (!m)
+		return -1;
+	memcpy(m, members, (size_t)n * sizeof(*m));
+	qsort(m, n, sizeof(*m), by_rank);
+	g[s->groups] = (struct lb_barrier_group){ m, n, cost_seconds };
+	return s->groups++;
+}
+
+int lb_sched_barrier(struct lb_schedule *s, uint32_t g)
+{
+	const struct lb_barrier_group *grp = &s->group[g];
+	for (uint32_t i = 0; i < grp->count; i++)
+		for (uint32_t l = 0; l < s->lanes; l++)
+			if (lb_sched_add(s, grp->members[i], LB_BARRIER, g, l, 0, 0) != 0)
+				return -1;
+	return 0;
 }
 
 int lb_sched_grow(struct lb_rank_ops *ro)
@@ -119,8 +188,19 @@ int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
 	if (!seen)
 		return -1;
 	const struct lb_op *ops = lb_lane_ops(s, r, lane, &n);
-	for (uint32_t i = 0; i < n; i++)
-		seen[ops[i].peer] = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ops[i].kind != LB_BARRIER) {
+			seen[ops[i].peer] = 1;
+			continue;
+		}
+		/* a barrier's messages: between its leader and each member */
+		const struct lb_barrier_group *g = &s->group[ops[i].peer];
+		for (uint32_t m = 1; m < g->count; m++)
+			if (g->members[0] == r)
+				seen[g->members[m]] = 1;
+		if (g->members[0] != r)
+			seen[g->members[0]] = 1;
+	}
 	for (uint32_t p = 0; p < s->ranks; p++)
 		if (seen[p])
 			peers[count++] = p;

@@ -1,16 +1,27 @@
-/* A broadcast schedule: the one data structure every builder produces and
- * every executor (simulator, real transports) consumes.
+/* A collective's schedule: the one data structure every builder produces
+ * and every executor (simulator, real transports) consumes.
  *
  * The message of `bytes` bytes is cut into `nblocks` blocks of (almost) equal
- * size; a block is the unit of data tracking and pipelining (one slice).
+ * size, or at block_offset[] when a builder sets it (unequal work shares,
+ * seed 004); a block is the unit of data tracking and pipelining (one slice).
+ * Which collective it is follows from who holds each block at the start
+ * (owner[], NULL = the root holds all) and who must end with it (want):
+ *   broadcast  owner NULL,           LB_WANT_ALL
+ *   gather     owner[b] = its rank,  LB_WANT_ROOT
+ *   allgather  owner[b] = its rank,  LB_WANT_ALL
  * Each rank has an ordered list of ops.  An op is a SEND or RECV of a
- * contiguous block range to or from one peer on one lane.  Lane i of every
- * rank is on rail i, so a SEND on lane i is matched by a RECV on lane i.
+ * contiguous block range to or from one peer on one lane, or a BARRIER of
+ * a group of ranks (seed 004's supersteps).  Lane i of every rank is on
+ * rail i, so a SEND on lane i is matched by a RECV on lane i.
  *
  * Ordering rules (what executors and the validator rely on):
  *  - the SENDs of one (rank, lane) are issued in list order, one at a time;
  *  - a SEND may start once all its blocks are present at its rank (received
- *    on any lane, or the root's own data);
+ *    on any lane, or its own: owned from the start);
+ *  - a BARRIER of group g sits on every lane of every member of g
+ *    (lb_sched_barrier); no op after it on any lane of a member starts
+ *    before every lane of every member has reached it, and every op before
+ *    it on the lane (RECVs included) has completed;
  *  - messages of one channel (src, dst, lane) arrive in order, so the k-th
  *    SEND on a channel matches the k-th RECV on it;
  *  - receives of one lane from different peers may complete in any order.
@@ -21,7 +32,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum lb_op_kind { LB_SEND = 0, LB_RECV = 1 };
+/* LB_BARRIER: peer is the group (an index into the schedule's group
+ * table), first_block and nblocks are 0. */
+enum lb_op_kind { LB_SEND = 0, LB_RECV = 1, LB_BARRIER = 2 };
+
+/* Who must end with which blocks (SPEC 7.1.1).  With owner[] set,
+ * LB_WANT_ALL is the allgather. */
+enum lb_want {
+	LB_WANT_ALL = 0,  /* every rank every block: broadcast, allgather */
+	LB_WANT_ROOT = 1, /* only the root: gather */
+};
+
+/* A barrier group: its members (ascending ranks) and what the simulator
+ * charges for it (HBSP's L, SPEC 5.1): released at the latest member's
+ * arrival + cost_seconds. */
+struct lb_barrier_group {
+	uint32_t *members;
+	uint32_t count;
+	double cost_seconds;
+};
 
 /* Op flags.  LB_OP_TRANSIT marks a routed transfer's pass through a relay
  * (seed 000's binomial-routed tree, SPEC 7.1.3): on a RECV, the blocks
@@ -69,14 +98,46 @@ struct lb_schedule {
 	 * NULL for the homogeneous ones): the validator then refuses an op
 	 * between ranks with no link on its lane. */
 	const struct lb_platform *platform;
+	/* The collective (see the top): all owned by the schedule, NULL /
+	 * LB_WANT_ALL / 0 for a broadcast. */
+	uint32_t *owner;          /* [nblocks]: initial holder; NULL = root */
+	enum lb_want want;
+	uint64_t *block_offset;   /* [nblocks + 1], strictly increasing from 0
+				   * to bytes; NULL = the even split */
+	struct lb_barrier_group *group; /* [groups] */
+	uint32_t groups;
 };
 
-/* Byte offset of block b (b == nblocks gives the message size).  Blocks are
- * spread evenly: sizes differ by at most one byte.  floor(b M / n) is
+/* Rank r holds block b from the start. */
+static inline int lb_sched_owns(const struct lb_schedule *s, uint32_t r, uint32_t b)
+{
+	return (s->owner ? s->owner[b] : s->root) == r;
+}
+
+/* The collective's name: "bcast", "gather" (owners, the root wants all)
+ * or "allgather" (owners, everyone wants all). */
+static inline const char *lb_sched_collective(const struct lb_schedule *s)
+{
+	if (!s->owner)
+		return "bcast";
+	return s->want == LB_WANT_ROOT ? "gather" : "allgather";
+}
+
+/* Rank r must end with every block (want: all ranks, or the root). */
+static inline int lb_sched_wants(const struct lb_schedule *s, uint32_t r)
+{
+	return s->want == LB_WANT_ALL || r == s->root;
+}
+
+/* Byte offset of block b (b == nblocks gives the message size): from
+ * block_offset when set, else blocks are spread evenly: sizes differ by at
+ * most one byte.  floor(b M / n) is
  * computed as b (M / n) + floor(b (M % n) / n): the same value, and
  * b (M % n) < 2^64, so no 128-bit division (the simulator's hot path). */
 static inline uint64_t lb_block_offset(const struct lb_schedule *s, uint32_t b)
 {
+	if (s->block_offset)
+		return s->block_offset[b];
 	uint64_t whole = s->bytes / s->nblocks, rest = s->bytes % s->nblocks;
 	return b * whole + (uint64_t)b * rest / s->nblocks;
 }
@@ -126,6 +187,10 @@ struct lb_schedule *lb_sched_new(const char *algo, uint32_t ranks,
 				 uint32_t nblocks, uint64_t bytes);
 void lb_sched_free(struct lb_schedule *s);
 
+/* Frees owner[], block_offset[] and the groups (back to a broadcast's
+ * NULLs): for a holder of a copy of them that outlives the schedule. */
+void lb_sched_free_collective(struct lb_schedule *s);
+
 /* Doubles ro's room for ops.  Returns 0, or -1 on allocation failure. */
 int lb_sched_grow(struct lb_rank_ops *ro);
 
@@ -156,6 +221,23 @@ static inline int lb_sched_transfer(struct lb_schedule *s, uint32_t src, uint32_
 	return lb_sched_add(s, dst, LB_RECV, src, lane, first, n);
 }
 
+/* owner[] for s, every block at the root until the builder says otherwise
+ * (kept by s).  NULL when out of memory. */
+uint32_t *lb_sched_set_owners(struct lb_schedule *s);
+
+/* block_offset[] for s, the even split until the builder overwrites it
+ * (kept by s).  NULL when out of memory. */
+uint64_t *lb_sched_set_offsets(struct lb_schedule *s);
+
+/* Adds a barrier group of n ranks (any order, copied, kept ascending)
+ * costing cost_seconds in the simulator.  Returns its id, or -1 (no
+ * memory, or n == 0). */
+int64_t lb_sched_add_group(struct lb_schedule *s, const uint32_t *members,
+			   uint32_t n, double cost_seconds);
+
+/* Appends a BARRIER of group g to every lane of every member.  0 or -1. */
+int lb_sched_barrier(struct lb_schedule *s, uint32_t g);
+
 /* Group each rank's ops by lane; required before executing or validating. */
 int lb_sched_finalize(struct lb_schedule *s);
 
@@ -178,17 +260,24 @@ uint64_t lb_sched_min_bytes(uint32_t ranks, uint32_t lanes, uint64_t ops);
 /* Bytes lb_sched_validate allocates at least for such a schedule. */
 uint64_t lb_sched_validate_min_bytes(uint32_t ranks, uint64_t blocks, uint64_t ops);
 
-/* The distinct peers rank r exchanges data with on `lane`, ascending, into
+/* The distinct peers rank r exchanges data with on `lane` (a barrier's:
+ * its group's first member, the leader, with each other member),
+ * ascending, into
  * peers[] (room for ranks entries).  Returns the count, or -1 (no memory). */
 int lb_sched_lane_peers(const struct lb_schedule *s, uint32_t r, uint32_t lane,
 			uint32_t *peers);
 
-/* Validate: every non-root rank receives every block exactly once and the
- * root none (transit RECVs are no delivery: they do not count, and each
- * pairs with one transit SEND of the same block at that rank); every SEND
- * has its RECV on the same channel, in order; a SEND only uses blocks its
- * rank holds by then (a transit RECV makes them held); no deadlock; with
- * s->platform, every op is between ranks linked on its lane.  Returns 0 when
+/* Validate: a rank that wants a block it does not own receives it exactly
+ * once, an owner never receives its own block, no rank receives one twice
+ * (for a broadcast: every non-root rank every block once, the root none);
+ * transit RECVs are no delivery: they do not count, and each pairs with
+ * one transit SEND of the same block at that rank; every SEND has its RECV
+ * on the same channel, in order; a SEND only uses blocks its rank holds by
+ * then (a transit RECV makes them held); a BARRIER's rank is a member of
+ * its group, every lane of every member has it, and members agree on the
+ * order of the barriers they share; no deadlock; with s->platform, every
+ * op is between ranks linked on its lane; owner[] and block_offset[] are
+ * in range.  Returns 0 when
  * valid, otherwise -1 with a one-line reason in err. */
 int lb_sched_validate(const struct lb_schedule *s, char *err, size_t errlen);
 

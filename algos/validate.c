@@ -1,13 +1,19 @@
-/* Schedule validator.  Four checks, each naming what is wrong:
- *  1. every op is well formed (peer, lane, block range, flags), and with a
- *     platform, between ranks linked on its lane;
+/* Schedule validator.  Five checks, each naming what is wrong:
+ *  1. every op is well formed (peer, lane, block range, flags; a BARRIER's
+ *     group has its rank), and with a platform, between ranks linked on its
+ *     lane; owner[], block_offset[] and the groups are in range;
  *  2. channels match: the k-th SEND from a to b on lane l is the k-th RECV
  *     at b from a on lane l, with the same blocks;
  *  3. an untimed execution (SENDs in lane order, released when their blocks
  *     are present) completes: nothing is sent that is never held, and no
  *     cycle of waiting SENDs exists;
- *  4. every non-root rank receives every block exactly once, the root none
- *     (transit RECVs aside: each pairs with a transit SEND of its rank). */
+ *  4. barriers: every lane of every member of a group has as many of its
+ *     BARRIERs, and members agree on the order of the groups they share;
+ *  5. a rank that wants a block it does not own receives it exactly once,
+ *     an owner never its own, nobody twice (transit RECVs aside: each pairs
+ *     with a transit SEND of its rank).  The untimed execution of 3 starts
+ *     from the owners and holds every lane at a BARRIER until all of the
+ *     group's lanes are there. */
 #include "schedule.h"
 
 #include <stdio.h>
@@ -51,15 +57,80 @@ int lb_sched_check_links(const struct lb_schedule *s, char *err, size_t len)
 	return 0;
 }
 
+static int is_member(const struct lb_barrier_group *g, uint32_t r)
+{
+	uint32_t lo = 0, hi = g->count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (g->members[mid] == r)
+			return 1;
+		if (g->members[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static int check_barrier_op(const struct lb_schedule *s, uint32_t r,
+			    const struct lb_op *op, char *err, size_t len)
+{
+	if (op->lane >= s->lanes)
+		return lb_errf(err, len, "rank %u BARRIER: lane %u out of range (schedule has %u lanes)",
+			    r, op->lane, s->lanes);
+	if (op->peer >= s->groups)
+		return lb_errf(err, len, "rank %u BARRIER on lane %u: group %u out of range (schedule has %u)",
+			    r, op->lane, op->peer, s->groups);
+	if (op->nblocks || op->first_block || op->flags)
+		return lb_errf(err, len, "rank %u BARRIER on lane %u: carries blocks or flags",
+			    r, op->lane);
+	if (!is_member(&s->group[op->peer], r))
+		return lb_errf(err, len, "rank %u BARRIER on lane %u: not a member of group %u",
+			    r, op->lane, op->peer);
+	return 0;
+}
+
+/* owner[], block_offset[] and the groups' members in range. */
+static int check_layout(const struct lb_schedule *s, char *err, size_t len)
+{
+	if (s->want != LB_WANT_ALL && s->want != LB_WANT_ROOT)
+		return lb_errf(err, len, "unknown want %d", (int)s->want);
+	for (uint32_t b = 0; s->owner && b < s->nblocks; b++)
+		if (s->owner[b] >= s->ranks)
+			return lb_errf(err, len, "block %u: owner %u out of range (ranks 0..%u)",
+				    b, s->owner[b], s->ranks - 1);
+	const uint64_t *off = s->block_offset;
+	if (off && (off[0] != 0 || off[s->nblocks] != s->bytes))
+		return lb_errf(err, len, "block offsets run from %llu to %llu, not 0 to %llu",
+			    (unsigned long long)off[0], (unsigned long long)off[s->nblocks],
+			    (unsigned long long)s->bytes);
+	for (uint32_t b = 0; off && b < s->nblocks; b++)
+		if (off[b + 1] <= off[b])
+			return lb_errf(err, len, "block %u: empty or negative size (offsets %llu, %llu)",
+				    b, (unsigned long long)off[b], (unsigned long long)off[b + 1]);
+	for (uint32_t g = 0; g < s->groups; g++)
+		for (uint32_t i = 0; i < s->group[g].count; i++)
+			if (s->group[g].members[i] >= s->ranks ||
+			    (i && s->group[g].members[i] == s->group[g].members[i - 1]))
+				return lb_errf(err, len, "barrier group %u: member %u out of range or repeated",
+					    g, s->group[g].members[i]);
+	return 0;
+}
+
 static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 {
-	if (check_platform(s, err, len))
+	if (check_platform(s, err, len) || check_layout(s, err, len))
 		return -1;
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		const struct lb_rank_ops *ro = &s->rank[r];
 		for (uint32_t i = 0; i < ro->count; i++) {
 			const struct lb_op *op = &ro->ops[i];
 			const char *what = op->kind == LB_SEND ? "SEND" : "RECV";
+			if (op->kind == LB_BARRIER) {
+				if (check_barrier_op(s, r, op, err, len))
+					return -1;
+				continue;
+			}
 			if (op->kind != LB_SEND && op->kind != LB_RECV)
 				return lb_errf(err, len, "rank %u op %u: unknown op kind %u",
 					    r, i, op->kind);
@@ -230,22 +301,30 @@ static void count_recvs(const struct lb_schedule *s, uint8_t *recv_count)
 	}
 }
 
+/* 0, or -1 naming what rank r's count of deliveries of block b breaks. */
+static int check_block(const struct lb_schedule *s, uint32_t r, uint32_t b,
+		       uint8_t cnt, char *err, size_t len)
+{
+	if (lb_sched_owns(s, r, b) && cnt)
+		return s->owner ? lb_errf(err, len, "rank %u owns block %u but receives it", r, b)
+				: lb_errf(err, len, "rank %u is the root but receives block %u", r, b);
+	if (!lb_sched_owns(s, r, b) && lb_sched_wants(s, r) && cnt == 0)
+		return lb_errf(err, len, "missing block: rank %u never receives block %u",
+			    r, b);
+	if (cnt > 1)
+		return lb_errf(err, len, "duplicate: rank %u receives block %u %u times",
+			    r, b, cnt);
+	return 0;
+}
+
 static int check_once(const struct lb_schedule *s, const uint8_t *recv_count,
 		      char *err, size_t len)
 {
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		const uint8_t *cnt = recv_count + (size_t)r * s->nblocks;
-		for (uint32_t b = 0; b < s->nblocks; b++) {
-			if (r == s->root && cnt[b])
-				return lb_errf(err, len, "rank %u is the root but receives block %u",
-					    r, b);
-			if (r != s->root && cnt[b] == 0)
-				return lb_errf(err, len, "missing block: rank %u never receives block %u",
-					    r, b);
-			if (cnt[b] > 1)
-				return lb_errf(err, len, "duplicate: rank %u receives block %u %u times",
-					    r, b, cnt[b]);
-		}
+		for (uint32_t b = 0; b < s->nblocks; b++)
+			if (check_block(s, r, b, cnt[b], err, len))
+				return -1;
 	}
 	return 0;
 }
@@ -303,6 +382,59 @@ static int check_transit(const struct lb_schedule *s, char *err, size_t len)
 	return rc;
 }
 
+/* The group of the next BARRIER at (r, lane) from *pos on whose group
+ * also holds rank `with` (past it after), or UINT32_MAX when none is left. */
+static uint32_t next_shared(const struct lb_schedule *s, uint32_t r, uint32_t lane,
+			    uint32_t with, uint32_t *pos)
+{
+	uint32_t n;
+	const struct lb_op *ops = lb_lane_ops(s, r, lane, &n);
+	for (; *pos < n; (*pos)++)
+		if (ops[*pos].kind == LB_BARRIER && is_member(&s->group[ops[*pos].peer], with))
+			return ops[(*pos)++].peer;
+	return UINT32_MAX;
+}
+
+static const char *group_name(uint32_t g, char *buf, size_t len)
+{
+	if (g == UINT32_MAX)
+		return "the end";
+	snprintf(buf, len, "group %u", g);
+	return buf;
+}
+
+/* (a, la) and (b, lb) meet the groups they share in the same order. */
+static int same_barriers(const struct lb_schedule *s, uint32_t a, uint32_t la,
+			 uint32_t b, uint32_t lb, char *err, size_t len)
+{
+	uint32_t pa = 0, pb = 0, ga, gb;
+	char na[24], nb[24];
+	do {
+		ga = next_shared(s, a, la, b, &pa);
+		gb = next_shared(s, b, lb, a, &pb);
+		if (ga != gb)
+			return lb_errf(err, len, "barriers out of step: rank %u lane %u reaches %s where rank %u lane %u reaches %s",
+				    a, la, group_name(ga, na, sizeof(na)), b, lb,
+				    group_name(gb, nb, sizeof(nb)));
+	} while (ga != UINT32_MAX);
+	return 0;
+}
+
+/* Every lane of every member of a group agrees with its first member's
+ * lane 0 on the barriers they share: else some lane waits forever. */
+static int check_barriers(const struct lb_schedule *s, char *err, size_t len)
+{
+	for (uint32_t g = 0; g < s->groups; g++) {
+		uint32_t first = s->group[g].members[0];
+		for (uint32_t i = 0; i < s->group[g].count; i++)
+			for (uint32_t l = 0; l < s->lanes; l++)
+				if ((i || l) && same_barriers(s, first, 0, s->group[g].members[i], l,
+							      err, len))
+					return -1;
+	}
+	return 0;
+}
+
 /* Untimed execution state. */
 struct exec {
 	const struct lb_schedule *s;
@@ -311,6 +443,8 @@ struct exec {
 	uint32_t *stack;   /* (rank, lane) slots to try, as rank * lanes + lane */
 	uint32_t *queued;  /* slot is on the stack */
 	size_t top;
+	uint32_t *arrived; /* [group]: lanes waiting at its current barrier */
+	uint8_t *waits;    /* [slot]: the lane waits at a barrier */
 };
 
 static void push(struct exec *x, uint32_t slot)
@@ -332,7 +466,27 @@ static uint32_t first_missing(const struct exec *x, uint32_t r,
 	return UINT32_MAX;
 }
 
-/* Runs the SENDs of one (rank, lane) until one waits for a block. */
+/* The lane at slot reaches a BARRIER of group g; the last of the group's
+ * lanes to come releases them all past it.  Returns 1 when released. */
+static int reach_barrier(struct exec *x, uint32_t g)
+{
+	const struct lb_schedule *s = x->s;
+	const struct lb_barrier_group *grp = &s->group[g];
+	if (++x->arrived[g] < (size_t)grp->count * s->lanes)
+		return 0;
+	x->arrived[g] = 0;
+	for (uint32_t i = 0; i < grp->count; i++)
+		for (uint32_t l = 0; l < s->lanes; l++) {
+			uint32_t slot = grp->members[i] * s->lanes + l;
+			x->waits[slot] = 0;
+			x->cursor[slot]++;
+			push(x, slot);
+		}
+	return 1;
+}
+
+/* Runs the SENDs of one (rank, lane) until one waits for a block or the
+ * lane waits at a barrier (where only the last lane to come moves it on). */
 static void advance(struct exec *x, uint32_t slot)
 {
 	const struct lb_schedule *s = x->s;
@@ -340,6 +494,13 @@ static void advance(struct exec *x, uint32_t slot)
 	const struct lb_op *ops = lb_lane_ops(s, r, lane, &n);
 	while (x->cursor[slot] < n) {
 		const struct lb_op *op = &ops[x->cursor[slot]];
+		if (op->kind == LB_BARRIER) {
+			if (!x->waits[slot]) {
+				x->waits[slot] = 1;
+				reach_barrier(x, op->peer);
+			}
+			return;
+		}
 		if (op->kind == LB_SEND) {
 			if (first_missing(x, r, op) != UINT32_MAX)
 				return;
@@ -372,8 +533,11 @@ static int report_stuck(const struct exec *x, const uint8_t *recv_count,
 		return 0;
 	uint32_t r = (uint32_t)(first / s->lanes), lane = (uint32_t)(first % s->lanes), n;
 	const struct lb_op *op = &lb_lane_ops(s, r, lane, &n)[x->cursor[first]];
+	if (op->kind == LB_BARRIER)
+		return lb_errf(err, len, "deadlock: rank %u lane %u waits at a barrier of group %u (%zu lanes stuck)",
+			    r, lane, op->peer, stuck);
 	uint32_t b = first_missing(x, r, op);
-	if (r != s->root && !recv_count[(size_t)r * s->nblocks + b])
+	if (!lb_sched_owns(s, r, b) && !recv_count[(size_t)r * s->nblocks + b])
 		return lb_errf(err, len, "rank %u lane %u sends block %u to rank %u but never holds it",
 			    r, lane, b, op->peer);
 	return lb_errf(err, len, "deadlock: rank %u lane %u waits to send block %u to rank %u (%zu lanes stuck)",
@@ -390,13 +554,16 @@ static int check_execution(const struct lb_schedule *s,
 		.cursor = calloc(slots, sizeof(uint32_t)),
 		.stack = malloc(slots * sizeof(uint32_t)),
 		.queued = calloc(slots, sizeof(uint32_t)),
+		.arrived = calloc((size_t)s->groups + 1, sizeof(uint32_t)),
+		.waits = calloc(slots, 1),
 	};
 	int rc = -1;
-	if (!x.have || !x.cursor || !x.stack || !x.queued) {
+	if (!x.have || !x.cursor || !x.stack || !x.queued || !x.arrived || !x.waits) {
 		lb_errf(err, len, "out of memory");
 		goto out;
 	}
-	memset(x.have + (size_t)s->root * s->nblocks, 1, s->nblocks);
+	for (uint32_t b = 0; b < s->nblocks; b++)
+		x.have[(size_t)(s->owner ? s->owner[b] : s->root) * s->nblocks + b] = 1;
 	for (size_t slot = slots; slot-- > 0;)
 		push(&x, (uint32_t)slot);
 	while (x.top) {
@@ -410,6 +577,8 @@ out:
 	free(x.cursor);
 	free(x.stack);
 	free(x.queued);
+	free(x.arrived);
+	free(x.waits);
 	return rc;
 }
 
@@ -428,7 +597,7 @@ int lb_sched_validate(const struct lb_schedule *s, char *err, size_t len)
 	if (!s->finalized)
 		return lb_errf(err, len, "schedule not finalized");
 	if (check_ops(s, err, len) || check_channels(s, err, len) ||
-	    check_transit(s, err, len))
+	    check_transit(s, err, len) || check_barriers(s, err, len))
 		return -1;
 	uint8_t *recv_count = calloc((size_t)s->ranks * s->nblocks, 1);
 	if (!recv_count)

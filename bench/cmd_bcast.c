@@ -27,7 +27,7 @@ struct bcast_opts {
 	struct lb_list sizes, slices;
 	uint32_t iterations, warmup;
 	const char *roots; /* -r as typed: "all" needs the job's size */
-	int stripe_off, allgather, idle, no_calibration, no_pin, verbose;
+	int stripe_off, allgather, idle, no_calibration, no_pin, verbose, balance, super2;
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	struct lb_tp_options tpo;
@@ -51,6 +51,8 @@ static int check_roots(void *target, const char *arg, char *err, size_t errlen)
 static const char *const on_off[] = { "on", "off", NULL };
 static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
+static const char *const balances[] = { "equal", "speed", NULL };
+static const char *const super2s[] = { "1phase", "2phase", NULL };
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (those that need no --platform), or a comma list of names (see below)",
@@ -78,6 +80,10 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on", .choices = on_off },
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto", .choices = allgathers },
+	{ LB_OPT("balance", 0, NULL, "seed 004's (hbsp*, with --platform): each rank's share of the message, equal or proportional to its speed on the platform",
+	  LB_OPT_ENUM, OFF(balance)), .def = "equal", .choices = balances },
+	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
+	  LB_OPT_ENUM, OFF(super2)), .def = "1phase", .choices = super2s },
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of one lane for the efficiency column (200mbit); default: asked from the transport",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("site-algo", 0, "NAME", "seed 002's algorithms (flat ... mostcrit): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
@@ -260,6 +266,7 @@ static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct b
 		.iterations = o->iterations, .warmup = o->warmup,
 		.roots = roots->v, .nroots = roots->n,
 		.stripe_off = o->stripe_off, .allgather = (enum lb_allgather)o->allgather,
+		.balance = (enum lb_balance)o->balance, .super2 = (enum lb_super2)o->super2,
 		.nics = lb_cli_nics(cmd, o->nics), .transport = o->transport, .label = o->label,
 		.idle = (enum lb_idle)o->idle,
 		.tp_options = o->tpo,

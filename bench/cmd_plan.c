@@ -109,6 +109,8 @@ static const char *op_name(const struct lb_op *op)
 {
 	if (op->flags & LB_OP_TRANSIT)
 		return op->kind == LB_SEND ? "transit-send" : "transit-recv";
+	if (op->kind == LB_BARRIER)
+		return "barrier";
 	return op->kind == LB_SEND ? "send" : "recv";
 }
 
@@ -125,7 +127,9 @@ static void print_lane(FILE *out, const struct lb_schedule *s, uint32_t r, uint3
 		fputs(" (idle)", out);
 	for (uint32_t i = 0; i < n; i++, op++) {
 		char tok[64];
-		int len = snprintf(tok, sizeof(tok), "%s%u [%u,%u)%s",
+		int len = op->kind == LB_BARRIER
+			? snprintf(tok, sizeof(tok), "barrier:%u", op->peer) /* its group */
+			: snprintf(tok, sizeof(tok), "%s%u [%u,%u)%s",
 				   op->kind == LB_SEND ? "send->" : "recv<-", op->peer,
 				   op->first_block, op->first_block + op->nblocks,
 				   op->flags & LB_OP_TRANSIT ? " transit" : "");
@@ -167,15 +171,18 @@ static void print_summary(FILE *out, const struct lb_schedule *s, const struct l
 		"sent_bytes", "received_bytes");
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		for (uint32_t l = 0; l < s->lanes; l++) {
-			uint32_t n, sends = 0;
+			uint32_t n, sends = 0, recvs = 0;
 			uint64_t bytes[2] = { 0, 0 };
 			const struct lb_op *op = lb_lane_ops(s, r, l, &n);
 			for (uint32_t i = 0; i < n; i++) {
+				if (op[i].kind == LB_BARRIER)
+					continue;
 				sends += op[i].kind == LB_SEND;
+				recvs += op[i].kind == LB_RECV;
 				bytes[op[i].kind] += lb_range_bytes(s, op[i].first_block,
 								    op[i].nblocks);
 			}
-			fprintf(out, "%6u %4u %7u %7u %14llu %14llu\n", r, l, sends, n - sends,
+			fprintf(out, "%6u %4u %7u %7u %14llu %14llu\n", r, l, sends, recvs,
 				(unsigned long long)bytes[LB_SEND],
 				(unsigned long long)bytes[LB_RECV]);
 		}

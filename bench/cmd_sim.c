@@ -22,7 +22,7 @@ struct sim_opts {
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
 	double wan_bw;               /* 0: no cap beyond the lanes */
 	double lat, wan_lat;         /* wan_lat < 0: same as lat */
-	int stripe_off, allgather, validate, model, no_lp;
+	int stripe_off, allgather, validate, model, no_lp, balance, super2;
 	const char *output, *json, *platform, *site_algo;
 	const char *site_sizes;
 	struct lb_cli_sites site_map; /* resolved from sites, site_sizes, platform */
@@ -70,6 +70,12 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
+	{ LB_OPT("balance", 0, NULL, "seed 004's (hbsp*): each rank's share of the message, equal or proportional to its speed on the platform",
+	  LB_OPT_ENUM, OFF(balance)), .def = "equal",
+	  .choices = (const char *const[]){ "equal", "speed", NULL } },
+	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
+	  LB_OPT_ENUM, OFF(super2)), .def = "1phase",
+	  .choices = (const char *const[]){ "1phase", "2phase", NULL } },
 	{ LB_OPT("sites", 0, "N", "split ranks into N equal sites joined by a WAN (multilane chains them; binary and binomial: the root sends to each other site's first rank first, then per-site trees)",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
@@ -132,7 +138,9 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.slices = o->slices.v, .nslices = o->slices.n, .lanes = o->lanes,
 		.roots = roots->v, .nroots = roots->n, .stripe_off = o->stripe_off,
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->site_map.sites,
-		.site_first = o->site_map.first, .alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
+		.site_first = o->site_map.first,
+		.balance = (enum lb_balance)o->balance, .super2 = (enum lb_super2)o->super2,
+		.alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
 		.wan_bw = o->wan_bw,
 		.latency = o->lat, .wan_latency = o->wan_lat,
 		.model = (enum lb_port_model)o->model, .platform = pf, .site_algo = o->site_algo,

@@ -34,6 +34,8 @@ struct bcast_row {
 	double table, refined, sim; /* predicted seconds; NaN = not available */
 	double over_table, over_refined, over_sim; /* median / predicted */
 	double period;              /* platform algorithms: the tree's seconds per slice */
+	double hbsp;                /* seed 004's: the HBSP cost, seconds; NaN: none */
+	const char *collective;     /* bcast or gather (the schedule's want) */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
 	struct lb_cpu_summary cpu;  /* per timed iteration, across ranks */
 };
@@ -101,6 +103,8 @@ static const struct lb_col columns[] = {
 	  .table = { { LB_SHOW_FIXED, "meas/sim", 9, 3, .nan = "-" } } },
 	{ LB_COLUMN("platform", LB_COL_TEXT) },
 	{ LB_COLUMN("period_seconds", LB_COL_REAL) },
+	{ LB_COLUMN("collective", LB_COL_TEXT) },
+	{ LB_COLUMN("hbsp_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("verified_bytes", LB_COL_UINT) },
 	{ LB_COLUMN("cpu_user_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_sys_seconds", LB_COL_REAL) },
@@ -140,7 +144,8 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 				    .sites = r->prm->sites ? r->prm->sites : 1,
 				    .site_first = r->prm->site_first,
 				    .platform = r->prm->platform,
-				    .site_algo = r->prm->site_algo };
+				    .site_algo = r->prm->site_algo,
+				    .balance = r->prm->balance, .super2 = r->prm->super2 };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
 		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
@@ -282,8 +287,44 @@ static void announce(const struct run *r, const struct lb_schedule *s, uint32_t 
 	r->prm->on_iteration(&st, r->prm->on_iteration_arg);
 }
 
-/* One iteration: fresh pattern at the root, cleared elsewhere, start
- * together, run, then check every byte.  The process's CPU time while the
+/* The iteration's data before it starts: the pattern where the rank owns
+ * the blocks (the root all of a broadcast), zeros elsewhere. */
+static void fill_owned(const struct run *r, const struct lb_schedule *s, uint32_t id)
+{
+	if (!s->owner) {
+		if (r->job.rank == s->root)
+			lb_pattern_fill(r->job.buf, s->bytes, id);
+		else
+			memset(r->job.buf, 0, s->bytes);
+		return;
+	}
+	for (uint32_t b = 0; b < s->nblocks; b++) {
+		uint64_t off = lb_block_offset(s, b), n = lb_range_bytes(s, b, 1);
+		if (s->owner[b] == r->job.rank)
+			lb_pattern_fill_range(r->job.buf, off, n, id);
+		else
+			memset(r->job.buf + off, 0, n);
+	}
+}
+
+/* The rank checks every byte at the end: it must end with every block
+ * (a broadcast's root started with them: nothing to check). */
+static int checks(const struct lb_schedule *s, uint32_t rank)
+{
+	return lb_sched_wants(s, rank) && (rank != s->root || s->owner);
+}
+
+/* Ranks that check, for verified_bytes. */
+static uint32_t checking_ranks(const struct lb_schedule *s)
+{
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < s->ranks; r++)
+		n += checks(s, r);
+	return n;
+}
+
+/* One iteration: fresh pattern at the owners, cleared elsewhere, start
+ * together, run, then check every byte where the rank wants it.  The process's CPU time while the
  * data moves -- not the pattern's filling and checking, nor the barrier --
  * is added to *cpu (NULL: a warm-up iteration, not counted). */
 static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule *s, uint32_t it,
@@ -292,10 +333,7 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 	struct lb_cpu start;
 	uint32_t id = ++r->pattern_id;
 	uint64_t bad;
-	if (r->job.rank == s->root)
-		lb_pattern_fill(r->job.buf, s->bytes, id);
-	else
-		memset(r->job.buf, 0, s->bytes);
+	fill_owned(r, s, id);
 	int rc = lb_boot_barrier(r->job.boot, err, len);
 	if (rc)
 		return rc;
@@ -308,7 +346,7 @@ static int iteration(struct run *r, struct lb_exec *x, const struct lb_schedule 
 		name_root_cause(r, err, len);
 	if (rc)
 		return rc;
-	if (r->job.rank != s->root && lb_pattern_check(r->job.buf, s->bytes, id, &bad))
+	if (checks(s, r->job.rank) && lb_pattern_check(r->job.buf, s->bytes, id, &bad))
 		return lb_errf(err, len, "rank %u: wrong data at byte %llu of %llu (%s, iteration %u)",
 			       r->job.rank, (unsigned long long)bad, (unsigned long long)s->bytes,
 			       s->algo, id);
@@ -417,7 +455,7 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 		.algorithm = a->name, .ranks = s->ranks, .lanes = s->lanes, .root = s->root,
 		.bytes = s->bytes, .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
 		.time = time,
-		.verified_bytes = s->bytes * (s->ranks - 1) * (uint64_t)(n + r->prm->warmup),
+		.verified_bytes = s->bytes * checking_ranks(s) * (uint64_t)(n + r->prm->warmup),
 	};
 	/* One rank moves no byte: its "bandwidth" would be the message size
 	 * over an empty iteration's overhead (terabytes per second). */
@@ -433,6 +471,13 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 		struct lb_algo_params p = config_params(r, r->config, &same);
 		res->period = a->period(&p);
 	}
+	res->hbsp = NAN;
+	if (a->hbsp) { /* seed 004's closed form on the platform */
+		const struct lb_algo *same;
+		struct lb_algo_params p = config_params(r, r->config, &same);
+		res->hbsp = a->hbsp(&p);
+	}
+	res->collective = lb_sched_collective(s);
 	res->over_table = ratio(res->time.median, res->table);
 	res->over_refined = ratio(res->time.median, res->refined);
 	res->over_sim = ratio(res->time.median, res->sim);
@@ -526,6 +571,7 @@ static int record(const struct run *r, const struct bcast_row *w, const struct c
 		{ .d = w->over_table }, { .d = w->over_refined }, { .d = w->over_sim },
 		{ .s = r->prm->platform ? r->platform_hash : NULL }, /* NULL: empty, JSON null */
 		{ .d = w->period },
+		{ .s = w->collective }, { .d = w->hbsp },
 		{ .u = w->verified_bytes },
 		{ .d = w->cpu.user }, { .d = w->cpu.sys }, { .d = w->cpu.max_rank },
 		{ .d = w->cpu.per_gigabyte },

@@ -46,6 +46,8 @@ struct lb_bcast_params {
 	size_t nroots;
 	int stripe_off;
 	enum lb_allgather allgather;
+	enum lb_balance balance;   /* seed 004's (hbsp*) */
+	enum lb_super2 super2;
 	const char *nics;          /* one lane each: "rail0,rail1", "auto"; NULL: auto */
 	const char *transport;     /* "tcp" */
 	const char *label;         /* the run's name, first column of every result;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec_barrier.h"
 #include "lib/error.h"
 
 #define COMP_BATCH 64
@@ -23,7 +24,12 @@ struct lane_ctx {
 	uint32_t lane;
 	pthread_t thread;
 	int started;
+	const struct lb_op *ops; /* the lane's ops, barriers expanded */
+	uint32_t n;
+	struct lb_op *xops; /* owned: ops when the schedule has barriers */
 	uint8_t *op_done; /* per op of the lane: completed this iteration */
+	uint32_t bars;    /* LOCAL barrier points passed this iteration */
+	uint32_t local_at; /* the LOCAL op it has arrived at, UINT32_MAX: none */
 	/* Under the sleep policy, a lane whose next send waits for a block
 	 * another lane receives sleeps on wake_fd too (beside the transport's
 	 * fd, or instead of a nap); `parked` tells the receiving lane to
@@ -43,6 +49,7 @@ struct lb_exec {
 	atomic_uint generation;    /* bumped to start an iteration */
 	atomic_uint done;          /* lanes finished this iteration */
 	atomic_int abort;          /* a lane failed: the others stop */
+	atomic_uint bar_arrived;   /* lanes' arrivals at LOCAL barrier points */
 	atomic_int quit;
 };
 
@@ -111,13 +118,13 @@ static int post(struct lane_ctx *lc, const struct lb_op *op, uint32_t i)
 	uint64_t off = lb_block_offset(s, op->first_block);
 	uint64_t len = lb_range_bytes(s, op->first_block, op->nblocks);
 	char why[256];
-	int rc = op->kind == LB_SEND
+	int send = lb_xop_is_send(op->kind);
+	int rc = send
 		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why))
 		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why));
 	if (rc < 0)
 		return lane_fail(lc, -1, "lane %u: %s %s rank %u of bytes [%llu,+%llu) refused: %s",
-				 lc->lane, op->kind == LB_SEND ? "send" : "receive",
-				 op->kind == LB_SEND ? "to" : "from", op->peer,
+				 lc->lane, send ? "send" : "receive", send ? "to" : "from", op->peer,
 				 (unsigned long long)off, (unsigned long long)len, why);
 	return rc;
 }
@@ -126,7 +133,10 @@ static int post(struct lane_ctx *lc, const struct lb_op *op, uint32_t i)
 static int lane_timeout(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (!lc->op_done[i])
+		if (!lc->op_done[i] && ops[i].kind > LB_RECV)
+			return lane_fail(lc, -1, "lane %u: no completion within %.0f s: still at a barrier with rank %u",
+					 lc->lane, lc->x->cfg.timeout, ops[i].peer);
+		else if (!lc->op_done[i])
 			return lane_fail(lc, -1, "lane %u: no completion within %.0f s: still %s blocks [%u,%u) %s rank %u",
 					 lc->lane, lc->x->cfg.timeout,
 					 ops[i].kind == LB_SEND ? "sending" : "receiving",
@@ -137,7 +147,59 @@ static int lane_timeout(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n
 
 struct cursor {
 	uint32_t next_recv, next_send, left;
+	uint32_t first_undone; /* every op before it has completed */
 };
+
+/* Every op of the lane before op i has completed. */
+static int done_before(const struct lane_ctx *lc, struct cursor *cur, uint32_t i)
+{
+	while (cur->first_undone < i && lc->op_done[cur->first_undone])
+		cur->first_undone++;
+	return cur->first_undone >= i;
+}
+
+/* The rank's lanes all at the LOCAL point this lane last reached. */
+static int lanes_met(const struct lane_ctx *lc)
+{
+	return atomic_load(&lc->x->bar_arrived) >= lc->x->cfg.sched->lanes * lc->bars;
+}
+
+/* The leader's LOCAL point i: once every earlier op is done, the lane
+ * arrives (once), and passes when all the rank's lanes have. */
+static int local_wait(struct lane_ctx *lc, struct cursor *cur, uint32_t i)
+{
+	if (!done_before(lc, cur, i))
+		return 1;
+	if (lc->local_at != i) {
+		lc->local_at = i;
+		lc->bars++;
+		atomic_fetch_add(&lc->x->bar_arrived, 1);
+		wake_parked(lc->x, lc->lane);
+	}
+	if (!lanes_met(lc))
+		return 2;
+	lc->op_done[i] = 1;
+	cur->left--;
+	return 0;
+}
+
+/* What a barrier op i (exec_barrier.h) waits for: 0 nothing (go on), 1 the
+ * lane's own completions, 2 another lane. */
+static int barrier_wait(struct lane_ctx *lc, const struct lb_op *op, struct cursor *cur,
+			uint32_t i)
+{
+	switch (op->kind) {
+	case LB_XOP_TOKEN_RECV:
+	case LB_XOP_RELEASE_RECV:
+		return !lc->op_done[i];
+	case LB_XOP_TOKEN_SEND:
+		return !done_before(lc, cur, i);
+	case LB_XOP_LOCAL:
+		return local_wait(lc, cur, i);
+	default:
+		return 0;
+	}
+}
 
 /* Posts receives not yet posted and sends whose blocks are present, in
  * lane order.  Returns how many it posted, or -1.
@@ -155,7 +217,7 @@ static int post_ready(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n,
 {
 	int posted = 0, rc;
 	for (; cur->next_recv < n; cur->next_recv++) {
-		if (ops[cur->next_recv].kind != LB_RECV)
+		if (!lb_xop_is_recv(ops[cur->next_recv].kind))
 			continue;
 		if ((rc = post(lc, &ops[cur->next_recv], cur->next_recv)) != 0)
 			return rc < 0 ? -1 : posted;
@@ -164,12 +226,16 @@ static int post_ready(struct lane_ctx *lc, const struct lb_op *ops, uint32_t n,
 	*blocked = 0;
 	for (; cur->next_send < n; cur->next_send++) {
 		const struct lb_op *op = &ops[cur->next_send];
-		if (op->kind != LB_SEND)
+		if (op->kind == LB_RECV)
 			continue;
-		if (!blocks_present(lc->x, op)) {
-			*blocked = 1;
+		int wait = op->kind == LB_SEND ? !blocks_present(lc->x, op)
+					       : barrier_wait(lc, op, cur, cur->next_send);
+		if (wait) {
+			*blocked = op->kind == LB_SEND || wait == 2;
 			break;
 		}
+		if (!lb_xop_is_send(op->kind))
+			continue;
 		if ((rc = post(lc, op, cur->next_send)) != 0)
 			return rc < 0 ? -1 : posted;
 		posted++;
@@ -223,7 +289,8 @@ static void idle_lane(struct lane_ctx *lc, const struct lb_op *ops, const struct
 	}
 	if (blocked) {
 		atomic_store(&lc->parked, 1);
-		if (blocks_present(x, &ops[cur->next_send])) {
+		const struct lb_op *op = &ops[cur->next_send];
+		if (op->kind == LB_SEND ? blocks_present(x, op) : lanes_met(lc)) {
 			atomic_store(&lc->parked, 0);
 			return;
 		}
@@ -279,13 +346,15 @@ static void rest(struct lane_ctx *lc, const struct lb_op *ops, const struct curs
 static int run_lane(struct lane_ctx *lc)
 {
 	struct lb_exec *x = lc->x;
-	uint32_t n;
-	const struct lb_op *ops = lb_lane_ops(x->cfg.sched, x->cfg.rank, lc->lane, &n);
-	struct cursor cur = { 0, 0, n };
+	uint32_t n = lc->n;
+	const struct lb_op *ops = lc->ops;
+	struct cursor cur = { 0, 0, n, 0 };
 	double deadline = now() + x->cfg.timeout;
 	struct rest st = { .tp_fd = -1 };
 	uint32_t idle_passes = 0;
 	memset(lc->op_done, 0, n);
+	lc->bars = 0;
+	lc->local_at = UINT32_MAX;
 	while (cur.left > 0) {
 		int blocked = 0, posted = post_ready(lc, ops, n, &cur, &blocked);
 		int progressed = posted > 0;
@@ -355,7 +424,12 @@ static int start_threads(struct lb_exec *x, char *err, size_t len)
 	for (uint32_t l = 0; l < x->cfg.sched->lanes; l++) {
 		struct lane_ctx *lc = &x->lanes[l];
 		uint32_t n;
-		lb_lane_ops(x->cfg.sched, x->cfg.rank, l, &n);
+		if (lb_exec_expand(x->cfg.sched, x->cfg.rank, l, &lc->xops, &n)) {
+			snprintf(err, len, "executor: out of memory");
+			return -1;
+		}
+		lc->ops = lc->xops ? lc->xops : lb_lane_ops(x->cfg.sched, x->cfg.rank, l, &n);
+		lc->n = n;
 		lc->x = x;
 		lc->lane = l;
 		lc->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -401,13 +475,16 @@ int lb_exec_new(const struct lb_exec_cfg *cfg, struct lb_exec **out, char *err,
 	return start_threads(x, err, len);
 }
 
-/* Resets the presence map: the root holds every block, others none. */
+/* Resets the presence map: the rank holds the blocks it owns (the root
+ * every block of a broadcast), none else. */
 static void reset(struct lb_exec *x)
 {
-	uint8_t v = x->cfg.rank == x->cfg.sched->root;
-	for (uint32_t b = 0; b < x->cfg.sched->nblocks; b++)
-		atomic_store_explicit(&x->present[b], v, memory_order_relaxed);
+	const struct lb_schedule *s = x->cfg.sched;
+	for (uint32_t b = 0; b < s->nblocks; b++)
+		atomic_store_explicit(&x->present[b], lb_sched_owns(s, x->cfg.rank, b),
+				      memory_order_relaxed);
 	atomic_store(&x->done, 0);
+	atomic_store(&x->bar_arrived, 0);
 }
 
 /* Under the sleep policy the main thread lingers too: lanes that finish
@@ -463,6 +540,7 @@ void lb_exec_free(struct lb_exec *x)
 		if (x->lanes[l].wake_fd >= 0)
 			close(x->lanes[l].wake_fd);
 		free(x->lanes[l].op_done);
+		free(x->lanes[l].xops);
 	}
 	pthread_mutex_destroy(&x->mu);
 	pthread_cond_destroy(&x->cv);

@@ -1,7 +1,9 @@
 /* The executor: runs this rank's part of a schedule on a transport, one
  * progress thread per lane.  Sends and receives of a lane proceed
- * independently; a shared presence map (one flag per block) releases a
- * SEND as soon as its blocks arrived on any lane. */
+ * independently; a shared presence map (one flag per block, set at the
+ * start for the blocks the rank owns) releases a SEND as soon as its
+ * blocks arrived on any lane.  BARRIER ops become zero-byte messages on
+ * their lane (exec_barrier.h). */
 #ifndef LB_EXECUTOR_H
 #define LB_EXECUTOR_H
 
@@ -35,7 +37,7 @@ struct lb_exec;
 int lb_exec_new(const struct lb_exec_cfg *cfg, struct lb_exec **out,
 		char *err, size_t errlen);
 
-/* One broadcast of the schedule; *seconds is this rank's elapsed time
+/* One run of the schedule's collective; *seconds is this rank's elapsed time
  * from the start to its last completion.  On failure the reason names the
  * lane and the peer; returns -1, or LB_EPEER (lib/error.h) when a
  * transport lost the peer. */

@@ -43,3 +43,13 @@ int lb_pattern_check(const uint8_t *buf, uint64_t len, uint32_t iteration,
 	}
 	return 0;
 }
+
+void lb_pattern_fill_range(uint8_t *buf, uint64_t off, uint64_t len, uint32_t iteration)
+{
+	for (uint64_t at = off, end = off + len; at < end;) {
+		uint64_t i = at / 8, from = at % 8, n = 8 - from < end - at ? 8 - from : end - at;
+		uint64_t w = word(iteration, i);
+		memcpy(buf + at, (const uint8_t *)&w + from, n);
+		at += n;
+	}
+}

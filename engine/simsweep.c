@@ -55,10 +55,31 @@ static int two_site(const struct lb_simsweep_params *p)
 	return p->sites == 2 && !p->platform;
 }
 
+/* Instead of the two-site pair (which needs no platform), with a platform
+ * and one of seed 004's algorithms in the sweep: */
+static const struct lb_col hbsp_pair[] = {
+	{ LB_COLUMN("hbsp_seconds", LB_COL_REAL), .table = { { LB_SHOW_SECONDS, "hbsp", 11 } } },
+	{ LB_COLUMN("sim_over_hbsp_ratio", LB_COL_REAL),
+	  .table = { { LB_SHOW_FIXED, "sim/hbsp", 9, 3 } } },
+};
+
+static int hbsp_sweep(const struct lb_simsweep_params *p)
+{
+	for (size_t i = 0; p->platform && i < p->nalgos; i++)
+		if (p->algos[i]->hbsp)
+			return 1;
+	return 0;
+}
+
 const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, size_t *ncols)
 {
-	*ncols = two_site(p) ? NCOLUMNS : NCOLUMNS_ONE_SITE;
-	return columns;
+	static struct lb_col with_hbsp[NCOLUMNS]; /* the same, every sweep */
+	*ncols = two_site(p) || hbsp_sweep(p) ? NCOLUMNS : NCOLUMNS_ONE_SITE;
+	if (!hbsp_sweep(p))
+		return columns;
+	memcpy(with_hbsp, columns, sizeof(columns));
+	memcpy(with_hbsp + NCOLUMNS_ONE_SITE, hbsp_pair, sizeof(hbsp_pair));
+	return with_hbsp;
 }
 
 /* One configuration's figures, every derived number included. */
@@ -69,6 +90,7 @@ struct sim_row {
 	uint32_t slices;
 	double sim, table, refined, two_site; /* seconds; NaN: no model */
 	double sim_over_table, sim_over_refined, sim_over_two_site;
+	double hbsp, sim_over_hbsp; /* seed 004's HBSP cost; NaN: none */
 	double bandwidth; /* bytes per second */
 	double period;     /* the simulator's steady state, seconds per slice */
 	double throughput; /* slice bytes / period, bytes per second */
@@ -112,6 +134,8 @@ static void eval_models(const struct lb_simsweep_params *p, const struct lb_algo
 	r->sim_over_table = ratio(r->sim, r->table);
 	r->sim_over_refined = ratio(r->sim, r->refined);
 	r->sim_over_two_site = ratio(r->sim, r->two_site);
+	r->hbsp = p->platform && r->algo->hbsp ? r->algo->hbsp(prm) : NAN;
+	r->sim_over_hbsp = ratio(r->sim, r->hbsp);
 	r->bandwidth = r->sim > 0 ? (double)r->bytes / r->sim : NAN;
 	r->throughput = r->period > 0 ? (double)r->slice / r->period : NAN;
 	r->ratio_to_lp = ratio(r->throughput, r->lp_bound);
@@ -164,6 +188,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 		.slice_bytes = slice, .stripe_off = p->stripe_off, .allgather = p->allgather,
 		.sites = p->sites, .site_first = p->site_first, .platform = p->platform,
 		.site_algo = p->site_algo,
+		.balance = p->balance, .super2 = p->super2,
 	};
 	if (slice == LB_SLICE_AUTO)
 		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)
@@ -184,11 +209,12 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 		{ .d = r->sim_over_refined }, { .d = r->bandwidth },
 		{ .d = r->period }, { .d = r->throughput },
 		{ .s = platform }, { .d = r->lp_bound }, { .d = r->ratio_to_lp },
-		{ .d = r->two_site }, { .d = r->sim_over_two_site },
+		{ .d = hbsp_sweep(p) ? r->hbsp : r->two_site },
+		{ .d = hbsp_sweep(p) ? r->sim_over_hbsp : r->sim_over_two_site },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NCOLUMNS, "a value for every column");
-	struct lb_result res = { .cols = columns, .vals = v };
-	lb_simsweep_columns(p, &res.ncols);
+	struct lb_result res = { .vals = v };
+	res.cols = lb_simsweep_columns(p, &res.ncols);
 	return sink->row(sink->ctx, &res, err, len);
 }
 
@@ -493,8 +519,8 @@ static uint64_t config_memory(const struct lb_simsweep_params *p, const struct s
 	return n.memory ? n.memory : 1;
 }
 
-/* On a platform, the schedule of a one-block message uses every pair
- * a larger one does: built and validated (s->platform makes the
+/* On a platform, the schedule of a one-block message (seed 004's: a
+ * byte per rank) uses every pair a larger one does: built and validated (s->platform makes the
  * validator refuse an op over a missing link), so a schedule that needs
  * a link the platform lacks is refused before any output. */
 static int check_links(const struct lb_simsweep_params *p, const struct lb_algo *a,
@@ -503,6 +529,8 @@ static int check_links(const struct lb_simsweep_params *p, const struct lb_algo 
 	struct lb_algo_params one = *prm;
 	char why[384];
 	one.bytes = 1, one.slice_bytes = 1;
+	if (a->hbsp) /* seed 004's give each rank a share of a byte at least */
+		one.bytes = prm->ranks;
 	struct lb_schedule *s = lb_algo_build(a, &one, err, len);
 	if (!s)
 		return -1;

@@ -30,6 +30,8 @@ struct lb_simsweep_params {
 	size_t nroots;         /* 0: every rank of each rank count, one after another */
 	int stripe_off;
 	enum lb_allgather allgather;
+	enum lb_balance balance; /* seed 004's */
+	enum lb_super2 super2;
 	uint32_t sites;        /* 2 adds the two-site model's columns */
 	const uint32_t *site_first; /* [sites + 1]: the site map (algos/sites.h)
 				     * of every rank count; NULL = even split */

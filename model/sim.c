@@ -27,12 +27,19 @@
 #include "lib/error.h"
 #include "lib/memory.h"
 
-/* A SEND as the simulator needs it: to whom, which blocks. */
+/* A SEND as the simulator needs it: to whom, which blocks.  Schedules
+ * with barriers add marks to the stream, told by peer: a RECV's blocks
+ * (placed just before the lane's next BARRIER: the lane has reached it once
+ * they have arrived, yet its SENDs never wait for them) and the BARRIER
+ * itself (first_block = its group). */
 struct send {
 	uint32_t peer;
 	uint32_t first_block;
 	uint32_t nblocks;
 };
+
+#define MARK_RECV (UINT32_MAX - 1)
+#define MARK_BARRIER UINT32_MAX
 
 /* A SEND's costs on a platform, resolved once when it is copied (a link
  * lookup per event would cost a search of the platform's rules). */
@@ -96,6 +103,11 @@ struct sim {
 	struct send_cost *cost; /* [like sends] on a platform, else NULL */
 	struct queue q;
 	struct lb_sim_result *res;
+	/* Barriers (s->groups > 0 only): */
+	double *reach;      /* [slot]: when its RECVs before the barrier ahead arrived */
+	double *bar_at;     /* [group]: latest arrival at its current barrier */
+	uint32_t *bar_count; /* [group]: lanes there */
+	double released;    /* the last barrier's release */
 };
 
 /* Times are never NaN (check_net), so a comparison does what fmax and
@@ -202,11 +214,67 @@ static const struct send *head_send(const struct sim *x, uint32_t slot)
 	return x->next[slot] < x->end[slot] ? &x->sends[x->next[slot]] : NULL;
 }
 
+static void try_ready(struct sim *x, uint32_t slot);
+
+/* The lane at slot reaches a barrier of group g: the last of the group's
+ * lanes releases them all at the latest arrival + the group's cost. */
+static void reach_barrier(struct sim *x, uint32_t slot, uint32_t g)
+{
+	const struct lb_schedule *s = x->s;
+	const struct lb_barrier_group *grp = &s->group[g];
+	x->bar_at[g] = later(x->bar_at[g], later(x->reach[slot], x->send_free[slot]));
+	if (++x->bar_count[g] < (size_t)grp->count * s->lanes)
+		return;
+	double release = x->bar_at[g] + grp->cost_seconds;
+	x->bar_at[g] = 0;
+	x->bar_count[g] = 0;
+	x->released = later(x->released, release);
+	for (uint32_t i = 0; i < grp->count; i++)
+		for (uint32_t l = 0; l < s->lanes; l++) {
+			uint32_t m = grp->members[i] * s->lanes + l;
+			x->send_free[m] = later(x->send_free[m], release);
+			x->reach[m] = release;
+			x->next[m]++;
+		}
+	for (uint32_t i = 0; i < grp->count; i++)
+		for (uint32_t l = 0; l < s->lanes; l++)
+			try_ready(x, grp->members[i] * s->lanes + l);
+}
+
+/* Moves the lane past the RECV marks at its head whose blocks have
+ * arrived.  Returns 1 when its head is a SEND (or nothing), 0 when it
+ * waits for a block or at a barrier. */
+static int pass_marks(struct sim *x, uint32_t slot)
+{
+	const struct send *op;
+	const double *arr = x->arrival + (size_t)(slot / x->s->lanes) * x->s->nblocks;
+	while ((op = head_send(x, slot)) && op->peer >= MARK_RECV) {
+		if (op->peer == MARK_BARRIER) {
+			reach_barrier(x, slot, op->first_block);
+			return 0;
+		}
+		for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++) {
+			if (isinf(arr[b])) {
+				x->waiting[slot] = 1;
+				return 0;
+			}
+			x->reach[slot] = later(x->reach[slot], arr[b]);
+		}
+		x->next[slot]++;
+	}
+	return 1;
+}
+
 /* Queues the lane's next SEND if all its blocks have arrival times. */
 static void try_ready(struct sim *x, uint32_t slot)
 {
 	const struct send *op = head_send(x, slot);
 	x->waiting[slot] = 0;
+	if (op && x->reach) {
+		if (!pass_marks(x, slot))
+			return;
+		op = head_send(x, slot);
+	}
 	if (!op)
 		return;
 	const double *arr = x->arrival + (size_t)(slot / x->s->lanes) * x->s->nblocks;
@@ -360,12 +428,35 @@ static double steady_period(double *row, uint32_t n)
 	return (row[n - 1] - row[half - 1]) / (n - half);
 }
 
-/* Completion times and the period, or the first lane that never finished. */
+/* When rank r held the blocks it must end with (a rank that wants none:
+ * its last arrival), or INFINITY when one never came. */
+static double rank_done(const struct sim *x, uint32_t r)
+{
+	const struct lb_schedule *s = x->s;
+	const double *arr = x->arrival + (size_t)r * s->nblocks;
+	double done = 0;
+	if (lb_sched_wants(s, r)) {
+		for (uint32_t b = 0; b < s->nblocks; b++)
+			done = later(done, arr[b]);
+		return done;
+	}
+	for (uint32_t b = 0; b < s->nblocks; b++)
+		if (!isinf(arr[b]))
+			done = later(done, arr[b]);
+	return done;
+}
+
+/* Completion times and the period, or the first lane that never finished.
+ * The run ends when every rank holds what it wants and the last barrier
+ * has released. */
 static int collect(struct sim *x, char *err, size_t len)
 {
 	const struct lb_schedule *s = x->s;
 	for (uint32_t slot = 0; slot < s->ranks * s->lanes; slot++) {
 		const struct send *op = head_send(x, slot);
+		if (op && op->peer >= MARK_RECV)
+			return lb_errf(err, len, "simulation stuck: rank %u lane %u waits at a barrier (schedule not valid?)",
+				    slot / s->lanes, slot % s->lanes);
 		if (op)
 			return lb_errf(err, len, "simulation stuck: rank %u lane %u cannot send blocks [%u,%u) to rank %u (schedule not valid?)",
 				    slot / s->lanes, slot % s->lanes, op->first_block,
@@ -374,17 +465,15 @@ static int collect(struct sim *x, char *err, size_t len)
 	x->res->seconds = 0;
 	uint32_t slowest = s->root;
 	for (uint32_t r = 0; r < s->ranks; r++) {
-		const double *arr = x->arrival + (size_t)r * s->nblocks;
-		double done = 0;
-		for (uint32_t b = 0; b < s->nblocks; b++)
-			done = later(done, arr[b]);
+		double done = rank_done(x, r);
 		if (isinf(done))
 			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
 		if (x->res->rank_done)
 			x->res->rank_done[r] = done;
-		if (done > x->res->seconds)
+		if (done > x->res->seconds && lb_sched_wants(s, r))
 			x->res->seconds = done, slowest = r;
 	}
+	x->res->seconds = later(x->res->seconds, x->released);
 	x->res->period = steady_period(x->arrival + (size_t)slowest * s->nblocks, s->nblocks);
 	return 0;
 }
@@ -446,13 +535,36 @@ uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t 
 			  (uint64_t)ranks * lanes * per_slot);
 }
 
-/* Copies every lane's SENDs of s, in lane order, into x->sends. */
+/* Appends one lane's SENDs to x->sends from *total on; with marks, each
+ * BARRIER and before it the RECVs since the previous one (see struct send). */
+static void copy_lane(struct sim *x, const struct lb_op *ops, uint32_t n, int marks,
+		      size_t *total)
+{
+	uint32_t segment = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ops[i].kind == LB_SEND)
+			x->sends[(*total)++] = (struct send){ ops[i].peer, ops[i].first_block,
+							      ops[i].nblocks };
+		if (ops[i].kind != LB_BARRIER || !marks)
+			continue;
+		for (; segment < i; segment++)
+			if (ops[segment].kind == LB_RECV)
+				x->sends[(*total)++] = (struct send){ MARK_RECV, ops[segment].first_block,
+								      ops[segment].nblocks };
+		x->sends[(*total)++] = (struct send){ MARK_BARRIER, ops[i].peer, 0 };
+		segment = i + 1;
+	}
+}
+
+/* Copies every lane's SENDs of s (and marks, with barriers), in lane
+ * order, into x->sends. */
 static int gather_sends(struct sim *x, const struct lb_schedule *s)
 {
 	size_t total = 0, slot = 0;
+	int marks = s->groups > 0;
 	for (uint32_t r = 0; r < s->ranks; r++)
 		for (uint32_t i = 0; i < s->rank[r].count; i++)
-			total += s->rank[r].ops[i].kind == LB_SEND;
+			total += s->rank[r].ops[i].kind == LB_SEND || marks;
 	x->sends = lb_alloc_large(total * sizeof(*x->sends));
 	if (!x->sends)
 		return -1;
@@ -462,10 +574,7 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s)
 			uint32_t n;
 			const struct lb_op *ops = lb_lane_ops(s, r, l, &n);
 			x->next[slot] = total;
-			for (uint32_t i = 0; i < n; i++)
-				if (ops[i].kind == LB_SEND)
-					x->sends[total++] = (struct send){ ops[i].peer, ops[i].first_block,
-									   ops[i].nblocks };
+			copy_lane(x, ops, n, marks, &total);
 			x->end[slot] = total;
 		}
 	}
@@ -485,6 +594,8 @@ static int number_links(struct sim *x, const struct lb_schedule *s, char *err, s
 	for (uint32_t slot = 0; owner && at && slot < s->ranks * s->lanes; slot++)
 		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
 			uint32_t peer = x->sends[i].peer;
+			if (peer >= MARK_RECV)
+				continue;
 			if (owner[peer] != slot)
 				owner[peer] = slot, at[peer] = links++;
 			x->cost[i].link = at[peer];
@@ -510,6 +621,10 @@ static int gather_costs(struct sim *x, const struct lb_schedule *s,
 		uint32_t src = slot / s->lanes, lane = slot % s->lanes;
 		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
 			const struct send *op = &x->sends[i];
+			if (op->peer >= MARK_RECV) {
+				x->cost[i] = (struct send_cost){ 0, 0, 0 };
+				continue;
+			}
 			struct lb_link l = op->peer == src ? (struct lb_link){ 0 }
 							   : lb_platform_link(pf, src, op->peer, lane);
 			if (!(l.bw > 0))
@@ -522,16 +637,19 @@ static int gather_costs(struct sim *x, const struct lb_schedule *s,
 	return x->net->model == LB_PORT_MULTI ? number_links(x, s, err, len) : 0;
 }
 
-/* Nothing has arrived yet except at the root, which holds every block. */
+/* Nothing has arrived yet except at the owners: the root, which holds
+ * every block, or each block's owner. */
 static void clear_arrivals(struct sim *x)
 {
 	const struct lb_schedule *s = x->s;
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		double *row = x->arrival + (size_t)r * s->nblocks;
-		double t = r == s->root ? 0 : INFINITY;
+		double t = r == s->root && !s->owner ? 0 : INFINITY;
 		for (uint32_t b = 0; b < s->nblocks; b++)
 			row[b] = t;
 	}
+	for (uint32_t b = 0; s->owner && b < s->nblocks; b++)
+		x->arrival[(size_t)s->owner[b] * s->nblocks + b] = 0;
 }
 
 /* The schedule is many small blocks inside malloc's heap: freed, they stay
@@ -579,6 +697,9 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	if (to_free) {
 		/* trimming walks the whole heap: worth it for a large schedule only */
 		int large = lb_sched_op_count(to_free) * sizeof(struct lb_op) >= TRIM_ABOVE_BYTES;
+		/* the run keeps what it reads of the collective (dims has it) */
+		to_free->owner = NULL, to_free->block_offset = NULL;
+		to_free->group = NULL, to_free->groups = 0;
 		lb_sched_free(to_free);
 		if (large)
 			give_back_freed();
@@ -590,6 +711,16 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	    !x.q.link || !x.q.ties || (net->model == LB_PORT_MULTI && !x.cpu_free)) {
 		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
 		     dims.ranks, dims.nblocks);
+		goto out;
+	}
+	if (dims.groups && !(x.reach = calloc(slots, sizeof(double)))) {
+		lb_errf(err, errlen, "sim: out of memory for the barriers");
+		goto out;
+	}
+	x.bar_at = dims.groups ? calloc(dims.groups, sizeof(double)) : NULL;
+	x.bar_count = dims.groups ? calloc(dims.groups, sizeof(uint32_t)) : NULL;
+	if (dims.groups && (!x.bar_at || !x.bar_count)) {
+		lb_errf(err, errlen, "sim: out of memory for the barriers");
 		goto out;
 	}
 	if (net->platform && gather_costs(&x, &dims, net->platform, err, errlen))
@@ -616,6 +747,11 @@ out:
 	free(x.q.ev);
 	free(x.q.link);
 	free(x.q.ties);
+	free(x.reach);
+	free(x.bar_at);
+	free(x.bar_count);
+	if (to_free) /* what it took over from the freed schedule */
+		lb_sched_free_collective(&dims);
 	return rc;
 }
 

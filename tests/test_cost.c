@@ -69,17 +69,17 @@ static void registry(void)
 	for (size_t i = 0; i < lb_nalgos; i++) {
 		const struct lb_algo *a = &lb_algos[i];
 		/* closed forms for the homogeneous ones; a period for the
-		 * platform ones (seed 000), which have no closed form, or
-		 * seed 002's model makespan */
+		 * platform ones (seed 000), which have no closed form, seed
+		 * 002's model makespan or seed 004's HBSP cost */
 		CHECK(a->name && a->summary && a->build &&
-		      (a->needs ? (a->period || a->makespan) && !a->cost_table && !a->cost_refined
+		      (a->needs ? (a->period || a->makespan || a->hbsp) && !a->cost_table && !a->cost_refined
 				: a->cost_table && a->cost_refined && !a->period),
 		      "entry %zu incomplete", i);
 		homogeneous += !a->needs;
 		CHECK(lb_algo_find(a->name) == a, "%s not found by name", a->name);
 	}
-	CHECK(homogeneous == 6 && lb_nalgos == 22,
-	      "six homogeneous algorithms, eight of seed 000 and eight of seed 002, got %zu of %zu",
+	CHECK(homogeneous == 6 && lb_nalgos == 27,
+	      "six homogeneous algorithms, eight of seed 000, eight of seed 002 and five of seed 004, got %zu of %zu",
 	      homogeneous, lb_nalgos);
 	CHECK(lb_algo_find("ring") == NULL, "unknown name must not resolve");
 }

@@ -1,8 +1,9 @@
 /* Executor + TCP transport end to end on loopback, each rank a thread of
  * this process (addresses exchanged in memory): every algorithm, several
  * sizes, slices, lanes and roots (the platform algorithms on two small
- * platforms, with relays in transit); every rank's bytes checked against the
- * iteration's pattern.  A second part shows a dead peer is reported, and
+ * platforms, with relays in transit, seed 004's gathers and barriers
+ * among them); the bytes of every rank that must end with the message
+ * checked against the iteration's pattern.  A second part shows a dead peer is reported, and
  * a channel given up (forget) costs no other channel of its lane. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,6 +57,19 @@ static int connect_rank(struct job *j, uint32_t r, struct lb_tp **tp, char *err,
 	return rc;
 }
 
+/* The pattern where rank r owns the blocks (a broadcast's root: all), 0xee
+ * elsewhere. */
+static void fill_owned(const struct lb_schedule *s, uint32_t r, uint8_t *buf, uint32_t it)
+{
+	for (uint32_t b = 0; b < s->nblocks; b++) {
+		uint64_t off = lb_block_offset(s, b), n = lb_range_bytes(s, b, 1);
+		if (lb_sched_owns(s, r, b))
+			lb_pattern_fill_range(buf, off, n, it);
+		else
+			memset(buf + off, 0xee, n);
+	}
+}
+
 static int iterate(struct job *j, uint32_t r, struct lb_tp *tp, uint8_t *buf,
 		   char *err, size_t len)
 {
@@ -65,15 +79,14 @@ static int iterate(struct job *j, uint32_t r, struct lb_tp *tp, uint8_t *buf,
 	struct lb_exec *x = NULL;
 	int rc = lb_exec_new(&xc, &x, err, len);
 	for (uint32_t it = 0; rc == 0 && it < ITERS; it++) {
-		if (r == s->root)
-			lb_pattern_fill(buf, s->bytes, it);
-		else
-			memset(buf, 0xee, s->bytes);
+		fill_owned(s, r, buf, it);
 		pthread_barrier_wait(&j->barrier);
 		double secs;
 		uint64_t bad;
 		rc = lb_exec_iteration(x, &secs, err, len);
-		if (rc == 0 && lb_pattern_check(buf, s->bytes, it, &bad))
+		/* every rank that must end with every block: all of them (a
+		 * gather's root only), the broadcast's root too (it keeps them) */
+		if (rc == 0 && lb_sched_wants(s, r) && lb_pattern_check(buf, s->bytes, it, &bad))
 			rc = -1, snprintf(err, len, "rank %u: wrong byte at offset %llu in iteration %u",
 					  r, (unsigned long long)bad, it);
 		pthread_barrier_wait(&j->barrier);

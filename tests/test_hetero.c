@@ -274,7 +274,7 @@ static void registry_on(const struct lb_platform *pf, const double *lp, uint32_t
 	struct lb_algo_params prm = params_at(pf, lp, root);
 	for (size_t i = 0; i < lb_nalgos; i++) {
 		const struct lb_algo *a = &lb_algos[i];
-		if (!a->period)
+		if (!a->period) /* seed 002's: test_coord*; seed 004's: test_hbsp */
 			continue;
 		char err[256] = "";
 		if (a->check && a->check(&prm, err, sizeof(err))) {

@@ -2,7 +2,8 @@
 # lanebench repro seed000-table3 at CI size (2 platforms of 30 nodes): the
 # generator line, one row per Table 3 column with the paper's cell beside
 # it, the CSV and JSON, and bad input (unknown experiment, a node count
-# without a preset) refused with exit 2 and no file.
+# without a preset) refused with exit 2 and no file; repro seed004's rows
+# and verdicts.
 set -u
 usage="usage: repro_test.sh path/to/tests/lib.sh path/to/lanebench"
 source "${1:?$usage}"
@@ -31,5 +32,14 @@ awk -F, 'NR > 1 && !/^#/ { if ($5 <= 0 || $5 > 100.0001) bad++ } END { exit bad 
 "$B" repro seed000-table3 -p 40 -o "$tmp/never" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "'40': no tiers-like preset" "$tmp/err" || fail "40 nodes: $(cat "$tmp/err")"
 [ ! -e "$tmp/never" ] || fail "a refused run wrote its -o file"
+
+# Seed 004 in the simulator: every broadcast row within 2 % of 2r/(1+r),
+# the gather's T_s/T_f growing with p; the CSV has a row per r_s and p.
+"$B" repro seed004 -o "$tmp/s4.csv" >"$tmp/out" 2>"$tmp/err" || fail "repro seed004: $(cat "$tmp/err")"
+[ "$(grep -c '^bcast .* within' "$tmp/out")" -eq 5 ] || fail "seed004 bcast rows: $(cat "$tmp/out")"
+[ "$(grep -c '^gather .* trend' "$tmp/out")" -eq 6 ] || fail "seed004 gather rows: $(cat "$tmp/out")"
+awk -F, '!/^#/ && $1 == "bcast" { d = $14 < 0 ? -$14 : $14; if (d > 2) bad++ } END { exit bad > 0 }' \
+	"$tmp/s4.csv" || fail "seed004: a broadcast row beyond 2 %: $(cat "$tmp/s4.csv")"
+[ "$(grep -vc '^#' "$tmp/s4.csv")" -eq 13 ] || fail "seed004 CSV: want a header and 12 rows"
 
 finish repro

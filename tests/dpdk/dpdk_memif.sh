@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The DPDK transport over net_memif, without namespaces: 4 ranks x 2 rails
-# as plain processes on this host, rendezvous at 127.0.0.1, every algorithm,
-# bytes verified by lanebench.  memif links are point to point, so each
+# as plain processes on this host, rendezvous at 127.0.0.1, every algorithm
+# (seed 004's gathers on a platform too), bytes verified by lanebench.  memif links are point to point, so each
 # rank has one port per (peer, rail): vdev net_memif_l<rail>_p<peer>, the
 # lower rank of a pair is the server of the pair's socket
 # ($tmp/r<rail>-<lo>-<hi>.sock), the higher its client.  Lane names must be
@@ -71,6 +71,16 @@ rows=$(($(grep -vc '^#' "$tmp/memif.csv" 2>/dev/null || echo 1) - 1))
 [ "$rows" = 18 ] && ok "18 CSV rows" || fail "$rows CSV rows, want 18"
 memif_job "memif with 1% drop and duplication: byte-exact" \
 	-a multilane,vandegeijn -m 1M -s 64K -i 2 -x 0 --tp-opt inject=drop=0.01,dup=0.01 -o "$tmp/loss.csv"
+
+# Seed 004's collectives: gathers (each rank's share to the root, unequal
+# with --balance speed) and HBSP broadcasts, barriers as zero-byte frames.
+printf '%s\n' 'nodes 4' 'lanes 2' 'default bw 1gbit' 'node 1 rate 500mbit' 'node 3 rate 250mbit' \
+	'site 0 ranks 0-1' 'site 1 ranks 2-3' 'barrier all 50us' >"$tmp/sites.platform"
+memif_job "memif: seed 004's gathers and broadcasts, bytes verified" \
+	-a hbsp1-gather,hbsp2-gather,hbsp1-bcast,hbsp1-bcast-1phase,hbsp2-bcast \
+	--platform "$tmp/sites.platform" --balance speed -m 100000 -i 2 -x 1 -o "$tmp/hbsp.csv"
+gathers=$(grep -c ',hbsp[12]-gather,.*,gather,' "$tmp/hbsp.csv" 2>/dev/null)
+[ "$gathers" = 2 ] && ok "2 gather rows" || fail "$gathers gather rows, want 2"
 
 fails_with() { # expected message, EAL arguments: one rank must fail saying so
 	local want=$1 out # (a 1-rank job on purpose: outside a job bcast refuses earlier)
