@@ -260,7 +260,7 @@ static void nap(double seconds)
 static const struct lb_tp_option dpdk_options[] = {
 	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: net_af_packet on each lane)", NULL },
 	{ "inject", "FAULTS", "testing: drop, duplicate or reorder received frames, drop=0.01,dup=0.01,reorder=0.01", NULL },
-	{ "mtu", "BYTES", "largest frame payload, Ethernet header not counted (576..64000; default: each lane's interface MTU on af_packet, else the port's)", NULL },
+	{ "mtu", "BYTES", "largest frame, Ethernet header not counted (576..64000; default: each lane's interface MTU on af_packet, else the port's)", NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -303,7 +303,7 @@ static int parse_inject(struct inject *in, const char *spec, char *err, size_t l
 }
 
 #define MTU_MIN 576
-#define MTU_MAX 64000 /* its af_packet ring slot, rounded up, fits an mbuf (16-bit lengths) */
+#define MTU_MAX LB_FRAME_MTU_MAX
 
 /* --tp-opt mtu into *mtu; 0 when not given. */
 static int parse_mtu(const char *spec, uint32_t *mtu, char *err, size_t len)
