@@ -620,9 +620,16 @@ static int make_pool(struct lane *l, int af_packet, char *err, size_t len)
 	int socket = rte_eth_dev_socket_id(l->ports[0]);
 	unsigned n = pool_mbufs(l->nports, af_packet);
 	snprintf(name, sizeof(name), "lb_lane%u", l->index);
-	l->pool = rte_pktmbuf_pool_create(name, n, 0, 0,
-					  (uint16_t)(l->data_room + RTE_PKTMBUF_HEADROOM),
-					  socket < 0 ? SOCKET_ID_ANY : socket);
+	uint16_t room = (uint16_t)(l->data_room + RTE_PKTMBUF_HEADROOM);
+	int sock = socket < 0 ? SOCKET_ID_ANY : socket;
+	/* LIFO ("stack"): the mbufs freed last are reused first, so a lane
+	 * touches only the few it has in flight, not the whole pool in turn as
+	 * the default FIFO ring does (the lane threads are not EAL lcores:
+	 * no per-core cache).  With 64 KB mbufs the ring's turn faulted in
+	 * 110 MB per lane: page faults were 7% of a rank's samples. */
+	l->pool = rte_pktmbuf_pool_create_by_ops(name, n, 0, 0, room, sock, "stack");
+	if (!l->pool)
+		l->pool = rte_pktmbuf_pool_create(name, n, 0, 0, room, sock);
 	if (!l->pool)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --tp-opt eal=...)",
 			       l->index, l->name, n, l->data_room, rte_strerror(rte_errno));
