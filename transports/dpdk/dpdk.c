@@ -194,6 +194,8 @@ struct lane {
 	int per_peer;          /* ports named _l<L>_p<P> */
 	int32_t *port_of;      /* per_peer: [rank] -> port, -1 none */
 	struct rte_mempool *pool;
+	struct rte_mempool *attach_pool; /* af_packet: payload mbufs on the buffer (payload_mbuf) */
+	struct rte_mbuf_ext_shared_info attached; /* theirs: never freed (we hold a reference) */
 	uint32_t frame_max;    /* bytes of the largest frame, Ethernet header included */
 	uint32_t data_room;    /* bytes of an mbuf's data: what the PMDs' rx rings want */
 	uint32_t window;       /* frames in flight per peer (lane_window) */
@@ -614,6 +616,33 @@ static uint32_t port_frame(uint16_t port, const struct rte_eth_dev_info *di, uin
 	return f;
 }
 
+static void attached_free(void *addr, void *opaque)
+{
+	(void)addr, (void)opaque; /* the registered buffer is the job's */
+}
+
+/* af_packet copies every frame into its tx ring, segment by segment, and
+ * frees the mbuf at once: a DATA frame's payload can be an mbuf attached
+ * to the registered buffer instead of a copy of it (one of a frame's four
+ * user-space copies).  PMDs that DMA later, or take one segment, keep the
+ * copy. */
+static int make_attach_pool(struct lane *l, int sock, char *err, size_t len)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned n = 4 * BURST * l->nports + 1024;
+	snprintf(name, sizeof(name), "lb_attach%u", l->index);
+	l->attach_pool = rte_pktmbuf_pool_create_by_ops(name, n, 0, 0, 0, sock, "stack");
+	if (!l->attach_pool)
+		l->attach_pool = rte_pktmbuf_pool_create(name, n, 0, 0, 0, sock);
+	if (!l->attach_pool)
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs: %s",
+			       l->index, l->name, n, rte_strerror(rte_errno));
+	l->attached.free_cb = attached_free;
+	l->attached.fcb_opaque = NULL;
+	rte_mbuf_ext_refcnt_set(&l->attached, 1);
+	return 0;
+}
+
 static int make_pool(struct lane *l, int af_packet, char *err, size_t len)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
@@ -633,7 +662,7 @@ static int make_pool(struct lane *l, int af_packet, char *err, size_t len)
 	if (!l->pool)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --tp-opt eal=...)",
 			       l->index, l->name, n, l->data_room, rte_strerror(rte_errno));
-	return 0;
+	return af_packet ? make_attach_pool(l, sock, err, len) : 0;
 }
 
 static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
@@ -949,15 +978,31 @@ static int dpdk_register(struct lb_tp *tp, void *buf, size_t len, char *err, siz
 /* ---- transmit ---------------------------------------------------------- */
 
 /* A DATA frame of seq, rebuilt from the buffer (also for retransmission). */
+/* An mbuf on buf[off, off + len) of the registered buffer (see
+ * make_attach_pool), or NULL. */
+static struct rte_mbuf *payload_mbuf(struct lane *l, uint8_t *buf, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(l->attach_pool);
+	if (!m)
+		return NULL;
+	rte_mbuf_ext_refcnt_update(&l->attached, 1);
+	rte_pktmbuf_attach_extbuf(m, buf, RTE_BAD_IOVA, (uint16_t)len, &l->attached);
+	rte_pktmbuf_append(m, (uint16_t)len);
+	return m;
+}
+
 static struct rte_mbuf *data_frame(struct lb_tp *tp, struct lane *l, struct chan *c, uint32_t seq)
 {
 	const struct lb_rel_frame *rf = lb_rel_tx_frame(&c->tx, seq);
 	struct rte_mbuf *m = rf ? rte_pktmbuf_alloc(l->pool) : NULL;
 	if (!m)
 		return NULL;
-	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(LB_FRAME_OVERHEAD + rf->len));
-	if (!p) { /* cannot happen: frames fit the pool's data room */
-		rte_pktmbuf_free(m);
+	int attach = l->attach_pool && rf->len > 0;
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(LB_FRAME_OVERHEAD + (attach ? 0 : rf->len)));
+	struct rte_mbuf *pay = attach && p ? payload_mbuf(l, tp->buf + rf->offset, rf->len) : NULL;
+	if (!p || (attach && (!pay || rte_pktmbuf_chain(m, pay) != 0))) {
+		rte_pktmbuf_free(m); /* frames fit the pool's data room: out of mbufs */
+		rte_pktmbuf_free(pay);
 		return NULL;
 	}
 	struct lb_frame f = { .type = LB_FRAME_DATA, .lane = (uint16_t)l->index, .src = tp->cfg.rank,
@@ -966,7 +1011,8 @@ static struct rte_mbuf *data_frame(struct lb_tp *tp, struct lane *l, struct chan
 	memcpy(f.dst_mac, &c->mac, 6);
 	memcpy(f.src_mac, &l->mac, 6);
 	size_t h = lb_frame_encode(&f, p);
-	memcpy(p + h, tp->buf + rf->offset, rf->len);
+	if (!attach)
+		memcpy(p + h, tp->buf + rf->offset, rf->len);
 	return m;
 }
 
@@ -1449,8 +1495,10 @@ static void close_lane(struct lane *l)
 		rte_pktmbuf_free(l->stash[i]);
 	for (uint32_t i = 0; i < l->nheld; i++)
 		rte_pktmbuf_free(l->held[i]);
-	if (!keep)
+	if (!keep) {
 		rte_mempool_free(l->pool);
+		rte_mempool_free(l->attach_pool);
+	}
 	for (uint32_t i = 0; i < l->nchans; i++) {
 		lb_ring_free(&l->chans[i].sendq);
 		lb_ring_free(&l->chans[i].recvq);
