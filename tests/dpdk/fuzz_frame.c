@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (lb_frame_parse(data, size, &e, &f) != LB_FRAME_OK)
 		return 0;
 	if (f.type == LB_FRAME_DATA &&
-	    (f.payload < data || f.payload + f.len > data + size ||
+	    (f.len > LB_FRAME_PAYLOAD_MAX || f.payload < data || f.payload + f.len > data + size ||
 	     !lb_frame_in_range(f.offset, f.len, 0, e.buflen)))
 		abort();
 	uint8_t buf[LB_FRAME_ACK_LEN + 64];

@@ -85,6 +85,26 @@ static void test_drops(void)
 	CHECK(lb_frame_parse(buf, 5, &expect, &g) == LB_FRAME_SHORT, "5 bytes");
 }
 
+/* The largest DATA frame a 64000-byte MTU carries parses, byte for byte;
+ * one byte cut is short, and a length beyond the format's maximum is
+ * malformed whatever the frame's length. */
+static void test_jumbo(void)
+{
+	static uint8_t buf[LB_FRAME_ETH_LEN + LB_FRAME_MTU_MAX + 64];
+	struct lb_frame f = data(0), g;
+	f.offset = 0, f.len = LB_FRAME_PAYLOAD_MAX;
+	size_t n = make(buf, &f, f.len);
+	CHECK(n == LB_FRAME_ETH_LEN + LB_FRAME_MTU_MAX, "largest frame fills the MTU");
+	int same = lb_frame_parse(buf, n, &expect, &g) == LB_FRAME_OK && g.len == f.len;
+	for (uint32_t i = 0; same && i < f.len; i++)
+		same = g.payload[i] == (uint8_t)i;
+	CHECK(same, "largest DATA frame parses, payload intact");
+	CHECK(lb_frame_parse(buf, n - 1, &expect, &g) == LB_FRAME_SHORT, "cut largest frame is short");
+	f.len = LB_FRAME_PAYLOAD_MAX + 1;
+	n = make(buf, &f, f.len);
+	CHECK(lb_frame_parse(buf, n, &expect, &g) == LB_FRAME_MALFORMED, "payload beyond the maximum");
+}
+
 static void test_range(void)
 {
 	CHECK(lb_frame_in_range(10, 5, 10, 5), "exact fit");
@@ -99,6 +119,7 @@ int main(void)
 {
 	test_round_trip(0);
 	test_drops();
+	test_jumbo();
 	test_range();
 	return check_status("frame");
 }

@@ -62,6 +62,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <rte_dev.h>
@@ -83,8 +85,14 @@
 #define BURST 32
 #define STASH_MAX 512 /* frames held for receives not posted yet, per lane */
 #define HOLD_MAX 32   /* frames held back by inject reorder, per lane */
-#define WINDOW 128    /* frames in flight per (peer, lane) */
-#define ACK_EVERY (WINDOW / 4) /* frames taken per ack, at most */
+/* Frames in flight per (peer, lane): WINDOW_BYTES of payload, between
+ * WINDOW_MIN and WINDOW_MAX frames (lane_window).  128 standard frames
+ * (187 KB) did not limit at 700 Mbit/s, nor did 256; jumbo frames keep
+ * 1 MiB in flight (117 of 9000 bytes, 16 of 64000; a 4 MiB window was no
+ * faster), which the af_packet ring (AFP_JUMBO_SLOTS) holds. */
+#define WINDOW_BYTES (1u << 20)
+#define WINDOW_MIN 8
+#define WINDOW_MAX 128
 #define ACK_DELAY 1e-3         /* seconds an ack may wait for more frames */
 #define MIN_RTO 10e-3
 #define MAX_RTO 200e-3
@@ -186,8 +194,11 @@ struct lane {
 	int per_peer;          /* ports named _l<L>_p<P> */
 	int32_t *port_of;      /* per_peer: [rank] -> port, -1 none */
 	struct rte_mempool *pool;
+	struct rte_mempool *attach_pool; /* af_packet: payload mbufs on the buffer (payload_mbuf) */
+	struct rte_mbuf_ext_shared_info attached; /* theirs: never freed (we hold a reference) */
 	uint32_t frame_max;    /* bytes of the largest frame, Ethernet header included */
 	uint32_t data_room;    /* bytes of an mbuf's data: what the PMDs' rx rings want */
+	uint32_t window;       /* frames in flight per peer (lane_window) */
 	struct rte_ether_addr mac;
 	struct chan *chans;
 	uint32_t nchans;
@@ -215,6 +226,7 @@ struct lb_tp {
 	size_t buflen;
 	struct lane *lanes;
 	double silence_max;    /* seconds: SILENCE_MAX, or half of --timeout */
+	uint32_t mtu_cap;      /* --tp-opt mtu, 0: none */
 	pthread_t service;
 	int service_started;
 	atomic_int quit;
@@ -245,11 +257,12 @@ static void nap(double seconds)
 
 /* ---- options --------------------------------------------------------- */
 
-/* --tp-opt keys: eal goes to EAL as it is (eal_args), inject is parsed
- * below. */
+/* --tp-opt keys: eal goes to EAL as it is (eal_args), inject and mtu are
+ * parsed below. */
 static const struct lb_tp_option dpdk_options[] = {
 	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: net_af_packet on each lane)", NULL },
 	{ "inject", "FAULTS", "testing: drop, duplicate or reorder received frames, drop=0.01,dup=0.01,reorder=0.01", NULL },
+	{ "mtu", "BYTES", "largest frame, Ethernet header not counted (576..64000; default: each lane's interface MTU on af_packet, else the port's)", NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -291,6 +304,100 @@ static int parse_inject(struct inject *in, const char *spec, char *err, size_t l
 	return rc;
 }
 
+#define MTU_MIN 576
+#define MTU_MAX LB_FRAME_MTU_MAX
+
+/* --tp-opt mtu into *mtu; 0 when not given. */
+static int parse_mtu(const char *spec, uint32_t *mtu, char *err, size_t len)
+{
+	*mtu = 0;
+	if (!spec)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(spec, &end, 10);
+	if (errno || end == spec || *end || v < MTU_MIN || v > MTU_MAX)
+		return lb_errf(err, len, "dpdk: --tp-opt mtu: '%s' is not a number of bytes in [%d, %d]",
+			       spec, MTU_MIN, MTU_MAX);
+	*mtu = (uint32_t)v;
+	return 0;
+}
+
+/* ---- af_packet ring slots ---------------------------------------------- */
+
+/* net_af_packet (22.11) copies every frame through a ring of slots of
+ * framesz bytes (default 2048) and reports max_rx_pktlen 1518 whatever
+ * framesz is; jumbo frames pass when the slots hold them.  The kernel
+ * writes a received frame at AFP_RX_OFFSET in its slot (TPACKET_ALIGN(
+ * TPACKET2_HDRLEN + 16) less the Ethernet header) and cuts what does not
+ * fit; the PMD writes a sent one at AFP_TX_OFFSET, and wants mbufs that
+ * hold a slot less that.  Jumbo slots are fewer per ring, 256: more
+ * than the frames a peer sends ahead (WINDOW_BYTES, at most 117 frames
+ * of 9000 bytes). */
+#define AFP_RX_OFFSET 66
+#define AFP_TX_OFFSET 32
+#define AFP_DEFAULT_SLOT 2048
+#define AFP_DEFAULT_SLOTS 512 /* the PMD's framecnt */
+#define AFP_JUMBO_SLOTS 256
+
+/* The MTU of interface `name`, 0 if unknown. */
+static uint32_t iface_mtu(const char *name)
+{
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	if (strlen(name) >= sizeof(ifr.ifr_name))
+		return 0;
+	strcpy(ifr.ifr_name, name);
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int rc = s < 0 ? -1 : ioctl(s, SIOCGIFMTU, &ifr);
+	if (s >= 0)
+		close(s);
+	return rc == 0 && ifr.ifr_mtu > 0 ? (uint32_t)ifr.ifr_mtu : 0;
+}
+
+/* The frames lane `name` carries: its interface's MTU, within --tp-opt
+ * mtu and MTU_MAX (veth takes 65535). */
+static uint32_t lane_mtu(const char *name, uint32_t cap)
+{
+	uint32_t mtu = iface_mtu(name);
+	if (!mtu)
+		mtu = RTE_ETHER_MTU;
+	if (cap && cap < mtu)
+		return cap;
+	return mtu < MTU_MAX ? mtu : MTU_MAX;
+}
+
+/* The slot (framesz) that holds a frame of this MTU; 0: the default does. */
+static uint32_t afp_slot_for(uint32_t mtu)
+{
+	uint32_t need = mtu + RTE_ETHER_HDR_LEN + AFP_RX_OFFSET;
+	return need <= AFP_DEFAULT_SLOT ? 0 : (need + 1023) / 1024 * 1024;
+}
+
+/* An af_packet port's slot: its framesz devarg, or the PMD's default. */
+static uint32_t afp_slot(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
+	const char *p = da && da->args ? strstr(da->args, "framesz=") : NULL;
+	unsigned long v = p ? strtoul(p + strlen("framesz="), NULL, 10) : 0;
+	return v > AFP_RX_OFFSET + LB_FRAME_ACK_LEN ? (uint32_t)v : AFP_DEFAULT_SLOT;
+}
+
+static int is_af_packet(const struct rte_eth_dev_info *di)
+{
+	return di->driver_name && strcmp(di->driver_name, "net_af_packet") == 0;
+}
+
+/* mbufs in a lane's pool: both rings of every port (af_packet's hold
+ * none: it copies a frame into a new mbuf on receive and frees a sent one
+ * once copied into its ring), the stash and the inject hold, bursts in
+ * hand, and slack.  Jumbo mbufs are large: 1,700 of 64 KB are 110 MB. */
+static unsigned pool_mbufs(uint32_t nports, int af_packet)
+{
+	unsigned rings = af_packet ? 0 : nports * (NB_RXD + NB_TXD);
+	return rings + STASH_MAX + HOLD_MAX + 4 * BURST * nports + 1024;
+}
+
 /* ---- EAL --------------------------------------------------------------- */
 
 static int has_arg(const char *eal, const char *const *names)
@@ -310,10 +417,37 @@ static int has_arg(const char *eal, const char *const *names)
 	return 0;
 }
 
+/* Without the eal option: net_af_packet on each lane, with ring slots for
+ * its MTU (see afp_slot_for), and memory for the lanes' pools (128 MB
+ * holds standard frames; jumbo mbufs need more).  qdisc_bypass=0: our
+ * frames go through the interface's qdisc, so a tc shaper there
+ * (scripts/cluster's tbf) limits us as it limits TCP.  Returns the
+ * characters written to s (at most cap - 1). */
+static size_t default_vdevs(const struct lb_tp_cfg *cfg, uint32_t mtu_cap, char *s, size_t cap)
+{
+	size_t mb = 128, n = 0;
+	for (uint32_t l = 0; l < cfg->lanes; l++) {
+		uint32_t slot = afp_slot_for(lane_mtu(cfg->lane_names[l], mtu_cap));
+		if (slot) /* the pool's mbufs (slot, headroom, header), and 25% */
+			mb += (size_t)pool_mbufs(1, 1) * (slot + 512) * 5 / 4 >> 20;
+	}
+	n += (size_t)snprintf(s + n, cap - n, "--no-huge -m %zu --no-pci", mb);
+	for (uint32_t l = 0; l < cfg->lanes && n < cap; l++) {
+		uint32_t slot = afp_slot_for(lane_mtu(cfg->lane_names[l], mtu_cap));
+		n += (size_t)snprintf(s + n, cap - n,
+				      " --vdev net_af_packet_l%u,iface=%s,qpairs=1,qdisc_bypass=0", l,
+				      cfg->lane_names[l]);
+		if (slot && n < cap)
+			n += (size_t)snprintf(s + n, cap - n, ",framesz=%u,blocksz=%u,framecnt=%u",
+					      slot, 4 * slot, AFP_JUMBO_SLOTS);
+	}
+	return n < cap ? n : cap - 1;
+}
+
 /* The user's eal option or af_packet vdevs on the lanes, plus what every
  * process needs when the user did not say: a file prefix unique to the
  * job and rank, one core, quiet logs, no telemetry socket. */
-static char *eal_args(const struct lb_tp_cfg *cfg)
+static char *eal_args(const struct lb_tp_cfg *cfg, uint32_t mtu_cap)
 {
 	const char *eal = lb_tp_option(dpdk_options, &cfg->opt, "eal");
 	size_t cap = (eal ? strlen(eal) : 0) + 256 * (cfg->lanes + 1) + 512;
@@ -324,16 +458,7 @@ static char *eal_args(const struct lb_tp_cfg *cfg)
 	if (eal) {
 		n += (size_t)snprintf(s + n, cap - n, "%s", eal);
 	} else {
-		n += (size_t)snprintf(s + n, cap - n, "--no-huge -m 128 --no-pci");
-		/* af_packet (22.11) reports max_rx_pktlen 1518 whatever its
-		 * framesz: standard frames, which its default 2048-byte ring
-		 * frames hold, also on a jumbo interface.  qdisc_bypass=0: our
-		 * frames go through the interface's qdisc, so a tc shaper there
-		 * (scripts/cluster's tbf) limits us as it limits TCP. */
-		for (uint32_t l = 0; l < cfg->lanes && n < cap; l++)
-			n += (size_t)snprintf(s + n, cap - n,
-					      " --vdev net_af_packet_l%u,iface=%s,qpairs=1,qdisc_bypass=0",
-					      l, cfg->lane_names[l]);
+		n += default_vdevs(cfg, mtu_cap, s, cap);
 	}
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const char *const prefix[] = { "--file-prefix", NULL };
@@ -355,12 +480,12 @@ static char *eal_args(const struct lb_tp_cfg *cfg)
 
 /* rte_eal_init once per process.  It pins the calling thread to its main
  * lcore; the lane threads inherit the caller's mask, so restore it. */
-static int eal_init(const struct lb_tp_cfg *cfg, char *err, size_t len)
+static int eal_init(const struct lb_tp_cfg *cfg, uint32_t mtu_cap, char *err, size_t len)
 {
 	if (eal_state)
 		return lb_errf(err, len, "dpdk: EAL was already initialised in this process (one dpdk job per process)");
 	eal_state = -1;
-	char *args = eal_args(cfg), *shown = args ? strdup(args) : NULL, *argv[128], *save = NULL;
+	char *args = eal_args(cfg, mtu_cap), *shown = args ? strdup(args) : NULL, *argv[128], *save = NULL;
 	if (!shown) {
 		free(args);
 		return lb_errf(err, len, "dpdk: out of memory");
@@ -459,34 +584,85 @@ static int map_ports(struct lb_tp *tp, char *err, size_t len)
 	return 0;
 }
 
-/* Largest frame: the port's MTU plus the Ethernet header, within what it
- * receives (max_rx_pktlen): jumbo frames on a port configured with a jumbo
- * MTU whose PMD takes them; 1514 bytes on af_packet and memif, which
- * report 1518 in DPDK 22.11. */
-static uint32_t frame_max(uint16_t port, const struct rte_eth_dev_info *di)
+/* Largest frame of a port, Ethernet header included, within --tp-opt mtu;
+ * *room: the mbuf data room its rx ring wants.  af_packet: its
+ * interface's MTU within what its ring slots hold, mbufs of a slot.
+ * Others: the port's MTU within what it receives (max_rx_pktlen): jumbo
+ * frames on a port configured with a jumbo MTU whose PMD takes them (memif
+ * reports 1518 in DPDK 22.11), mbufs of that and some. */
+static uint32_t port_frame(uint16_t port, const struct rte_eth_dev_info *di, uint32_t mtu_cap,
+			   uint32_t *room)
 {
-	uint16_t mtu = RTE_ETHER_MTU;
-	if (rte_eth_dev_get_mtu(port, &mtu) != 0 || mtu < 576)
-		mtu = RTE_ETHER_MTU;
-	uint32_t f = (uint32_t)mtu + RTE_ETHER_HDR_LEN;
-	if (di->max_rx_pktlen && di->max_rx_pktlen < f)
-		f = di->max_rx_pktlen;
+	char name[IF_NAMESIZE];
+	uint32_t mtu = RTE_ETHER_MTU, f;
+	if (is_af_packet(di)) {
+		uint32_t slot = afp_slot(di);
+		if (di->if_index && if_indextoname(di->if_index, name))
+			mtu = lane_mtu(name, 0);
+		f = mtu + RTE_ETHER_HDR_LEN;
+		f = f < slot - AFP_RX_OFFSET ? f : slot - AFP_RX_OFFSET;
+		*room = slot;
+	} else {
+		uint16_t m;
+		if (rte_eth_dev_get_mtu(port, &m) == 0 && m >= MTU_MIN)
+			mtu = m;
+		f = mtu + RTE_ETHER_HDR_LEN;
+		if (di->max_rx_pktlen && di->max_rx_pktlen < f)
+			f = di->max_rx_pktlen;
+		*room = di->max_rx_pktlen < 10240 ? di->max_rx_pktlen + 512 : 10240;
+	}
+	if (mtu_cap && mtu_cap + RTE_ETHER_HDR_LEN < f)
+		f = mtu_cap + RTE_ETHER_HDR_LEN;
 	return f;
 }
 
-static int make_pool(struct lane *l, char *err, size_t len)
+static void attached_free(void *addr, void *opaque)
+{
+	(void)addr, (void)opaque; /* the registered buffer is the job's */
+}
+
+/* af_packet copies every frame into its tx ring, segment by segment, and
+ * frees the mbuf at once: a DATA frame's payload can be an mbuf attached
+ * to the registered buffer instead of a copy of it (one of a frame's four
+ * user-space copies).  PMDs that DMA later, or take one segment, keep the
+ * copy. */
+static int make_attach_pool(struct lane *l, int sock, char *err, size_t len)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned n = 4 * BURST * l->nports + 1024;
+	snprintf(name, sizeof(name), "lb_attach%u", l->index);
+	l->attach_pool = rte_pktmbuf_pool_create_by_ops(name, n, 0, 0, 0, sock, "stack");
+	if (!l->attach_pool)
+		l->attach_pool = rte_pktmbuf_pool_create(name, n, 0, 0, 0, sock);
+	if (!l->attach_pool)
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs: %s",
+			       l->index, l->name, n, rte_strerror(rte_errno));
+	l->attached.free_cb = attached_free;
+	l->attached.fcb_opaque = NULL;
+	rte_mbuf_ext_refcnt_set(&l->attached, 1);
+	return 0;
+}
+
+static int make_pool(struct lane *l, int af_packet, char *err, size_t len)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	int socket = rte_eth_dev_socket_id(l->ports[0]);
-	unsigned n = l->nports * (NB_RXD + NB_TXD) + STASH_MAX + HOLD_MAX + 4 * BURST * l->nports + 1024;
+	unsigned n = pool_mbufs(l->nports, af_packet);
 	snprintf(name, sizeof(name), "lb_lane%u", l->index);
-	l->pool = rte_pktmbuf_pool_create(name, n, 0, 0,
-					  (uint16_t)(l->data_room + RTE_PKTMBUF_HEADROOM),
-					  socket < 0 ? SOCKET_ID_ANY : socket);
+	uint16_t room = (uint16_t)(l->data_room + RTE_PKTMBUF_HEADROOM);
+	int sock = socket < 0 ? SOCKET_ID_ANY : socket;
+	/* LIFO ("stack"): the mbufs freed last are reused first, so a lane
+	 * touches only the few it has in flight, not the whole pool in turn as
+	 * the default FIFO ring does (the lane threads are not EAL lcores:
+	 * no per-core cache).  With 64 KB mbufs the ring's turn faulted in
+	 * 110 MB per lane: page faults were 7% of a rank's samples. */
+	l->pool = rte_pktmbuf_pool_create_by_ops(name, n, 0, 0, room, sock, "stack");
+	if (!l->pool)
+		l->pool = rte_pktmbuf_pool_create(name, n, 0, 0, room, sock);
 	if (!l->pool)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): cannot make a pool of %u mbufs of %u bytes: %s (raise -m in --tp-opt eal=...)",
 			       l->index, l->name, n, l->data_room, rte_strerror(rte_errno));
-	return 0;
+	return af_packet ? make_attach_pool(l, sock, err, len) : 0;
 }
 
 static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
@@ -555,40 +731,65 @@ static int packet_socket(int ifindex)
 static int wake_fd(const struct lane *l)
 {
 	struct rte_eth_dev_info di;
-	if (l->nports != 1 || rte_eth_dev_info_get(l->ports[0], &di) != 0 || !di.driver_name ||
-	    strcmp(di.driver_name, "net_af_packet") != 0 || di.if_index == 0 || di.nb_rx_queues > 1)
+	if (l->nports != 1 || rte_eth_dev_info_get(l->ports[0], &di) != 0 || !is_af_packet(&di) ||
+	    di.if_index == 0 || di.nb_rx_queues > 1)
 		return -1;
 	return packet_socket((int)di.if_index);
 }
 
-static int open_lane(struct lane *l, char *err, size_t len)
+/* Frames in flight per peer for frames of frame_max bytes: WINDOW_BYTES
+ * of payload, within [WINDOW_MIN, WINDOW_MAX]. */
+static uint32_t lane_window(uint32_t frame_max)
+{
+	uint32_t w = WINDOW_BYTES / (frame_max - LB_FRAME_OVERHEAD);
+	return w < WINDOW_MIN ? WINDOW_MIN : w > WINDOW_MAX ? WINDOW_MAX : w;
+}
+
+/* An af_packet port's socket may hold in the kernel, unsent, as many bytes
+ * as its tx ring (slots of `slot` bytes).  With the default send buffer
+ * (wmem_default, 208 KiB: three 64 KB frames) the kernel stops taking
+ * ring frames once that much waits in the shaper's queue, and the frames
+ * left behind go only at the PMD's next send call: after the peer's ack
+ * or our retransmission timeout, which the window's last frames wait for
+ * (a 1 MiB p2p message took 200 ms at 700 Mbit/s with 64 KB frames, 60 ms
+ * with 9 KB ones).  SO_SNDBUFFORCE (root) passes wmem_max. */
+static void widen_sndbuf(int fd, uint32_t slot)
+{
+	int bytes = (int)((slot > AFP_DEFAULT_SLOT ? AFP_JUMBO_SLOTS : AFP_DEFAULT_SLOTS) * slot);
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+}
+
+static int open_lane(struct lane *l, uint32_t mtu_cap, char *err, size_t len)
 {
 	struct rte_eth_dev_info di;
+	int af_packet = 1;
 	l->frame_max = UINT32_MAX;
 	l->data_room = RTE_MBUF_DEFAULT_DATAROOM;
 	for (uint32_t i = 0; i < l->nports; i++) {
 		if (rte_eth_dev_info_get(l->ports[i], &di) != 0)
 			return lb_errf(err, len, "dpdk: lane %u: no device info for port %u", l->index, l->ports[i]);
-		uint32_t f = frame_max(l->ports[i], &di);
+		af_packet &= is_af_packet(&di);
+		uint32_t room, f = port_frame(l->ports[i], &di, mtu_cap, &room);
 		l->frame_max = f < l->frame_max ? f : l->frame_max;
-		/* af_packet wants room for its whole ring frame (2048 by
-		 * default), beyond max_rx_pktlen */
-		uint32_t room = di.max_rx_pktlen < 10240 ? di.max_rx_pktlen + 512 : 10240;
 		l->data_room = room > l->data_room ? room : l->data_room;
 		if (getenv("LB_DPDK_DEBUG"))
-			fprintf(stderr, "dpdk: lane %u port %u: max_rx_pktlen %u min_rx_bufsize %u frame %u\n",
-				l->index, l->ports[i], di.max_rx_pktlen, di.min_rx_bufsize, f);
+			fprintf(stderr, "dpdk: lane %u port %u: max_rx_pktlen %u min_rx_bufsize %u frame %u room %u\n",
+				l->index, l->ports[i], di.max_rx_pktlen, di.min_rx_bufsize, f, room);
 	}
 	if (l->frame_max < LB_FRAME_ACK_LEN + 64)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): frames of %u bytes are too small",
 			       l->index, l->name, l->frame_max);
-	if (make_pool(l, err, len))
+	l->window = lane_window(l->frame_max);
+	if (make_pool(l, af_packet, err, len))
 		return -1;
 	for (uint32_t i = 0; i < l->nports; i++)
 		if (start_port(l, i, err, len))
 			return -1;
 	rte_eth_macaddr_get(l->ports[0], &l->mac);
 	l->wake_fd = wake_fd(l);
+	if (l->wake_fd >= 0)
+		widen_sndbuf(l->wake_fd, l->data_room);
 	return 0;
 }
 
@@ -629,10 +830,12 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		return -1;
 	if (alloc_lanes(tp))
 		return lb_errf(err, len, "dpdk: out of memory");
-	if (eal_init(cfg, err, len) || map_ports(tp, err, len))
+	if (parse_mtu(lb_tp_option(dpdk_options, &cfg->opt, "mtu"), &tp->mtu_cap, err, len))
+		return -1;
+	if (eal_init(cfg, tp->mtu_cap, err, len) || map_ports(tp, err, len))
 		return -1;
 	for (uint32_t l = 0; l < cfg->lanes; l++)
-		if (open_lane(&tp->lanes[l], err, len))
+		if (open_lane(&tp->lanes[l], tp->mtu_cap, err, len))
 			return -1;
 	return 0;
 }
@@ -726,7 +929,7 @@ static int add_chan(struct lb_tp *tp, struct lane *l, uint32_t peer, const uint8
 	c->port = l->per_peer ? (uint16_t)l->port_of[peer] : l->ports[0];
 	memcpy(&c->mac, all + ((size_t)peer * tp->cfg.lanes + l->index) * LB_TP_ADDR_MAX,
 	       sizeof(c->mac));
-	lb_rel_tx_init(&c->tx, WINDOW, MIN_RTO, MAX_RTO);
+	lb_rel_tx_init(&c->tx, l->window, MIN_RTO, MAX_RTO);
 	lb_rel_rx_init(&c->rx);
 	l->chan_of[peer] = (int32_t)l->nchans++;
 	return 0;
@@ -775,15 +978,31 @@ static int dpdk_register(struct lb_tp *tp, void *buf, size_t len, char *err, siz
 /* ---- transmit ---------------------------------------------------------- */
 
 /* A DATA frame of seq, rebuilt from the buffer (also for retransmission). */
+/* An mbuf on buf[off, off + len) of the registered buffer (see
+ * make_attach_pool), or NULL. */
+static struct rte_mbuf *payload_mbuf(struct lane *l, uint8_t *buf, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(l->attach_pool);
+	if (!m)
+		return NULL;
+	rte_mbuf_ext_refcnt_update(&l->attached, 1);
+	rte_pktmbuf_attach_extbuf(m, buf, RTE_BAD_IOVA, (uint16_t)len, &l->attached);
+	rte_pktmbuf_append(m, (uint16_t)len);
+	return m;
+}
+
 static struct rte_mbuf *data_frame(struct lb_tp *tp, struct lane *l, struct chan *c, uint32_t seq)
 {
 	const struct lb_rel_frame *rf = lb_rel_tx_frame(&c->tx, seq);
 	struct rte_mbuf *m = rf ? rte_pktmbuf_alloc(l->pool) : NULL;
 	if (!m)
 		return NULL;
-	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(LB_FRAME_OVERHEAD + rf->len));
-	if (!p) { /* cannot happen: frames fit the pool's data room */
-		rte_pktmbuf_free(m);
+	int attach = l->attach_pool && rf->len > 0;
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(LB_FRAME_OVERHEAD + (attach ? 0 : rf->len)));
+	struct rte_mbuf *pay = attach && p ? payload_mbuf(l, tp->buf + rf->offset, rf->len) : NULL;
+	if (!p || (attach && (!pay || rte_pktmbuf_chain(m, pay) != 0))) {
+		rte_pktmbuf_free(m); /* frames fit the pool's data room: out of mbufs */
+		rte_pktmbuf_free(pay);
 		return NULL;
 	}
 	struct lb_frame f = { .type = LB_FRAME_DATA, .lane = (uint16_t)l->index, .src = tp->cfg.rank,
@@ -792,7 +1011,8 @@ static struct rte_mbuf *data_frame(struct lb_tp *tp, struct lane *l, struct chan
 	memcpy(f.dst_mac, &c->mac, 6);
 	memcpy(f.src_mac, &l->mac, 6);
 	size_t h = lb_frame_encode(&f, p);
-	memcpy(p + h, tp->buf + rf->offset, rf->len);
+	if (!attach)
+		memcpy(p + h, tp->buf + rf->offset, rf->len);
 	return m;
 }
 
@@ -894,16 +1114,17 @@ static void complete_recvs(struct lane *l, struct chan *c)
 	}
 }
 
-/* Acks are batched, one per ACK_EVERY frames taken or ACK_DELAY after
+/* Acks are batched, one per quarter window of frames taken (the lane's
+ * window: the peer's is the same when both lanes have one MTU) or ACK_DELAY after
  * the first of them, unless the sender needs one now (`urgent`): a
  * receive completed (its send completes on our ack), or a frame came out
  * of order or filled a hole (the ack's SACK shows what is missing).  An
  * ack per receive burst was 1 frame in 10 through the kernel's path. */
-static void ack_later(struct chan *c, int urgent, double t)
+static void ack_later(const struct lane *l, struct chan *c, int urgent, double t)
 {
 	if (c->unacked++ == 0)
 		c->unacked_since = t;
-	c->ack_now |= urgent || c->unacked >= ACK_EVERY;
+	c->ack_now |= urgent || c->unacked >= l->window / 4;
 }
 
 /* A new DATA frame: into its posted receive, or held (returns 1) until
@@ -932,7 +1153,7 @@ static int take_data(struct lb_tp *tp, struct lane *l, struct chan *c, const str
 	lb_rel_rx_accept(&c->rx, f->seq);
 	l->cnt.frames_received++;
 	complete_recvs(l, c);
-	ack_later(c, f->seq != cum || c->rx.cum != cum + 1 || c->recv_msg != msg, l->rx_at);
+	ack_later(l, c, f->seq != cum || c->rx.cum != cum + 1 || c->recv_msg != msg, l->rx_at);
 	return 0;
 }
 
@@ -1221,7 +1442,7 @@ static void dpdk_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	lb_ring_free(&c->sendq);
 	lb_ring_free(&c->recvq);
 	c->framed = 0;
-	lb_rel_tx_init(&c->tx, WINDOW, MIN_RTO, MAX_RTO);
+	lb_rel_tx_init(&c->tx, l->window, MIN_RTO, MAX_RTO);
 	drop_completions(&l->done, peer);
 	l->stash_dirty |= l->nstash > 0;
 	pthread_mutex_unlock(&l->mu);
@@ -1274,8 +1495,10 @@ static void close_lane(struct lane *l)
 		rte_pktmbuf_free(l->stash[i]);
 	for (uint32_t i = 0; i < l->nheld; i++)
 		rte_pktmbuf_free(l->held[i]);
-	if (!keep)
+	if (!keep) {
 		rte_mempool_free(l->pool);
+		rte_mempool_free(l->attach_pool);
+	}
 	for (uint32_t i = 0; i < l->nchans; i++) {
 		lb_ring_free(&l->chans[i].sendq);
 		lb_ring_free(&l->chans[i].recvq);

@@ -81,7 +81,7 @@ static enum lb_frame_verdict check_body(const uint8_t *frame, size_t len,
 		memcpy(f->sack, frame + LB_FRAME_OVERHEAD, LB_FRAME_SACK_LEN);
 		return LB_FRAME_OK;
 	}
-	if (f->type != LB_FRAME_DATA)
+	if (f->type != LB_FRAME_DATA || f->len > LB_FRAME_PAYLOAD_MAX)
 		return LB_FRAME_MALFORMED;
 	if (len - LB_FRAME_OVERHEAD < f->len)
 		return LB_FRAME_SHORT;

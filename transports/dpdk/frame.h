@@ -27,6 +27,11 @@
 #define LB_FRAME_SACK_LEN (LB_FRAME_SACK_BITS / 8)
 #define LB_FRAME_OVERHEAD (LB_FRAME_ETH_LEN + LB_FRAME_HDR_LEN)
 #define LB_FRAME_ACK_LEN (LB_FRAME_OVERHEAD + LB_FRAME_SACK_LEN)
+/* The largest MTU (Ethernet header not counted) frames are made for: its
+ * frame, 64,014 bytes, and the af_packet ring slot that holds it fit DPDK's
+ * 16-bit mbuf lengths.  A DATA frame carries at most LB_FRAME_PAYLOAD_MAX. */
+#define LB_FRAME_MTU_MAX 64000
+#define LB_FRAME_PAYLOAD_MAX (LB_FRAME_MTU_MAX - LB_FRAME_HDR_LEN)
 
 enum lb_frame_type { LB_FRAME_DATA = 1, LB_FRAME_ACK = 2 };
 
@@ -39,7 +44,7 @@ enum lb_frame_verdict {
 	LB_FRAME_VERSION,   /* ours, another version */
 	LB_FRAME_JOB,       /* another job's token */
 	LB_FRAME_NOT_MINE,  /* another destination, lane, or an unknown source */
-	LB_FRAME_MALFORMED, /* unknown type, payload on an ACK, length overflow */
+	LB_FRAME_MALFORMED, /* unknown type, payload on an ACK, beyond LB_FRAME_PAYLOAD_MAX */
 	LB_FRAME_RANGE,     /* outside the registered buffer or the posted receive */
 	LB_FRAME_VERDICTS
 };
