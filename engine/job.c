@@ -82,7 +82,9 @@ int lb_job_agree(struct lb_job *j, int rc, char *err, size_t len)
 {
 	char reason[512];
 	snprintf(reason, sizeof(reason), "%s", rc ? err : "");
-	return lb_boot_agree(j->boot, rc == 0, reason, err, len);
+	int agreed = lb_boot_agree(j->boot, rc == 0, reason, err, len);
+	/* A refused input stays one (exit 2) on the rank that found it. */
+	return agreed == -1 && rc == LB_EINPUT ? LB_EINPUT : agreed;
 }
 
 static int same_lane_count(struct lb_job *r, char *err, size_t len)

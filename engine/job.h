@@ -70,8 +70,9 @@ int lb_job_connect_each(struct lb_job *j, uint32_t *const *peers, const uint32_t
 			int *connected, char *why, size_t whylen, char *err, size_t errlen);
 
 /* Agrees on a local step's outcome: 0 everywhere, or a failure everywhere
- * with the lowest failing rank's reason in err: -1 where the step failed,
- * LB_EPEER on the ranks where it did not. */
+ * with the lowest failing rank's reason in err: -1 where the step failed
+ * (LB_EINPUT where it failed with LB_EINPUT), LB_EPEER on the ranks where
+ * it did not. */
 int lb_job_agree(struct lb_job *j, int rc, char *err, size_t errlen);
 
 /* Executor pin callback: binds lane `lane`'s thread per the plan. */
