@@ -147,6 +147,10 @@ struct lb_platform_edge {
 int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
 		      struct lb_platform_edge **out, size_t *count);
 
+/* How many edges lb_platform_edges would return, allocating nothing: a
+ * caller can refuse a graph too large before it pays for it. */
+size_t lb_platform_edge_count(const struct lb_platform *pf, uint32_t lane);
+
 /* 0 when every node is reachable from root over `lane`'s links, else -1
  * with the first unreachable node named in err. */
 int lb_platform_check_reachable(const struct lb_platform *pf, uint32_t root,
