@@ -14,7 +14,9 @@
  * a platform of 1,024 nodes that differs in a few links stays small.  A rule
  * names one lane or all of them; on lookup the default is applied first,
  * then the all-lanes rule of the pair, then its lane's rule.  A node's rate
- * caps the bandwidth of every link that starts or ends at it.
+ * caps the bandwidth of every link that starts or ends at it; the
+ * simulator's bounded multi-port model (model/sim.h) also makes it what the
+ * node's concurrent sends on a lane share, and its concurrent receives.
  *
  * Sites (seeds 002, 003, 004) are parsed and kept for the collectives that
  * use them; nothing in seed 000 reads them.
