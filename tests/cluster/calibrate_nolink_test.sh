@@ -17,8 +17,8 @@
 set -uo pipefail
 cluster=${1:?usage: calibrate_nolink_test.sh path/to/scripts/cluster path/to/lanebench}
 lanebench=$(realpath "${2:?usage: calibrate_nolink_test.sh path/to/scripts/cluster path/to/lanebench}")
-# Its own prefix (lbc) and the PID's last three digits, as cluster_test.sh.
-name=lbc$(printf %03d $(($$ % 1000)))
+# Its own prefix (lbm) and the PID's last three digits, as cluster_test.sh.
+name=lbm$(printf %03d $(($$ % 1000)))
 fails=0
 
 if [ "$(id -u)" != 0 ]; then
