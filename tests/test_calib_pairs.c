@@ -71,11 +71,39 @@ static void check_platform(void)
 	lb_platform_free(back);
 }
 
+/* A pair with no link (bandwidth and latency 0: it did not connect or
+ * answer) is written "nolink U V lane L oneway", both directions, and
+ * reads back as no link; the pair's other lane keeps its figures. */
+static void check_nolink(void)
+{
+	enum { P = 3, K = 2 };
+	double lat[K * P * P], bw[K * P * P];
+	for (size_t i = 0; i < K * P * P; i++)
+		lat[i] = 1e-5, bw[i] = 1e8;
+	size_t cut[] = { (1 * P + 1) * P + 2, (1 * P + 2) * P + 1 }; /* lane 1: 1 -> 2, 2 -> 1 */
+	for (size_t i = 0; i < 2; i++)
+		lat[cut[i]] = bw[cut[i]] = 0;
+	struct lb_calib_pairs c = { .ranks = P, .lanes = K, .latency = lat, .bandwidth = bw };
+	struct lb_platform *pf = lb_calib_pairs_platform(&c);
+	char *text = pf ? lb_platform_format(pf) : NULL;
+	char err[256] = "";
+	struct lb_platform *back = text ? lb_platform_parse(text, "calib", err, sizeof(err)) : NULL;
+	CHECK(back, "parse back: %s", err);
+	CHECK(text && strstr(text, "\nnolink 1 2 lane 1 oneway\n") &&
+	      strstr(text, "\nnolink 2 1 lane 1 oneway\n"), "nolink lines: %s", text ? text : "");
+	CHECK(back && !lb_platform_has_link(back, 1, 2, 1) && !lb_platform_has_link(back, 2, 1, 1) &&
+	      lb_platform_link(back, 1, 2, 0).bw == 1e8, "lane 1 of {1, 2} cut, lane 0 kept");
+	free(text);
+	lb_platform_free(pf);
+	lb_platform_free(back);
+}
+
 int main(void)
 {
 	for (uint32_t size = 1; size <= 33; size++)
 		check_tournament(size);
 	check_limit();
 	check_platform();
+	check_nolink();
 	return check_status("test_calib_pairs");
 }
