@@ -337,14 +337,14 @@ static int setup_done(const struct setup *st)
  * failed for good (no route to the host, ...) is noted, not fatal at
  * once: the other peers still connect, so that a caller that can do
  * without this one (tcp_connected) has them; connect fails at the end. */
-static int finish_connect(struct setup *st, struct pending *pd)
+static void finish_connect(struct setup *st, struct pending *pd)
 {
 	struct lane *l = &st->tp->lanes[pd->lane];
 	if (send_hello(st->tp, pd) == 0) {
 		add_conn(l, pd->fd, pd->peer);
 		pd->fd = -1;
 		pd->connecting = 0;
-		return 0;
+		return;
 	}
 	int e = errno;
 	close(pd->fd);
@@ -352,7 +352,7 @@ static int finish_connect(struct setup *st, struct pending *pd)
 	pd->connecting = 0;
 	if (e == ECONNREFUSED || e == EAGAIN) { /* listener not up yet: retry */
 		pd->retry_at = now() + 0.05;
-		return 0;
+		return;
 	}
 	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
 	pd->failed = 1;
@@ -360,7 +360,6 @@ static int finish_connect(struct setup *st, struct pending *pd)
 	if (!st->failed[0])
 		snprintf(st->failed, sizeof(st->failed), "tcp lane '%s': connecting to rank %u at %s failed: %s",
 			 l->name, pd->peer, inet_ntoa(a), strerror(e));
-	return 0;
 }
 
 /* Names the first lane and peers still missing when the deadline passed. */
