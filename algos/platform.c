@@ -173,8 +173,39 @@ double lb_platform_occupation(const struct lb_platform *pf, uint32_t u,
 	return l.occ + (double)bytes / l.bw;
 }
 
-/* With a default link every pair is a candidate; without one only the
- * pairs some rule names can be. */
+/* Walks the directed edges of one lane, (u, v) ascending, storing them in
+ * e when it is not NULL; returns how many.  With a default link every pair
+ * is a candidate; without one only the pairs some rule names can be. */
+static size_t walk_edges(const struct lb_platform *pf, uint32_t lane, struct lb_platform_edge *e)
+{
+	size_t n = 0;
+	if (pf->dflt.bw > 0) {
+		for (uint32_t u = 0; u < pf->nodes; u++)
+			for (uint32_t v = 0; v < pf->nodes; v++)
+				if (lb_platform_has_link(pf, u, v, lane)) {
+					if (e)
+						e[n] = (struct lb_platform_edge){ u, v };
+					n++;
+				}
+		return n;
+	}
+	for (size_t i = 0; i < pf->nrules; i++) {
+		const struct lb_link_rule *r = &pf->rule[i];
+		int next_pair = i == 0 || pf->rule[i - 1].u != r->u || pf->rule[i - 1].v != r->v;
+		if (next_pair && lb_platform_has_link(pf, r->u, r->v, lane)) {
+			if (e)
+				e[n] = (struct lb_platform_edge){ r->u, r->v };
+			n++;
+		}
+	}
+	return n;
+}
+
+size_t lb_platform_edge_count(const struct lb_platform *pf, uint32_t lane)
+{
+	return walk_edges(pf, lane, NULL);
+}
+
 int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
 		      struct lb_platform_edge **out, size_t *count)
 {
@@ -183,22 +214,8 @@ int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
 	struct lb_platform_edge *e = malloc((cap_edges ? cap_edges : 1) * sizeof(*e));
 	if (!e)
 		return -1;
-	size_t n = 0;
-	if (pf->dflt.bw > 0) {
-		for (uint32_t u = 0; u < pf->nodes; u++)
-			for (uint32_t v = 0; v < pf->nodes; v++)
-				if (lb_platform_has_link(pf, u, v, lane))
-					e[n++] = (struct lb_platform_edge){ u, v };
-	} else {
-		for (size_t i = 0; i < pf->nrules; i++) {
-			const struct lb_link_rule *r = &pf->rule[i];
-			if ((n == 0 || e[n - 1].u != r->u || e[n - 1].v != r->v) &&
-			    lb_platform_has_link(pf, r->u, r->v, lane))
-				e[n++] = (struct lb_platform_edge){ r->u, r->v };
-		}
-	}
 	*out = e;
-	*count = n;
+	*count = walk_edges(pf, lane, e);
 	return 0;
 }
 

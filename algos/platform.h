@@ -14,7 +14,9 @@
  * a platform of 1,024 nodes that differs in a few links stays small.  A rule
  * names one lane or all of them; on lookup the default is applied first,
  * then the all-lanes rule of the pair, then its lane's rule.  A node's rate
- * caps the bandwidth of every link that starts or ends at it.
+ * caps the bandwidth of every link that starts or ends at it; the
+ * simulator's bounded multi-port model (model/sim.h) also makes it what the
+ * node's concurrent sends on a lane share, and its concurrent receives.
  *
  * Sites (seeds 002, 003, 004) are parsed and kept for the collectives that
  * use them; nothing in seed 000 reads them.
@@ -146,6 +148,10 @@ struct lb_platform_edge {
 };
 int lb_platform_edges(const struct lb_platform *pf, uint32_t lane,
 		      struct lb_platform_edge **out, size_t *count);
+
+/* How many edges lb_platform_edges would return, allocating nothing: a
+ * caller can refuse a graph too large before it pays for it. */
+size_t lb_platform_edge_count(const struct lb_platform *pf, uint32_t lane);
 
 /* 0 when every node is reachable from root over `lane`'s links, else -1
  * with the first unreachable node named in err. */

@@ -74,6 +74,8 @@ void lb_cli_error(const struct lb_cmd *cmd, const char *opt_name,
 
 int lb_cli_exit_status(int rc)
 {
+	if (rc == LB_EINPUT)
+		return LB_EXIT_USAGE;
 	return rc == 0 ? 0 : rc == LB_EPEER ? LB_EXIT_PEER : LB_EXIT_FAILED;
 }
 

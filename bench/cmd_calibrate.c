@@ -14,7 +14,7 @@ struct calibrate_opts {
 	int pairs, idle;
 	uint64_t calib_size;
 	uint32_t iters, window;
-	double timeout;
+	double timeout, connect_timeout;
 	struct lb_tp_options tpo;
 	const char *nics, *transport, *output;
 };
@@ -43,6 +43,9 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, one repetition (default $LANEBENCH_TIMEOUT, else 60s)",
 	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout,
 	  .show = lb_cli_show_timeout },
+	{ LB_OPT("connect-timeout", 0, "SECONDS", "limit for connecting and for a pair's first ping-pong on a lane: past it the pair has no link there, written nolink (default a quarter of --timeout)",
+	  LB_OPT_HANDLER, OFF(connect_timeout)), .handler = lb_cli_set_timeout,
+	  .show = lb_cli_show_timeout },
 	{ LB_OPT("output", 'o', "FILE", "the platform file (default: stdout of rank 0)",
 	  LB_OPT_STRING, OFF(output)) },
 };
@@ -67,7 +70,17 @@ static void calibrate_more_help(FILE *out)
 	      "paid once by a pipelined stream, and the measured bandwidth already holds\n"
 	      "the per-byte cost; a per-message occupation is not separable from these\n"
 	      "two measurements.  The file opens with comments: the time, the command,\n"
-	      "the transport, the hosts and lanes.  Nothing is written when the run fails.\n",
+	      "the transport, the hosts and lanes.  Nothing is written when the run fails.\n"
+	      "\n"
+	      "Missing links: a pair that cannot connect on a lane within --connect-timeout\n"
+	      "(all pairs connect at once), or whose first 8-byte ping-pong there does not\n"
+	      "come back within it (one per pair and lane, at the start of its round), has\n"
+	      "no link on that lane: both directions are written\n"
+	      "  nolink U V lane L oneway\n"
+	      "(a link cut one way cannot be timed either way), rank 0 names each on\n"
+	      "stderr, and the run goes on with the other pairs.  A run in which no pair\n"
+	      "connects fails.  A transport that cannot say which peers it connected\n"
+	      "(rdma) still fails on the first missing link.\n",
 	      out);
 }
 
@@ -89,6 +102,19 @@ static int write_platform(FILE *f, const struct lb_prov *prov, const char *text)
 		fprintf(f, "# %s: %s\n", prov->items[i].key, prov->items[i].value);
 	fputs(body, f);
 	return ferror(f) ? -1 : 0;
+}
+
+/* Rank 0 names the pairs written nolink, once per unordered pair and
+ * lane (both directions are cut alike). */
+static void say_nolinks(const struct lb_cmd *cmd, const struct lb_calib_pairs *c)
+{
+	for (uint32_t l = 0; l < c->lanes; l++)
+		for (uint32_t u = 0; u < c->ranks; u++)
+			for (uint32_t v = u + 1; v < c->ranks; v++)
+				if (!(c->bandwidth[((size_t)l * c->ranks + u) * c->ranks + v] > 0))
+					fprintf(stderr, "lanebench %s: lane %u: ranks %u and %u did not "
+						"connect and answer within %g s: written nolink\n",
+						cmd->name, l, u, v, c->connect_timeout);
 }
 
 /* Rank 0: the figures as a platform file, at -o or on stdout. */
@@ -136,6 +162,7 @@ static int calibrate(const struct lb_cmd *cmd, void *base)
 	struct lb_calib_pairs_params p = {
 		.nics = lb_cli_nics(cmd, o->nics), .transport = o->transport,
 		.idle = (enum lb_idle)o->idle, .tp_options = o->tpo, .timeout = o->timeout,
+		.connect_timeout = o->connect_timeout,
 		.bw_bytes = o->calib_size, .window = o->window, .iters = o->iters,
 		.on_round = on_round,
 	};
@@ -151,6 +178,7 @@ static int calibrate(const struct lb_cmd *cmd, void *base)
 		lb_cli_provenance(&prov, cmd, o);
 		lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 		lb_prov_add_all(&prov, &c.prov);
+		say_nolinks(cmd, &c);
 		rc = lb_prov_failed(&prov) ? (lb_cli_error(cmd, NULL, "out of memory"), LB_EXIT_FAILED)
 					   : save(cmd, o, &c, &prov);
 	}

@@ -92,9 +92,9 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_STRING, OFF(site_algo)) },
 	{ LB_OPT("no-lp", 0, NULL, "with --platform: skip the LP bound (one GLPK solve per root and slice, seconds at 65 nodes) and leave lp_bound_bytes_per_second and ratio_to_lp empty; lp-prune and lp-grow solve it anyway",
 	  LB_OPT_FLAG, OFF(no_lp)) },
-	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap",
+	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap; bounded (needs --platform) = multi-port without a receive port, a rank's concurrent sends sharing its node's rate as a send cap and its receives as a receive cap, per lane",
 	  LB_OPT_ENUM, OFF(model)), .def = "per-lane",
-	  .choices = (const char *const[]){ "per-lane", "one-port-uni", "multi-port", NULL } },
+	  .choices = (const char *const[]){ "per-lane", "one-port-uni", "multi-port", "bounded", NULL } },
 	{ LB_OPT("validate", 0, NULL, "check every schedule with the validator before simulating",
 	  LB_OPT_FLAG, OFF(validate)) },
 	{ LB_OPT("output", 'o', "FILE", "write the CSV to FILE and a table to stdout (default: CSV to stdout)",
@@ -324,8 +324,10 @@ static struct lb_platform *load_platform(const struct lb_cmd *cmd, const struct 
 	if (o->platform && !(pf = lb_platform_read_file(o->platform, err, sizeof(err)))) {
 		lb_cli_error(cmd, "platform", "%s", err);
 		*rc = LB_EXIT_USAGE;
-	} else if (!o->platform && o->model == LB_PORT_MULTI) {
-		lb_cli_error(cmd, "model", "multi-port needs --platform FILE (its nodes' send times)");
+	} else if (!o->platform && (o->model == LB_PORT_MULTI || o->model == LB_PORT_BOUNDED)) {
+		lb_cli_error(cmd, "model", "%s needs --platform FILE (its nodes' send times%s)",
+			     o->model == LB_PORT_MULTI ? "multi-port" : "bounded",
+			     o->model == LB_PORT_MULTI ? "" : " and rates");
 		*rc = LB_EXIT_USAGE;
 	}
 	return pf;

@@ -185,15 +185,17 @@ static size_t possible_slices(const struct run *r, size_t i, uint64_t out[LB_SLI
  * platform has no link for, and so may seed 002's, whose sites run a
  * homogeneous one (seed 000's trees are built on its links: those with a
  * period): the validator (s carries the platform) refuses it, naming rank,
- * lane and peer, and the run stops before any connection. */
+ * lane and peer, and the run stops before any connection with LB_EINPUT
+ * (exit 2 on every rank, as plan and sim exit for the same input). */
 static int refused_by_platform(const struct run *r, const struct lb_algo *a,
 			       const struct lb_schedule *s, char *err, size_t len)
 {
 	char why[256];
 	if (!r->prm->platform || a->period || lb_sched_validate(s, why, sizeof(why)) == 0)
 		return 0;
-	return lb_errf(err, len, "%s: %s (leave it out of -a: it needs every link its schedule uses)",
-		       a->name, why);
+	lb_errf(err, len, "%s: %s (leave it out of -a: it needs every link its schedule uses)",
+		a->name, why);
+	return LB_EINPUT; /* every rank builds the same schedule: all refuse it */
 }
 
 /* Marks in seen[lane * size + peer] the peers of this rank in configuration
@@ -210,9 +212,10 @@ static int mark_peers(const struct run *r, size_t i, uint64_t slice, int candida
 	struct lb_schedule *s = lb_algo_build(a, &p, err, len);
 	if (!s)
 		return -1;
-	if (refused_by_platform(r, a, s, err, len)) {
+	int refused = refused_by_platform(r, a, s, err, len);
+	if (refused) {
 		lb_sched_free(s);
-		return -1;
+		return refused;
 	}
 	for (uint32_t l = 0; l < r->job.lanes; l++) {
 		int n = lb_sched_lane_peers(s, r->job.rank, l, tmp);

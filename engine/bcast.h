@@ -94,7 +94,8 @@ struct lb_bcast_params {
  * sizes, then slices, then roots, the last varying fastest).  Returns 0, or -1 with a
  * reason naming the rank, lane or value that failed -- LB_EPEER
  * (lib/error.h) when another rank is the cause: it died, disconnected,
- * stopped answering or failed itself.  A rank that lost a peer mid-run
+ * stopped answering or failed itself; LB_EINPUT when a schedule needs a
+ * link the platform lacks (found on every rank, before any connection).  A rank that lost a peer mid-run
  * names the root cause when there is one to learn (that peer's own
  * report, or the rank whose death started it). */
 int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,

@@ -52,6 +52,8 @@ int lb_calib_pairs_check(uint32_t size, char *err, size_t len)
 struct pairs_run {
 	const struct lb_calib_pairs_params *prm;
 	struct lb_job job;
+	double contact;  /* seconds: connecting, and a pair's first exchange */
+	uint8_t *up;     /* [lane * size + v]: this rank's channel with v was made */
 	double *samples; /* [iters] */
 	double *mine;    /* [(lane * size + v) * 2]: latency, bandwidth me -> v */
 };
@@ -98,11 +100,64 @@ static int measure_direction(struct pairs_run *r, uint32_t lane, uint32_t peer, 
 	return check_figures(r, lane, peer, fig, err, len);
 }
 
-/* The pair {me, peer} on every lane: the lower rank's direction first. */
-static int measure_pair(struct pairs_run *r, uint32_t peer, char *err, size_t len)
+/* The pair's first exchange on a lane: one 8-byte ping-pong within the
+ * connect wait.  A link cut on the way (one way or both) fails it. */
+static int answers(struct pairs_run *r, uint32_t lane, uint32_t peer)
+{
+	char why[256];
+	struct lb_p2p_cfg p = {
+		.ops = r->job.ops, .tp = r->job.tp, .buf = r->job.buf, .lane = lane, .peer = peer,
+		.initiator = r->job.rank < peer, .bytes = 8, .iters = 1, .warmup = 0,
+		.window = 1, .idle = r->prm->idle, .timeout = r->contact,
+	};
+	return lb_p2p_latency(&p, p.initiator ? r->samples : NULL, why, sizeof(why));
+}
+
+/* Bit l set: the channel with peer on lane l was made and answered. */
+static uint32_t lanes_answering(struct pairs_run *r, int peer)
+{
+	uint32_t ok = 0;
+	for (uint32_t l = 0; peer >= 0 && l < r->job.lanes; l++)
+		if (r->up[(size_t)l * r->job.size + (uint32_t)peer] && answers(r, l, (uint32_t)peer) == 0)
+			ok |= 1u << l;
+	return ok;
+}
+
+/* The lanes both ends of the pair found answering (one end may have
+ * had its ping-pong finish while the other's timed out): each rank's
+ * answering lanes, allgathered, the partner's ANDed with ours. */
+static int lanes_linked(struct pairs_run *r, int peer, uint32_t *linked, char *err, size_t len)
+{
+	uint32_t mine = lanes_answering(r, peer);
+	uint32_t *all = calloc(r->job.size, sizeof(*all));
+	int rc = lb_job_agree(&r->job, all ? 0 : lb_errf(err, len, "out of memory"), err, len);
+	if (rc == 0)
+		rc = lb_boot_allgather(r->job.boot, &mine, sizeof(mine), all, err, len);
+	*linked = rc == 0 && peer >= 0 ? mine & all[peer] : 0;
+	free(all);
+	return rc;
+}
+
+/* A lane the pair has no link on: its figures stay 0 (written nolink),
+ * and the channel is given up, so that a late answer fails nothing. */
+static void no_link(struct pairs_run *r, uint32_t lane, uint32_t peer)
+{
+	double *fig = &r->mine[((size_t)lane * r->job.size + peer) * 2];
+	fig[0] = fig[1] = 0;
+	if (r->job.ops->forget)
+		r->job.ops->forget(r->job.tp, lane, peer);
+}
+
+/* The pair {me, peer} on every linked lane: the lower rank's direction
+ * first. */
+static int measure_pair(struct pairs_run *r, uint32_t peer, uint32_t linked, char *err, size_t len)
 {
 	uint32_t me = r->job.rank, size = r->job.size;
 	for (uint32_t l = 0; l < r->job.lanes; l++) {
+		if (!(linked >> l & 1)) {
+			no_link(r, l, peer);
+			continue;
+		}
 		double *fig = &r->mine[((size_t)l * size + peer) * 2];
 		for (int first = 1; first >= 0; first--) {
 			int initiator = (me < peer) == first;
@@ -120,9 +175,13 @@ static int run_rounds(struct pairs_run *r, char *err, size_t len)
 	for (uint32_t round = 0; round < rounds; round++) {
 		int peer = lb_calib_pairs_partner(r->job.rank, r->job.size, round);
 		char why[512] = "";
+		uint32_t linked;
 		if (r->job.rank == 0 && r->prm->on_round)
 			r->prm->on_round(round, rounds, r->prm->on_round_arg);
-		int rc = peer >= 0 ? measure_pair(r, (uint32_t)peer, why, sizeof(why)) : 0;
+		int rc = lanes_linked(r, peer, &linked, err, len);
+		if (rc)
+			return rc;
+		rc = peer >= 0 ? measure_pair(r, (uint32_t)peer, linked, why, sizeof(why)) : 0;
 		if (rc)
 			lb_errf(err, len, "%s", why);
 		rc = lb_job_agree(&r->job, rc, err, len);
@@ -132,9 +191,11 @@ static int run_rounds(struct pairs_run *r, char *err, size_t len)
 	return 0;
 }
 
-/* Every lane connects to every other rank. */
+/* Every lane connects to every other rank, within the connect wait: a
+ * pair that cannot (a missing link) is left out, not waited for. */
 static int connect_all(struct pairs_run *r, char *err, size_t len)
 {
+	char why[256];
 	uint32_t *peers[LB_JOB_MAX_LANES] = { 0 }, npeers[LB_JOB_MAX_LANES] = { 0 };
 	uint32_t *others = calloc(r->job.size, sizeof(*others)), n = 0;
 	for (uint32_t q = 0; others && q < r->job.size; q++)
@@ -144,7 +205,7 @@ static int connect_all(struct pairs_run *r, char *err, size_t len)
 		peers[l] = others, npeers[l] = n;
 	int rc = lb_job_agree(&r->job, others ? 0 : lb_errf(err, len, "out of memory"), err, len);
 	if (rc == 0)
-		rc = lb_job_connect(&r->job, peers, npeers, err, len);
+		rc = lb_job_connect_some(&r->job, peers, npeers, r->up, why, sizeof(why), err, len);
 	free(others);
 	return rc;
 }
@@ -186,14 +247,30 @@ static int gather(struct pairs_run *r, struct lb_calib_pairs *out, char *err, si
 	return rc;
 }
 
+/* Rank 0: some pair has a link on some lane, else the run measured
+ * nothing (every connection failed: rather a failure than a file of
+ * nolinks), agreed. */
+static int some_link(struct pairs_run *r, const struct lb_calib_pairs *out, char *err, size_t len)
+{
+	size_t cells = (size_t)out->lanes * out->ranks * out->ranks;
+	int found = r->job.rank != 0;
+	for (size_t i = 0; !found && i < cells; i++)
+		found = out->bandwidth[i] > 0;
+	return lb_job_agree(&r->job, found ? 0 : lb_errf(err, len, "no pair of ranks connected "
+				"and answered within %g s on any lane: nothing measured",
+				r->contact), err, len);
+}
+
 static int measure_all(struct pairs_run *r, struct lb_calib_pairs *out, char *err, size_t len)
 {
 	out->ranks = r->job.size;
 	out->lanes = r->job.lanes;
+	out->connect_timeout = r->contact = r->job.connect_timeout;
 	r->samples = calloc(r->prm->iters + 1, sizeof(double));
 	r->mine = calloc((size_t)r->job.lanes * r->job.size * 2, sizeof(double));
-	int rc = lb_job_agree(&r->job, r->samples && r->mine ? 0 : lb_errf(err, len, "out of memory"),
-			      err, len);
+	r->up = calloc((size_t)r->job.lanes * r->job.size, 1);
+	int rc = lb_job_agree(&r->job, r->samples && r->mine && r->up ? 0
+				  : lb_errf(err, len, "out of memory"), err, len);
 	if (rc == 0)
 		rc = lb_job_provenance(&r->job, &out->prov, err, len);
 	if (rc == 0)
@@ -202,8 +279,11 @@ static int measure_all(struct pairs_run *r, struct lb_calib_pairs *out, char *er
 		rc = run_rounds(r, err, len);
 	if (rc == 0)
 		rc = gather(r, out, err, len);
+	if (rc == 0)
+		rc = some_link(r, out, err, len);
 	free(r->samples);
 	free(r->mine);
+	free(r->up);
 	return rc;
 }
 
@@ -212,6 +292,8 @@ int lb_calib_pairs_run(const struct lb_calib_pairs_params *p, struct lb_calib_pa
 {
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .tp_options = p->tp_options,
+				    .connect_timeout = p->connect_timeout,
+				    .connect_share = LB_CALIB_PAIRS_CONNECT_SHARE,
 				    .buffer_bytes = p->bw_bytes > 8 ? p->bw_bytes : 8 };
 	struct pairs_run r = { .prm = p };
 	memset(out, 0, sizeof(*out));
@@ -232,8 +314,8 @@ struct lb_platform *lb_calib_pairs_platform(const struct lb_calib_pairs *c)
 			for (uint32_t v = 0; pf && v < c->ranks; v++) {
 				size_t at = ((size_t)l * c->ranks + u) * c->ranks + v;
 				struct lb_link link = { .lat = c->latency[at], .bw = c->bandwidth[at] };
-				if (u != v && lb_platform_set_link(pf, u, v, l, LB_LINK_LAT | LB_LINK_BW,
-								   &link) != 0) {
+				unsigned fields = link.bw > 0 ? LB_LINK_LAT | LB_LINK_BW : LB_LINK_BW;
+				if (u != v && lb_platform_set_link(pf, u, v, l, fields, &link) != 0) {
 					lb_platform_free(pf);
 					pf = NULL;
 				}

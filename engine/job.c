@@ -82,7 +82,9 @@ int lb_job_agree(struct lb_job *j, int rc, char *err, size_t len)
 {
 	char reason[512];
 	snprintf(reason, sizeof(reason), "%s", rc ? err : "");
-	return lb_boot_agree(j->boot, rc == 0, reason, err, len);
+	int agreed = lb_boot_agree(j->boot, rc == 0, reason, err, len);
+	/* A refused input stays one (exit 2) on the rank that found it. */
+	return agreed == -1 && rc == LB_EINPUT ? LB_EINPUT : agreed;
 }
 
 static int same_lane_count(struct lb_job *r, char *err, size_t len)
@@ -104,10 +106,11 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 	r->ops = lb_transport_find(p->transport);
 	if (!r->ops)
 		return lb_errf(err, len, "unknown transport '%s'", p->transport);
+	r->connect_timeout = p->connect_timeout > 0 ? p->connect_timeout
+			     : p->connect_share > 0 ? p->connect_share * r->timeout : r->timeout;
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
 				 .lane_names = r->lane_names, .token = r->token,
-				 .timeout = p->connect_timeout > 0 ? p->connect_timeout : r->timeout,
-				 .opt = p->tp_options };
+				 .timeout = r->connect_timeout, .opt = p->tp_options };
 	if (lb_tp_check_options(r->ops, &p->tp_options, err, len))
 		return -1;
 	return r->ops->open(&cfg, &r->tp, err, len);
@@ -225,6 +228,33 @@ int lb_job_connect_each(struct lb_job *r, uint32_t *const *peers, const uint32_t
 	free(mine);
 	free(all);
 	return rc;
+}
+
+/* This rank's channels after connect: all of peers[] when it succeeded,
+ * else those the transport says were made, or a failure without its word. */
+static int channels_made(struct lb_job *r, uint32_t *const *peers, const uint32_t *npeers,
+			 int connected, uint8_t *up, const char *why, char *err, size_t len)
+{
+	memset(up, 0, (size_t)r->lanes * r->size);
+	if (connected != 0 && !r->ops->connected)
+		return lb_errf(err, len, "%s", why);
+	for (uint32_t l = 0; l < r->lanes; l++)
+		for (uint32_t i = 0; i < npeers[l]; i++)
+			up[(size_t)l * r->size + peers[l][i]] =
+				connected == 0 || r->ops->connected(r->tp, l, peers[l][i]);
+	return 0;
+}
+
+int lb_job_connect_some(struct lb_job *r, uint32_t *const *peers, const uint32_t *npeers,
+			uint8_t *up, char *why, size_t whylen, char *err, size_t len)
+{
+	int connected = 0;
+	*why = '\0';
+	int rc = lb_job_connect_each(r, peers, npeers, &connected, why, whylen, err, len);
+	if (rc)
+		return rc;
+	return lb_job_agree(r, channels_made(r, peers, npeers, connected, up, why, err, len), err,
+			    len);
 }
 
 /* Addresses through the bootstrap, then the connections, agreed. */

@@ -24,7 +24,9 @@ struct lb_job_params {
 	double timeout;        /* seconds for every wait, start-up included;
 				* 0: $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;      /* bytes/s stated by the user; 0: ask the transport */
-	double connect_timeout; /* seconds the transport gets to connect; 0: timeout */
+	double connect_timeout; /* seconds the transport gets to connect; 0: connect_share */
+	double connect_share;   /* with connect_timeout 0: this share of the timeout as
+				 * resolved (0: all of it) */
 	uint64_t buffer_bytes;
 	struct lb_tp_options tp_options; /* --tp-opt items: keys checked, then open parses them */
 };
@@ -36,6 +38,7 @@ struct lb_job {
 	char *lane_spec;
 	char token[129];
 	double timeout;        /* as resolved: the parameter, or the environment's */
+	double connect_timeout; /* as resolved: what the transport got to connect */
 	struct lb_topo *topo;
 	struct lb_lane_plan plan[LB_JOB_MAX_LANES];
 	const struct lb_transport *ops;
@@ -69,9 +72,20 @@ int lb_job_connect(struct lb_job *j, uint32_t *const *peers, const uint32_t *npe
 int lb_job_connect_each(struct lb_job *j, uint32_t *const *peers, const uint32_t *npeers,
 			int *connected, char *why, size_t whylen, char *err, size_t errlen);
 
+/* As lb_job_connect_each, for a caller that can do without some peers
+ * (calibrate on a platform with missing links): up[lane * size + peer]
+ * is 1 for each channel of peers[] the transport made -- all of them when
+ * connect succeeded, else those its `connected` names -- and 0 for the
+ * rest; why holds the transport's reason when connect failed ("" when
+ * not).  A failed connect on a transport without `connected` fails this
+ * rank with that reason.  Agreed: 0 on every rank, or a failure on all. */
+int lb_job_connect_some(struct lb_job *j, uint32_t *const *peers, const uint32_t *npeers,
+			uint8_t *up, char *why, size_t whylen, char *err, size_t errlen);
+
 /* Agrees on a local step's outcome: 0 everywhere, or a failure everywhere
- * with the lowest failing rank's reason in err: -1 where the step failed,
- * LB_EPEER on the ranks where it did not. */
+ * with the lowest failing rank's reason in err: -1 where the step failed
+ * (LB_EINPUT where it failed with LB_EINPUT), LB_EPEER on the ranks where
+ * it did not. */
 int lb_job_agree(struct lb_job *j, int rc, char *err, size_t errlen);
 
 /* Executor pin callback: binds lane `lane`'s thread per the plan. */

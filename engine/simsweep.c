@@ -503,7 +503,8 @@ static void consider(const struct lb_simsweep_params *p, const struct lb_algo *a
 	uint64_t sim = lb_sim_bytes(prm->ranks, p->lanes, e.blocks, e.ops / 2);
 	if (p->platform)
 		sim = lb_add_sat(lb_add_sat(sim, lb_mul_sat(e.ops / 2, LB_SIM_PLATFORM_SEND_BYTES)),
-				 (uint64_t)prm->ranks * LB_SIM_MULTI_PORT_RANK_BYTES);
+				 (uint64_t)prm->ranks * (LB_SIM_MULTI_PORT_RANK_BYTES +
+							 p->lanes * LB_SIM_BOUNDED_SLOT_BYTES));
 	uint64_t memory = lb_add_sat(e.bytes, sim);
 	if (memory > n->memory)
 		*n = (struct need){ a, prm->ranks, prm->bytes, prm->slice_bytes, e.blocks, memory };

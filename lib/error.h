@@ -14,4 +14,9 @@ int lb_errf(char *err, size_t len, const char *fmt, ...)
  * names that rank; `lanebench` exits with status 3 (LB_EXIT_PEER). */
 #define LB_EPEER (-2)
 
+/* Returned instead of -1 when the input is at fault and every rank sees it
+ * alike (a schedule over a link the platform lacks): `lanebench` exits
+ * with status 2 (LB_EXIT_USAGE), as plan and sim do for the same input. */
+#define LB_EINPUT (-3)
+
 #endif

@@ -231,7 +231,7 @@ static void build_free(struct lp_build *b)
 	free(b->ar);
 }
 
-static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+static int check_range(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		       char *err, size_t errlen)
 {
 	if (root >= pf->nodes) {
@@ -248,22 +248,35 @@ static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lan
 		snprintf(err, errlen, "a platform of one node has no destination: TP is unbounded");
 		return -1;
 	}
-	return lb_platform_check_reachable(pf, root, lane, err, errlen);
+	return 0;
 }
 
 /* GLPK numbers columns, rows and matrix entries with int.  Each
  * (destination, edge) pair has a column x, a row (d) and about four
  * entries, so that product must stay well below INT_MAX; past it the
- * casts in col_x and add_columns would wrap and GLPK abort the process. */
-static int check_size(const struct lp_build *b, char *err, size_t errlen)
+ * casts in col_x and add_columns would wrap and GLPK abort the process.
+ * The edges are counted, not listed: at 4096 linked nodes their arrays
+ * (and the reachability check's) would take over 500 MB to be refused. */
+static int check_size(const struct lb_platform *pf, uint32_t lane, char *err, size_t errlen)
 {
-	double pairs = (double)(b->nodes - 1) * (double)b->m; /* exact below 2^53 */
-	if (4 * pairs + 4.0 * (double)b->m + 8.0 * b->nodes <= INT_MAX)
+	size_t m = lb_platform_edge_count(pf, lane);
+	double pairs = (double)(pf->nodes - 1) * (double)m; /* exact below 2^53 */
+	if (4 * pairs + 4.0 * (double)m + 8.0 * pf->nodes <= INT_MAX)
 		return 0;
 	snprintf(err, errlen,
 		 "the LP is too large for GLPK: %u destinations x %zu links = %.0f flow variables (at most about %d)",
-		 b->nodes - 1, b->m, pairs, INT_MAX / 4);
+		 pf->nodes - 1, m, pairs, INT_MAX / 4);
 	return -1;
+}
+
+/* The input checks, cheapest first: nothing large is allocated before the
+ * size is known to fit. */
+static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		       char *err, size_t errlen)
+{
+	if (check_range(pf, root, lane, err, errlen) || check_size(pf, lane, err, errlen))
+		return -1;
+	return lb_platform_check_reachable(pf, root, lane, err, errlen);
 }
 
 /* The whole LP, phase 1's objective (maximise TP) set. */
@@ -278,8 +291,6 @@ static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root
 		snprintf(err, errlen, "out of memory building the LP");
 		return -1;
 	}
-	if (check_size(b, err, errlen))
-		return -1;
 	b->P = glp_create_prob();
 	glp_set_prob_name(b->P, "lanebench_ssb");
 	glp_set_obj_dir(b->P, GLP_MAX);

@@ -94,8 +94,10 @@ struct sim {
 	double *arrival;    /* [rank * nblocks + block], INFINITY = not yet */
 	double *send_free;  /* [slot]: when the lane may start its next SEND */
 	double *recv_free;  /* [slot]; one-port-uni: send_free itself */
-	double *cpu_free;   /* multi-port: [rank], when its CPU may send again */
-	double *link_free;  /* multi-port: [link], when it is free */
+	double *cpu_free;   /* multi-port, bounded: [rank], when its CPU may send again */
+	double *link_free;  /* multi-port, bounded: [link], when it is free */
+	double *cap_free;   /* bounded: [2 * slot] its send cap's free time, [2 * slot + 1]
+			     * its receive cap's */
 	size_t *next;       /* [slot]: its next SEND in sends */
 	size_t *end;        /* [slot]: one past its last SEND */
 	uint8_t *waiting;   /* [slot]: the next SEND waits for a block */
@@ -327,6 +329,30 @@ static double multi_port_start(struct sim *x, const struct event *ev, uint32_t s
 	return cpu_done;
 }
 
+/* Bounded: the transfer's bytes take their turn through a cap of `rate`
+ * bytes/s (0: none) free at *cap_free; returns when they are through. */
+static double through_cap(double *cap_free, double start, uint64_t bytes, double rate)
+{
+	if (!(rate > 0))
+		return start;
+	*cap_free = later(start, *cap_free) + (double)bytes / rate;
+	return *cap_free;
+}
+
+/* Bounded: the end of a transfer started at `at` that holds its link for
+ * `occupation`: its bytes through the sender's send cap and the
+ * receiver's receive cap of the lane too. */
+static double bounded_end(struct sim *x, uint32_t slot, uint32_t dslot, double at,
+			  double occupation, uint64_t bytes)
+{
+	const struct lb_node *node = x->net->platform->node;
+	uint32_t lanes = x->s->lanes;
+	double sent = through_cap(&x->cap_free[2 * (size_t)slot], at, bytes, node[slot / lanes].rate);
+	double got = through_cap(&x->cap_free[2 * (size_t)dslot + 1], at, bytes,
+				 node[dslot / lanes].rate);
+	return later(at + occupation, later(sent, got));
+}
+
 /* When the SEND of ev finds the resources it needs free, the receiving
  * port aside: under per-lane, its own lane's port is free by construction
  * (only its SENDs take it, and the next is queued after). */
@@ -336,6 +362,7 @@ static double sender_free(const struct sim *x, const struct event *ev)
 	case LB_PORT_ONE_PORT_UNI: /* receives take the same port */
 		return x->send_free[ev->slot];
 	case LB_PORT_MULTI:
+	case LB_PORT_BOUNDED:
 		return later(x->cpu_free[ev->slot / x->s->lanes],
 			     x->link_free[x->cost[x->next[ev->slot]].link]);
 	default:
@@ -358,14 +385,18 @@ static void start_send(struct sim *x, const struct event *ev)
 	} else {
 		occupation = transfer_time(x, src, op->peer, lane, bytes, &lat);
 	}
-	double end = ev->at + occupation, arrive = end + lat;
+	double end = ev->at + occupation;
+	if (x->cap_free)
+		end = bounded_end(x, ev->slot, dslot, ev->at, occupation, bytes);
+	double arrive = end + lat;
 	double *arr = x->arrival + (size_t)op->peer * s->nblocks;
 	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
 		arr[b] = earlier(arr[b], arrive);
 	x->send_free[ev->slot] = end;
-	if (x->net->model == LB_PORT_MULTI)
+	if (x->cpu_free)
 		x->send_free[ev->slot] = multi_port_start(x, ev, src, end);
-	x->recv_free[dslot] = end;
+	if (!x->cap_free) /* bounded: the receive cap, not a port */
+		x->recv_free[dslot] = end;
 	x->res->transfers++;
 	x->res->bytes_moved += bytes;
 	x->next[ev->slot]++;
@@ -396,7 +427,7 @@ static void run_events(struct sim *x)
 		uint32_t dslot = ev.op.peer * x->s->lanes + slot % x->s->lanes;
 		tie_pop(&x->q);
 		prefetch_next(x);
-		double free_at = x->recv_free[dslot];
+		double free_at = x->cap_free ? 0 : x->recv_free[dslot];
 		if (x->net->model != LB_PORT_PER_LANE)
 			free_at = later(free_at, sender_free(x, &ev));
 		if (free_at > ev.at) {
@@ -496,10 +527,12 @@ static int check_platform(const struct lb_schedule *s, const struct lb_platform 
 static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 		     char *err, size_t len)
 {
-	if (net->model > LB_PORT_MULTI)
+	if (net->model > LB_PORT_BOUNDED)
 		return lb_errf(err, len, "sim: unknown port model %d", (int)net->model);
 	if (net->model == LB_PORT_MULTI && !net->platform)
 		return lb_errf(err, len, "sim: the multi-port model needs a platform (its nodes' send times)");
+	if (net->model == LB_PORT_BOUNDED && !net->platform)
+		return lb_errf(err, len, "sim: the bounded multi-port model needs a platform (its nodes' send times and caps)");
 	if (net->platform)
 		return check_platform(s, net->platform, err, len);
 	if (!(net->latency >= 0) || !isfinite(net->latency))
@@ -634,7 +667,7 @@ static int gather_costs(struct sim *x, const struct lb_schedule *s,
 			x->cost[i] = (struct send_cost){ l.occ + (double)bytes / l.bw, l.lat, 0 };
 		}
 	}
-	return x->net->model == LB_PORT_MULTI ? number_links(x, s, err, len) : 0;
+	return x->cpu_free ? number_links(x, s, err, len) : 0;
 }
 
 /* Nothing has arrived yet except at the owners: the root, which holds
@@ -679,11 +712,13 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	struct lb_schedule dims = *s; /* what the run reads of s, s->rank aside */
 	dims.rank = NULL;
 	size_t slots = (size_t)s->ranks * s->lanes, cells = (size_t)s->ranks * s->nblocks;
+	int multi = net->model == LB_PORT_MULTI || net->model == LB_PORT_BOUNDED;
 	struct sim x = {
 		.s = &dims, .net = net, .res = res,
 		.send_free = calloc(slots, sizeof(double)),
 		.recv_free = net->model == LB_PORT_ONE_PORT_UNI ? NULL : calloc(slots, sizeof(double)),
-		.cpu_free = net->model == LB_PORT_MULTI ? calloc(s->ranks, sizeof(double)) : NULL,
+		.cpu_free = multi ? calloc(s->ranks, sizeof(double)) : NULL,
+		.cap_free = net->model == LB_PORT_BOUNDED ? calloc(2 * slots, sizeof(double)) : NULL,
 		.next = calloc(slots, sizeof(size_t)),
 		.end = calloc(slots, sizeof(size_t)),
 		.waiting = calloc(slots, 1),
@@ -708,7 +743,8 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	if (gathered)
 		x.arrival = lb_alloc_large(cells * sizeof(double));
 	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.q.ev ||
-	    !x.q.link || !x.q.ties || (net->model == LB_PORT_MULTI && !x.cpu_free)) {
+	    !x.q.link || !x.q.ties || (multi && !x.cpu_free) ||
+	    (net->model == LB_PORT_BOUNDED && !x.cap_free)) {
 		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
 		     dims.ranks, dims.nblocks);
 		goto out;
@@ -738,6 +774,7 @@ out:
 		free(x.recv_free);
 	free(x.send_free);
 	free(x.cpu_free);
+	free(x.cap_free);
 	free(x.link_free);
 	free(x.next);
 	free(x.end);

@@ -38,6 +38,21 @@
  *     T.  The lane's next SEND may start once the CPU is free, so transfers
  *     of one sender to different peers overlap: a rank that sends each slice
  *     to d children on one lane sends one every max(d * send, max T).
+ *   LB_PORT_BOUNDED (needs a platform): bounded multi-port.  As multi-port
+ *     (CPU per rank, one transfer at a time per directed link), but no
+ *     receive port is held: a rank's concurrent transfers share caps
+ *     instead, each (rank, lane) a send cap and a receive cap of its
+ *     node's `rate` (the NIC cap of algos/platform.h; 0: no cap).  The
+ *     bytes of a rank's sends on a lane pass its send cap one transfer after
+ *     the other, in start order, at the cap's rate, and likewise the bytes
+ *     it receives pass its receive cap; a transfer of n bytes started at t
+ *     ends at the latest of t + T, its turn through the sender's cap
+ *     (max(t, cap free) + n / rate) and its turn through the receiver's.
+ *     For transfers that start together the last ends when fair sharing of
+ *     the cap would end them all (n_total / rate) as long as the links do
+ *     not bind; the earlier ones end sooner than under sharing, and a link
+ *     slower than its share makes the cap's bound optimistic.  Ends are
+ *     fixed when a transfer starts, as for the other models.
  */
 #ifndef LB_SIM_H
 #define LB_SIM_H
@@ -53,6 +68,7 @@ enum lb_port_model {
 	LB_PORT_PER_LANE = 0, /* one send and one receive port per lane */
 	LB_PORT_ONE_PORT_UNI, /* one port per lane, sends and receives share it */
 	LB_PORT_MULTI,        /* CPU per rank, links overlap: see above */
+	LB_PORT_BOUNDED,      /* multi-port, a rank's transfers sharing its NIC caps */
 };
 
 struct lb_sim_net {
@@ -102,10 +118,12 @@ uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t 
 
 /* What a run on a platform adds per SEND to lb_sim_bytes: its occupation,
  * latency and (multi-port) link, resolved once, and at most one link's
- * free time; and per rank, multi-port only: its CPU and the numbering of
- * its links. */
+ * free time; and per rank, multi-port and bounded only: its CPU and the
+ * numbering of its links; per (rank, lane), bounded only: when its send
+ * and receive caps are free. */
 #define LB_SIM_PLATFORM_SEND_BYTES 32u
 #define LB_SIM_MULTI_PORT_RANK_BYTES 16u
+#define LB_SIM_BOUNDED_SLOT_BYTES 16u
 
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
  * network parameters, a SEND over a missing link naming rank, lane and

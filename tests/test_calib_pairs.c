@@ -42,6 +42,18 @@ static void check_limit(void)
 	      "the refusal names the size, the limit and what to do: %s", err);
 }
 
+/* The figures as calibrate writes them (*text, malloc'd), parsed back. */
+static struct lb_platform *written_and_read(const struct lb_calib_pairs *c, char **text)
+{
+	struct lb_platform *pf = lb_calib_pairs_platform(c);
+	char err[256] = "";
+	*text = pf ? lb_platform_format(pf) : NULL;
+	struct lb_platform *back = *text ? lb_platform_parse(*text, "calib", err, sizeof(err)) : NULL;
+	CHECK(back, "parse back: %s", err);
+	lb_platform_free(pf);
+	return back;
+}
+
 /* 3 ranks, 2 lanes of made-up figures: formatted, parsed back, compared. */
 static void check_platform(void)
 {
@@ -50,11 +62,8 @@ static void check_platform(void)
 	for (size_t i = 0; i < K * P * P; i++)
 		lat[i] = 1e-5 * (double)(i + 1), bw[i] = 1e8 / 3.0 * (double)(i + 1);
 	struct lb_calib_pairs c = { .ranks = P, .lanes = K, .latency = lat, .bandwidth = bw };
-	struct lb_platform *pf = lb_calib_pairs_platform(&c);
-	char *text = pf ? lb_platform_format(pf) : NULL;
-	char err[256] = "";
-	struct lb_platform *back = text ? lb_platform_parse(text, "calib", err, sizeof(err)) : NULL;
-	CHECK(back, "parse back: %s", err);
+	char *text = NULL;
+	struct lb_platform *back = written_and_read(&c, &text);
 	CHECK(text && strstr(text, "default none\n"), "no default link: %s", text ? text : "");
 	for (uint32_t l = 0; back && l < K; l++)
 		for (uint32_t u = 0; u < P; u++)
@@ -67,7 +76,29 @@ static void check_platform(void)
 				      "lane %u %u -> %u: lat %g bw %g occ %g", l, u, v, got.lat, got.bw, got.occ);
 			}
 	free(text);
-	lb_platform_free(pf);
+	lb_platform_free(back);
+}
+
+/* A pair with no link (bandwidth and latency 0: it did not connect or
+ * answer) is written "nolink U V lane L oneway", both directions, and
+ * reads back as no link; the pair's other lane keeps its figures. */
+static void check_nolink(void)
+{
+	enum { P = 3, K = 2 };
+	double lat[K * P * P], bw[K * P * P];
+	for (size_t i = 0; i < K * P * P; i++)
+		lat[i] = 1e-5, bw[i] = 1e8;
+	size_t cut[] = { (1 * P + 1) * P + 2, (1 * P + 2) * P + 1 }; /* lane 1: 1 -> 2, 2 -> 1 */
+	for (size_t i = 0; i < 2; i++)
+		lat[cut[i]] = bw[cut[i]] = 0;
+	struct lb_calib_pairs c = { .ranks = P, .lanes = K, .latency = lat, .bandwidth = bw };
+	char *text = NULL;
+	struct lb_platform *back = written_and_read(&c, &text);
+	CHECK(text && strstr(text, "\nnolink 1 2 lane 1 oneway\n") &&
+	      strstr(text, "\nnolink 2 1 lane 1 oneway\n"), "nolink lines: %s", text ? text : "");
+	CHECK(back && !lb_platform_has_link(back, 1, 2, 1) && !lb_platform_has_link(back, 2, 1, 1) &&
+	      lb_platform_link(back, 1, 2, 0).bw == 1e8, "lane 1 of {1, 2} cut, lane 0 kept");
+	free(text);
 	lb_platform_free(back);
 }
 
@@ -77,5 +108,6 @@ int main(void)
 		check_tournament(size);
 	check_limit();
 	check_platform();
+	check_nolink();
 	return check_status("test_calib_pairs");
 }

@@ -5,6 +5,7 @@
  *                      (77: skipped when glpsol is missing)
  *   test_lp large      a 65-node sparse platform: the time it takes */
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,20 +158,34 @@ static void check_vector(const char *name, const struct edge_time *e, size_t n, 
 	lb_platform_free(pf);
 }
 
-/* 1400 nodes all linked: 1399 x 1957200 flow variables overflow GLPK's
- * int indices; refused with a message instead of a wrapped column count. */
+/* Peak resident memory of this process so far, in KiB. */
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+/* 4096 nodes all linked: 4095 x 16773120 flow variables overflow GLPK's
+ * int indices; refused with a message instead of a wrapped column count,
+ * and before the edges are listed: those arrays (the reachability check's
+ * and the LP builder's) would take over 500 MB, this refusal under 64 MB
+ * (run first, so the peak measured is this check's). */
 static void check_too_large(void)
 {
 	char err[256];
 	struct lb_lp_result r;
-	struct lb_platform *pf = lb_platform_new(1400, 1);
-	CHECK(pf != NULL, "platform of 1400 nodes");
+	long before = peak_rss_kib();
+	struct lb_platform *pf = lb_platform_new(LB_PLATFORM_MAX_NODES, 1);
+	CHECK(pf != NULL, "platform of %u nodes", LB_PLATFORM_MAX_NODES);
 	pf->dflt = (struct lb_link){ .bw = 1e9 };
-	CHECK(lb_platform_seal(pf) == 0, "seal 1400 nodes");
+	CHECK(lb_platform_seal(pf) == 0, "seal %u nodes", LB_PLATFORM_MAX_NODES);
 	CHECK(lb_lp_bound(pf, 0, 0, SLICE, LB_LP_PHASE2_TIME, &r, err, sizeof(err)) == -1,
 	      "an LP past GLPK's int indices accepted");
 	CHECK(strstr(err, "too large for GLPK"), "message: %s", err);
 	CHECK(r.load == NULL, "a refused bound left loads");
+	long grown = peak_rss_kib() - before;
+	CHECK(before >= 0 && grown < 64 * 1024, "the refusal's peak memory grew %ld KiB (limit 65536)",
+	      grown);
 	lb_platform_free(pf);
 }
 
@@ -196,7 +211,6 @@ static void check_errors(void)
 	      "one node accepted");
 	CHECK(strstr(err, "unbounded"), "message: %s", err);
 	lb_platform_free(pf);
-	check_too_large();
 }
 
 /* ---- a deterministic random sparse platform ---- */
@@ -329,6 +343,7 @@ int main(int argc, char **argv)
 		return check_glpsol();
 	if (argc > 1 && strcmp(argv[1], "large") == 0)
 		return check_large();
+	check_too_large();
 	check_vector("vector 1", vector1, NELEM(vector1), 11.0 / 23);
 	check_vector("vector 2", vector2, NELEM(vector2), 2.0 / 5);
 	check_errors();

@@ -186,6 +186,7 @@ struct pending {
 	uint32_t lane, peer; /* peer: UINT32_MAX for accepted, not yet known */
 	int connecting;      /* we connect (to a higher rank) */
 	double retry_at;     /* after ECONNREFUSED */
+	int failed;          /* for good (no route, ...): not retried */
 };
 
 static void set_conn_opts(int fd)
@@ -312,6 +313,7 @@ struct setup {
 	uint32_t npd;
 	uint8_t **expect;    /* [lane][rank]: lower ranks that connect to us */
 	uint32_t *want;      /* [lane]: connections the lane needs */
+	char failed[256];    /* the first connect that failed for good; "" none */
 };
 
 static const struct tcp_addr *peer_addr(const struct setup *st, uint32_t peer,
@@ -321,6 +323,8 @@ static const struct tcp_addr *peer_addr(const struct setup *st, uint32_t peer,
 		((size_t)peer * st->tp->cfg.lanes + lane) * LB_TP_ADDR_MAX);
 }
 
+/* Every connection made, or failed for good: the lane's wants count
+ * those no more. */
 static int setup_done(const struct setup *st)
 {
 	for (uint32_t l = 0; l < st->tp->cfg.lanes; l++)
@@ -329,15 +333,18 @@ static int setup_done(const struct setup *st)
 	return 1;
 }
 
-/* One step of an outgoing connect that poll() reported. */
-static int finish_connect(struct setup *st, struct pending *pd, char *err, size_t len)
+/* One step of an outgoing connect that poll() reported.  A connect that
+ * failed for good (no route to the host, ...) is noted, not fatal at
+ * once: the other peers still connect, so that a caller that can do
+ * without this one (tcp_connected) has them; connect fails at the end. */
+static void finish_connect(struct setup *st, struct pending *pd)
 {
 	struct lane *l = &st->tp->lanes[pd->lane];
 	if (send_hello(st->tp, pd) == 0) {
 		add_conn(l, pd->fd, pd->peer);
 		pd->fd = -1;
 		pd->connecting = 0;
-		return 0;
+		return;
 	}
 	int e = errno;
 	close(pd->fd);
@@ -345,11 +352,14 @@ static int finish_connect(struct setup *st, struct pending *pd, char *err, size_
 	pd->connecting = 0;
 	if (e == ECONNREFUSED || e == EAGAIN) { /* listener not up yet: retry */
 		pd->retry_at = now() + 0.05;
-		return 0;
+		return;
 	}
 	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
-	return lb_errf(err, len, "tcp lane '%s': connecting to rank %u at %s failed: %s",
-		    l->name, pd->peer, inet_ntoa(a), strerror(e));
+	pd->failed = 1;
+	st->want[pd->lane]--;
+	if (!st->failed[0])
+		snprintf(st->failed, sizeof(st->failed), "tcp lane '%s': connecting to rank %u at %s failed: %s",
+			 l->name, pd->peer, inet_ntoa(a), strerror(e));
 }
 
 /* Names the first lane and peers still missing when the deadline passed. */
@@ -358,7 +368,8 @@ static int setup_timeout(const struct setup *st, char *err, size_t len)
 	struct lb_tp *tp = st->tp;
 	for (uint32_t l = 0; l < tp->cfg.lanes; l++) {
 		for (uint32_t i = 0; i < st->npd; i++)
-			if (st->pd[i].lane == l && tp->lanes[l].conn_of[st->pd[i].peer] < 0)
+			if (st->pd[i].lane == l && !st->pd[i].failed &&
+			    tp->lanes[l].conn_of[st->pd[i].peer] < 0)
 				return lb_errf(err, len, "tcp lane '%s': timeout after %.0f s connecting to rank %u",
 					    tp->lanes[l].name, tp->cfg.timeout, st->pd[i].peer);
 		for (uint32_t r = 0; r < tp->cfg.size; r++)
@@ -378,7 +389,7 @@ static int setup_step(struct setup *st, char *err, size_t len)
 		pf[n++] = (struct pollfd){ tp->lanes[l].listen_fd, POLLIN, 0 };
 	for (uint32_t i = 0; i < st->npd; i++) {
 		struct pending *pd = &st->pd[i];
-		if (pd->fd < 0 && tp->lanes[pd->lane].conn_of[pd->peer] < 0 &&
+		if (pd->fd < 0 && !pd->failed && tp->lanes[pd->lane].conn_of[pd->peer] < 0 &&
 		    now() >= pd->retry_at &&
 		    start_connect(tp, pd, peer_addr(st, pd->peer, pd->lane))) {
 			if (pd->fd >= 0)
@@ -394,8 +405,8 @@ static int setup_step(struct setup *st, char *err, size_t len)
 		if (pf[l].revents & POLLIN)
 			accept_new(tp, l, st->expect[l]);
 	for (uint32_t i = 0; i < st->npd; i++)
-		if (pf[lanes + i].revents && finish_connect(st, &st->pd[i], err, len))
-			return -1;
+		if (pf[lanes + i].revents)
+			finish_connect(st, &st->pd[i]);
 	return 0;
 }
 
@@ -457,6 +468,8 @@ static int tcp_connect(struct lb_tp *tp, const uint8_t *all,
 		else
 			rc = setup_step(&st, err, len);
 	}
+	if (rc == 0 && st.failed[0])
+		rc = lb_errf(err, len, "%s", st.failed);
 	setup_free(&st);
 	return rc;
 }
@@ -732,6 +745,14 @@ static void tcp_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	lb_ring_free(&c->recvq);
 }
 
+/* A connection with the peer on the lane was made (and not given up):
+ * what a connect that timed out on some peers still made. */
+static int tcp_connected(struct lb_tp *tp, uint32_t lane, uint32_t peer)
+{
+	const struct conn *c = lane < tp->cfg.lanes ? conn_for(tp, lane, peer) : NULL;
+	return c && c->fd >= 0;
+}
+
 static void tcp_close(struct lb_tp *tp)
 {
 	if (!tp)
@@ -770,5 +791,6 @@ const struct lb_transport lb_transport_tcp = {
 	.lane_rate = tcp_lane_rate,
 	.counters = tcp_counters,
 	.forget = tcp_forget,
+	.connected = tcp_connected,
 	.close = tcp_close,
 };

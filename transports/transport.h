@@ -156,6 +156,18 @@ struct lb_transport {
 	 *   dpdk: drops the channel's window, queues and the frames it held;
 	 *   rdma: none (NULL). */
 	void (*forget)(struct lb_tp *tp, uint32_t lane, uint32_t peer);
+	/* Optional: after connect returned -- also when it failed -- 1 when
+	 * the channel (lane, peer) was made and may carry transfers, 0 when
+	 * not, so that a caller that can do without some peers (calibrate on
+	 * a platform with missing links) goes on with the channels that
+	 * were made.  Without it (NULL) a failed connect leaves no channel the
+	 * caller may count on.  A channel made may still carry nothing (a
+	 * link cut one way, a transport that connects without a handshake):
+	 * the caller's first exchange tells.
+	 *   tcp:  the connection was made and not given up (forget);
+	 *   dpdk, rdma: none (NULL; dpdk's connect fails only for its own
+	 *         ports, not for a peer). */
+	int (*connected)(struct lb_tp *tp, uint32_t lane, uint32_t peer);
 	void (*close)(struct lb_tp *tp);
 };
 

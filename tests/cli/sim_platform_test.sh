@@ -49,6 +49,16 @@ expect_ok sim -a topo-grow --platform "$tmp/p4" -m 1M -s 64K
 expect_status 2 "8 ranks, but the platform $tmp/p4 has 4 nodes" sim -a chain --platform "$tmp/p4" -p 8
 expect_status 2 "2 lanes, but the platform $tmp/p4 has 1" sim -a chain --platform "$tmp/p4" -k 2
 expect_status 2 "multi-port needs --platform" sim -a chain --model multi-port
+expect_status 2 "bounded needs --platform" sim -a chain --model bounded
+# bounded multi-port: the root's two sends share its 1gbit cap (2 M / cap),
+# where multi-port overlaps them (M / 1gbit)
+printf 'nodes 3\nlanes 1\ndefault none\nlink 0 1 bw 1gbit\nlink 0 2 bw 1gbit\nnode 0 rate 1gbit\n' >"$tmp/capped"
+expect_ok sim -a topo-grow --platform "$tmp/capped" -m 1M -s 1M --no-lp --model bounded
+awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN { exit !(s > 0 && (s - 2 * 1048576 / 125e6) ^ 2 < 1e-18) }' ||
+	fail "sim --model bounded: two sends sharing the root's cap, want 2 M / 125 MB/s: $out"
+expect_ok sim -a topo-grow --platform "$tmp/capped" -m 1M -s 1M --no-lp --model multi-port
+awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN { exit !(s > 0 && (s - 1048576 / 125e6) ^ 2 < 1e-18) }' ||
+	fail "sim --model multi-port: the root's two sends overlap, want M / 125 MB/s: $out"
 expect_status 2 "$tmp/nothing" sim -a chain --platform "$tmp/nothing"
 expect_status 2 "'two-port'" sim -a chain --model two-port
 # a schedule over a missing link is refused before any output (exit 2, no

@@ -8,9 +8,9 @@
 # byte verified, its rows carrying the file's hash, the trees' periods and
 # the simulator's prediction on the platform (every algorithm).
 # Refusals: a platform whose node count is not the job's (exit 2, both
-# counts named), chain on that platform without the link 1 -> 2 (exit 1
-# before any connection, the validator's reason naming rank, lane and
-# peer), --pairs all above 32 ranks (exit 2), and a calibration
+# counts named), chain on that platform without the link 1 -> 2 (exit 2
+# on every rank before any connection, as plan and sim exit, the
+# validator's reason naming rank, lane and peer, nothing written), --pairs all above 32 ranks (exit 2), and a calibration
 # that fails writes no file.  Ranks wait for each other in the bootstrap,
 # never on sleeps.
 set -uo pipefail
@@ -20,9 +20,10 @@ shift
 use_lanebench "${1:?$usage}"
 
 # job NAME CMD ARGS...: 4 ranks, rank 0's stdout and stderr in
-# $tmp/NAME.out and .err; returns the first non-zero exit status
+# $tmp/NAME.out and .err; every rank's exit status in $statuses (rank
+# order); returns the first non-zero one
 job() {
-	local name=$1 port r rc=0 p
+	local name=$1 port r rc=0 p s
 	shift
 	port=$(free_port)
 	local mine=()
@@ -32,8 +33,12 @@ job() {
 		test_pids+=($!)
 	done
 	local_rank 0 4 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+	statuses=$rc
 	for p in "${mine[@]}"; do
-		wait "$p" || { [ "$rc" != 0 ] || rc=$?; }
+		s=0
+		wait "$p" || s=$?
+		statuses="$statuses $s"
+		[ "$rc" != 0 ] || rc=$s
 	done
 	return "$rc"
 }
@@ -101,11 +106,11 @@ grep -v '^link 1 2 lane 0 ' "$pf" >"$tmp/no12.platform"
 rc=0
 job no12 bcast --nics 127.0.0.1 --no-pin --platform "$tmp/no12.platform" -a chain -m 64K -i 1 -x 0 \
 	--timeout 30s -o "$tmp/no12.csv" || rc=$?
-if [ "$rc" = 1 ] && grep -q 'chain: rank 1 lane 0: no link to peer 2 in the platform' "$tmp/no12.err" &&
+if [ "$statuses" = "2 2 2 2" ] && grep -q 'chain: rank 1 lane 0: no link to peer 2 in the platform' "$tmp/no12.err" &&
 	[ ! -e "$tmp/no12.csv" ]; then
-	ok "chain over a missing link: exit 1, nothing written: $(tail -n 1 "$tmp/no12.err")"
+	ok "chain over a missing link: exit 2 on every rank, nothing written: $(tail -n 1 "$tmp/no12.err")"
 else
-	fail "chain over a missing link: exit $rc: $(tail -n 1 "$tmp/no12.err"), csv: $(ls "$tmp" | grep no12)"
+	fail "chain over a missing link: exits $statuses: $(tail -n 1 "$tmp/no12.err"), csv: $(ls "$tmp" | grep no12)"
 fi
 rc=0
 local_rank 0 33 "$(free_port)" calibrate --nics 127.0.0.1 -o "$tmp/big.platform" >/dev/null 2>"$tmp/p33.err" || rc=$?
