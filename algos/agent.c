@@ -283,3 +283,34 @@ uint32_t lb_agent_choose(const struct lb_agent_model *md, enum lb_agent_algo alg
 	}
 	return best;
 }
+
+/* The latency of a pair of nodes: 0-3 fast, 4-7 slow. */
+static double wu8_lat(uint32_t u, uint32_t v)
+{
+	unsigned fast = (u < 4) + (v < 4);
+	return fast == 2 ? 250e-6 : fast == 1 ? 350e-6 : 450e-6;
+}
+
+struct lb_platform *lb_agent_wu8(void)
+{
+	struct lb_platform *pf = lb_platform_new(8, 1);
+	if (!pf)
+		return NULL;
+	pf->dflt = (struct lb_link){ .lat = 350e-6, .occ = 0, .bw = 100e6 / 8 };
+	int rc = 0;
+	for (uint32_t u = 0; u < 8; u++) {
+		int fast = u < 4;
+		pf->node[u].send = pf->node[u].gap = fast ? 90e-6 : 160e-6;
+		pf->node[u].recv = fast ? 70e-6 : 130e-6;
+		for (uint32_t v = 0; v < 8; v++) {
+			struct lb_link l = { .lat = wu8_lat(u, v) };
+			if (u != v && (u < 4) == (v < 4))
+				rc |= lb_platform_set_link(pf, u, v, LB_PLATFORM_ALL_LANES, LB_LINK_LAT, &l);
+		}
+	}
+	if (rc || lb_platform_seal(pf)) {
+		lb_platform_free(pf);
+		return NULL;
+	}
+	return pf;
+}

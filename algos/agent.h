@@ -109,6 +109,16 @@ void lb_agent_plan_free(struct lb_agent_plan *plan);
 uint32_t lb_agent_choose(const struct lb_agent_model *md, enum lb_agent_algo algo,
 			 enum lb_agent_tie tie, enum lb_agent_count count);
 
+/* Seed 001's 8 workstations (SPEC 4.5) as a sealed one-lane platform, the
+ * one `repro seed001` and `platform gen wu-8` use: nodes 0-3 fast
+ * (UltraSparc 2: send 90us recv 70us gap 90us), 4-7 slow (UltraSparc 1:
+ * 160us, 130us, 160us -- the OCR prints the slow T_recv as a second
+ * "T_send"); link latency fast-fast 250us, fast-slow either way 350us,
+ * slow-slow 450us; occ 0, bw 100mbit (Fast Ethernet).  The seed measured
+ * T_end with its 32-byte messages, so the model reads it at 0 bytes
+ * (T_end = lat).  NULL on no memory. */
+struct lb_platform *lb_agent_wu8(void);
+
 /* 1 when two costs are equal within the relative 1e-9 of lb_agent_choose. */
 int lb_agent_cost_tie(double a, double b);
 

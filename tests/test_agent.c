@@ -4,6 +4,8 @@
  * both assignment tie rules, the printed T_R(i, n - 1) variant at m = 5,
  * and the published agent counts (GB 4, tied with 3 at 1270 us; TS 3). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "algos/agent.h"
 #include "check.h"
@@ -124,6 +126,42 @@ static void check_choice(const struct lb_agent_model *md)
 	}
 }
 
+/* The same network as a platform (lb_agent_wu8, seconds): its text parses
+ * back to the same text (the node lines' recv included), and the model read
+ * from the parsed copy gives the table's m = 3 row and the published choice. */
+static void check_platform(void)
+{
+	char err[256];
+	struct lb_platform *pf = lb_agent_wu8(), *back = NULL;
+	char *text = pf ? lb_platform_format(pf) : NULL, *again = NULL;
+	CHECK(text != NULL, "wu8: no platform");
+	if (text && (back = lb_platform_parse(text, "wu8", err, sizeof(err))))
+		again = lb_platform_format(back);
+	CHECK(again && strcmp(text, again) == 0, "wu8: round trip differs:\n%s\n%s", text,
+	      again ? again : err);
+	CHECK(text && strstr(text, "node 7 send 0.00016000000000000001 recv 0.00012999999999999999"), "wu8: no slow recv in\n%s", text ? text : "");
+	struct lb_agent_model md;
+	struct lb_agent_plan p;
+	if (back && lb_agent_model_from_platform(back, 0, 0, &md) == 0) {
+		CHECK(lb_agent_end(&md, 0, 4) == 350e-6 && lb_agent_end(&md, 5, 6) == 450e-6 &&
+			      md.recv[7] == 130e-6, "wu8: model %g %g %g", lb_agent_end(&md, 0, 4),
+		      lb_agent_end(&md, 5, 6), md.recv[7]);
+		CHECK(lb_agent_plan(&md, 3, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &p) == 0 &&
+			      check_close(p.all[LB_AGENT_GB], 1270e-6, 1e-12) &&
+			      check_close(p.all[LB_AGENT_TS], 1310e-6, 1e-12),
+		      "wu8 m 3: %g %g", p.all[LB_AGENT_GB], p.all[LB_AGENT_TS]);
+		lb_agent_plan_free(&p);
+		CHECK(lb_agent_choose(&md, LB_AGENT_GB, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N) == 4 &&
+			      lb_agent_choose(&md, LB_AGENT_TS, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N) == 3,
+		      "wu8: choice in seconds");
+		lb_agent_model_free(&md);
+	} else {
+		CHECK(0, "wu8: parse or model failed: %s", err);
+	}
+	free(text), free(again);
+	lb_platform_free(pf), lb_platform_free(back);
+}
+
 int main(void)
 {
 	struct lb_agent_model md = wu8();
@@ -134,5 +172,6 @@ int main(void)
 	check_c1(&md);
 	check_printed_count(&md);
 	check_choice(&md);
+	check_platform();
 	return check_status("test_agent");
 }
