@@ -4,7 +4,8 @@
  * for scripts such as the emulated cluster's per-link set-up).
  * lanebench platform gen random|tiers-like: a generated platform file
  * (algos/platgen.h), its generator's parameters in its comment head;
- * gen g5k|x5|x10: seed 002's clusters of clusters (algos/clustergen.h). */
+ * gen g5k|x5|x10: seed 002's clusters of clusters (algos/clustergen.h);
+ * gen wu-8: seed 001's 8 workstations (algos/agent.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "algos/sites.h"
 #include "lib/units.h"
 #include "algos/clustergen.h"
+#include "algos/agent.h"
 #include "platform_file.h"
 #include "report/outfile.h"
 
@@ -438,16 +440,43 @@ static int write_generated(const struct lb_cmd *cmd, struct lb_platform *pf, con
 	return rc;
 }
 
-/* gen g5k|x5|x10: only --seed, --clusters, --site-ranks, --bytes, -o. */
-static int gen_clusters(const struct lb_cmd *cmd, const struct platform_opts *o, int setting)
+/* Whether an option of the random and tiers-like generators, or of show,
+ * was given (the fixed generators take none of them). */
+static int random_or_show_options(const struct platform_opts *o)
 {
 	const struct gen_opts *go = &o->gen;
 	int tiers_given = 0;
 	for (int i = 0; i < 10; i++)
 		tiers_given |= go->tiers[i] != UNSET;
-	if (go->nodes != UNSET || go->density >= 0 || go->bw_mean > 0 || go->bw_dev >= 0 ||
-	    go->asymmetric || go->shuffle_ids || tiers_given || o->lane != ALL_LANES ||
-	    o->format != FORMAT_MATRIX) {
+	return go->nodes != UNSET || go->density >= 0 || go->bw_mean > 0 || go->bw_dev >= 0 ||
+	       go->asymmetric || go->shuffle_ids || tiers_given || o->lane != ALL_LANES ||
+	       o->format != FORMAT_MATRIX;
+}
+
+/* gen wu-8: seed 001's 8 workstations (algos/agent.h); only -o. */
+static int gen_wu8(const struct lb_cmd *cmd, const struct platform_opts *o)
+{
+	const struct gen_opts *go = &o->gen;
+	if (random_or_show_options(o) || go->seed != UNSET || go->clusters != UNSET ||
+	    go->site_ranks != UNSET || go->bytes) {
+		lb_cli_error(cmd, NULL, "gen wu-8 takes -o only");
+		return LB_EXIT_USAGE;
+	}
+	struct lb_platform *pf = lb_agent_wu8();
+	if (!pf) {
+		lb_cli_error(cmd, NULL, "gen wu-8: out of memory");
+		return LB_EXIT_FAILED;
+	}
+	return write_generated(cmd, pf, "# seed 001 (SPEC 4.5): 8 workstations, 0-3 fast, 4-7 slow; "
+			       "send/recv are T_send/T_recv, lat is T_end (measured with 32-byte "
+			       "messages: read it at 0 bytes)\n", o->output);
+}
+
+/* gen g5k|x5|x10: only --seed, --clusters, --site-ranks, --bytes, -o. */
+static int gen_clusters(const struct lb_cmd *cmd, const struct platform_opts *o, int setting)
+{
+	const struct gen_opts *go = &o->gen;
+	if (random_or_show_options(o)) {
 		lb_cli_error(cmd, NULL, "gen %s takes --seed, --clusters, --site-ranks, --bytes "
 			     "and -o only", o->words[1]);
 		return LB_EXIT_USAGE;
@@ -477,10 +506,12 @@ static int gen_body(const struct lb_cmd *cmd, const struct platform_opts *o)
 	int setting = lb_clustergen_setting_find(kind_name);
 	if (setting >= 0)
 		return gen_clusters(cmd, o, setting);
+	if (strcmp(kind_name, "wu-8") == 0)
+		return gen_wu8(cmd, o);
 	enum lb_platgen_kind kind = strcmp(kind_name, "random") == 0 ? LB_PLATGEN_RANDOM :
 				    LB_PLATGEN_TIERS;
 	if (strcmp(kind_name, "random") && strcmp(kind_name, "tiers-like")) {
-		lb_cli_error(cmd, NULL, "gen '%s': no such generator (random, tiers-like, g5k, x5, x10)",
+		lb_cli_error(cmd, NULL, "gen '%s': no such generator (random, tiers-like, g5k, x5, x10, wu-8)",
 			     kind_name);
 		return LB_EXIT_USAGE;
 	}
@@ -585,15 +616,21 @@ static void platform_more_help(FILE *out)
 	      "pair is a link (both directions) of latency L and bandwidth --bytes / g, also\n"
 	      "written as the sites' 'wan' line; inside a site every pair is linked so that\n"
 	      "a binomial broadcast of the whole message takes T, also given as its\n"
-	      "'local-bcast'.  No other links.  Readings: algos/clustergen.h.\n", out);
+	      "'local-bcast'.  No other links.  Readings: algos/clustergen.h.\n"
+	      "\n"
+	      "gen wu-8 writes seed 001's 8 workstations (SPEC 4.5; no options): nodes 0-3\n"
+	      "fast (send 90 us, recv 70 us, gap 90 us), 4-7 slow (160, 130, 160 us); latency\n"
+	      "(the seed's T_end) fast-fast 250 us, fast-slow 350 us, slow-slow 450 us;\n"
+	      "occupation 0, 100 Mbit/s.  `repro seed001` plans on this platform.\n", out);
 }
 
 const struct lb_cmd lb_cmd_platform = {
 	.name = "platform",
-	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's, 002's)",
+	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's, 001's, 002's)",
 	.usage = "show [--lane L] [--format matrix|links|sites] [-o FILE] FILE\n"
 		 "       lanebench platform gen random|tiers-like [--nodes N] [--seed S] [...] [-o FILE]\n"
-		 "       lanebench platform gen g5k|x5|x10 [--clusters C] [--site-ranks R] [--seed S] [-o FILE]",
+		 "       lanebench platform gen g5k|x5|x10 [--clusters C] [--site-ranks R] [--seed S] [-o FILE]\n"
+		 "       lanebench platform gen wu-8 [-o FILE]",
 	.opts = platform_opts_table,
 	.nopts = sizeof(platform_opts_table) / sizeof(platform_opts_table[0]),
 	.more_help = platform_more_help,

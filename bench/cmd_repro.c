@@ -1,6 +1,7 @@
 /* lanebench repro EXPERIMENT: a published table recomputed here, beside
- * the paper's numbers: seed000-table3 (engine/repro000.h), seed002
- * (engine/repro002.h), seed003-fig8 (engine/repro003.h, bench/repro003.c).  The
+ * the paper's numbers: seed000-table3 (engine/repro000.h), seed001
+ * (engine/repro001.h), seed002 (engine/repro002.h), seed003-fig8
+ * (engine/repro003.h, bench/repro003.c), seed004 (engine/repro004.h).  The
  * table on stdout (with the generator's parameters above it), the CSV to
  * -o FILE, the rows as JSON with --json. */
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "engine/repro000.h"
 #include "repro003.h"
 #include "repro_out.h"
+#include "engine/repro001.h"
 #include "engine/repro002.h"
 #include "engine/repro004.h"
 #include "report/csv.h"
@@ -24,6 +26,7 @@ struct repro_opts {
 	uint32_t platforms;
 	struct lb_list nodes, clusters;
 	int clock; /* seed002: enum lb_coord_clock */
+	int tr_count; /* seed001: enum lb_agent_count */
 	uint32_t seed;
 	int full, phase2, quiet, ids; /* ids: 0 shuffled, 1 hierarchical */
 	const char *output, *json;
@@ -51,6 +54,9 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("clock", 0, NULL, "seed002: the model's clock (SPEC 3.2): v1 a cluster's local broadcast overlaps its coordinator's sends, v2 it comes first, v3 after the last send",
 	  LB_OPT_ENUM, OFF(clock)), .def = "v1",
 	  .choices = (const char *const[]){ "v1", "v2", "v3", NULL } },
+	{ LB_OPT("tr-count", 0, NULL, "seed001: how many senders an agent without a message waits for in T_R (SPEC 4.3): all n, or the printed n-1",
+	  LB_OPT_ENUM, OFF(tr_count)), .def = "n",
+	  .choices = (const char *const[]){ "n", "n-1", NULL } },
 	{ LB_OPT("quiet", 'q', NULL, "no progress on stderr", LB_OPT_FLAG, OFF(quiet)) },
 	{ LB_OPT("output", 'o', "FILE", "also write the rows as CSV to FILE (results/README.md)",
 	  LB_OPT_STRING, OFF(output)) },
@@ -72,6 +78,17 @@ static void repro_more_help(FILE *out)
 	      "                  The generator's parameters are printed above the table and\n"
 	      "                  kept in the CSV's generator column: TIERS's own were never\n"
 	      "                  published (README, \"Seed 000 reproduced\").\n"
+	      "  seed001         Wu (seed 001) section 6, SPEC 4.5: the Cluster-Agent\n"
+	      "                  planner's cost model on the paper's 8 workstations (4 fast,\n"
+	      "                  4 slow; `platform gen wu-8`).  Per algorithm (Gather-\n"
+	      "                  Broadcast, Two-Step), assignment tie rule (fewest clients\n"
+	      "                  then lowest id; lowest id) and agent count m = 1..8: the\n"
+	      "                  clients per agent, T1, T2, T3, T_all beside SPEC 4.5's\n"
+	      "                  exact values (model PASS or FAIL); the m the planner picks\n"
+	      "                  is marked * with the paper's choice (four agents for GB,\n"
+	      "                  three for TS) and our verdict (DISCREPANCY: the lowest-id\n"
+	      "                  rule picks two for TS, as SPEC 4.5 found).  --tr-count n-1\n"
+	      "                  takes T_R's printed count.  Instant.\n"
 	      "  seed002         Fkaier, Cerin, Steffenel, Jemni (seed 002) Figs. 2-3: the\n"
 	      "                  coordinator heuristics (flat, ecef, ecef-la, ecef-lat-min,\n"
 	      "                  ecef-lat-max, bottomup, mostcrit) on -n draws per cluster\n"
@@ -155,6 +172,11 @@ typedef int (*repro_fn)(const void *params, const struct lb_sink *sink, char *er
 static int run000(const void *params, const struct lb_sink *sink, char *err, size_t len)
 {
 	return lb_repro000_run(params, sink, err, len);
+}
+
+static int run001(const void *params, const struct lb_sink *sink, char *err, size_t len)
+{
+	return lb_repro001_run(params, sink, err, len);
 }
 
 static int run002(const void *params, const struct lb_sink *sink, char *err, size_t len)
@@ -284,6 +306,14 @@ static int seed004(const struct lb_cmd *cmd, const struct repro_opts *o)
 	struct experiment e = { .run = run004, .params = &p, .prov = &p.prov };
 	e.cols = lb_repro004_columns(&e.ncols);
 	return run_experiment(cmd, o, &e);
+
+static int seed001(const struct lb_cmd *cmd, const struct repro_opts *o)
+{
+	struct lb_repro001_params p = { .count = (enum lb_agent_count)o->tr_count };
+	struct experiment e = { .run = run001, .params = &p, .prov = &p.prov };
+	e.cols = lb_repro001_columns(&e.ncols);
+	return run_experiment(cmd, o, &e);
+}
 }
 
 static int repro(const struct lb_cmd *cmd, void *base)
@@ -291,13 +321,15 @@ static int repro(const struct lb_cmd *cmd, void *base)
 	const struct repro_opts *o = base;
 	if (strcmp(o->experiment, "seed000-table3") == 0)
 		return table3(cmd, o);
+	if (strcmp(o->experiment, "seed001") == 0)
+		return seed001(cmd, o);
 	if (strcmp(o->experiment, "seed002") == 0)
 		return seed002(cmd, o);
 	if (strcmp(o->experiment, "seed003-fig8") == 0)
 		return lb_repro_seed003_fig8(cmd, o, o->full, o->output, o->json);
 	if (strcmp(o->experiment, "seed004") == 0)
 		return seed004(cmd, o);
-	lb_cli_error(cmd, NULL, "'%s': no such experiment (see --help: seed000-table3, seed002, seed003-fig8, seed004)",
+	lb_cli_error(cmd, NULL, "'%s': no such experiment (see --help: seed000-table3, seed001, seed002, seed003-fig8, seed004)",
 		     o->experiment);
 	return LB_EXIT_USAGE;
 }
@@ -310,8 +342,8 @@ static int run_repro(const struct lb_cmd *cmd, int argc, char **argv)
 
 const struct lb_cmd lb_cmd_repro = {
 	.name = "repro",
-	.summary = "recompute a published table beside the paper's numbers (seed000-table3, seed002, seed003-fig8, seed004)",
-	.usage = "[-n N | --full] [-p 30,65] [--clusters LIST] [--clock v1|v2|v3] [--seed S] [-o FILE] [--json FILE] EXPERIMENT",
+	.summary = "recompute a published table beside the paper's numbers (seed000-table3, seed001, seed002, seed003-fig8, seed004)",
+	.usage = "[-n N | --full] [-p 30,65] [--clusters LIST] [--clock v1|v2|v3] [--tr-count n|n-1] [--seed S] [-o FILE] [--json FILE] EXPERIMENT",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = repro_more_help,

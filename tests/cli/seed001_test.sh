@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Seed 001 on the command line: `repro seed001` (instant) gives SPEC 4.5's
+# table exactly (every row's model PASS), the published agent counts (GB 4,
+# TS 3: PASS) under the fewest-clients rule and the known DISCREPANCY of the
+# lowest-id rule (TS 2), the CSV and --tr-count n-1 (TS m = 5: 2100 us);
+# `platform gen wu-8` writes the 8 workstations it plans on.
+set -u
+usage="usage: seed001_test.sh path/to/tests/lib.sh path/to/lanebench"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
+
+expect_ok repro seed001 -o "$tmp/r.csv"
+rows=$(grep -cE '^(gather-broadcast|two-step) ' "$tmp/out")
+[ "$rows" -eq 32 ] || fail "table: $rows rows, want 32 (2 algorithms x 2 tie rules x 8)"
+grep -E '^(gather-broadcast|two-step) ' "$tmp/out" | grep -v ' PASS ' >"$tmp/bad"
+[ -s "$tmp/bad" ] && fail "rows whose model differs from SPEC 4.5: $(cat "$tmp/bad")"
+for want in 'gather-broadcast fewest-clients +4 1/1/1/1 +350 +480 +440 +1270 +1270 PASS +\* +4 PASS' \
+	'gather-broadcast fewest-clients +3 2/2/1 +420 +320 +530 +1270 ' \
+	'two-step +fewest-clients +3 2/2/1 +460 +320 +530 +1310 +1310 PASS +\* +3 PASS' \
+	'two-step +lowest-id +2 3/3 .* \* +3 DISCREPANCY' \
+	'gather-broadcast lowest-id +3 3/1/1 +420 +320 +620 +1360 '; do
+	grep -qE "^$want" "$tmp/out" || fail "no row /$want/ in: $(cat "$tmp/out")"
+done
+header=$(grep -v '^#' "$tmp/r.csv" | head -1)
+[ "$header" = "algorithm,tie_rule,count_reading,agents,clients_per_agent,t1_seconds,t2_seconds,t3_seconds,t_all_seconds,spec_t_all_seconds,model_verdict,chosen,paper_best_agents,paper_claim,verdict" ] ||
+	fail "CSV header: $header"
+verdicts=$(csv_awk '$c["chosen"] == "*" { print $c["algorithm"] "/" $c["tie_rule"] "/" $c["agents"] "/" $c["verdict"] }' "$tmp/r.csv" | tr '\n' ' ')
+[ "$verdicts" = "gather-broadcast/fewest-clients/4/PASS gather-broadcast/lowest-id/4/PASS two-step/fewest-clients/3/PASS two-step/lowest-id/2/DISCREPANCY " ] ||
+	fail "CSV choices: $verdicts"
+
+expect_ok repro seed001 --tr-count n-1
+grep -qE '^two-step +fewest-clients +5 1/1/1/0/0 +1160 +500 +440 +2100 +2100 PASS' "$tmp/out" ||
+	fail "--tr-count n-1, TS m = 5: $(grep -E '^two-step +fewest-clients +5 ' "$tmp/out")"
+expect_status 2 "tr-count" repro seed001 --tr-count n+1
+
+expect_ok platform gen wu-8 -o "$tmp/wu8.platform"
+for line in 'nodes 8' '^node 4 send 0.00016000000000000001 recv 0.00012999999999999999 ' \
+	'^default lat 0.00035 occ 0 ' '^link 0 1 lat 0.00025000000000000001 oneway' \
+	'^link 6 7 lat 0.00044999999999999999 oneway'; do
+	grep -q "$line" "$tmp/wu8.platform" || fail "gen wu-8 lacks '$line'"
+done
+check "gen wu-8's file reads back" "$B" platform show "$tmp/wu8.platform"
+expect_status 2 "takes -o only" platform gen wu-8 --seed 3
+
+finish seed001
