@@ -306,6 +306,7 @@ static int seed004(const struct lb_cmd *cmd, const struct repro_opts *o)
 	struct experiment e = { .run = run004, .params = &p, .prov = &p.prov };
 	e.cols = lb_repro004_columns(&e.ncols);
 	return run_experiment(cmd, o, &e);
+}
 
 static int seed001(const struct lb_cmd *cmd, const struct repro_opts *o)
 {
@@ -313,7 +314,6 @@ static int seed001(const struct lb_cmd *cmd, const struct repro_opts *o)
 	struct experiment e = { .run = run001, .params = &p, .prov = &p.prov };
 	e.cols = lb_repro001_columns(&e.ncols);
 	return run_experiment(cmd, o, &e);
-}
 }
 
 static int repro(const struct lb_cmd *cmd, void *base)
