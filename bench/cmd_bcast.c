@@ -30,6 +30,7 @@ struct bcast_opts {
 	int stripe_off, allgather, idle, no_calibration, no_pin, verbose, balance, super2;
 	uint64_t calib_size;
 	double timeout, lane_rate;
+	double wan_lat, wan_bw; /* the predictions' WAN between sites; 0: none */
 	struct lb_tp_options tpo;
 	const char *nics, *transport, *output, *label, *json, *platform, *site_algo;
 	uint32_t sites;
@@ -90,10 +91,14 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_STRING, OFF(site_algo)) },
 	{ LB_OPT("platform", 0, "FILE", "the network (a platform file, e.g. from lanebench calibrate): the platform algorithms need it, the others are checked against its links; a node per rank, every rank given the same file",
 	  LB_OPT_STRING, OFF(platform)) },
-	{ LB_OPT("sites", 0, "N", "the ranks as N equal sites (seed 003): multilane chains them, binary and binomial send to each other site's first rank first (the WAN itself is the network's: scripts/cluster --sites)",
+	{ LB_OPT("sites", 0, "N", "the ranks as N equal sites (seed 003): multilane chains them, binary and binomial send to each other site's first rank first (the WAN itself is the network's, e.g. scripts/cluster --sites; --wan-lat and --wan-bw describe it to the predictions)",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8; their total the job's size); without it and --sites, a --platform's site lines",
 	  LB_OPT_STRING, OFF(site_sizes)) },
+	{ LB_OPT("wan-lat", 0, "SECONDS", "with sites: the WAN's time in flight between them (one way), for the predictions: sim_seconds and the two-site table_seconds (scripts/cluster's --wan-delay); not with --platform, whose links carry its WAN",
+	  LB_OPT_SECONDS, OFF(wan_lat)) },
+	{ LB_OPT("wan-bw", 0, "RATE", "with sites: the bandwidth cap of a transfer between them, for the simulator (a lane's share of the WAN: scripts/cluster's --wan-rate; default none beyond the calibrated lanes)",
+	  LB_OPT_RATE, OFF(wan_bw)) },
 	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
 	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },
 	{ LB_OPT("no-calibration", 0, NULL, "skip calibration (no predicted columns; with --platform, sim_seconds still)",
@@ -364,6 +369,26 @@ static int sites_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
 	return 0;
 }
 
+/* --wan-lat and --wan-bw describe a WAN between sites, for the
+ * simulator without a platform (a platform's links are its network). */
+static int check_wan(const struct lb_cmd *cmd, const struct bcast_opts *o,
+		     const struct lb_platform *pf, const struct lb_cli_sites *sites)
+{
+	const char *given = o->wan_lat > 0 ? "wan-lat" : o->wan_bw > 0 ? "wan-bw" : NULL;
+	if (!given)
+		return 0;
+	if (pf) {
+		lb_cli_error(cmd, given, "not with --platform: the simulator runs on the platform's links, "
+			     "so its WAN is in its links between sites (lat, bw)");
+		return LB_EXIT_USAGE;
+	}
+	if (sites->sites < 2) {
+		lb_cli_error(cmd, given, "a WAN joins sites: give --sites N or --site-sizes LIST too");
+		return LB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* The sinks on rank 0: the CSV and the table (out), the JSON document. */
 static int run_sinks(const struct lb_bcast_params *p, struct bcast_out *out,
 		     struct lb_cli_json *json, char *err, size_t len)
@@ -398,7 +423,10 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	struct lb_cli_sites sites = { .sites = 1 };
 	if (rc == 0)
 		rc = sites_of(cmd, o, pf, &sites);
+	if (rc == 0)
+		rc = check_wan(cmd, o, pf, &sites);
 	if (rc) {
+		free(sites.first);
 		free(roots.v);
 		lb_platform_free(pf);
 		return rc;
@@ -409,6 +437,8 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	p.sites = sites.sites;
 	p.site_first = sites.first;
 	p.site_algo = o->site_algo;
+	p.wan_latency = o->wan_lat;
+	p.wan_bw = o->wan_bw;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;

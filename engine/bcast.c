@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/sites.h"
 #include "algos/slice.h"
 #include "model/slice.h"
 #include "bcastlp.h"
@@ -129,6 +130,12 @@ static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb
 	*a = p->algos[i / p->nsizes];
 }
 
+/* The run's site count (1: none). */
+static uint32_t sites_of(const struct run *r)
+{
+	return r->prm->sites ? r->prm->sites : 1;
+}
+
 /* Without calibration --slice auto has no latency or bandwidth to model:
  * it means the former default slice. */
 #define AUTO_UNCALIBRATED_SLICE 65536
@@ -141,7 +148,7 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
 				    .allgather = r->prm->allgather,
-				    .sites = r->prm->sites ? r->prm->sites : 1,
+				    .sites = sites_of(r),
 				    .site_first = r->prm->site_first,
 				    .platform = r->prm->platform,
 				    .site_algo = r->prm->site_algo,
@@ -415,14 +422,22 @@ static double simulate(const struct run *r, const struct lb_schedule *s)
 	if (!net.platform)
 		net = (struct lb_sim_net){ .alpha = r->cal.latency_median,
 					   .lane_bw = r->cal.bandwidth_median,
-					   .rank_alpha = r->cal.latency, .rank_bw = r->cal.bandwidth };
+					   .rank_alpha = r->cal.latency, .rank_bw = r->cal.bandwidth,
+					   .sites = sites_of(r), .site_first = r->prm->site_first,
+					   .wan_alpha = r->cal.latency_median,
+					   .wan_latency = r->prm->wan_latency,
+					   .wan_bw = r->prm->wan_bw };
 	struct lb_sim_result sr = { 0 };
 	char why[256];
 	return lb_sim_run(s, &net, &sr, why, sizeof(why)) == 0 ? sr.seconds : NAN;
 }
 
 /* Cost table and refined model from the calibration (the platform
- * algorithms have no closed forms: NaN), and the simulation. */
+ * algorithms have no closed forms: NaN), and the simulation.  With sites
+ * the schedules are the site-aware ones: the table is seed 003's
+ * two-site form (section 6; L = the calibrated latency + the WAN's) for
+ * two sites and NaN for more, and no refined form knows sites (NaN): the
+ * simulator is the prediction that sees the WAN. */
 static void predict(const struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
 		    struct bcast_row *res)
 {
@@ -430,12 +445,15 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 	res->sim = simulate(r, s);
 	if (!r->cal.bandwidth_median || a->needs)
 		return;
+	uint32_t sites = sites_of(r);
 	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = s->bytes,
 				 .slice_bytes = res->slice_bytes, .latency = r->cal.latency_median,
-				 .lane_bw = r->cal.bandwidth_median, .sites = 1,
+				 .lane_bw = r->cal.bandwidth_median, .sites = sites,
+				 .wan_latency = r->cal.latency_median + r->prm->wan_latency,
 				 .allgather = r->prm->allgather, .stripe_off = r->prm->stripe_off };
-	res->table = a->cost_table ? a->cost_table(&in) : NAN;
-	res->refined = a->cost_refined ? a->cost_refined(&in) : NAN;
+	lb_cost_fn table = sites > 1 ? (sites == 2 ? a->cost_two_site : NULL) : a->cost_table;
+	res->table = table ? table(&in) : NAN;
+	res->refined = sites == 1 && a->cost_refined ? a->cost_refined(&in) : NAN;
 }
 
 /* Rank 0: the slowest rank's time per iteration, statistics, predictions,
@@ -623,6 +641,51 @@ static int run_config(struct run *r, const struct lb_sink *sink, char *err, size
 
 /* ---- the run ------------------------------------------------------------- */
 
+/* Rank k's calibration partner (the one whose figures it keeps) sat in
+ * another site: then it measured the WAN, not its lanes. */
+static int calibrated_across(const struct run *r, uint32_t k)
+{
+	uint32_t n = r->job.size, sites = sites_of(r);
+	int q = lb_calib_partner(k, n, 0);
+	if (q < 0)
+		q = lb_calib_partner(k, n, 1);
+	return sites > 1 && q >= 0 &&
+	       lb_sites_find(r->prm->site_first, n, sites, k) !=
+		       lb_sites_find(r->prm->site_first, n, sites, (uint32_t)q);
+}
+
+/* With sites, the figures of ranks calibrated across the WAN become the
+ * medians of those calibrated within a site (and the medians are
+ * theirs), so the slice choice, the closed forms and the simulator see
+ * the lanes; the WAN is the parameters' (wan_latency, wan_bw).  Every
+ * rank holds the same figures and does the same. */
+static void keep_lan_figures(struct run *r)
+{
+	size_t k = r->job.lanes, n = 0, total = (size_t)r->job.size * k;
+	double *lat = calloc(total + 1, sizeof(*lat)), *bw = calloc(total + 1, sizeof(*bw));
+	struct lb_stats sl, sb;
+	for (uint32_t rank = 0; lat && bw && rank < r->job.size; rank++) {
+		if (calibrated_across(r, rank))
+			continue;
+		memcpy(lat + n, r->cal.latency + rank * k, k * sizeof(*lat));
+		memcpy(bw + n, r->cal.bandwidth + rank * k, k * sizeof(*bw));
+		n += k;
+	}
+	/* none within a site (two ranks, two sites): the figures stay */
+	if (n && n < total && lb_stats_compute(lat, (uint32_t)n, &sl) == 0 &&
+	    lb_stats_compute(bw, (uint32_t)n, &sb) == 0) {
+		r->cal.latency_median = sl.median;
+		r->cal.bandwidth_median = sb.median;
+		for (size_t i = 0; i < total; i++)
+			if (calibrated_across(r, (uint32_t)(i / k))) {
+				r->cal.latency[i] = sl.median;
+				r->cal.bandwidth[i] = sb.median;
+			}
+	}
+	free(lat);
+	free(bw);
+}
+
 static int calibrate(struct run *r, char *err, size_t len)
 {
 	struct lb_calib_cfg c = { .ops = r->job.ops, .tp = r->job.tp, .buf = r->job.buf, .lanes = r->job.lanes,
@@ -630,7 +693,10 @@ static int calibrate(struct run *r, char *err, size_t len)
 				  .idle = r->prm->idle, .timeout = r->job.timeout,
 				  .on_measure = r->prm->on_calibration,
 				  .on_measure_arg = r->prm->on_iteration_arg };
-	return lb_calibrate(r->job.boot, &c, &r->cal, err, len);
+	int rc = lb_calibrate(r->job.boot, &c, &r->cal, err, len);
+	if (rc == 0 && r->job.size > 1)
+		keep_lan_figures(r);
+	return rc;
 }
 
 /* The run's label: the parameter, or <transport>-p<ranks>-k<lanes>. */

@@ -73,6 +73,13 @@ struct lb_bcast_params {
 	uint32_t sites;
 	const uint32_t *site_first;
 	const char *site_algo; /* seed 002's: each site's algorithm; NULL: binomial */
+	/* The WAN between sites for the predictions (sites > 1, no
+	 * platform): seconds in flight and a transfer's bandwidth cap (0:
+	 * none beyond the calibrated lanes).  The simulator charges them to
+	 * every transfer between sites, whose occupation stays the
+	 * calibrated latency; the table's two-site forms take latency +
+	 * wan_latency as L.  0 and 0: a WAN as fast as the LAN. */
+	double wan_latency, wan_bw;
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */

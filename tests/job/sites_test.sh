@@ -92,5 +92,57 @@ else
 	fail "--site-sizes 2,3 on 4 ranks: exit $rc, $(cat "$tmp/bad.err")"
 fi
 
+# The predictions see the WAN of --wan-lat and --wan-bw (calibrated on
+# loopback, 1 MiB: well under 0.2 s without it).  predicted NAME CSV
+# MIN MAX TABLE: every row's sim_seconds within [MIN, MAX]; TABLE "two-site":
+# table_seconds >= MIN and refined_seconds empty.
+predicted() {
+	local got
+	got=$(python3 - "$2" "$3" "$4" "$5" <<'PY'
+import csv, sys
+path, lo, hi, table = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+rows = list(csv.DictReader(l for l in open(path) if not l.startswith('#')))
+bad = [r['algorithm'] + ' sim ' + r['sim_seconds'] for r in rows
+       if not lo <= float(r['sim_seconds'] or 'nan') <= hi]
+if table == 'two-site':
+    bad += [r['algorithm'] + ' table ' + r['table_seconds'] + ' refined ' + r['refined_seconds']
+            for r in rows if not float(r['table_seconds'] or 'nan') >= lo or r['refined_seconds']]
+print('ok' if len(rows) == 3 and not bad else '%d rows; %s' % (len(rows), '; '.join(bad)))
+PY
+)
+	if [ "$got" = ok ]; then
+		ok "$1: sim_seconds within [$3, $4] s"
+	else
+		fail "$1: $got"
+	fi
+}
+
+wan=(bcast --no-pin --nics "127.0.0.1,127.0.0.1" -a "multilane,binary,binomial" -m 1M -s 64K
+	-i 2 -x 0 --timeout 30s --site-sizes 2,2)
+for c in "lan:0:0.2:-" "lat:1:1.2:two-site" "bw:0.5:0.9:-"; do
+	IFS=: read -r name lo hi table <<<"$c"
+	extra=()
+	[ "$name" = lat ] && extra=(--wan-lat 1s)
+	[ "$name" = bw ] && extra=(--wan-bw 1MB/s)
+	if job "wan-$name" "${wan[@]}" "${extra[@]}" -o "$tmp/wan-$name.csv"; then
+		predicted "wan-$name ${extra[*]}" "$tmp/wan-$name.csv" "$lo" "$hi" "$table"
+	else
+		fail "wan-$name: $(tail -2 "$tmp/wan-$name.err")"
+	fi
+done
+
+# --wan-lat without sites, or with a platform (its links are its WAN): exit 2
+printf 'nodes 4\nlanes 2\ndefault occ 5us bw 1gbit\n' >"$tmp/p4.platform"
+for c in "--sites 1:joins sites" "--sites 2 --platform $tmp/p4.platform:not with --platform"; do
+	rc=0
+	# shellcheck disable=SC2086 # the options split on purpose
+	rank 0 4 "$(free_port)" "${common[@]}" ${c%%:*} --wan-lat 5ms >/dev/null 2>"$tmp/wan.err" || rc=$?
+	if [ "$rc" = 2 ] && grep -q -- "wan-lat.*${c#*:}" "$tmp/wan.err"; then
+		ok "--wan-lat with ${c%%:*}: exit 2, $(cat "$tmp/wan.err")"
+	else
+		fail "--wan-lat with ${c%%:*}: exit $rc, $(cat "$tmp/wan.err")"
+	fi
+done
+
 [ "$fails" = 0 ] && echo "sites: all passed"
 exit $((fails > 0))
