@@ -8,8 +8,9 @@
  * is a byte: g n does not depend on the item size).  Level 1 is the
  * platform's sites (none: one site of every rank); a site's coordinator
  * is its fastest rank (ties: the lowest), the root's site's is the root.
- * The root is the schedule's (--root): the paper's is the fastest rank,
- * and repro seed004 compares it with the slowest.
+ * The root is the schedule's (--root): the paper's is the fastest rank
+ * (lb_hbsp_fastest, -r fastest), and repro seed004 compares it with the
+ * slowest.
  * L_{1,c} is the site's "barrier site" value, L_{2,0} (and HBSP^1's one
  * barrier L_{1,0}) the platform's "barrier all".
  *
@@ -25,6 +26,8 @@
 #include <stdint.h>
 
 #include "algos.h"
+
+struct lb_platform;
 
 enum lb_hbsp_algo {
 	LB_HBSP1_GATHER,
@@ -62,6 +65,10 @@ struct lb_hbsp_machine {
  * arrays malloc'd; 0, or -1 when out of memory. */
 int lb_hbsp_machine_of(const struct lb_algo_params *prm, struct lb_hbsp_machine *m);
 void lb_hbsp_machine_free(struct lb_hbsp_machine *m);
+
+/* The fastest rank of pf by B_j (ties: the lowest): the paper's root,
+ * -r fastest. */
+uint32_t lb_hbsp_fastest(const struct lb_platform *pf);
 
 /* The HBSP^k cost of algorithm a on m, in seconds (SPEC 5.2). */
 double lb_hbsp_cost(enum lb_hbsp_algo a, const struct lb_hbsp_machine *m);

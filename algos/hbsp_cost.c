@@ -29,6 +29,15 @@ static double speed(const struct lb_platform *pf, uint32_t j)
 	return rate > 0 ? rate : bw > 0 ? bw : 1;
 }
 
+uint32_t lb_hbsp_fastest(const struct lb_platform *pf)
+{
+	uint32_t best = 0;
+	for (uint32_t j = 1; j < pf->nodes; j++)
+		if (speed(pf, j) > speed(pf, best))
+			best = j;
+	return best;
+}
+
 /* Sites, ranks in block order (unsited ranks form one more site), the
  * coordinators (fastest; the root in its own site). */
 static void place(const struct lb_platform *pf, struct lb_hbsp_machine *m, const double *B)

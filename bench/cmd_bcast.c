@@ -15,6 +15,7 @@
 #include "engine/bcast.h"
 #include "engine/job.h"
 #include "platform_file.h"
+#include "root_opt.h"
 #include "site_opt.h"
 #include "report/csv.h"
 #include "report/table.h"
@@ -39,16 +40,6 @@ struct bcast_opts {
 
 #define OFF(f) offsetof(struct bcast_opts, f)
 
-/* -r/--root: only checked here; expanded (and each rank checked against
- * the job's size) when the command runs, see roots_of(). */
-static int check_roots(void *target, const char *arg, char *err, size_t errlen)
-{
-	if (lb_check_rank_list(arg, err, errlen))
-		return -1;
-	*(const char **)target = arg;
-	return 0;
-}
-
 static const char *const on_off[] = { "on", "off", NULL };
 static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
@@ -67,8 +58,8 @@ static const struct lb_opt opts[] = {
 	  OFF(iterations)), .def = "10", .min = 1, .max = 1000000 },
 	{ LB_OPT("warmup", 'x', "N", "untimed iterations first", LB_OPT_UINT, OFF(warmup)),
 	  .def = "2", .min = 0, .max = 1000000 },
-	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all) are swept one after another, each a row",
-	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots,
+	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all) are swept one after another, each a row; fastest: the --platform's fastest rank by its nodes' rates",
+	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = lb_cli_check_roots,
 	  .show = lb_cli_show_text },
 	LB_NICS_ROWS("NICs, a lane each: interfaces, IPv4 addresses or devices (rail0,rail1), or auto (the NICs of the transport's kind; auto:network, auto:openfabrics); default $LANEBENCH_NICS, else auto",
 		     OFF(nics)),
@@ -283,12 +274,23 @@ static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct b
 	};
 }
 
-/* The roots of -r for this job: "all" is every rank of it, and a rank
- * beyond it is a usage error, named. */
-static int roots_of(const struct lb_cmd *cmd, const struct bcast_opts *o, struct lb_list *roots)
+/* The roots of -r for this job: "all" is every rank of it, "fastest" the
+ * platform's fastest rank, and a rank beyond it is a usage error, named.
+ * -r is expanded only here: its handler checked the syntax alone. */
+static int roots_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
+		    const struct lb_platform *pf, struct lb_list *roots)
 {
 	const char *from = NULL;
 	char err[768];
+	uint32_t fastest;
+	if (strcmp(o->roots, LB_ROOT_FASTEST) == 0) {
+		if (lb_cli_root_fastest(cmd, pf, &fastest))
+			return LB_EXIT_USAGE;
+		if (!(roots->v = malloc(sizeof(*roots->v))))
+			return LB_EXIT_FAILED;
+		roots->v[0] = fastest, roots->n = 1;
+		return 0;
+	}
 	uint32_t size = lb_job_launched(&from, err, sizeof(err));
 	if (size && lb_parse_rank_list(o->roots, size, &roots->v, &roots->n, err, sizeof(err)) == 0)
 		return 0;
@@ -319,10 +321,10 @@ static int check_reach(const struct lb_cmd *cmd, const struct bcast_opts *o,
 	return 0;
 }
 
-/* --platform: read, a node per rank of the job, every node reachable from
- * each root; NULL without one (refused when an algorithm needs it). */
+/* --platform: read, a node per rank of the job; NULL without one (refused
+ * when an algorithm needs it). */
 static int platform_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
-		       const struct lb_list *roots, struct lb_platform **pf)
+		       struct lb_platform **pf)
 {
 	char err[768];
 	const char *from = NULL, *needs = platform_algorithm(o);
@@ -342,7 +344,7 @@ static int platform_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
 			     "a node per rank", o->platform, (*pf)->nodes, size, from, size);
 		return LB_EXIT_USAGE;
 	}
-	return *pf ? check_reach(cmd, o, *pf, roots) : 0;
+	return 0;
 }
 
 /* --sites, --site-sizes or the platform's sites, over the job's ranks. */
@@ -417,9 +419,11 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		return LB_EXIT_USAGE;
 	int rc = lb_cli_require_job(cmd, 1);
 	if (rc == 0)
-		rc = roots_of(cmd, o, &roots);
+		rc = platform_of(cmd, o, &pf);
 	if (rc == 0)
-		rc = platform_of(cmd, o, &roots, &pf);
+		rc = roots_of(cmd, o, pf, &roots);
+	if (rc == 0 && pf) /* every node reachable from each root */
+		rc = check_reach(cmd, o, pf, &roots);
 	struct lb_cli_sites sites = { .sites = 1 };
 	if (rc == 0)
 		rc = sites_of(cmd, o, pf, &sites);

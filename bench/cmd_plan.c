@@ -16,6 +16,7 @@
 #include "model/slice.h"
 #include "lib/units.h"
 #include "platform_file.h"
+#include "root_opt.h"
 #include "site_opt.h"
 
 enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };
@@ -63,8 +64,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_HANDLER, OFF(algo)), .handler = set_algo, .show = show_algo, .required = 1 },
 	{ LB_OPT("ranks", 'p', "RANKS", "number of ranks (required unless -a list)",
 	  LB_OPT_UINT, OFF(ranks)), .min = 1, .max = LB_MAX_RANKS },
-	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message", LB_OPT_UINT, OFF(root)),
-	  .def = "0", .min = 0, .max = LB_MAX_RANKS - 1 },
+	{ LB_OPT("root", 'r', "ROOT", "rank that holds the message; fastest: the --platform's fastest rank by its nodes' rates",
+	  LB_OPT_HANDLER, OFF(root)), .def = "0", .handler = lb_cli_set_root, .show = lb_cli_show_root },
 	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
 	  .def = "2", .min = 1, .max = 64 },
 	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list)",
@@ -600,6 +601,7 @@ static int plan(const struct lb_cmd *cmd, void *base)
 	struct plan_opts e = *o;
 	bad = bad || lb_cli_sites_resolve(cmd, o->sites, o->site_sizes, pf, &e.site_map);
 	e = effective(&e, pf);
+	bad = bad || (e.root == LB_ROOT_FASTEST_RANK && lb_cli_root_fastest(cmd, pf, &e.root));
 	int rc = bad || check_plan_opts(cmd, &e) ? LB_EXIT_USAGE : build_and_show(cmd, o, &e, pf);
 	free(e.site_map.first);
 	lb_platform_free(pf);

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "platform_file.h"
+#include "root_opt.h"
 #include "site_opt.h"
 #include "progress.h"
 #include "engine/simsweep.h"
@@ -34,15 +35,6 @@ struct sim_opts {
 
 #define OFF(f) offsetof(struct sim_opts, f)
 
-/* -r/--root: only checked here; see roots_of(). */
-static int check_roots(void *target, const char *arg, char *err, size_t errlen)
-{
-	if (lb_check_rank_list(arg, err, errlen))
-		return -1;
-	*(const char **)target = arg;
-	return 0;
-}
-
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (those that need no --platform), or a comma list of names (see below)",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
@@ -55,8 +47,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },
 	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank; default 2, with --platform its lanes (at most those)",
 	  LB_OPT_UINT, OFF(lanes)), .min = 1, .max = 64 },
-	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all: every rank of each rank count) are swept, each a row",
-	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = check_roots,
+	{ LB_OPT("root", 'r', "RANKS", "rank that holds the message; several (a list 0,2-3, or all: every rank of each rank count) are swept, each a row; fastest: the --platform's fastest rank by its nodes' rates",
+	  LB_OPT_HANDLER, OFF(roots)), .def = "0", .handler = lb_cli_check_roots,
 	  .show = lb_cli_show_text },
 	{ LB_OPT("alpha", 0, "SECONDS", "per-transfer cost of a lane, as port occupation (the ports are busy for it; time in flight is --lat): 5us, 1.5ms, 1e-6",
 	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
@@ -114,13 +106,22 @@ static void sim_more_help(FILE *out)
 }
 
 /* The roots of -r: none for "all" (the engine takes every rank of each
- * rank count), else the list, each rank below the smallest rank count. */
-static int roots_of(const struct lb_cmd *cmd, const struct sim_opts *o, struct lb_list *roots)
+ * rank count), the platform's fastest rank for "fastest", else the list,
+ * each rank below the smallest rank count. */
+static int roots_of(const struct lb_cmd *cmd, const struct sim_opts *o,
+		    const struct lb_platform *pf, struct lb_list *roots)
 {
 	uint64_t fewest = UINT64_MAX;
+	uint32_t fastest;
 	char err[512];
 	if (strcmp(o->roots, "all") == 0)
 		return 0;
+	if (strcmp(o->roots, LB_ROOT_FASTEST) == 0) {
+		if (lb_cli_root_fastest(cmd, pf, &fastest) || !(roots->v = malloc(sizeof(*roots->v))))
+			return -1;
+		roots->v[0] = fastest, roots->n = 1;
+		return 0;
+	}
 	for (size_t i = 0; i < o->ranks.n; i++)
 		fewest = o->ranks.v[i] < fewest ? o->ranks.v[i] : fewest;
 	if (lb_parse_rank_list(o->roots, fewest, &roots->v, &roots->n, err, sizeof(err)) == 0)
@@ -342,7 +343,7 @@ static int sim(const struct lb_cmd *cmd, void *base)
 	if (!rc && lb_cli_sites_resolve(cmd, o->sites, o->site_sizes, pf, &o->site_map))
 		rc = LB_EXIT_USAGE;
 	if (!rc && (fill_defaults(cmd, o, pf) || fit_platform(cmd, o, pf) ||
-		    roots_of(cmd, o, &roots)))
+		    roots_of(cmd, o, pf, &roots)))
 		rc = LB_EXIT_USAGE;
 	if (!rc)
 		rc = sweep(cmd, o, &roots, pf);

@@ -6,6 +6,7 @@
  * checked against the iteration's pattern.  A second part shows a dead peer is reported, and
  * a channel given up (forget) costs no other channel of its lane. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -27,6 +28,8 @@ struct job {
 	pthread_barrier_t barrier;
 	enum lb_idle idle;
 	int kill_rank;             /* >= 0: this rank closes after setup */
+	atomic_int failed;         /* a rank failed: the others stop with it,
+				    * not wait for it at the next barrier */
 	char err[MAX_RANKS][256];
 	int rc[MAX_RANKS];
 };
@@ -70,25 +73,44 @@ static void fill_owned(const struct lb_schedule *s, uint32_t r, uint8_t *buf, ui
 	}
 }
 
-static int iterate(struct job *j, uint32_t r, struct lb_tp *tp, uint8_t *buf,
+/* One iteration on rank r, the bytes it must end with checked. */
+static int run_iteration(const struct lb_schedule *s, uint32_t r, struct lb_exec *x,
+			 const uint8_t *buf, uint32_t it, char *err, size_t len)
+{
+	double secs;
+	uint64_t bad;
+	int rc = lb_exec_iteration(x, &secs, err, len);
+	/* every rank that must end with every block: all of them (a
+	 * gather's root only), the broadcast's root too (it keeps them) */
+	if (rc == 0 && lb_sched_wants(s, r) && lb_pattern_check(buf, s->bytes, it, &bad))
+		rc = -1, snprintf(err, len, "rank %u: wrong byte at offset %llu in iteration %u",
+				  r, (unsigned long long)bad, it);
+	return rc;
+}
+
+/* The iterations, after setup (rc: its outcome).  A rank that fails sets
+ * j->failed before the barrier that ends its step, and every rank reads it
+ * only after that barrier (no one sets it between then and the next
+ * step's first barrier), so all stop together instead of waiting at a
+ * barrier for the failed rank until meson's timeout. */
+static int iterate(struct job *j, uint32_t r, struct lb_tp *tp, uint8_t *buf, int rc,
 		   char *err, size_t len)
 {
 	const struct lb_schedule *s = j->s;
 	struct lb_exec_cfg xc = { .sched = s, .rank = r, .tp_ops = &lb_transport_tcp, .tp = tp,
 				  .buf = buf, .idle = j->idle, .timeout = 20 };
 	struct lb_exec *x = NULL;
-	int rc = lb_exec_new(&xc, &x, err, len);
-	for (uint32_t it = 0; rc == 0 && it < ITERS; it++) {
+	if (rc == 0)
+		rc = lb_exec_new(&xc, &x, err, len);
+	if (rc)
+		atomic_store(&j->failed, 1);
+	pthread_barrier_wait(&j->barrier); /* every rank set up, or none goes on */
+	for (uint32_t it = 0; !atomic_load(&j->failed) && it < ITERS; it++) {
 		fill_owned(s, r, buf, it);
 		pthread_barrier_wait(&j->barrier);
-		double secs;
-		uint64_t bad;
-		rc = lb_exec_iteration(x, &secs, err, len);
-		/* every rank that must end with every block: all of them (a
-		 * gather's root only), the broadcast's root too (it keeps them) */
-		if (rc == 0 && lb_sched_wants(s, r) && lb_pattern_check(buf, s->bytes, it, &bad))
-			rc = -1, snprintf(err, len, "rank %u: wrong byte at offset %llu in iteration %u",
-					  r, (unsigned long long)bad, it);
+		rc = run_iteration(s, r, x, buf, it, err, len);
+		if (rc)
+			atomic_store(&j->failed, 1);
 		pthread_barrier_wait(&j->barrier);
 	}
 	lb_exec_free(x);
@@ -122,8 +144,8 @@ static void *rank_main(void *arg)
 		if (rc == 0)
 			rc = lb_exec_iteration(x, &secs, err, 256);
 		lb_exec_free(x);
-	} else if (rc == 0) {
-		rc = iterate(j, r, tp, buf, err, 256);
+	} else {
+		rc = iterate(j, r, tp, buf, rc, err, 256);
 	}
 	lb_transport_tcp.close(tp);
 	free(buf);
@@ -138,6 +160,7 @@ static void run_job(struct job *j)
 	struct rank_arg args[MAX_RANKS];
 	j->addrs = calloc((size_t)p * j->s->lanes, LB_TP_ADDR_MAX);
 	pthread_barrier_init(&j->barrier, NULL, p);
+	atomic_init(&j->failed, 0);
 	for (uint32_t r = 0; r < p; r++) {
 		args[r] = (struct rank_arg){ j, r };
 		pthread_create(&th[r], NULL, rank_main, &args[r]);
