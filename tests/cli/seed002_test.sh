@@ -9,6 +9,7 @@
 # V3) and their refusals (no sites, a bad --site-algo: exit 2).
 set -u
 usage="usage: seed002_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
 source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}"

@@ -7,6 +7,7 @@
 # repro seed003-fig8 writes its rows, every judged one within its range.
 set -u
 usage="usage: sites_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
 source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}"
