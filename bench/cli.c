@@ -411,8 +411,10 @@ enum lb_cli_status lb_cli_parse(const struct lb_cmd *cmd, int argc, char **argv,
 	if (!seen || build_view(cmd, &v))
 		lb_cli_error(cmd, NULL, "out of memory");
 	else if ((st = apply_defaults(cmd, base)) == LB_CLI_RUN &&
-		 (st = run_getopt(cmd, argc, argv, base, &v, seen)) == LB_CLI_RUN)
-		st = check_required(cmd, seen);
+		 (st = run_getopt(cmd, argc, argv, base, &v, seen)) == LB_CLI_RUN &&
+		 (st = check_required(cmd, seen)) == LB_CLI_RUN && cmd->check_given &&
+		 cmd->check_given(cmd, base, seen))
+		st = LB_CLI_USAGE;
 	free(v.longs);
 	free(v.shorts);
 	free(seen);

@@ -110,6 +110,12 @@ struct lb_cmd {
 	size_t npositional;        /* words after the options, exactly this many */
 	size_t positional_offset;  /* where they go: const char *[npositional] */
 	int (*run)(const struct lb_cmd *cmd, int argc, char **argv); /* exit status */
+	/* Optional, for options that only some values of the positional words
+	 * take: called after a successful parse with given[i] set for each
+	 * opts[i] that argv named; nonzero (after printing why with
+	 * lb_cli_error) refuses the command line as bad input. */
+	int (*check_given)(const struct lb_cmd *cmd, const void *base,
+			   const unsigned char *given);
 };
 
 /* git describe at build time (bench/version.c.in): "v0.1.0-57-gac65485-dirty". */

@@ -110,8 +110,7 @@ static void repro_more_help(FILE *out)
 	      "                  judged at 128 MiB and up.  Fig. 7, one site: sim(chain) -\n"
 	      "                  sim(multilane) within 5 % of its mean over the sizes (the\n"
 	      "                  paper: a constant).  Sizes 1, 16, 128, 256 MiB; --full:\n"
-	      "                  1 MiB to 512 MiB, doubling.  -n, -p, --seed, --lp-phase2\n"
-	      "                  and --ids are seed000-table3's.\n"
+	      "                  1 MiB to 512 MiB, doubling.\n"
 	      "  seed004         Williams and Parsons (seed 004), HBSP^k: the model's\n"
 	      "                  predictions in the simulator (per-lane ports, barriers free).\n"
 	      "                  bcast rows: the two-phase broadcast on 32 ranks (--full: 64),\n"
@@ -122,6 +121,10 @@ static void repro_more_help(FILE *out)
 	      "                  paper's trend; its numbers did not survive).  Each row has\n"
 	      "                  the HBSP closed form's times and the sim/HBSP ratio.  Only\n"
 	      "                  -o, --json, --full are read.\n"
+	      "\n"
+	      "Each experiment refuses the options it would ignore (exit 2): -p, --lp-phase2\n"
+	      "and --ids are seed000-table3's, --clusters and --clock seed002's, -n and\n"
+	      "--seed both's; seed003-fig8 and seed004 take only --full, -q, -o and --json.\n"
 	      "\n"
 	      "Exit status: 0 when every row ran (a row outside its tolerance is reported,\n"
 	      "not an error: the generator is not the paper's); 1 when the LP, a heuristic\n"
@@ -316,19 +319,74 @@ static int seed001(const struct lb_cmd *cmd, const struct repro_opts *o)
 	return run_experiment(cmd, o, &e);
 }
 
+/* Which experiments take which options; an option not listed here (--full,
+ * -q, -o, --json) is every experiment's.  Refused rather than ignored: a
+ * user who asks seed002 for -p 65 expects 65 nodes, not silence. */
+enum { TABLE3 = 1, SEED002 = 2, FIG8 = 4, SEED004 = 8, SEED001 = 16 };
+
+static const struct {
+	const char *option;
+	unsigned experiments;
+} scope[] = {
+	{ "platforms", TABLE3 | SEED002 },
+	{ "seed", TABLE3 | SEED002 },
+	{ "nodes", TABLE3 },
+	{ "lp-phase2", TABLE3 },
+	{ "ids", TABLE3 },
+	{ "clusters", SEED002 },
+	{ "clock", SEED002 },
+	{ "tr-count", SEED001 },
+};
+
+static unsigned experiment_bit(const char *experiment)
+{
+	return strcmp(experiment, "seed000-table3") == 0 ? TABLE3
+	       : strcmp(experiment, "seed002") == 0	 ? SEED002
+	       : strcmp(experiment, "seed003-fig8") == 0 ? FIG8
+	       : strcmp(experiment, "seed004") == 0	 ? SEED004
+	       : strcmp(experiment, "seed001") == 0	 ? SEED001
+							 : 0;
+}
+
+static unsigned experiments_taking(const char *option)
+{
+	for (size_t j = 0; j < sizeof(scope) / sizeof(scope[0]); j++)
+		if (strcmp(option, scope[j].option) == 0)
+			return scope[j].experiments;
+	return TABLE3 | SEED002 | FIG8 | SEED004 | SEED001;
+}
+
+/* lb_cmd.check_given: every option argv named is the experiment's (an
+ * unknown experiment is left to repro() to name). */
+static int check_scope(const struct lb_cmd *cmd, const void *base, const unsigned char *given)
+{
+	const struct repro_opts *o = base;
+	unsigned bit = experiment_bit(o->experiment);
+	for (size_t i = 0; bit && i < cmd->nopts; i++) {
+		if (given[i] && !(experiments_taking(cmd->opts[i].name) & bit)) {
+			lb_cli_error(cmd, cmd->opts[i].name,
+				     "not an option of %s (see lanebench repro --help)", o->experiment);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int repro(const struct lb_cmd *cmd, void *base)
 {
 	const struct repro_opts *o = base;
-	if (strcmp(o->experiment, "seed000-table3") == 0)
+	switch (experiment_bit(o->experiment)) {
+	case TABLE3:
 		return table3(cmd, o);
-	if (strcmp(o->experiment, "seed001") == 0)
+	case SEED001:
 		return seed001(cmd, o);
-	if (strcmp(o->experiment, "seed002") == 0)
+	case SEED002:
 		return seed002(cmd, o);
-	if (strcmp(o->experiment, "seed003-fig8") == 0)
+	case FIG8:
 		return lb_repro_seed003_fig8(cmd, o, o->full, o->output, o->json);
-	if (strcmp(o->experiment, "seed004") == 0)
+	case SEED004:
 		return seed004(cmd, o);
+	}
 	lb_cli_error(cmd, NULL, "'%s': no such experiment (see --help: seed000-table3, seed001, seed002, seed003-fig8, seed004)",
 		     o->experiment);
 	return LB_EXIT_USAGE;
@@ -348,6 +406,7 @@ const struct lb_cmd lb_cmd_repro = {
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = repro_more_help,
 	.run = run_repro,
+	.check_given = check_scope,
 	.npositional = 1,
 	.positional_offset = offsetof(struct repro_opts, experiment),
 };

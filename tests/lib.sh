@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lib.sh: what lanebench's shell tests have in common, sourced first:
 #   usage="usage: NAME.sh path/to/tests/lib.sh ..."
 #   source "${1:?$usage}"
@@ -10,7 +11,8 @@
 #   at_exit FN      more clean-up (a cluster to take down ...) at exit
 #   ok, fail, result, check, finish NAME   assertions and the verdict
 #   use_lanebench, run, expect_ok, expect_status   the command under test
-#   not_in_a_job, csv_column, csv_awk, free_port, local_rank, use_cluster
+#   not_in_a_job, csv_column, csv_awk, free_port, local_rank, local_job,
+#   use_cluster
 # Each is explained where it is defined.  bash only (arrays, ${x//...}).
 # Why one file: every script used to open with its own copy of these (a
 # dozen fail() and tmp traps, three run()s, nine awk column readers), and
@@ -21,7 +23,8 @@
 # Every test writes files and most start processes; what they leave must go
 # on every way out (an assertion, meson's SIGTERM on a timeout, Ctrl-C: bash
 # runs the EXIT trap on those too), so one trap owns it all.
-test_lib=${BASH_SOURCE[0]} # for a test that runs another test script
+# shellcheck disable=SC2034 # for a test that runs another test script
+test_lib=${BASH_SOURCE[0]}
 tmp=$(mktemp -d)
 test_failures_log=$(mktemp) # see fail
 test_pids=()
@@ -102,6 +105,7 @@ use_lanebench() {
 run() {
 	"${LB[@]}" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
+	# shellcheck disable=SC2034 # for the caller's checks
 	out=$(cat "$tmp/out")
 	err=$(cat "$tmp/err")
 }
@@ -184,6 +188,31 @@ local_rank() {
 	"${how[@]}" env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES \
 		LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" LANEBENCH_TOKEN="test$$-$port" \
 		LANEBENCH_COORD="127.0.0.1:$port" "$B" "$@"
+}
+
+# local_job NAME SIZE ARGS...: a job of SIZE ranks (local_rank, on a free
+# port) running lanebench ARGS; rank 0's stdout and stderr in $tmp/NAME.out
+# and .err, rank R's stderr in $tmp/NAME.errR, every rank's exit status in
+# $statuses (rank order, space-separated).  Returns rank 0's exit status if
+# not 0, else the first other rank's that is not.
+local_job() {
+	local name=$1 size=$2 port r rc=0 s p mine=()
+	shift 2
+	port=$(free_port)
+	for ((r = 1; r < size; r++)); do
+		local_rank "$r" "$size" "$port" "$@" >/dev/null 2>"$tmp/$name.err$r" &
+		mine+=($!)
+		test_pids+=($!)
+	done
+	local_rank 0 "$size" "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+	statuses=$rc
+	for p in "${mine[@]}"; do
+		s=0
+		wait "$p" || s=$?
+		statuses+=" $s"
+		[ "$rc" != 0 ] || rc=$s
+	done
+	return "$rc"
 }
 
 # --- the emulated cluster (scripts/cluster) ------------------------------------------

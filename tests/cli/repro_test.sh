@@ -2,10 +2,11 @@
 # lanebench repro seed000-table3 at CI size (2 platforms of 30 nodes): the
 # generator line, one row per Table 3 column with the paper's cell beside
 # it, the CSV and JSON, and bad input (unknown experiment, a node count
-# without a preset) refused with exit 2 and no file; repro seed004's rows
-# and verdicts.
+# without a preset, an option of another experiment) refused with exit 2
+# and no file; repro seed004's rows and verdicts.
 set -u
 usage="usage: repro_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
 source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}"
@@ -31,6 +32,26 @@ awk -F, 'NR > 1 && !/^#/ { if ($5 <= 0 || $5 > 100.0001) bad++ } END { exit bad 
 [ $? -eq 2 ] && grep -q "no such experiment" "$tmp/err" || fail "unknown experiment: $(cat "$tmp/err")"
 "$B" repro seed000-table3 -p 40 -o "$tmp/never" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "'40': no tiers-like preset" "$tmp/err" || fail "40 nodes: $(cat "$tmp/err")"
+# An option of another experiment is refused, not ignored: one line naming
+# it and the experiment, before anything is computed or written.
+use_lanebench "$B" repro
+refused() { # EXPERIMENT OPTION-LABEL ARGS...
+	expect_status 2 "lanebench repro: $2: not an option of $1 " "$1" "${@:3}" -o "$tmp/never"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "repro $1 ${*:3}: more than one line: $err"
+	[ -z "$out" ] || fail "repro $1 ${*:3}: wrote to stdout: $out"
+}
+refused seed000-table3 --clock --clock v2
+refused seed000-table3 --clusters --clusters 5
+refused seed002 -p/--nodes -p 65
+refused seed002 --lp-phase2 --lp-phase2 sum
+refused seed002 --ids --ids hierarchical
+refused seed003-fig8 -n/--platforms -n 3
+refused seed003-fig8 --seed --seed 7
+refused seed003-fig8 --clock --clock v3
+refused seed004 --ids --ids hierarchical
+refused seed004 --tr-count --tr-count n
+refused seed001 -p/--nodes -p 30
+refused seed002 --tr-count --tr-count n-1
 [ ! -e "$tmp/never" ] || fail "a refused run wrote its -o file"
 
 # Seed 004 in the simulator: every broadcast row within 2 % of 2r/(1+r),

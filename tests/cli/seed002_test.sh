@@ -7,17 +7,12 @@
 # heuristics on such a platform (the coordinators' order and the model's
 # time in plan, the simulator meeting it with one slice; one lane: clock
 # V3) and their refusals (no sites, a bad --site-algo: exit 2).
-# Usage: seed002_test.sh path/to/lanebench
 set -u
-B=$(realpath "${1:?usage: seed002_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+usage="usage: seed002_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 "$B" repro seed002 -q -o "$tmp/r.csv" >"$tmp/out" 2>"$tmp/err" ||
 	fail "repro seed002: $(cat "$tmp/err")"
@@ -68,5 +63,4 @@ python3 -c "import sys; sys.exit(abs($sim - $model) > 1e-6 * $model)" 2>/dev/nul
 "$B" sim --platform "$tmp/nosites.platform" -a bottomup -m 1M --no-lp >/dev/null 2>"$tmp/bad.err"
 [ $? -eq 2 ] && grep -q 'needs a platform with sites' "$tmp/bad.err" || fail "no sites: $(cat "$tmp/bad.err")"
 
-[ "$failures" -eq 0 ] && echo "seed002: all checks passed"
-exit $((failures > 0))
+finish seed002

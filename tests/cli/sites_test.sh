@@ -5,30 +5,18 @@
 # scripts/cluster; sim --wan-bw slows what crosses the WAN; plan
 # --sites 2 shows section 3.2's feeders and section 6's one WAN edge;
 # repro seed003-fig8 writes its rows, every judged one within its range.
-# Usage: sites_test.sh path/to/lanebench
 set -u
-B=$(realpath "${1:?usage: sites_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+usage="usage: sites_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# refused WANT ARGS...: exit 2, WANT in the message
-refused() {
-	local want=$1 rc=0
-	shift
-	"$B" "$@" >/dev/null 2>"$tmp/err" || rc=$?
-	[ "$rc" = 2 ] && grep -qF -- "$want" "$tmp/err" || fail "$*: exit $rc, want 2 and '$want': $(cat "$tmp/err")"
-}
-
-refused "site size 'x8'" plan -a multilane -m 2 --site-sizes 16,x8,8
-refused "site size '0'" sim -a chain -m 1M --site-sizes 16,0
-refused "30 ranks, but the 3 sites hold 32" plan -a multilane -p 30 -m 2 --site-sizes 16,8,8
-refused "3 sites, but --site-sizes 16,16 lists 2" sim -a chain -m 1M --sites 3 --site-sizes 16,16
+# bad site sizes: refused (exit 2), the token or the counts named
+expect_status 2 "site size 'x8'" plan -a multilane -m 2 --site-sizes 16,x8,8
+expect_status 2 "site size '0'" sim -a chain -m 1M --site-sizes 16,0
+expect_status 2 "30 ranks, but the 3 sites hold 32" plan -a multilane -p 30 -m 2 --site-sizes 16,8,8
+expect_status 2 "3 sites, but --site-sizes 16,16 lists 2" sim -a chain -m 1M --sites 3 --site-sizes 16,16
 
 # sites from a platform: 1 + 3 ranks, and one whose site 0 is not contiguous
 printf 'nodes 4\ndefault bw 1gbit\nsite 0 ranks 0\nsite 1 ranks 1-3\n' >"$tmp/two.platform"
@@ -39,12 +27,12 @@ sed -n '/^rank 0/,/^rank 1:/p' "$tmp/plan" >"$tmp/root"
 grep -q 'send->1 ' "$tmp/root" && ! grep -qE 'send->(2|3) ' "$tmp/root" ||
 	fail "binary, sites 1,3: the root's sends: $(cat "$tmp/root")"
 printf 'nodes 4\ndefault bw 1gbit\nsite 0 ranks 0,2\nsite 1 ranks 1,3\n' >"$tmp/mixed.platform"
-refused "node 2: in site 0 after site 1's ranks" plan -a multilane -m 2 --platform "$tmp/mixed.platform"
+expect_status 2 "node 2: in site 0 after site 1's ranks" plan -a multilane -m 2 --platform "$tmp/mixed.platform"
 # platform show --format sites: what scripts/cluster up --sites-from reads
 printf 'wan 0 1 lat 10ms bw 1gbit\n' >>"$tmp/two.platform"
 [ "$("$B" platform show --format sites "$tmp/two.platform")" = "$(printf 'site 0 0 0\nsite 1 1 3\nwan 0 1 0.01 125000000')" ] ||
 	fail "platform show --format sites: $("$B" platform show --format sites "$tmp/two.platform" 2>&1)"
-refused "its sites: node 2: in site 0 after site 1's ranks" platform show --format sites -o "$tmp/never" "$tmp/mixed.platform"
+expect_status 2 "its sites: node 2: in site 0 after site 1's ranks" platform show --format sites -o "$tmp/never" "$tmp/mixed.platform"
 [ ! -e "$tmp/never" ] || fail "platform show --format sites wrote a file for refused sites"
 
 # plan -p 29 --sites 2: A_7 (rank 7) feeds site 2's Tree A root (15), B_7 (14) Tree B's (22)
@@ -64,5 +52,4 @@ grep -v '^#' "$tmp/f8.csv" | head -1 | grep -qx 'figure,message_bytes,quantity,n
 ! grep -q ',outside$' "$tmp/f8.csv" || fail "seed003-fig8: $(grep ',outside$' "$tmp/f8.csv")"
 [ "$(grep -c ',within$' "$tmp/f8.csv")" = 12 ] || fail "seed003-fig8: want 12 judged rows within"
 
-[ "$failures" = 0 ] && echo "sites: all passed"
-exit $((failures > 0))
+finish sites

@@ -11,41 +11,20 @@
 # byte verified on the 3 receivers in 2 timed iterations and the warm-up), while chain (0 -> 1 -> 2 -> 3) over it is refused on
 # every rank with exit 2 (no link 1 -> 2).  Over dpdk too when it is built
 # (no connect handshake: its cut pairs are found by the first ping-pong).
-#   calibrate_nolink_test.sh CLUSTER_SCRIPT LANEBENCH
 # Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
 # (not root, or network namespaces unavailable).
 set -uo pipefail
-cluster=${1:?usage: calibrate_nolink_test.sh path/to/scripts/cluster path/to/lanebench}
-lanebench=$(realpath "${2:?usage: calibrate_nolink_test.sh path/to/scripts/cluster path/to/lanebench}")
+usage="usage: calibrate_nolink_test.sh path/to/tests/lib.sh path/to/scripts/cluster path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
 # Its own prefix (lbm) and the PID's last three digits, as cluster_test.sh.
-name=lbm$(printf %03d $(($$ % 1000)))
-fails=0
-
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root (network namespaces, tc)"
-	exit 77
-fi
-if ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: cannot create network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
-command -v nft >/dev/null || { echo "FAIL: nft not installed"; exit 1; }
-
-tmp=$(mktemp -d)
-cleanup() {
-	"$cluster" down --name "$name" >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+use_cluster "${1:?$usage}" lbm
+use_lanebench "${2:?$usage}"
+command -v nft >/dev/null || { fail "nft not installed"; finish calibrate_nolink; }
 trap 'exit 1' INT TERM
 
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-run() { # log-dir CMD ARGS...: a job on the cluster, every rank's output in log-dir
+cluster_job() { # log-dir CMD ARGS...: a job on the cluster, every rank's output in log-dir
 	local dir=$1
 	shift
 	mkdir -p "$dir"
@@ -61,13 +40,13 @@ nolink 2 1 1
 nolink 3 0 1
 EOF
 if ! out=$("$cluster" up 4 --rails 2 --rate 100mbit --links "$tmp/links" --name "$name" 2>&1); then
-	echo "FAIL: cluster up: $out"
-	exit 1
+	fail "cluster up: $out"
+	finish calibrate_nolink
 fi
 
 pf=$tmp/measured.platform
 t0=$(date +%s)
-if run "$tmp/cal" "$lanebench" calibrate --transport tcp --calib-size 64K --iters 3 \
+if cluster_job "$tmp/cal" "$B" calibrate --transport tcp --calib-size 64K --iters 3 \
 	--connect-timeout 3s --timeout 60s -o "$pf"; then
 	ok "calibrate over 5 cut directed links: exit 0 in $(($(date +%s) - t0)) s"
 else
@@ -95,12 +74,12 @@ else
 fi
 
 # the written platform: planned and run with a tree that avoids the cut pair
-if "$lanebench" plan --platform "$pf" -a topo-grow -m 1M -r 0 >"$tmp/plan.out" 2>&1; then
+if "$B" plan --platform "$pf" -a topo-grow -m 1M -r 0 >"$tmp/plan.out" 2>&1; then
 	ok "plan --platform topo-grow on the calibrated platform"
 else
 	fail "plan: $(tail -n 2 "$tmp/plan.out")"
 fi
-if run "$tmp/bc" "$lanebench" bcast --transport tcp --no-pin --platform "$pf" -a topo-grow -m 1M \
+if cluster_job "$tmp/bc" "$B" bcast --transport tcp --no-pin --platform "$pf" -a topo-grow -m 1M \
 	-i 2 -x 1 --no-calibration -o "$tmp/bc.csv" &&
 	awk -F, '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ rows++; if ($c["verified_bytes"] != 3 * $c["message_bytes"] * 3) bad++ }
@@ -109,7 +88,7 @@ if run "$tmp/bc" "$lanebench" bcast --transport tcp --no-pin --platform "$pf" -a
 else
 	fail "bcast topo-grow: $(cat "$tmp/bc/run.err"; tail -n 2 "$tmp/bc/rank0.log")"
 fi
-run "$tmp/ch" "$lanebench" bcast --transport tcp --no-pin --platform "$pf" -a chain -m 1M -i 1 -x 0 \
+cluster_job "$tmp/ch" "$B" bcast --transport tcp --no-pin --platform "$pf" -a chain -m 1M -i 1 -x 0 \
 	--no-calibration -o "$tmp/ch.csv"
 if [ "$(grep -c 'exit status 2' "$tmp/ch/run.err")" = 4 ] && [ ! -e "$tmp/ch.csv" ] &&
 	grep -q 'no link to peer 2 in the platform' "$tmp/ch/rank0.log"; then
@@ -120,8 +99,8 @@ fi
 
 # dpdk (when built) connects without a handshake: the cut pairs are found
 # by their first ping-pong, bounded by the same wait
-if "$lanebench" --help 2>&1 | grep -q '^  dpdk '; then
-	if run "$tmp/dp" "$lanebench" calibrate --transport dpdk --calib-size 64K --iters 3 \
+if "$B" --help 2>&1 | grep -q '^  dpdk '; then
+	if cluster_job "$tmp/dp" "$B" calibrate --transport dpdk --calib-size 64K --iters 3 \
 		--connect-timeout 3s --timeout 60s -o "$tmp/dpdk.platform" &&
 		[ "$(awk '$1 == "nolink" { print $2, $3, $5 }' "$tmp/dpdk.platform" | sort)" = "$want_nolink" ] &&
 		[ "$(grep -c '^link' "$tmp/dpdk.platform")" = 18 ]; then
@@ -133,5 +112,4 @@ else
 	echo "(dpdk not built: its calibrate not run)"
 fi
 
-[ "$fails" = 0 ] && echo "calibrate_nolink_test: all passed" || echo "calibrate_nolink_test: $fails failed"
-exit $((fails > 0))
+finish calibrate_nolink

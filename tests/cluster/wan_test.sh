@@ -13,44 +13,23 @@
 # over TCP across the two sites verifies every byte; bad --sites input is
 # refused (exit 2), so are a sites file with a gap and wan lines that
 # differ; `down` ends the delay lines with the namespaces.
-#   wan_test.sh CLUSTER_SCRIPT LB_WANLINK LANEBENCH
 # Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
 # (not root, or network namespaces unavailable).
 set -uo pipefail
-cluster=${1:?usage: wan_test.sh path/to/scripts/cluster path/to/lb-wanlink path/to/lanebench}
-wanlink=$(realpath "${2:?}")
-lanebench=$(realpath "${3:?}")
+usage="usage: wan_test.sh path/to/tests/lib.sh path/to/scripts/cluster path/to/lb-wanlink path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
 # Its own prefix (lbw) and the PID's last three digits.
-name=lbw$(printf %03d $(($$ % 1000)))
+use_cluster "${1:?$usage}" lbw
+wanlink=$(realpath "${2:?$usage}")
+use_lanebench "${3:?$usage}"
 readonly DELAY_MS=5 TOLERANCE_MS=3
-fails=0
-
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root (network namespaces, tc, TAP devices)"
-	exit 77
-fi
-if ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: cannot create network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
 for tool in iperf3 ping; do
-	command -v $tool >/dev/null || { echo "FAIL: $tool not installed"; exit 1; }
+	command -v $tool >/dev/null || { fail "$tool not installed"; finish wan; }
 done
-
-tmp=$(mktemp -d)
-cleanup() {
-	"$cluster" down --name "$name" >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 h() { echo "$name-h$1"; } # host -> namespace
 
 # refused WANT ARGS...: `cluster up ARGS` exits 2 naming WANT, builds nothing
@@ -77,10 +56,10 @@ refused "every wan line must give the same" 6 --rate 1gbit --sites-from - \
 # DELAY_MS and 25 MB/s (200 Mbit/s), through `platform show --format sites`.
 printf 'nodes 4\nlanes 2\ndefault bw 1gbit\nsite 0 ranks 0-1\nsite 1 ranks 2-3\nwan 0 1 lat %sms bw 25MB/s\n' \
 	$DELAY_MS >"$tmp/two.platform"
-if ! "$lanebench" platform show --format sites "$tmp/two.platform" |
+if ! "$B" platform show --format sites "$tmp/two.platform" |
 	"$cluster" up 4 --rails 2 --rate 1gbit --sites-from - --wanlink "$wanlink" --name "$name" >"$tmp/up" 2>&1; then
 	fail "cluster up --sites-from (2,2): $(cat "$tmp/up")"
-	exit 1
+	finish wan
 fi
 ok "$(cat "$tmp/up")"
 
@@ -109,6 +88,7 @@ done
 # TCP across the WAN: 4 s of iperf3 from host 0 to host 3 on rail 0
 ip netns exec "$(h 3)" iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
 server=$!
+test_pids+=("$server")
 for _ in 1 2 3 4 5 6 7 8 9 10; do
 	ip netns exec "$(h 3)" ss -ltn 2>/dev/null | grep -q ':5299 ' && break
 	sleep 0.2
@@ -123,7 +103,7 @@ else
 fi
 
 # A real broadcast over both sites: every byte verified on every row
-if "$cluster" run --name "$name" --timeout 240 -- "$lanebench" bcast --no-pin --timeout 60 \
+if "$cluster" run --name "$name" --timeout 240 -- "$B" bcast --no-pin --timeout 60 \
 	--site-sizes 2,2 -a multilane,binary,binomial,chain -m 64K,2M -s 64K -i 2 -x 1 \
 	--no-calibration -o "$tmp/bcast.csv" >"$tmp/bcast.out" 2>&1; then
 	# (p - 1) x M x (i + x) bytes on every row
@@ -151,5 +131,4 @@ else
 	fail "down: $left of the switch's processes ($pids) left, namespaces: $(ip netns list | grep "^$name-")"
 fi
 
-[ "$fails" = 0 ] && echo "wan: all passed"
-exit $((fails > 0))
+finish wan

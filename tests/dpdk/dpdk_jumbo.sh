@@ -6,18 +6,13 @@
 # every byte), and the data frames received show the frame size used: at
 # least bytes / payload (no frame carries more than the MTU allows) and at
 # most twice that (frames are filled, up to the last one of a slice).
-#   dpdk_jumbo.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
-lanebench=$1 cluster=$2
-name=lbj$(printf %03d $(($$ % 1000)))
-fails=0
-if [ "$(id -u)" != 0 ] || ! ip netns add "$name-probe" 2>/dev/null; then
-	echo "SKIP: needs root and network namespaces"
-	exit 77
-fi
-ip netns del "$name-probe"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; "$cluster" down --name "$name" >/dev/null 2>&1' EXIT
+usage="usage: dpdk_jumbo.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
+use_cluster "${2:?$usage}" lbj
 
 ranks=4 bytes=4194304 iters=3 warmup=1
 frames() { # csv: data frames received, all ranks and lanes
@@ -28,7 +23,7 @@ frames() { # csv: data frames received, all ranks and lanes
 # the size that MTU makes.
 jumbo_bcast() { # mtu algorithm
 	local mtu=$1 a=$2 csv=$tmp/$1-$2.csv got payload data
-	if ! timeout 150 "$cluster" run --name "$name" --timeout 140 -- "$lanebench" bcast \
+	if ! timeout 150 "$cluster" run --name "$name" --timeout 140 -- "$B" bcast \
 		--transport dpdk --no-pin --timeout 30 --no-calibration -o "$csv" -a "$a" \
 		-m "$bytes" -s 256K -i "$iters" -x "$warmup" ${mtu:+--tp-opt mtu=$mtu} >"$tmp/log" 2>&1; then
 		tail -20 "$tmp/log"
@@ -41,17 +36,6 @@ jumbo_bcast() { # mtu algorithm
 	[ "$((got * payload))" -ge "$data" ] && [ "$got" -le $((2 * data / payload + 1)) ]
 }
 
-check() { # description, command...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok: $what"
-	else
-		echo "FAIL: $what"
-		fails=$((fails + 1))
-	fi
-}
-
 check "cluster up $ranks x 2 rails, MTU 65535" \
 	"$cluster" up "$ranks" --rails 2 --rate 1gbit --mtu 65535 --name "$name"
 for a in chain multilane; do
@@ -60,5 +44,4 @@ done
 check "--tp-opt mtu=9000: 9000-byte frames, byte-exact" jumbo_bcast 9000 multilane
 check "--tp-opt mtu=1500: standard frames on a jumbo lane, byte-exact" jumbo_bcast 1500 multilane
 
-echo "dpdk-jumbo: $fails failure(s)"
-[ "$fails" = 0 ]
+finish dpdk-jumbo

@@ -15,37 +15,14 @@
 # never on sleeps.
 set -uo pipefail
 usage="usage: calibrate_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
 source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}"
 
-# job NAME CMD ARGS...: 4 ranks, rank 0's stdout and stderr in
-# $tmp/NAME.out and .err; every rank's exit status in $statuses (rank
-# order); returns the first non-zero one
-job() {
-	local name=$1 port r rc=0 p s
-	shift
-	port=$(free_port)
-	local mine=()
-	for r in 1 2 3; do
-		local_rank "$r" 4 "$port" "$@" >/dev/null 2>"$tmp/$name.err$r" &
-		mine+=($!)
-		test_pids+=($!)
-	done
-	local_rank 0 4 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
-	statuses=$rc
-	for p in "${mine[@]}"; do
-		s=0
-		wait "$p" || s=$?
-		statuses="$statuses $s"
-		[ "$rc" != 0 ] || rc=$s
-	done
-	return "$rc"
-}
-
 pf=$tmp/measured.platform
 # --- calibrate: 4 ranks, every ordered pair -----------------------------------
-if job cal calibrate --nics 127.0.0.1 --calib-size 64K --iters 3 --timeout 30s -o "$pf"; then
+if local_job cal 4 calibrate --nics 127.0.0.1 --calib-size 64K --iters 3 --timeout 30s -o "$pf"; then
 	ok "calibrate on 4 ranks: exit 0"
 else
 	fail "calibrate on 4 ranks: $(tail -n 2 "$tmp/cal.err")"
@@ -74,7 +51,7 @@ fi
 
 # --- bcast --platform of that file ----------------------------------------------
 hash=$(sed -n '1s/.*(hash \([0-9a-f]*\)).*/\1/p' "$tmp/show.out")
-if job bc bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial-routed,lp-grow,chain \
+if local_job bc 4 bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a topo-grow,binomial-routed,lp-grow,chain \
 	-m 64K,1M -i 2 -x 1 --timeout 30s -o "$tmp/bc.csv"; then
 	ok "bcast --platform: exit 0 (every byte verified)"
 else
@@ -104,13 +81,13 @@ fi
 # chain (0 -> 1 -> 2 -> 3) needs the link 1 -> 2: without it, refused
 grep -v '^link 1 2 lane 0 ' "$pf" >"$tmp/no12.platform"
 rc=0
-job no12 bcast --nics 127.0.0.1 --no-pin --platform "$tmp/no12.platform" -a chain -m 64K -i 1 -x 0 \
+local_job no12 4 bcast --nics 127.0.0.1 --no-pin --platform "$tmp/no12.platform" -a chain -m 64K -i 1 -x 0 \
 	--timeout 30s -o "$tmp/no12.csv" || rc=$?
 if [ "$statuses" = "2 2 2 2" ] && grep -q 'chain: rank 1 lane 0: no link to peer 2 in the platform' "$tmp/no12.err" &&
 	[ ! -e "$tmp/no12.csv" ]; then
 	ok "chain over a missing link: exit 2 on every rank, nothing written: $(tail -n 1 "$tmp/no12.err")"
 else
-	fail "chain over a missing link: exits $statuses: $(tail -n 1 "$tmp/no12.err"), csv: $(ls "$tmp" | grep no12)"
+	fail "chain over a missing link: exits $statuses: $(tail -n 1 "$tmp/no12.err"), csv: $(find "$tmp" -name '*no12*' -printf '%f ')"
 fi
 rc=0
 local_rank 0 33 "$(free_port)" calibrate --nics 127.0.0.1 -o "$tmp/big.platform" >/dev/null 2>"$tmp/p33.err" || rc=$?
@@ -125,7 +102,7 @@ local_rank 0 2 "$(free_port)" calibrate --nics 127.0.0.1 --timeout 2s -o "$tmp/n
 if [ "$rc" != 0 ] && [ ! -e "$tmp/none.platform" ]; then
 	ok "a failed calibration (peer never came): exit $rc, nothing written"
 else
-	fail "failed calibration: exit $rc, file: $(ls "$tmp" | grep none)"
+	fail "failed calibration: exit $rc, file: $(find "$tmp" -name '*none*' -printf '%f ')"
 fi
 
 finish calibrate_test

@@ -6,22 +6,12 @@
 # verified where it must arrive.  The rows say gather or bcast, carry the
 # HBSP cost, and verified_bytes counts the gather's root alone.  Ranks
 # wait for each other in the bootstrap, never on sleeps.
-#   gather_test.sh LANEBENCH
 set -uo pipefail
-lanebench=$(realpath "${1:?usage: gather_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+usage="usage: gather_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 cat >"$tmp/sites.platform" <<'PLATFORM'
 nodes 4
@@ -36,29 +26,11 @@ barrier site 1 20us
 barrier all 50us
 PLATFORM
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-rank() { # RANK PORT ARGS...
-	local r=$1 port=$2
-	shift 2
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE=4 \
-		LANEBENCH_TOKEN="gather$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" bcast \
-		--nics 127.0.0.1,127.0.0.1 --no-pin --timeout 30 "$@"
-}
-
-port=$(free_port) rc=0
-for r in 1 2 3; do
-	rank "$r" "$port" -a hbsp1-gather,hbsp2-gather,hbsp1-bcast,hbsp1-bcast-1phase,hbsp2-bcast \
-		--platform "$tmp/sites.platform" --balance speed -m 100000,1M -i 3 -x 1 \
-		>/dev/null 2>"$tmp/err$r" &
-	pids+=($!)
-done
-rank 0 "$port" -a hbsp1-gather,hbsp2-gather,hbsp1-bcast,hbsp1-bcast-1phase,hbsp2-bcast \
-	--platform "$tmp/sites.platform" --balance speed -m 100000,1M -i 3 -x 1 \
-	-o "$tmp/g.csv" >/dev/null 2>"$tmp/err0" || rc=$?
-for p in "${pids[@]}"; do wait "$p" || { [ "$rc" != 0 ] || rc=$?; }; done
-pids=()
-[ "$rc" = 0 ] || fail "4 ranks, every hbsp algorithm: exit $rc: $(tail -n 3 "$tmp"/err*)"
+rc=0
+local_job g 4 bcast --nics 127.0.0.1,127.0.0.1 --no-pin --timeout 30 \
+	-a hbsp1-gather,hbsp2-gather,hbsp1-bcast,hbsp1-bcast-1phase,hbsp2-bcast \
+	--platform "$tmp/sites.platform" --balance speed -m 100000,1M -i 3 -x 1 -o "$tmp/g.csv" || rc=$?
+[ "$rc" = 0 ] || fail "4 ranks, every hbsp algorithm: exit $rc: $(tail -n 3 "$tmp"/g.err*)"
 
 # name,collective,bytes,verified,hbsp of each row, by the header's names
 grep -v '^#' "$tmp/g.csv" 2>/dev/null | awk -F, '
@@ -73,5 +45,4 @@ while read -r algo coll bytes verified hbsp; do
 	awk -v h="$hbsp" 'BEGIN { exit !(h > 0) }' || fail "$algo: hbsp_seconds '$hbsp'"
 done <"$tmp/rows"
 
-[ "$fails" = 0 ] && echo "gather: all checks passed"
-exit $((fails > 0))
+finish gather

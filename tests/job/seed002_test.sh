@@ -11,59 +11,19 @@
 # builders refuse there; the missing link named), and so is a site whose
 # own broadcast needs a link the platform lacks (the validator's reason).  Ranks wait for each other in
 # the bootstrap, never on sleeps.
-#   seed002_test.sh LANEBENCH
 set -uo pipefail
-lanebench=$(realpath "${1:?usage: seed002_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# rank RANK SIZE PORT CMD ARGS...: one rank of a job at 127.0.0.1:PORT
-rank() {
-	local r=$1 n=$2 port=$3
-	shift 3
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
-		LANEBENCH_TOKEN="s002$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
-}
-
-# job NAME CMD ARGS...: 6 ranks, rank 0's stdout and stderr in
-# $tmp/NAME.out and .err; returns the first non-zero exit status
-job() {
-	local name=$1 port r rc=0 p
-	shift
-	port=$(free_port)
-	local mine=()
-	for r in 1 2 3 4 5; do
-		rank "$r" 6 "$port" "$@" >/dev/null 2>"$tmp/$name.err$r" &
-		mine+=($!)
-		pids+=($!)
-	done
-	rank 0 6 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
-	for p in "${mine[@]}"; do
-		wait "$p" || { [ "$rc" != 0 ] || rc=$?; }
-	done
-	return "$rc"
-}
+usage="usage: seed002_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 pf=$tmp/g5k.platform
-"$lanebench" platform gen g5k --clusters 3 --site-ranks 2 --seed 3 -o "$pf" || fail "platform gen g5k"
+"$B" platform gen g5k --clusters 3 --site-ranks 2 --seed 3 -o "$pf" || fail "platform gen g5k"
 
 for nics in 127.0.0.1 127.0.0.1,127.0.0.1; do
 	k=$(($(tr -cd , <<<"$nics" | wc -c) + 1))
-	if job k$k bcast --nics "$nics" --no-pin --platform "$pf" -a flat,ecef,bottomup,mostcrit \
+	if local_job k$k 6 bcast --nics "$nics" --no-pin --platform "$pf" -a flat,ecef,bottomup,mostcrit \
 		--site-algo chain -r 0,2 -m 64K,200K -s 64K -i 2 -x 1 --timeout 30 -o "$tmp/k$k.csv"; then
 		ok "bcast --platform, $k lane(s): exit 0 (every byte verified)"
 	else
@@ -78,7 +38,7 @@ print(sum(1 for r in rows if float(r["sim_seconds"] or "nan") > 0))')
 done
 
 rc=0
-job bad bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a ecef -r 1 -m 64K -i 1 -x 0 \
+local_job bad 6 bcast --nics 127.0.0.1 --no-pin --platform "$pf" -a ecef -r 1 -m 64K -i 1 -x 0 \
 	--timeout 30 >/dev/null 2>&1 || rc=$?
 if [ "$rc" = 1 ] && grep -q 'no link from root 1 to coordinator .*the root stands in' "$tmp/bad.err"; then
 	ok "root 1 (no coordinator): exit 1: $(grep 'no link' "$tmp/bad.err")"
@@ -88,10 +48,10 @@ fi
 
 # Two sites of three ranks, site 0 without the link 1 - 2 (reachable through
 # 0): its chain 0 -> 1 -> 2 needs it, the validator names it.
-"$lanebench" platform gen x5 --clusters 2 --site-ranks 3 --seed 3 |
+"$B" platform gen x5 --clusters 2 --site-ranks 3 --seed 3 |
 	grep -v '^link [12] [12] ' >"$tmp/nosite.platform"
 rc=0
-job nosite bcast --nics 127.0.0.1 --no-pin --platform "$tmp/nosite.platform" -a bottomup \
+local_job nosite 6 bcast --nics 127.0.0.1 --no-pin --platform "$tmp/nosite.platform" -a bottomup \
 	--site-algo chain -m 64K -i 1 -x 0 --timeout 30 >/dev/null 2>&1 || rc=$?
 if [ "$rc" = 2 ] && grep -q 'bottomup: rank 1 lane 0: no link to peer 2 in the platform' "$tmp/nosite.err"; then
 	ok "a site without its link: exit 2 before any connection (bad input, as plan and sim): $(grep 'no link' "$tmp/nosite.err")"
@@ -99,5 +59,4 @@ else
 	fail "a site without its link: exit $rc: $(cat "$tmp/nosite.err")"
 fi
 
-[ "$fails" -eq 0 ] && echo "seed002 job: all checks passed"
-exit $((fails > 0))
+finish "seed002 job"

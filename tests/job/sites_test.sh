@@ -5,51 +5,12 @@
 # byte verified, the site map in the provenance; a map whose total is not
 # the job's size is refused (exit 2, both counts named) before any
 # connection.  Ranks wait for each other in the bootstrap, never on sleeps.
-#   sites_test.sh LANEBENCH
 set -uo pipefail
-lanebench=$(realpath "${1:?usage: sites_test.sh path/to/lanebench}")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-ok() { echo "ok: $*"; }
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# rank RANK SIZE PORT CMD ARGS...: one rank of a job at 127.0.0.1:PORT
-rank() {
-	local r=$1 n=$2 port=$3
-	shift 3
-	env -u LANEBENCH_TIMEOUT -u LANEBENCH_NICS -u LANEBENCH_LANES LANEBENCH_RANK="$r" LANEBENCH_SIZE="$n" \
-		LANEBENCH_TOKEN="sites$$-$port" LANEBENCH_COORD="127.0.0.1:$port" "$lanebench" "$@"
-}
-
-# job NAME CMD ARGS...: 4 ranks, rank 0's output in $tmp/NAME.out, .err;
-# returns the first non-zero exit status
-job() {
-	local name=$1 port r rc=0 p s mine=()
-	shift
-	port=$(free_port)
-	for r in 1 2 3; do
-		rank "$r" 4 "$port" "$@" >/dev/null 2>"$tmp/$name.err$r" &
-		mine+=($!)
-		pids+=($!)
-	done
-	rank 0 4 "$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
-	for p in "${mine[@]}"; do
-		wait "$p" || { s=$?; [ "$rc" != 0 ] || rc=$s; }
-	done
-	return "$rc"
-}
+usage="usage: sites_test.sh path/to/tests/lib.sh path/to/lanebench"
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}"
 
 # verified NAME CSV: three rows, each with verified_bytes > 0
 verified() {
@@ -70,13 +31,13 @@ PY
 common=(bcast --no-pin --nics "127.0.0.1,127.0.0.1" -a "multilane,binary,binomial" -m 96K -s 8K
 	-i 2 -x 0 --no-calibration --timeout 30s)
 
-if job uneven "${common[@]}" --site-sizes 1,3 -o "$tmp/uneven.csv" &&
+if local_job uneven 4 "${common[@]}" --site-sizes 1,3 -o "$tmp/uneven.csv" &&
 	grep -q '^# option.site-sizes: 1,3$' "$tmp/uneven.csv"; then
 	verified uneven "$tmp/uneven.csv"
 else
 	fail "sites 1,3: $(tail -2 "$tmp/uneven.err")"
 fi
-if job even "${common[@]}" --sites 2 -r 3 -o "$tmp/even.csv" &&
+if local_job even 4 "${common[@]}" --sites 2 -r 3 -o "$tmp/even.csv" &&
 	grep -q '^# option.sites: 2$' "$tmp/even.csv"; then
 	verified even "$tmp/even.csv"
 else
@@ -85,7 +46,7 @@ fi
 
 # refused before any connection: rank 0 alone of a 4-rank job
 rc=0
-rank 0 4 "$(free_port)" "${common[@]}" --site-sizes 2,3 >/dev/null 2>"$tmp/bad.err" || rc=$?
+local_rank 0 4 "$(free_port)" "${common[@]}" --site-sizes 2,3 >/dev/null 2>"$tmp/bad.err" || rc=$?
 if [ "$rc" = 2 ] && grep -q 'site-sizes.*hold 5 ranks but the job has 4' "$tmp/bad.err"; then
 	ok "--site-sizes 2,3 on 4 ranks: exit 2, $(cat "$tmp/bad.err")"
 else
@@ -124,7 +85,7 @@ for c in "lan:0:0.2:-" "lat:1:1.2:two-site" "bw:0.5:0.9:-"; do
 	extra=()
 	[ "$name" = lat ] && extra=(--wan-lat 1s)
 	[ "$name" = bw ] && extra=(--wan-bw 1MB/s)
-	if job "wan-$name" "${wan[@]}" "${extra[@]}" -o "$tmp/wan-$name.csv"; then
+	if local_job "wan-$name" 4 "${wan[@]}" "${extra[@]}" -o "$tmp/wan-$name.csv"; then
 		predicted "wan-$name ${extra[*]}" "$tmp/wan-$name.csv" "$lo" "$hi" "$table"
 	else
 		fail "wan-$name: $(tail -2 "$tmp/wan-$name.err")"
@@ -136,7 +97,7 @@ printf 'nodes 4\nlanes 2\ndefault occ 5us bw 1gbit\n' >"$tmp/p4.platform"
 for c in "--sites 1:joins sites" "--sites 2 --platform $tmp/p4.platform:not with --platform"; do
 	rc=0
 	# shellcheck disable=SC2086 # the options split on purpose
-	rank 0 4 "$(free_port)" "${common[@]}" ${c%%:*} --wan-lat 5ms >/dev/null 2>"$tmp/wan.err" || rc=$?
+	local_rank 0 4 "$(free_port)" "${common[@]}" ${c%%:*} --wan-lat 5ms >/dev/null 2>"$tmp/wan.err" || rc=$?
 	if [ "$rc" = 2 ] && grep -q -- "wan-lat.*${c#*:}" "$tmp/wan.err"; then
 		ok "--wan-lat with ${c%%:*}: exit 2, $(cat "$tmp/wan.err")"
 	else
@@ -144,5 +105,4 @@ for c in "--sites 1:joins sites" "--sites 2 --platform $tmp/p4.platform:not with
 	fi
 done
 
-[ "$fails" = 0 ] && echo "sites: all passed"
-exit $((fails > 0))
+finish sites
