@@ -418,6 +418,13 @@ static double simulate(const struct run *r, const struct lb_schedule *s)
 	return lb_sim_run(s, &net, &sr, why, sizeof(why)) == 0 ? sr.seconds : NAN;
 }
 
+/* The message size as the user gives it (-m): each rank's contribution
+ * for an allgather (the schedule moves p of them), else the schedule's. */
+static uint64_t message_bytes(const struct lb_schedule *s)
+{
+	return s->owner && s->want == LB_WANT_ALL ? s->bytes / s->ranks : s->bytes;
+}
+
 /* Cost table and refined model from the calibration (the platform
  * algorithms have no closed forms: NaN), and the simulation. */
 static void predict(const struct run *r, const struct lb_algo *a, const struct lb_schedule *s,
@@ -427,7 +434,7 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 	res->sim = simulate(r, s);
 	if (!r->cal.bandwidth_median || a->needs)
 		return;
-	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = s->bytes,
+	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = message_bytes(s),
 				 .slice_bytes = res->slice_bytes, .latency = r->cal.latency_median,
 				 .lane_bw = r->cal.bandwidth_median, .sites = 1,
 				 .allgather = r->prm->allgather, .stripe_off = r->prm->stripe_off };
@@ -453,7 +460,7 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	free(slowest);
 	*res = (struct bcast_row){
 		.algorithm = a->name, .ranks = s->ranks, .lanes = s->lanes, .root = s->root,
-		.bytes = s->bytes, .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
+		.bytes = message_bytes(s), .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
 		.time = time,
 		.verified_bytes = s->bytes * checking_ranks(s) * (uint64_t)(n + r->prm->warmup),
 	};
@@ -702,15 +709,30 @@ static int platform_ready(struct run *r, char *err, size_t len)
 	return rc;
 }
 
+/* The buffer a rank needs: the largest size, p times over when an
+ * allgather is among the algorithms (-m is each rank's contribution). */
+static uint64_t buffer_bytes(const struct lb_bcast_params *p)
+{
+	uint64_t most = p->calib_bytes, times = 1;
+	for (size_t i = 0; i < p->nsizes; i++)
+		most = p->sizes[i] > most ? p->sizes[i] : most;
+	for (size_t i = 0; i < p->nalgos; i++)
+		if (p->algos[i]->collective) {
+			const char *from;
+			char why[160];
+			uint32_t size = lb_job_launched(&from, why, sizeof(why));
+			times = size ? size : 1; /* not launched: lb_job_open says so */
+		}
+	return lb_mul_sat(most, times);
+}
+
 /* Everything up to the first timed iteration, each step agreed by all. */
 static int set_up(struct run *r, char *err, size_t len)
 {
 	const struct lb_bcast_params *p = r->prm;
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
-				    .buffer_bytes = p->calib_bytes, .tp_options = p->tp_options };
-	for (size_t i = 0; i < p->nsizes; i++)
-		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
+				    .buffer_bytes = buffer_bytes(p), .tp_options = p->tp_options };
 	int rc = lb_job_open(&r->job, &jp, err, len);
 	if (rc == 0)
 		rc = platform_ready(r, err, len);
