@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "progress.h"
-#include "engine/bcast.h"
+#include "engine/coll.h"
 #include "engine/job.h"
 #include "platform_file.h"
 #include "site_opt.h"

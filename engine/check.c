@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "algos/slice.h"
-#include "bcast.h"
+#include "coll.h"
 #include "check_private.h"
 #include "jobprov.h"
 #include "launch/hostname.h"

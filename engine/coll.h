@@ -6,8 +6,8 @@
  *
  * The parameters are one immutable struct; results (result.h) are handed
  * to a sink on rank 0.  The engine formats nothing. */
-#ifndef LB_BCAST_H
-#define LB_BCAST_H
+#ifndef LB_COLL_H
+#define LB_COLL_H
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* The broadcast benchmark engine; see bcast.h.  Every step that can fail
  * on one rank is followed by a status agreement (lb_boot_agree), so one
  * rank's failure stops all ranks with its reason, before any timing. */
-#include "bcast.h"
+#include "coll.h"
 
 #include <math.h>
 #include <stdio.h>
