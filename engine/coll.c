@@ -49,7 +49,7 @@ struct counts {
 #define NFIXED_MAX 40 /* room for the fixed columns in struct run */
 
 struct run {
-	const struct lb_bcast_params *prm;
+	const struct lb_coll_params *prm;
 	struct lb_job job;
 	struct lb_calib cal;
 	struct lb_lp_set lp; /* the lp-* algorithms' edge loads */
@@ -118,7 +118,7 @@ static const struct lb_col columns[] = {
 /* Configuration i of the sweep: algorithms x sizes x slices x roots (the
  * roots innermost, so that a configuration's rows for each root are
  * adjacent and a root that is slower than the others stands out). */
-static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb_algo **a,
+static void config_at(const struct lb_coll_params *p, size_t i, const struct lb_algo **a,
 		      uint64_t *bytes, uint64_t *slice, uint32_t *root)
 {
 	*root = (uint32_t)p->roots[i % p->nroots];
@@ -275,7 +275,7 @@ static void name_root_cause(struct run *r, char *err, size_t len)
 static void announce(const struct run *r, const struct lb_schedule *s, uint32_t it)
 {
 	const struct lb_algo *a;
-	struct lb_bcast_step st = { .rank = r->job.rank, .algorithm = s->algo, .config = r->config,
+	struct lb_coll_step st = { .rank = r->job.rank, .algorithm = s->algo, .config = r->config,
 				    .nconfigs = r->nconfigs, .iteration = it + 1,
 				    .iterations = r->prm->warmup + r->prm->iterations };
 	if (!r->prm->on_iteration)
@@ -711,7 +711,7 @@ static int platform_ready(struct run *r, char *err, size_t len)
 
 /* The buffer a rank needs: the largest size, p times over when an
  * allgather is among the algorithms (-m is each rank's contribution). */
-static uint64_t buffer_bytes(const struct lb_bcast_params *p)
+static uint64_t buffer_bytes(const struct lb_coll_params *p)
 {
 	uint64_t most = p->calib_bytes, times = 1;
 	for (size_t i = 0; i < p->nsizes; i++)
@@ -729,7 +729,7 @@ static uint64_t buffer_bytes(const struct lb_bcast_params *p)
 /* Everything up to the first timed iteration, each step agreed by all. */
 static int set_up(struct run *r, char *err, size_t len)
 {
-	const struct lb_bcast_params *p = r->prm;
+	const struct lb_coll_params *p = r->prm;
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .buffer_bytes = buffer_bytes(p), .tp_options = p->tp_options };
@@ -758,7 +758,7 @@ static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t le
 	return lb_job_sink_start(&r->job, r->prm->prov, sink, r->cols, r->ncols, err, len);
 }
 
-static size_t count_configs(const struct lb_bcast_params *p)
+static size_t count_configs(const struct lb_coll_params *p)
 {
 	return p->nalgos * p->nsizes * p->nslices * p->nroots;
 }
@@ -772,7 +772,7 @@ static int sweep(struct run *r, const struct lb_sink *sink, char *err, size_t le
 	return rc;
 }
 
-int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
+int lb_coll_run(const struct lb_coll_params *prm, const struct lb_sink *sink,
 		 char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm) };
@@ -785,22 +785,22 @@ int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 	return rc;
 }
 
-int lb_bcast_peers(const struct lb_bcast_params *prm, const struct lb_job *job, uint32_t **peers,
+int lb_coll_peers(const struct lb_coll_params *prm, const struct lb_job *job, uint32_t **peers,
 		   uint32_t *npeers, char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm), .job = *job };
 	if (prm->platform) /* its LPs would be solved twice, apart from the run */
-		return lb_errf(err, len, "lb_bcast_peers takes no platform");
+		return lb_errf(err, len, "lb_coll_peers takes no platform");
 	return sweep_peers(&r, peers, npeers, err, len);
 }
 
-int lb_bcast_run_in(const struct lb_bcast_params *prm, const struct lb_job *job,
+int lb_coll_run_in(const struct lb_coll_params *prm, const struct lb_job *job,
 		    const struct lb_sink *sink, char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm),
 			 .job = *job }; /* borrowed: not closed here */
 	if (prm->platform)
-		return lb_errf(err, len, "lb_bcast_run_in takes no platform");
+		return lb_errf(err, len, "lb_coll_run_in takes no platform");
 	int rc = prm->calib_bytes ? calibrate(&r, err, len) : 0;
 	name_run(&r);
 	if (rc == 0)
