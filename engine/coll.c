@@ -35,7 +35,7 @@ struct bcast_row {
 	double over_table, over_refined, over_sim; /* median / predicted */
 	double period;              /* platform algorithms: the tree's seconds per slice */
 	double hbsp;                /* seed 004's: the HBSP cost, seconds; NaN: none */
-	const char *collective;     /* bcast or gather (the schedule's want) */
+	const char *collective;     /* bcast, gather or allgather (the schedule's owners and want) */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
 	struct lb_cpu_summary cpu;  /* per timed iteration, across ranks */
 };
