@@ -100,7 +100,16 @@ struct lb_algo {
 				   * when it cannot build; NULL: none */
 	lb_period_fn hbsp;        /* seed 004's: the HBSP^k cost in seconds
 				   * on prm->platform (SPEC 5.2; NULL: none) */
+	const char *collective;   /* the homogeneous rows' collective when not
+				   * a broadcast ("allgather"); NULL: bcast
+				   * (the platform rows: see the schedule's) */
 };
+
+/* The homogeneous broadcasts: what `-a all` and the broadcast tests run. */
+static inline int lb_algo_homogeneous_bcast(const struct lb_algo *a)
+{
+	return !a->needs && !a->collective;
+}
 
 extern const struct lb_algo lb_algos[];
 extern const size_t lb_nalgos;
@@ -148,6 +157,12 @@ struct lb_schedule *lb_build_chain(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_binary(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_binomial(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm);
+/* The allgather collective (prm->bytes: each rank's contribution m; the
+ * schedule's bytes p x m): ring, recursive doubling (p a power of two),
+ * simultaneous (every rank sends its chunk to every other). */
+struct lb_schedule *lb_build_allgather_ring(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_allgather_doubling(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_allgather_simultaneous(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_klane(const struct lb_algo_params *prm);
 
@@ -209,6 +224,7 @@ double lb_hbsp_seconds_hbsp2_bcast(const struct lb_algo_params *prm);
 int lb_check_hbsp(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm);
+uint64_t lb_blocks_allgather(const struct lb_algo_params *prm);
 uint64_t lb_blocks_klane(const struct lb_algo_params *prm);
 
 double lb_cost_chain_table(const struct lb_cost_in *in);
@@ -222,6 +238,13 @@ double lb_cost_binomial_refined(const struct lb_cost_in *in);
 double lb_cost_binomial_two_site(const struct lb_cost_in *in);
 double lb_cost_vandegeijn_table(const struct lb_cost_in *in);
 double lb_cost_vandegeijn_refined(const struct lb_cost_in *in);
+/* The allgather's, in->bytes = m (each rank's contribution), b = k B:
+ * ring and simultaneous (p - 1)(l + m / b), doubling log2(p) l + (p - 1) m / b;
+ * refined: each step pays one latency per slice, slices striped over lanes. */
+double lb_cost_allgather_ring_table(const struct lb_cost_in *in);
+double lb_cost_allgather_doubling_table(const struct lb_cost_in *in);
+double lb_cost_allgather_ring_refined(const struct lb_cost_in *in);
+double lb_cost_allgather_doubling_refined(const struct lb_cost_in *in);
 double lb_cost_multilane_table(const struct lb_cost_in *in);
 double lb_cost_multilane_refined(const struct lb_cost_in *in);
 double lb_cost_multilane_two_site(const struct lb_cost_in *in);

@@ -72,6 +72,35 @@ const struct lb_algo lb_algos[] = {
 		.cost_two_site = NULL,
 		.blocks = lb_blocks_klane,
 	},
+	/* The allgather collective (issue 15, algos/vandegeijn.c): -m is each
+	 * rank's contribution, every rank ends with all p of them. */
+	{
+		.name = "allgather-ring",
+		.summary = "allgather: p - 1 steps, each rank passes the chunk it got last to the next",
+		.build = lb_build_allgather_ring,
+		.cost_table = lb_cost_allgather_ring_table,
+		.cost_refined = lb_cost_allgather_ring_refined,
+		.blocks = lb_blocks_allgather,
+		.collective = "allgather",
+	},
+	{
+		.name = "allgather-doubling",
+		.summary = "allgather: recursive doubling, log2 p exchanges of doubling size (p a power of two)",
+		.build = lb_build_allgather_doubling,
+		.cost_table = lb_cost_allgather_doubling_table,
+		.cost_refined = lb_cost_allgather_doubling_refined,
+		.blocks = lb_blocks_allgather,
+		.collective = "allgather",
+	},
+	{
+		.name = "allgather-simultaneous",
+		.summary = "allgather: every rank sends its chunk to every other, one peer per step",
+		.build = lb_build_allgather_simultaneous,
+		.cost_table = lb_cost_allgather_ring_table,
+		.cost_refined = lb_cost_allgather_ring_refined,
+		.blocks = lb_blocks_allgather,
+		.collective = "allgather",
+	},
 	/* Seed 000's heuristics (algos/hetero*.c): trees on a platform, one
 	 * lane, no closed forms but the tree's steady-state period. */
 	{
@@ -239,11 +268,12 @@ int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
 		snprintf(buf, sizeof(buf), "%u ranks x slices of %llu bytes cut %llu bytes into more than %u blocks",
 			 prm->ranks, (unsigned long long)prm->slice_bytes,
 			 (unsigned long long)prm->bytes, LB_MAX_BLOCKS), why = buf;
-	else if (a->build == lb_build_vandegeijn &&
-		 prm->allgather == LB_ALLGATHER_DOUBLING &&
+	else if (((a->build == lb_build_vandegeijn && prm->allgather == LB_ALLGATHER_DOUBLING) ||
+		  a->build == lb_build_allgather_doubling) &&
 		 (prm->ranks & (prm->ranks - 1)))
-		snprintf(buf, sizeof(buf), "recursive doubling needs a power-of-two rank count (got %u); use ring or auto",
-			 prm->ranks), why = buf;
+		snprintf(buf, sizeof(buf), "recursive doubling needs a power-of-two rank count (got %u); use %s",
+			 prm->ranks, a->build == lb_build_vandegeijn ? "ring or auto" : "allgather-ring"),
+			why = buf;
 	else
 		why = check_platform(a, prm, buf, sizeof(buf));
 	if (why && err && len)

@@ -6,7 +6,9 @@
  * so a node already holds them all when the allgather starts; the allgather
  * (recursive doubling for powers of two, a ring otherwise, or as asked)
  * skips chunks the receiver holds, which keeps "every block exactly once".
- * A transfer is cut into ops of at most one slice, striped over lanes. */
+ * A transfer is cut into ops of at most one slice, striped over lanes.
+ * The allgather collective's ring, doubling and simultaneous builders
+ * (below) run the same phases from each rank's own chunk. */
 #include "build.h"
 #include "cost.h"
 
@@ -15,6 +17,8 @@ struct vdg {
 	struct lb_striper st;
 	uint32_t p, q;     /* ranks, blocks per chunk */
 	uint32_t per_op;   /* blocks per op (<= one slice) */
+	int scattered;     /* 1: after the scatter; 0: the allgather collective,
+			    * each rank holding only its own chunk */
 };
 
 static uint32_t lowbit(uint32_t v, uint32_t p)
@@ -51,9 +55,12 @@ static int scatter(struct vdg *g)
 	return 0;
 }
 
-/* Chunks the receiver already holds after the scatter: its subtree. */
-static int holds_after_scatter(const struct vdg *g, uint32_t v, uint32_t c)
+/* Chunks the receiver holds when the allgather phase starts: its subtree
+ * after the scatter, or only its own chunk (the allgather collective). */
+static int holds_at_start(const struct vdg *g, uint32_t v, uint32_t c)
 {
+	if (!g->scattered)
+		return c == v;
 	return v == 0 || (c >= v && c < v + lowbit(v, g->p));
 }
 
@@ -64,7 +71,7 @@ static int allgather_doubling(struct vdg *g)
 	for (uint32_t m = 1; m < g->p; m <<= 1) {
 		for (uint32_t v = 0; v < g->p; v++) {
 			uint32_t w = v ^ m, c0 = w & ~(m - 1);
-			if (holds_after_scatter(g, v, c0))
+			if (holds_at_start(g, v, c0))
 				continue; /* v holds the whole group */
 			if (send_chunks(g, w, v, c0, c0 + m))
 				return -1;
@@ -81,7 +88,7 @@ static int allgather_ring(struct vdg *g)
 		for (uint32_t v = 0; v < g->p; v++) {
 			uint32_t to = (v + 1) % g->p;
 			uint32_t c = (v + g->p - (t - 1)) % g->p;
-			if (holds_after_scatter(g, to, c))
+			if (holds_at_start(g, to, c))
 				continue;
 			if (send_chunks(g, v, to, c, c + 1))
 				return -1;
@@ -105,27 +112,105 @@ uint64_t lb_blocks_vandegeijn(const struct lb_algo_params *prm)
 	return lb_mul_sat(lb_div_ceil(chunk, slice), prm->ranks);
 }
 
-struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm)
+/* g's schedule of `blocks` blocks (q per chunk) over `total` bytes, its
+ * op size and striper.  0, or -1 (g->s freed) on failure. */
+static int vdg_init(struct vdg *g, const struct lb_algo_params *prm, const char *name,
+		    uint64_t blocks, uint64_t total)
 {
 	uint64_t slice = prm->slice_bytes ? prm->slice_bytes : prm->bytes;
-	uint64_t blocks = lb_blocks_vandegeijn(prm), q = blocks / prm->ranks;
 	if (blocks > LB_MAX_BLOCKS)
-		return NULL;
-	struct vdg g = { .p = prm->ranks, .q = (uint32_t)q };
-	g.s = lb_sched_for(prm, "vandegeijn", (uint32_t)(q * prm->ranks));
-	if (!g.s)
-		return NULL;
-	/* Blocks are ~M / (p q) bytes; an op carries as many as fit a slice. */
-	uint64_t block = lb_div_ceil(prm->bytes, (uint64_t)g.p * g.q);
+		return -1;
+	g->p = prm->ranks, g->q = (uint32_t)(blocks / prm->ranks);
+	g->s = lb_sched_for(prm, name, (uint32_t)blocks);
+	if (!g->s)
+		return -1;
+	g->s->bytes = total;
+	/* Blocks are ~total / (p q) bytes; an op carries as many as fit a slice. */
+	uint64_t block = lb_div_ceil(total, (uint64_t)g->p * g->q);
 	uint64_t per_op = block ? slice / block : 1;
-	g.per_op = per_op < 1 ? 1 : per_op > g.q * g.p ? g.q * g.p : (uint32_t)per_op;
-	if (lb_striper_init(&g.st, g.s, prm->stripe_off))
-		return lb_sched_abandon(g.s);
+	g->per_op = per_op < 1 ? 1 : per_op > g->q * g->p ? g->q * g->p : (uint32_t)per_op;
+	if (lb_striper_init(&g->st, g->s, prm->stripe_off)) {
+		lb_sched_free(g->s);
+		return -1;
+	}
+	return 0;
+}
+
+static struct lb_schedule *vdg_done(struct vdg *g, int rc)
+{
+	lb_striper_free(&g->st);
+	return rc ? lb_sched_abandon(g->s) : g->s;
+}
+
+struct lb_schedule *lb_build_vandegeijn(const struct lb_algo_params *prm)
+{
+	struct vdg g = { .scattered = 1 };
+	if (vdg_init(&g, prm, "vandegeijn", lb_blocks_vandegeijn(prm), prm->bytes))
+		return NULL;
 	int rc = scatter(&g);
 	if (rc == 0 && g.p > 1)
 		rc = use_ring(prm) ? allgather_ring(&g) : allgather_doubling(&g);
-	lb_striper_free(&g.st);
-	return rc ? lb_sched_abandon(g.s) : g.s;
+	return vdg_done(&g, rc);
+}
+
+/* ---- the allgather collective (issue 15) --------------------------------
+ * prm->bytes is each rank's contribution m; the schedule moves p x m bytes:
+ * chunk v (q blocks of at most one slice) is owned by relative rank v and
+ * wanted by all.  The same phases as van de Geijn's allgather, started from
+ * the owners instead of the scatter. */
+
+uint64_t lb_blocks_allgather(const struct lb_algo_params *prm)
+{
+	uint64_t slice = prm->slice_bytes ? prm->slice_bytes : prm->bytes;
+	return lb_mul_sat(lb_div_ceil(prm->bytes, slice), prm->ranks);
+}
+
+static int allgather_init(struct vdg *g, const struct lb_algo_params *prm, const char *name)
+{
+	if (vdg_init(g, prm, name, lb_blocks_allgather(prm),
+		     lb_mul_sat(prm->bytes, prm->ranks)))
+		return -1;
+	uint32_t *owner = lb_sched_set_owners(g->s);
+	for (uint32_t b = 0; owner && b < g->s->nblocks; b++)
+		owner[b] = lb_abs_rank(g->s, b / g->q);
+	if (!owner)
+		lb_striper_free(&g->st), lb_sched_free(g->s);
+	return owner ? 0 : -1;
+}
+
+/* Simultaneous: at step t every rank v sends its chunk to v + t (a
+ * permutation per step), so every rank sends p - 1 times its chunk. */
+static int allgather_simultaneous(struct vdg *g)
+{
+	for (uint32_t t = 1; t < g->p; t++)
+		for (uint32_t v = 0; v < g->p; v++)
+			if (send_chunks(g, v, (v + t) % g->p, v, v + 1))
+				return -1;
+	return 0;
+}
+
+static struct lb_schedule *build_allgather(const struct lb_algo_params *prm, const char *name,
+					   int (*phase)(struct vdg *g))
+{
+	struct vdg g = { .scattered = 0 };
+	if (allgather_init(&g, prm, name))
+		return NULL;
+	return vdg_done(&g, g.p > 1 ? phase(&g) : 0);
+}
+
+struct lb_schedule *lb_build_allgather_ring(const struct lb_algo_params *prm)
+{
+	return build_allgather(prm, "allgather-ring", allgather_ring);
+}
+
+struct lb_schedule *lb_build_allgather_doubling(const struct lb_algo_params *prm)
+{
+	return build_allgather(prm, "allgather-doubling", allgather_doubling);
+}
+
+struct lb_schedule *lb_build_allgather_simultaneous(const struct lb_algo_params *prm)
+{
+	return build_allgather(prm, "allgather-simultaneous", allgather_simultaneous);
 }
 
 /* Table 1 (seed 003): 2 log p l + 2 (p - 1) / p M / b.  The table prints
@@ -165,4 +250,33 @@ double lb_cost_vandegeijn_refined(const struct lb_cost_in *in)
 		   (in->allgather == LB_ALLGATHER_AUTO && !pow2);
 	double gather = ring ? (p - 1) * step_time(in, chunk) : scatter;
 	return scatter + gather;
+}
+
+/* The allgather's closed forms (in->bytes = m, each rank's chunk).  Ring
+ * (and simultaneous: each rank's p - 1 sends share its port):
+ * p - 1 steps of one chunk. */
+double lb_cost_allgather_ring_table(const struct lb_cost_in *in)
+{
+	double p = in->ranks;
+	return (p - 1) * (in->latency + in->bytes / lb_rank_bw(in));
+}
+
+/* Doubling: log2 p steps, the chunks doubling, (p - 1) m in all. */
+double lb_cost_allgather_doubling_table(const struct lb_cost_in *in)
+{
+	double p = in->ranks;
+	return log2(p) * in->latency + (p - 1) * in->bytes / lb_rank_bw(in);
+}
+
+double lb_cost_allgather_ring_refined(const struct lb_cost_in *in)
+{
+	return (in->ranks - 1.0) * step_time(in, (double)in->bytes);
+}
+
+double lb_cost_allgather_doubling_refined(const struct lb_cost_in *in)
+{
+	double t = 0;
+	for (uint32_t m = 1; m < in->ranks; m <<= 1)
+		t += step_time(in, (double)in->bytes * m);
+	return t;
 }

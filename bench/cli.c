@@ -670,9 +670,10 @@ void lb_cli_show_algos(const void *target, struct lb_buf *out)
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)
 {
 	struct lb_algo_set set = { .n = 0 };
-	if (strcmp(arg, "all") == 0) { /* the homogeneous ones: the others need a platform */
+	if (strcmp(arg, "all") == 0) { /* the homogeneous broadcasts: the others need a
+					* platform, or are other collectives */
 		for (size_t i = 0; i < lb_nalgos && set.n < LB_ALGO_SET_MAX; i++)
-			if (!lb_algos[i].needs)
+			if (lb_algo_homogeneous_bcast(&lb_algos[i]))
 				set.a[set.n++] = &lb_algos[i];
 		*(struct lb_algo_set *)target = set;
 		return 0;

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "progress.h"
-#include "engine/bcast.h"
+#include "engine/coll.h"
 #include "engine/job.h"
 #include "platform_file.h"
 #include "root_opt.h"
@@ -47,10 +47,10 @@ static const char *const balances[] = { "equal", "speed", NULL };
 static const char *const super2s[] = { "1phase", "2phase", NULL };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (those that need no --platform), or a comma list of names (see below)",
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below)",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
 	  .show = lb_cli_show_algos },
-	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M",
+	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M; an allgather's is each rank's contribution (p x it in all)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:16M" },
 	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm and size the fastest by the refined model (settled by the simulator where cheap) with the calibrated latency and bandwidth (64K with --no-calibration)",
 	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },
@@ -233,7 +233,7 @@ static void on_calibration(uint32_t rank, int round, uint32_t lane, uint32_t pee
 /* Before each iteration's data phase: with --verbose a line per rank and
  * iteration (logs; tests wait for it before they kill a rank), else rank
  * 0's progress line on a terminal. */
-static void on_iteration(const struct lb_bcast_step *st, void *arg)
+static void on_iteration(const struct lb_coll_step *st, void *arg)
 {
 	const struct bcast_opts *o = arg;
 	char size[24], slice[24];
@@ -253,10 +253,10 @@ static void on_iteration(const struct lb_bcast_step *st, void *arg)
 }
 
 /* In a job: the NICs' default may name the rank's own. */
-static struct lb_bcast_params params_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
+static struct lb_coll_params params_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
 					const struct lb_list *roots)
 {
-	return (struct lb_bcast_params){
+	return (struct lb_coll_params){
 		.algos = o->algos.a, .nalgos = o->algos.n, .sizes = o->sizes.v,
 		.nsizes = o->sizes.n, .slices = o->slices.v, .nslices = o->slices.n,
 		.iterations = o->iterations, .warmup = o->warmup,
@@ -392,7 +392,7 @@ static int check_wan(const struct lb_cmd *cmd, const struct bcast_opts *o,
 }
 
 /* The sinks on rank 0: the CSV and the table (out), the JSON document. */
-static int run_sinks(const struct lb_bcast_params *p, struct bcast_out *out,
+static int run_sinks(const struct lb_coll_params *p, struct bcast_out *out,
 		     struct lb_cli_json *json, char *err, size_t len)
 {
 	struct lb_sink sinks[2] = {
@@ -402,7 +402,7 @@ static int run_sinks(const struct lb_bcast_params *p, struct bcast_out *out,
 	struct lb_tee tee = { sinks, json->path ? 2 : 1 };
 	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
 				      .row = lb_tee_row, .ctx = &tee };
-	return lb_bcast_run(p, &sink, err, len);
+	return lb_coll_run(p, &sink, err, len);
 }
 
 static int bcast(const struct lb_cmd *cmd, void *base)
@@ -436,7 +436,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		return rc;
 	}
 	out.nroots = roots.n;
-	struct lb_bcast_params p = params_of(cmd, o, &roots);
+	struct lb_coll_params p = params_of(cmd, o, &roots);
 	p.platform = pf;
 	p.sites = sites.sites;
 	p.site_first = sites.first;

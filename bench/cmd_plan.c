@@ -68,7 +68,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_HANDLER, OFF(root)), .def = "0", .handler = lb_cli_set_root, .show = lb_cli_show_root },
 	{ LB_OPT("lanes", 'k', "LANES", "lanes (NICs, rails) per rank", LB_OPT_UINT, OFF(lanes)),
 	  .def = "2", .min = 1, .max = 64 },
-	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list)",
+	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list); an allgather's is each rank's contribution (p x it in all)",
 	  LB_OPT_SIZE, OFF(bytes)) },
 	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw; for the platform algorithms, which have no such model, 1 MiB (seed 000's slice)",
 	  LB_OPT_SLICE, OFF(slice)) },

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "algos/slice.h"
-#include "bcast.h"
+#include "coll.h"
 #include "check_private.h"
 #include "jobprov.h"
 #include "launch/hostname.h"
@@ -431,9 +431,9 @@ static const uint64_t slice_sizes[] = { LB_SLICE_AUTO }, root_zero[] = { 0 };
 
 /* Phase 3's broadcasts: a timed iteration after a warm-up one suffices
  * for a ratio against the model, three steady it. */
-static struct lb_bcast_params bcast_params(const struct lb_check_params *p)
+static struct lb_coll_params bcast_params(const struct lb_check_params *p)
 {
-	return (struct lb_bcast_params){
+	return (struct lb_coll_params){
 		.algos = p->algos, .nalgos = p->nalgos, .sizes = &p->bcast_bytes, .nsizes = 1,
 		.slices = slice_sizes, .nslices = 1, .roots = root_zero, .nroots = 1,
 		.iterations = 3, .warmup = 1,
@@ -445,8 +445,8 @@ static int phase_bcast(const struct check *c, struct check_all *a, char *err, si
 {
 	struct bcast_catch bc = { .out = a->bcasts };
 	const struct lb_sink sink = { .row = catch_row, .ctx = &bc };
-	const struct lb_bcast_params bp = bcast_params(c->p);
-	int rc = lb_bcast_run_in(&bp, &c->job, &sink, err, len);
+	const struct lb_coll_params bp = bcast_params(c->p);
+	int rc = lb_coll_run_in(&bp, &c->job, &sink, err, len);
 	a->nbcasts = bc.n;
 	return rc;
 }
@@ -468,10 +468,10 @@ static void add_peer(uint32_t *list, uint32_t *n, uint32_t q)
 static int connect_partners(struct check *c, char *err, size_t len)
 {
 	uint32_t *peers[LB_JOB_MAX_LANES] = { 0 }, npeers[LB_JOB_MAX_LANES] = { 0 };
-	const struct lb_bcast_params bp = bcast_params(c->p);
+	const struct lb_coll_params bp = bcast_params(c->p);
 	int rc = 0;
 	if (c->p->nalgos && c->job.size > 1)
-		rc = lb_bcast_peers(&bp, &c->job, peers, npeers, err, len);
+		rc = lb_coll_peers(&bp, &c->job, peers, npeers, err, len);
 	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++) {
 		if (!peers[l] && !(peers[l] = calloc(c->job.size, sizeof(uint32_t))))
 			rc = lb_errf(err, len, "out of memory");

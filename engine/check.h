@@ -15,7 +15,7 @@
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
  * Phase 3: one broadcast per algorithm by the bcast engine (slice: auto), in the check's
- * own job (lb_bcast_run_in: dpdk allows one EAL per process), measured
+ * own job (lb_coll_run_in: dpdk allows one EAL per process), measured
  * over simulated time; skipped when a pair failed.
  *
  * Results are rows (result.h) to a sink on rank 0: one per port
@@ -70,7 +70,7 @@ uint32_t lb_check_rounds(uint32_t size);
  * partner within a quarter of the timeout is not fatal: its pairs fail,
  * named, and the other lanes are measured.  Returns 0 (the verdicts are
  * in the rows), or -1 / LB_EPEER (lib/error.h) with a reason, as
- * lb_bcast_run does. */
+ * lb_coll_run does. */
 int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, char *err,
 		 size_t errlen);
 

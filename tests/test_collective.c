@@ -81,6 +81,70 @@ static void owners_and_wants(void)
 	expect(s, "owner out of range", "block 0: owner 7 out of range");
 }
 
+/* 3 ranks, block r owned by rank r, everyone wants all: each rank sends
+ * its block straight to the two others. */
+static struct lb_schedule *allgather3(void)
+{
+	struct lb_schedule *s = gather3(1);
+	s->want = LB_WANT_ALL;
+	lb_sched_transfer(s, 0, 1, 0, 0, 1);
+	lb_sched_transfer(s, 0, 2, 0, 0, 1);
+	lb_sched_transfer(s, 1, 2, 0, 1, 1);
+	lb_sched_transfer(s, 2, 1, 0, 2, 1);
+	return s;
+}
+
+/* Each rule of "every rank ends with every block exactly once" can fail. */
+static void allgather_rules(void)
+{
+	struct lb_schedule *s = allgather3();
+	CHECK(strcmp(lb_sched_collective(s), "allgather") == 0, "collective %s",
+	      lb_sched_collective(s));
+	expect(s, "allgather", NULL);
+
+	s = allgather3();
+	lb_sched_transfer(s, 0, 1, 0, 0, 1); /* rank 1 gets block 0 again */
+	expect(s, "allgather, twice", "rank 1 receives block 0 2 times");
+
+	s = allgather3();
+	lb_sched_transfer(s, 2, 1, 0, 1, 1); /* rank 1's own block back */
+	expect(s, "allgather, own block", "rank 1 owns block 1 but receives it");
+
+	s = gather3(1);
+	s->want = LB_WANT_ALL;
+	lb_sched_transfer(s, 0, 1, 0, 0, 1);
+	lb_sched_transfer(s, 0, 2, 0, 0, 1);
+	lb_sched_transfer(s, 1, 2, 0, 1, 1); /* rank 1 never gets block 2 */
+	expect(s, "allgather, one missing", "rank 1 never receives block 2");
+}
+
+/* The registry's allgathers: valid, owners and wants of an allgather, p x m
+ * bytes, for odd and even rank counts, lanes and slices. */
+static void allgather_builders(void)
+{
+	static const char *const names[] = { "allgather-ring", "allgather-doubling",
+					     "allgather-simultaneous" };
+	for (size_t i = 0; i < 3; i++)
+		for (uint32_t p = 1; p <= 8; p++)
+			for (uint32_t k = 1; k <= 3; k++) {
+				struct lb_algo_params prm = { .ranks = p, .root = p / 2, .lanes = k,
+							      .bytes = 1000, .slice_bytes = 300 };
+				char err[256] = "";
+				const struct lb_algo *a = lb_algo_find(names[i]);
+				CHECK(a != NULL, "%s not registered", names[i]);
+				if (!a || lb_algo_check(a, &prm, NULL, 0))
+					continue; /* doubling: powers of two only */
+				struct lb_schedule *s = lb_algo_build(a, &prm, err, sizeof(err));
+				CHECK(s && lb_sched_validate(s, err, sizeof(err)) == 0,
+				      "%s p=%u k=%u: %s", names[i], p, k, err);
+				CHECK(s && s->bytes == 1000ull * p && s->nblocks == 4 * p &&
+				      strcmp(lb_sched_collective(s), "allgather") == 0,
+				      "%s p=%u: %llu bytes, %u blocks", names[i], p,
+				      s ? (unsigned long long)s->bytes : 0ull, s ? s->nblocks : 0);
+				lb_sched_free(s);
+			}
+}
+
 static void offsets(void)
 {
 	struct lb_schedule *s = gather3(1);
@@ -227,6 +291,8 @@ static void simulator(void)
 int main(void)
 {
 	owners_and_wants();
+	allgather_rules();
+	allgather_builders();
 	offsets();
 	barriers();
 	simulator();

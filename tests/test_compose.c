@@ -104,7 +104,7 @@ static void check_unfed(void)
 int main(void)
 {
 	for (size_t i = 0; i < lb_nalgos; i++)
-		if (!lb_algos[i].needs)
+		if (lb_algo_homogeneous_bcast(&lb_algos[i]))
 			compose_all(&lb_algos[i]);
 	check_chain_map();
 	check_refusals();

@@ -65,7 +65,7 @@ static void klane_table(void)
 
 static void registry(void)
 {
-	size_t homogeneous = 0;
+	size_t homogeneous = 0, allgathers = 0;
 	for (size_t i = 0; i < lb_nalgos; i++) {
 		const struct lb_algo *a = &lb_algos[i];
 		/* closed forms for the homogeneous ones; a period for the
@@ -75,12 +75,13 @@ static void registry(void)
 		      (a->needs ? (a->period || a->makespan || a->hbsp) && !a->cost_table && !a->cost_refined
 				: a->cost_table && a->cost_refined && !a->period),
 		      "entry %zu incomplete", i);
-		homogeneous += !a->needs;
+		homogeneous += lb_algo_homogeneous_bcast(a);
+		allgathers += a->collective && strcmp(a->collective, "allgather") == 0;
 		CHECK(lb_algo_find(a->name) == a, "%s not found by name", a->name);
 	}
-	CHECK(homogeneous == 6 && lb_nalgos == 27,
-	      "six homogeneous algorithms, eight of seed 000, eight of seed 002 and five of seed 004, got %zu of %zu",
-	      homogeneous, lb_nalgos);
+	CHECK(homogeneous == 6 && allgathers == 3 && lb_nalgos == 30,
+	      "six homogeneous broadcasts, three allgathers, eight of seed 000, eight of seed 002 and five of seed 004, got %zu, %zu of %zu",
+	      homogeneous, allgathers, lb_nalgos);
 	CHECK(lb_algo_find("ring") == NULL, "unknown name must not resolve");
 }
 

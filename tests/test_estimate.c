@@ -36,7 +36,7 @@ int main(void)
 	static const uint64_t sizes[][2] = { { 4096, 65536 }, { 1 << 20, 65536 },
 					     { 1000003, 4096 }, { 1 << 20, 0 } };
 	for (size_t a = 0; a < lb_nalgos; a++)
-		for (size_t p = 0; !lb_algos[a].needs && p < sizeof(ranks) / sizeof(ranks[0]); p++)
+		for (size_t p = 0; lb_algo_homogeneous_bcast(&lb_algos[a]) && p < sizeof(ranks) / sizeof(ranks[0]); p++)
 			for (size_t m = 0; m < sizeof(sizes) / sizeof(sizes[0]); m++)
 				for (uint32_t k = 1; k <= 2; k++)
 					against_builder(&lb_algos[a], ranks[p], k, sizes[m][0],

@@ -440,8 +440,8 @@ int main(void)
 {
 	for (size_t a = 0; a < lb_nalgos; a++) {
 		const char *name = lb_algos[a].name;
-		if (lb_algos[a].needs)
-			continue; /* they need a platform: platform_cases() */
+		if (!lb_algo_homogeneous_bcast(&lb_algos[a]))
+			continue; /* a platform: platform_cases(); allgathers: test_collective, tests/job */
 		broadcast_case(name, 1, 0, 2, 4096, 1024, LB_IDLE_SLEEP);
 		broadcast_case(name, 2, 1, 1, 100000, 8192, LB_IDLE_SLEEP);
 		broadcast_case(name, 7, 3, 2, (1 << 20) + 13, 64 << 10, LB_IDLE_SLEEP);

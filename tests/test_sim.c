@@ -71,7 +71,7 @@ static void conservation(void)
 {
 	struct lb_sim_net net = { .alpha = ALPHA, .lane_bw = BW };
 	for (size_t a = 0; a < lb_nalgos; a++)
-		for (uint32_t p = 1; !lb_algos[a].needs && p <= 33; p += 4) {
+		for (uint32_t p = 1; lb_algo_homogeneous_bcast(&lb_algos[a]) && p <= 33; p += 4) {
 			double done[33];
 			struct lb_algo_params prm = { .ranks = p, .root = p - 1, .lanes = 2,
 						      .bytes = 1000003, .slice_bytes = 65536 };

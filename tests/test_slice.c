@@ -155,7 +155,7 @@ static void every_algorithm(void)
 {
 	uint32_t ranks[] = { 1, 3, 13, 40 };
 	for (size_t ai = 0; ai < lb_nalgos; ai++)
-		for (size_t r = 0; !lb_algos[ai].needs && r < 4; r++)
+		for (size_t r = 0; lb_algo_homogeneous_bcast(&lb_algos[ai]) && r < 4; r++)
 			for (uint32_t k = 1; k <= 4; k *= 2)
 				for (uint64_t m = 1000; m <= (4u << 20); m *= 16) {
 					const struct lb_algo *a = &lb_algos[ai];

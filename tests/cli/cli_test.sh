@@ -79,7 +79,9 @@ done
 
 # The registry, listed: every name also in plan --help.
 expect_ok plan -a list
-algos=$(printf '%s\n' "$out" | awk '!/needs --platform/ { print $1 }')
+algos=$(printf '%s\n' "$out" | awk '!/needs --platform/ && $2 != "allgather:" { print $1 }')
+allgathers=$(printf '%s\n' "$out" | awk '$2 == "allgather:" { print $1 }')
+[ "$(printf '%s\n' "$allgathers" | wc -l)" -eq 3 ] || fail "plan -a list: want 3 allgathers: $out"
 platform_algos=$(printf '%s\n' "$out" | awk '/needs --platform/ { print $1 }')
 [ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 homogeneous algorithms: $out"
 [ "$(printf '%s\n' "$platform_algos" | wc -l)" -eq 21 ] ||

@@ -2,7 +2,7 @@
 # lanebench compare on hand-made files: one rail vs two (B twice as fast),
 # runs within noise, the --fail-if-slower gate, set-up differences from the
 # provenance head, and the errors (missing column, duplicate rows, no row
-# in common, mixed kinds); size intersections, old files without a head,
+# in common, mixed kinds, rows of different collectives); size intersections, old files without a head,
 # p2p and sim files, --json and -o.
 set -u
 usage="usage: compare_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
@@ -72,6 +72,16 @@ for w in "lanes                          1  ->  2" "lanes.nic                   
 done
 grep -Eq '^  (option.slice|hosts|time_utc|command|lanes.mtu|lanes.speed_bps) ' "$tmp/out" &&
 	fail "one vs two: an equal or per-run item listed as a difference: $out"
+# --- collectives: rows of a bcast never match rows of an allgather ------------
+# (the same algorithm name and sizes, a `collective` column appended)
+with_collective() { # IN OUT NAME
+	awk -F, -v OFS=, -v c="$3" '/^#/ { print; next } !h { h = 1; print $0, "collective"; next } { print $0, c }' "$1" >"$2"
+}
+with_collective "$tmp/one.csv" "$tmp/one-bcast.csv" bcast
+with_collective "$tmp/two.csv" "$tmp/two-allgather.csv" allgather
+with_collective "$tmp/two.csv" "$tmp/two-bcast.csv" bcast
+want 2 "no row of A matches a row of B on (collective, algorithm" "$tmp/one-bcast.csv" "$tmp/two-allgather.csv"
+want 0 "matched on: collective, algorithm" "$tmp/one-bcast.csv" "$tmp/two-bcast.csv"
 # NIC A vs B: rank 2's NIC differs (and its name extends rank 0's).
 sed 's/^# lane.2.0: nic=rail0 /# lane.2.0: nic=rail0x /' "$tmp/one.csv" >"$tmp/nic.csv"
 want 0 "lanes.nic                      rail0  ->  rail0/rail0x" "$tmp/one.csv" "$tmp/nic.csv"

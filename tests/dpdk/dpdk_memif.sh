@@ -82,6 +82,15 @@ memif_job "memif: seed 004's gathers and broadcasts, bytes verified" \
 gathers=$(grep -c ',hbsp[12]-gather,.*,gather,' "$tmp/hbsp.csv" 2>/dev/null)
 [ "$gathers" = 2 ] && ok "2 gather rows" || fail "$gathers gather rows, want 2"
 
+# The allgather collective: every rank's -m to every rank, each byte
+# verified at every rank (verified_bytes = 4 x 4 x m x 3 iterations).
+memif_job "memif: allgather ring, doubling and simultaneous, bytes verified" \
+	-a allgather-ring,allgather-doubling,allgather-simultaneous -m 100000 -s 64K -i 2 -x 1 \
+	-o "$tmp/allgather.csv"
+allgathers=$(grep -c ',allgather,,4800000,' "$tmp/allgather.csv" 2>/dev/null)
+[ "$allgathers" = 3 ] && ok "3 allgather rows, every byte verified" ||
+	fail "$allgathers allgather rows with 4800000 verified bytes, want 3"
+
 fails_with() { # expected message, EAL arguments: one rank must fail saying so
 	local want=$1 out # (a 1-rank job on purpose: outside a job bcast refuses earlier)
 	out=$(LANEBENCH_RANK=0 LANEBENCH_SIZE=1 "$B" bcast --transport dpdk --no-pin --timeout 10 --nics lo -a chain -m 4K \

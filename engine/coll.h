@@ -1,13 +1,14 @@
-/* The broadcast benchmark engine (what `lanebench bcast` runs on every
- * rank): bootstrap, lanes, transport, calibration, then for each
+/* The collective engine (what `lanebench bcast` runs on every rank, for
+ * broadcasts, gathers and allgathers alike): bootstrap, lanes, transport,
+ * calibration, then for each
  * (algorithm, size, slice, root) warm-up and timed iterations of the schedule,
  * every iteration's bytes verified on every rank, times gathered to rank 0,
  * predictions from the cost table and the simulator beside them.
  *
  * The parameters are one immutable struct; results (result.h) are handed
  * to a sink on rank 0.  The engine formats nothing. */
-#ifndef LB_BCAST_H
-#define LB_BCAST_H
+#ifndef LB_COLL_H
+#define LB_COLL_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -21,7 +22,7 @@
 
 /* Where a rank is in the sweep, told just before an iteration's data
  * phase (after the barrier that starts it: every rank is in it). */
-struct lb_bcast_step {
+struct lb_coll_step {
 	uint32_t rank;
 	const char *algorithm;
 	uint64_t bytes, slice_bytes;
@@ -30,7 +31,7 @@ struct lb_bcast_step {
 	uint32_t iteration, iterations; /* 1-based, warm-up ones included; their count */
 };
 
-struct lb_bcast_params {
+struct lb_coll_params {
 	const struct lb_algo *const *algos;
 	size_t nalgos;
 	const uint64_t *sizes;
@@ -64,7 +65,7 @@ struct lb_bcast_params {
 	 * the job's ranks and it has at least the job's lanes; every rank
 	 * passes an equal one (their hashes are compared).  The lp-*
 	 * algorithms' edge loads are solved once per (root, slice) on rank 0
-	 * and sent to the others.  lb_bcast_peers and lb_bcast_run_in take
+	 * and sent to the others.  lb_coll_peers and lb_coll_run_in take
 	 * none (NULL). */
 	const struct lb_platform *platform;
 	/* Sites (algos/sites.h; seed 003): the site-aware algorithms build
@@ -85,13 +86,13 @@ struct lb_bcast_params {
 	 * the sink with the job's part (hosts, lanes); NULL: none. */
 	const struct lb_prov *prov;
 	/* Optional, on every rank: each iteration's start (progress, logs). */
-	void (*on_iteration)(const struct lb_bcast_step *step, void *arg);
+	void (*on_iteration)(const struct lb_coll_step *step, void *arg);
 	void *on_iteration_arg;
 	/* Optional, on every rank: before each lane's calibration measurement
 	 * (rank, round 0 or 1, lane, partner; arg: on_iteration_arg). */
 	void (*on_calibration)(uint32_t rank, int round, uint32_t lane, uint32_t peer, void *arg);
 	/* Optional: non-zero (a signal's number) stops the sweep at once, the
-	 * other ranks told; lb_bcast_run then fails with "stopped by signal". */
+	 * other ranks told; lb_coll_run then fails with "stopped by signal". */
 	const atomic_int *stop;
 };
 
@@ -105,7 +106,7 @@ struct lb_bcast_params {
  * link the platform lacks (found on every rank, before any connection).  A rank that lost a peer mid-run
  * names the root cause when there is one to learn (that peer's own
  * report, or the rank whose death started it). */
-int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
+int lb_coll_run(const struct lb_coll_params *prm, const struct lb_sink *sink,
 		 char *err, size_t errlen);
 
 struct lb_job;
@@ -113,15 +114,15 @@ struct lb_job;
 /* For a command that runs broadcasts in a job of its own (check): the
  * peers each lane of this rank needs for the sweep and its calibration
  * (peers[lane]: job->size entries, allocated here, the caller frees), to
- * connect with the job's other channels before lb_bcast_run_in. */
-int lb_bcast_peers(const struct lb_bcast_params *prm, const struct lb_job *job, uint32_t **peers,
+ * connect with the job's other channels before lb_coll_run_in. */
+int lb_coll_peers(const struct lb_coll_params *prm, const struct lb_job *job, uint32_t **peers,
 		   uint32_t *npeers, char *err, size_t errlen);
 
-/* lb_bcast_run in an open job whose lanes are connected to (at least) the
- * peers lb_bcast_peers named; the job's buffer holds the largest size.
+/* lb_coll_run in an open job whose lanes are connected to (at least) the
+ * peers lb_coll_peers named; the job's buffer holds the largest size.
  * prm's set-up fields (nics, transport, timeout, lane_rate, tp_options)
  * are the job's business and ignored; the job stays open. */
-int lb_bcast_run_in(const struct lb_bcast_params *prm, const struct lb_job *job,
+int lb_coll_run_in(const struct lb_coll_params *prm, const struct lb_job *job,
 		    const struct lb_sink *sink, char *err, size_t errlen);
 
 #endif

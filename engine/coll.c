@@ -1,7 +1,7 @@
 /* The broadcast benchmark engine; see bcast.h.  Every step that can fail
  * on one rank is followed by a status agreement (lb_boot_agree), so one
  * rank's failure stops all ranks with its reason, before any timing. */
-#include "bcast.h"
+#include "coll.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@ struct bcast_row {
 	double over_table, over_refined, over_sim; /* median / predicted */
 	double period;              /* platform algorithms: the tree's seconds per slice */
 	double hbsp;                /* seed 004's: the HBSP cost, seconds; NaN: none */
-	const char *collective;     /* bcast or gather (the schedule's want) */
+	const char *collective;     /* bcast, gather or allgather (the schedule's owners and want) */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
 	struct lb_cpu_summary cpu;  /* per timed iteration, across ranks */
 };
@@ -50,7 +50,7 @@ struct counts {
 #define NFIXED_MAX 40 /* room for the fixed columns in struct run */
 
 struct run {
-	const struct lb_bcast_params *prm;
+	const struct lb_coll_params *prm;
 	struct lb_job job;
 	struct lb_calib cal;
 	struct lb_lp_set lp; /* the lp-* algorithms' edge loads */
@@ -119,7 +119,7 @@ static const struct lb_col columns[] = {
 /* Configuration i of the sweep: algorithms x sizes x slices x roots (the
  * roots innermost, so that a configuration's rows for each root are
  * adjacent and a root that is slower than the others stands out). */
-static void config_at(const struct lb_bcast_params *p, size_t i, const struct lb_algo **a,
+static void config_at(const struct lb_coll_params *p, size_t i, const struct lb_algo **a,
 		      uint64_t *bytes, uint64_t *slice, uint32_t *root)
 {
 	*root = (uint32_t)p->roots[i % p->nroots];
@@ -285,7 +285,7 @@ static void name_root_cause(struct run *r, char *err, size_t len)
 static void announce(const struct run *r, const struct lb_schedule *s, uint32_t it)
 {
 	const struct lb_algo *a;
-	struct lb_bcast_step st = { .rank = r->job.rank, .algorithm = s->algo, .config = r->config,
+	struct lb_coll_step st = { .rank = r->job.rank, .algorithm = s->algo, .config = r->config,
 				    .nconfigs = r->nconfigs, .iteration = it + 1,
 				    .iterations = r->prm->warmup + r->prm->iterations };
 	if (!r->prm->on_iteration)
@@ -432,6 +432,13 @@ static double simulate(const struct run *r, const struct lb_schedule *s)
 	return lb_sim_run(s, &net, &sr, why, sizeof(why)) == 0 ? sr.seconds : NAN;
 }
 
+/* The message size as the user gives it (-m): each rank's contribution
+ * for an allgather (the schedule moves p of them), else the schedule's. */
+static uint64_t message_bytes(const struct lb_schedule *s)
+{
+	return s->owner && s->want == LB_WANT_ALL ? s->bytes / s->ranks : s->bytes;
+}
+
 /* Cost table and refined model from the calibration (the platform
  * algorithms have no closed forms: NaN), and the simulation.  With sites
  * the schedules are the site-aware ones: the table is seed 003's
@@ -446,7 +453,7 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 	if (!r->cal.bandwidth_median || a->needs)
 		return;
 	uint32_t sites = sites_of(r);
-	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = s->bytes,
+	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = message_bytes(s),
 				 .slice_bytes = res->slice_bytes, .latency = r->cal.latency_median,
 				 .lane_bw = r->cal.bandwidth_median, .sites = sites,
 				 .wan_latency = r->cal.latency_median + r->prm->wan_latency,
@@ -474,7 +481,7 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	free(slowest);
 	*res = (struct bcast_row){
 		.algorithm = a->name, .ranks = s->ranks, .lanes = s->lanes, .root = s->root,
-		.bytes = s->bytes, .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
+		.bytes = message_bytes(s), .slice_bytes = slice, .slices = s->nblocks, .iterations = n,
 		.time = time,
 		.verified_bytes = s->bytes * checking_ranks(s) * (uint64_t)(n + r->prm->warmup),
 	};
@@ -771,15 +778,30 @@ static int platform_ready(struct run *r, char *err, size_t len)
 	return rc;
 }
 
+/* The buffer a rank needs: the largest size, p times over when an
+ * allgather is among the algorithms (-m is each rank's contribution). */
+static uint64_t buffer_bytes(const struct lb_coll_params *p)
+{
+	uint64_t most = p->calib_bytes, times = 1;
+	for (size_t i = 0; i < p->nsizes; i++)
+		most = p->sizes[i] > most ? p->sizes[i] : most;
+	for (size_t i = 0; i < p->nalgos; i++)
+		if (p->algos[i]->collective) {
+			const char *from;
+			char why[160];
+			uint32_t size = lb_job_launched(&from, why, sizeof(why));
+			times = size ? size : 1; /* not launched: lb_job_open says so */
+		}
+	return lb_mul_sat(most, times);
+}
+
 /* Everything up to the first timed iteration, each step agreed by all. */
 static int set_up(struct run *r, char *err, size_t len)
 {
-	const struct lb_bcast_params *p = r->prm;
+	const struct lb_coll_params *p = r->prm;
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
-				    .buffer_bytes = p->calib_bytes, .tp_options = p->tp_options };
-	for (size_t i = 0; i < p->nsizes; i++)
-		jp.buffer_bytes = p->sizes[i] > jp.buffer_bytes ? p->sizes[i] : jp.buffer_bytes;
+				    .buffer_bytes = buffer_bytes(p), .tp_options = p->tp_options };
 	int rc = lb_job_open(&r->job, &jp, err, len);
 	if (rc == 0)
 		rc = platform_ready(r, err, len);
@@ -805,7 +827,7 @@ static int begin(struct run *r, const struct lb_sink *sink, char *err, size_t le
 	return lb_job_sink_start(&r->job, r->prm->prov, sink, r->cols, r->ncols, err, len);
 }
 
-static size_t count_configs(const struct lb_bcast_params *p)
+static size_t count_configs(const struct lb_coll_params *p)
 {
 	return p->nalgos * p->nsizes * p->nslices * p->nroots;
 }
@@ -819,7 +841,7 @@ static int sweep(struct run *r, const struct lb_sink *sink, char *err, size_t le
 	return rc;
 }
 
-int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
+int lb_coll_run(const struct lb_coll_params *prm, const struct lb_sink *sink,
 		 char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm) };
@@ -832,22 +854,22 @@ int lb_bcast_run(const struct lb_bcast_params *prm, const struct lb_sink *sink,
 	return rc;
 }
 
-int lb_bcast_peers(const struct lb_bcast_params *prm, const struct lb_job *job, uint32_t **peers,
+int lb_coll_peers(const struct lb_coll_params *prm, const struct lb_job *job, uint32_t **peers,
 		   uint32_t *npeers, char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm), .job = *job };
 	if (prm->platform) /* its LPs would be solved twice, apart from the run */
-		return lb_errf(err, len, "lb_bcast_peers takes no platform");
+		return lb_errf(err, len, "lb_coll_peers takes no platform");
 	return sweep_peers(&r, peers, npeers, err, len);
 }
 
-int lb_bcast_run_in(const struct lb_bcast_params *prm, const struct lb_job *job,
+int lb_coll_run_in(const struct lb_coll_params *prm, const struct lb_job *job,
 		    const struct lb_sink *sink, char *err, size_t len)
 {
 	struct run r = { .prm = prm, .nconfigs = count_configs(prm),
 			 .job = *job }; /* borrowed: not closed here */
 	if (prm->platform)
-		return lb_errf(err, len, "lb_bcast_run_in takes no platform");
+		return lb_errf(err, len, "lb_coll_run_in takes no platform");
 	int rc = prm->calib_bytes ? calibrate(&r, err, len) : 0;
 	name_run(&r);
 	if (rc == 0)
