@@ -59,6 +59,8 @@ printf '%s\n' 'nodes 4' 'lanes 2' 'default bw 1gbit' 'node 1 rate 500mbit' 'node
 t gather-sites 4 bcast --transport rdma -a hbsp1-gather,hbsp2-gather,hbsp1-bcast,hbsp2-bcast,mostcrit,flat \
 	--platform /tmp/sites.platform --balance speed -m 100000 -i 1 -x 0 --no-calibration --idle sleep -o /tmp/g.csv
 t site-trees 4 bcast --transport rdma -a binary,binomial,multilane --site-sizes 3,1 -m 256K -i 1 -x 0 --no-calibration --idle sleep -o /tmp/st.csv
+# the allgathers (issue 15): every rank's block checked at every rank
+t allgathers 4 bcast --transport rdma -a allgather-ring,allgather-doubling,allgather-simultaneous -m 64K -i 1 -x 0 --no-calibration --idle sleep -o /tmp/ag.csv
 echo "note: Soft-RoCE retried $(($(retransmissions) - retries_before)) times during the broadcasts (rxe completer_retry_err)"
 t p2p-write 2 p2p --transport rdma -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/pw.csv
 t p2p-send 2 p2p --transport rdma --tp-opt op=send -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/ps.csv
