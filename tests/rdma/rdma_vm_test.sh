@@ -15,7 +15,7 @@ fi
 cd "$(mktemp -d)" || exit 1
 trap 'rm -rf "$PWD"' EXIT
 start=$(date +%s)
-"$rxevm" run --fabric 4 2 --timeout 420 -- sh "$guest" "$lb" "$rxevm"
+"$rxevm" run --fabric 4 2 --timeout 540 -- sh "$guest" "$lb" "$rxevm"
 st=$?
 echo "rdma-vm: guest exit $st after $(($(date +%s) - start)) s"
 exit $st
