@@ -5,6 +5,7 @@
 
 #include "algos/algos.h"
 #include "check.h"
+#include "verdict.h"
 #include "model/sim.h"
 
 /* 3 ranks, root 0, one block per rank owned by that rank, gather to 0:
@@ -19,23 +20,6 @@ static struct lb_schedule *gather3(uint32_t lanes)
 	lb_sched_transfer(s, 1, 0, 0, 1, 1);
 	lb_sched_transfer(s, 2, 0, 0, 2, 1);
 	return s;
-}
-
-/* Finalizes, validates, checks the verdict mentions `want` (NULL: valid). */
-static void expect(struct lb_schedule *s, const char *what, const char *want)
-{
-	char err[256] = "";
-	lb_sched_finalize(s);
-	int rc = lb_sched_validate(s, err, sizeof(err));
-	if (!want) {
-		CHECK(rc == 0, "%s: expected valid, got: %s", what, err);
-	} else {
-		CHECK(rc != 0, "%s: expected rejection", what);
-		CHECK(strstr(err, want) != NULL, "%s: message '%s' lacks '%s'",
-		      what, err, want);
-		printf("%-26s -> %s\n", what, err);
-	}
-	lb_sched_free(s);
 }
 
 static int64_t group_of(struct lb_schedule *s, uint32_t a, uint32_t b, uint32_t c, uint32_t n)

@@ -3,6 +3,7 @@
 
 #include "algos/algos.h"
 #include "check.h"
+#include "verdict.h"
 
 /* 3 ranks, 1 lane, 2 blocks, root 0: a correct chain 0 -> 1 -> 2. */
 static struct lb_schedule *chain3(uint32_t lanes)
@@ -13,23 +14,6 @@ static struct lb_schedule *chain3(uint32_t lanes)
 		lb_sched_transfer(s, 1, 2, 0, b, 1);
 	}
 	return s;
-}
-
-/* Finalizes, validates, checks the verdict mentions `want`. */
-static void expect(struct lb_schedule *s, const char *what, const char *want)
-{
-	char err[256] = "";
-	lb_sched_finalize(s);
-	int rc = lb_sched_validate(s, err, sizeof(err));
-	if (!want) {
-		CHECK(rc == 0, "%s: expected valid, got: %s", what, err);
-	} else {
-		CHECK(rc != 0, "%s: expected rejection", what);
-		CHECK(strstr(err, want) != NULL, "%s: message '%s' lacks '%s'",
-		      what, err, want);
-		printf("%-22s -> %s\n", what, err);
-	}
-	lb_sched_free(s);
 }
 
 int main(void)
