@@ -115,7 +115,7 @@ static int bcast_rows(const struct lb_repro004_params *p, const struct lb_sink *
 		      char *err, size_t len)
 {
 	double *r = malloc(p->bcast_ranks * sizeof(*r));
-	int rc = r ? 0 : -1;
+	int rc = r ? 0 : (snprintf(err, len, "repro seed004: out of memory"), -1);
 	for (size_t i = 0; rc == 0 && i < p->nslowness && !(p->stop && *p->stop); i++) {
 		struct row w = { .experiment = "bcast", .algo = "hbsp1-bcast", .ranks = p->bcast_ranks,
 				 .r_slow = p->slowness[i], .tolerance = p->tolerance };

@@ -7,9 +7,9 @@
 # The round trip across the WAN is 2 x 5 ms within TOLERANCE_MS (the delay
 # line's wake-up and the veths' forwarding add a little, never less) on
 # both rails; within a site it is not delayed (minimum below 2 ms); TCP across the
-# WAN holds 0.5-1.05 of its rate (shaped, not unlimited: the delay line
+# WAN holds 0.25-1.05 of its rate (shaped, not unlimited: the delay line
 # is a userspace process, and on a busy 2-core host it fell to 0.55 where
-# an idle one gives 0.95 -- README's cluster section has the figures); a real `lanebench bcast --site-sizes 2,2`
+# an idle one gives 0.95, and the ASan build's lb-wanlink is slower still -- README's cluster section has the figures); a real `lanebench bcast --site-sizes 2,2`
 # over TCP across the two sites verifies every byte; bad --sites input is
 # refused (exit 2), so are a sites file with a gap and wan lines that
 # differ; `down` ends the delay lines with the namespaces.
@@ -89,17 +89,19 @@ done
 ip netns exec "$(h 3)" iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
 server=$!
 test_pids+=("$server")
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+for _ in $(seq 50); do # up to 10 s: a loaded host starts it late
 	ip netns exec "$(h 3)" ss -ltn 2>/dev/null | grep -q ':5299 ' && break
 	sleep 0.2
 done
 bits=$(ip netns exec "$(h 0)" iperf3 -c 10.10.0.4 -p 5299 -t 4 -O 1 -J 2>/dev/null |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' 2>/dev/null)
+# -1 ends the server after one client; with none it would wait forever
+[ -n "$bits" ] || kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
-if awk -v b="${bits:-0}" 'BEGIN { exit !(b >= 0.5 * 200e6 && b <= 1.05 * 200e6) }'; then
+if awk -v b="${bits:-0}" 'BEGIN { exit !(b >= 0.25 * 200e6 && b <= 1.05 * 200e6) }'; then
 	ok "TCP across the WAN: $bits bit/s of 200 Mbit/s"
 else
-	fail "TCP across the WAN: ${bits:-no} bit/s, want 0.5-1.05 of 200 Mbit/s"
+	fail "TCP across the WAN: ${bits:-no} bit/s, want 0.25-1.05 of 200 Mbit/s"
 fi
 
 # A real broadcast over both sites: every byte verified on every row
