@@ -51,6 +51,7 @@ refused seed003-fig8 --clock --clock v3
 refused seed004 --ids --ids hierarchical
 refused seed004 --tr-count --tr-count n
 refused seed001 -p/--nodes -p 30
+refused seed001 --full --full
 refused seed002 --tr-count --tr-count n-1
 [ ! -e "$tmp/never" ] || fail "a refused run wrote its -o file"
 
