@@ -32,7 +32,7 @@ struct plan_opts {
 	uint32_t ranks, root, lanes, sites;
 	uint64_t bytes, slice;
 	double alpha, bw; /* the network --slice auto models */
-	int stripe_off, allgather, format;
+	int stripe_off, allgather, format, balance, super2;
 	const char *json;
 	const char *platform, *site_algo;
 	const char *site_sizes;
@@ -82,6 +82,12 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
+	{ LB_OPT("balance", 0, NULL, "seed 004's (hbsp*): each rank's share of the message, equal or proportional to its speed on the platform",
+	  LB_OPT_ENUM, OFF(balance)), .def = "equal",
+	  .choices = (const char *const[]){ "equal", "speed", NULL } },
+	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
+	  LB_OPT_ENUM, OFF(super2)), .def = "1phase",
+	  .choices = (const char *const[]){ "1phase", "2phase", NULL } },
 	{ LB_OPT("sites", 0, "N", "equal sites (seed 003 section 3.2): multilane chains them, binary and binomial: the root sends to each other site's first rank first, then per-site trees",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
@@ -572,6 +578,7 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 		.slice_bytes = e->slice, .stripe_off = e->stripe_off,
 		.allgather = (enum lb_allgather)e->allgather, .sites = e->site_map.sites,
 		.site_first = e->site_map.first, .platform = pf, .site_algo = e->site_algo,
+		.balance = (enum lb_balance)e->balance, .super2 = (enum lb_super2)e->super2,
 	};
 	if (e->slice == LB_SLICE_AUTO)
 		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);

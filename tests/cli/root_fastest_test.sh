@@ -39,4 +39,17 @@ done
 LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_status 2 "--root: fastest needs --platform FILE" bcast -a chain -m 1K -r fastest
 expect_status 2 "root" sim -a binomial -p 4 -m 1M -r slowest
 
+# plan --balance speed: the shares follow the ranks' rates (summary's
+# sent_bytes), where equal gives every sender the same share
+printf '%s\n' 'nodes 4' 'lanes 1' 'default bw 1gbit' 'node 1 rate 500mbit' 'node 3 rate 250mbit' >"$tmp/rates"
+for b in equal speed; do
+	expect_ok plan -a hbsp1-gather --platform "$tmp/rates" -m 100000 --balance $b -f summary
+	awk '$1 ~ /^[1-3]$/ { printf "%s ", $5 }' "$tmp/out" >"$tmp/shares.$b"
+done
+[ "$(cat "$tmp/shares.equal")" = "25000 25000 25000 " ] || fail "plan --balance equal: sent bytes $(cat "$tmp/shares.equal")"
+read -r s1 s2 s3 <"$tmp/shares.speed"
+[ "${s2:-0}" -gt "${s1:-0}" ] && [ "${s1:-0}" -gt "${s3:-0}" ] ||
+	fail "plan --balance speed: sent bytes $s1 $s2 $s3, want rank 2 (1 gbit) > 1 (500) > 3 (250)"
+expect_status 2 "'even'" plan -a hbsp1-gather --platform "$tmp/rates" -m 100000 --balance even
+
 finish root-fastest
