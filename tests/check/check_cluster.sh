@@ -123,9 +123,10 @@ quick)
 full)
 	up 8
 	run_check "$tmp/healthy.log"
-	# one broadcast per algorithm of -a all (`plan -a list`: a line each,
-	# but for those that need a platform)
-	algos=$("$B" plan -a list | grep -vc 'needs --platform')
+	# one broadcast per algorithm of -a all, the homogeneous broadcasts
+	# (`plan -a list`: a line each, but for those that need a platform and
+	# the allgathers)
+	algos=$("$B" plan -a list | grep -vcE 'needs --platform|^ +allgather-')
 	[ "$rc" = 0 ] && grep -q "^check: PASS (16 ports, 2 lanes x 8 ranks, $algos collectives)\$" "$tmp/healthy.log" &&
 		ok "healthy 8 x 2: PASS in ${secs} s" || fail "healthy: exit $rc, $(tail -1 "$tmp/healthy.log")"
 	degraded 8 5
