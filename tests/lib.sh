@@ -237,3 +237,77 @@ use_cluster() {
 cluster_down() {
 	"$cluster" down --name "$name" >/dev/null 2>&1
 }
+
+# --- measuring the emulated WAN (tests/cluster/wan*_test.sh) ---------------------
+# The WAN shares a loaded 2-core machine with everything else: one
+# measurement can land on a moment when the hosts' own network processing
+# (softirqs, ksoftirqd: ordinary priority, unlike the delay line) waits for
+# a CPU.  Measured 2026-11-24 beside two busy loops at load average 20-40:
+# a round trip's median 3.4 ms over 2 x the delay, and TCP at 0.32 of the
+# rate, in 3 of 14 runs, each with the line itself on time.  So a WAN
+# check takes up to 3 attempts and holds when one does; each is printed.
+
+# rtt_stats NS ADDR -> "min median max" in ms of 20 pings from namespace NS
+# (one first, for ARP); empty when none came back.
+rtt_stats() {
+	ip netns exec "$1" ping -c 1 -W 2 "$2" >/dev/null 2>&1
+	ip netns exec "$1" ping -c 20 -i 0.02 -W 2 "$2" 2>/dev/null |
+		sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) print v[1], v[int((NR + 1) / 2)], v[NR] }'
+}
+
+# wan_rtt_check WHAT NS ADDR DELAY_MS MIN_SLACK_MS MEDIAN_SLACK_MS: the round
+# trip NS -> ADDR is at least 2 x DELAY_MS, its minimum within MIN_SLACK_MS
+# of that and its median within MEDIAN_SLACK_MS, in one of 3 attempts.
+wan_rtt_check() {
+	local what=$1 seen='' attempt lo median hi
+	for attempt in 1 2 3; do
+		read -r lo median hi <<<"$(rtt_stats "$2" "$3")"
+		seen+="${seen:+; }min ${lo:-none}, median ${median:-none}, max ${hi:-none}"
+		if awk -v lo="${lo:-0}" -v m="${median:-0}" -v d="$4" -v s="$5" -v ms="$6" \
+			'BEGIN { exit !(lo >= 2 * d && lo <= 2 * d + s && m <= 2 * d + ms) }'; then
+			ok "$what: rtt $seen ms (attempt $attempt; 2 x $4 ms + up to $5, median up to $6)"
+			return
+		fi
+	done
+	fail "$what: rtt $seen ms in 3 attempts, want 2 x $4 ms + up to $5, median up to $6"
+}
+
+# tcp_bits SERVER_NS CLIENT_NS ADDR PORT -> bit/s of 4 s of iperf3 from
+# CLIENT_NS to the server it starts in SERVER_NS at ADDR:PORT; empty when it
+# failed.  No omitted first second (-O): frames a stalled line held past it
+# arrived inside the measured seconds, which then read up to 1.26 x a rate
+# the line shapes.
+tcp_bits() {
+	local server bits
+	ip netns exec "$1" iperf3 -s -1 -p "$4" >/dev/null 2>&1 &
+	server=$!
+	test_pids+=("$server")
+	for _ in $(seq 50); do # up to 10 s: a loaded host starts it late
+		ip netns exec "$1" ss -ltn 2>/dev/null | grep -q ":$4 " && break
+		sleep 0.2
+	done
+	bits=$(ip netns exec "$2" iperf3 -c "$3" -p "$4" -t 4 -J 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' 2>/dev/null)
+	[ -n "$bits" ] || kill "$server" 2>/dev/null # -s -1 waits for its one client
+	wait "$server" 2>/dev/null
+	echo "$bits"
+}
+
+# wan_tcp_check WHAT SERVER_NS CLIENT_NS ADDR PORT RATE FLOOR: TCP reaches
+# FLOOR x RATE (bit/s) in one of 3 attempts, and no attempt exceeds 1.05 x
+# RATE (the shaping).
+wan_tcp_check() {
+	local what=$1 seen='' attempt bits
+	for attempt in 1 2 3; do
+		bits=$(tcp_bits "$2" "$3" "$4" "$5")
+		seen+="${seen:+, }${bits:-none}"
+		if ! awk -v b="${bits:-0}" -v r="$6" 'BEGIN { exit !(b <= 1.05 * r) }'; then
+			break
+		elif awk -v b="${bits:-0}" -v r="$6" -v f="$7" 'BEGIN { exit !(b > f * r) }'; then
+			ok "$what: TCP $seen bit/s (attempt $attempt; $7-1.05 x $6)"
+			return
+		fi
+	done
+	fail "$what: TCP $seen bit/s, want $7-1.05 x $6 in one of 3 attempts and none above"
+}

@@ -4,14 +4,17 @@
 # lb-wanlink (no netem on this kernel) at 5 ms each way and 200 Mbit/s, as
 # a platform's site and wan lines give them (platform show --format sites
 # | up --sites-from -).
-# The round trip across the WAN is at least 2 x 5 ms and within TOLERANCE_MS (the delay
-# line's wake-up and the veths' forwarding add a little, never less) on
-# both rails; within a site it is not delayed (minimum below 2 ms); TCP across the
-# WAN carries traffic and at most its rate (how close it gets is not
-# asserted: see below); a real `lanebench bcast --site-sizes 2,2`
+# The round trip across the WAN is at least 2 x 5 ms, its minimum within
+# MIN_SLACK_MS of that and its median within MEDIAN_SLACK_MS (the delay line's
+# wake-up and the veths' forwarding add a little, never less) on both
+# rails; within a site it is not delayed (minimum below 2 ms); TCP across
+# the WAN reaches TCP_FLOOR of its rate and never more than the rate; the
+# delay lines' counts are printed for the log; a real `lanebench bcast --site-sizes 2,2`
 # over TCP across the two sites verifies every byte; bad --sites input is
-# refused (exit 2), so are a sites file with a gap and wan lines that
-# differ; `down` ends the delay lines with the namespaces.
+# refused (exit 2), so are a sites file with a gap or a wan line to no
+# site, and --wan-delay over wan lines that differ (tests/cluster/
+# wan_pairs_test.sh runs those); `down` ends the delay lines with the
+# namespaces.
 # Exit 0: all passed; 1: some assertion failed (each printed); 77: skipped
 # (not root, or network namespaces unavailable).
 set -uo pipefail
@@ -23,11 +26,23 @@ shift
 use_cluster "${1:?$usage}" lbw
 wanlink=$(realpath "${2:?$usage}")
 use_lanebench "${3:?$usage}"
-# TOLERANCE_MS is loose on purpose: runs here give 2 x 5 ms + 0.3-0.6 ms,
-# but a fresh-clone CI run of the ASan build once measured a minimum of
-# 72.8 ms on one rail (cause open, README's cluster section).  The test
-# asserts the delay line delays (never under 2 x DELAY_MS) and stays bounded.
-readonly DELAY_MS=5 TOLERANCE_MS=150
+# Bounds with margin over what the line holds since it runs SCHED_FIFO
+# (2026-11-24, beside two busy loops on a 2-core machine at load average
+# 15-40; README's cluster section): minimum 2 x 5 ms + 0.14-0.61 ms.  Before,
+# the line waited for a CPU: a CI run's minimum was 72.8 ms.  The median,
+# not the mean: one ping of 20 still comes back ~50 ms late now and then.
+# TCP's floor is a sanity check, not the line's ceiling: with the line on
+# time, the hosts' own network processing (softirqs, iperf3: ordinary
+# priority) took TCP down to 0.12-0.16 of the rate at load average 20
+# (0.49-0.54 with iperf3 at SCHED_FIFO), 0.93-0.96 when the machine had a
+# CPU to spare.  Each check takes up to 3 attempts (tests/lib.sh,
+# wan_rtt_check, wan_tcp_check).  The slack is 5 ms on the minimum and 10 on
+# the median: on a near-idle machine (load average 2, 2026-11-24 22:13) all
+# three attempts once read minima of 11.4-14.0 ms and medians of 18-30 ms
+# (the hypervisor's steal, /proc/stat, was ~12 % of the CPUs in the passing
+# rerun right after: no priority inside the guest wins that back); a line that did
+# not delay (< 10 ms) or delayed twice (>= 20 ms) still fails.
+readonly DELAY_MS=5 MIN_SLACK_MS=5 MEDIAN_SLACK_MS=10 TCP_FLOOR=0.1
 for tool in iperf3 ping; do
 	command -v $tool >/dev/null || { fail "$tool not installed"; finish wan; }
 done
@@ -52,8 +67,10 @@ refused "bad time '5'" 4 --rate 1gbit --sites 2,2 --wan-delay 5
 refused "need --sites" 4 --rate 1gbit --wan-delay 5ms
 
 refused "stdin:2: '2': site 1 must start at rank 1" 4 --rate 1gbit --sites-from - <<<"$(printf 'site 0 0 0\nsite 1 2 3\n')"
-refused "every wan line must give the same" 6 --rate 1gbit --sites-from - \
+refused "cannot override wan lines that differ" 6 --rate 1gbit --wan-delay 1ms --sites-from - \
 	<<<"$(printf 'site 0 0 1\nsite 1 2 3\nsite 2 4 5\nwan 0 1 0.005 25e6\nwan 1 2 0.01 25e6\n')"
+refused "stdin:3: 'wan 0 2': no site 2" 4 --rate 1gbit --sites-from - \
+	<<<"$(printf 'site 0 0 1\nsite 1 2 3\nwan 0 2 0.005 25e6\n')"
 
 # The sites and the WAN from a platform: two sites of two hosts, a WAN of
 # DELAY_MS and 25 MB/s (200 Mbit/s), through `platform show --format sites`.
@@ -66,51 +83,21 @@ if ! "$B" platform show --format sites "$tmp/two.platform" |
 fi
 ok "$(cat "$tmp/up")"
 
-# rtt SRC DST-ADDR -> "min max" in ms of 10 pings (one first for ARP)
-rtt() {
-	ip netns exec "$(h "$1")" ping -c 1 -W 2 "$2" >/dev/null 2>&1
-	ip netns exec "$(h "$1")" ping -c 10 -i 0.05 -W 2 "$2" 2>/dev/null |
-		awk -F'[/ ]+' '/^rtt/ { print $7, $9 }'
-}
 for rail in 0 1; do
-	read -r lo hi <<<"$(rtt 0 "10.1$rail.0.3")"
-	if awk -v lo="${lo:-0}" -v d=$DELAY_MS -v t=$TOLERANCE_MS 'BEGIN { exit !(lo >= 2 * d && lo <= 2 * d + t) }'; then
-		ok "rail $rail, host 0 -> host 2 across the WAN: rtt min $lo ms, max $hi ms (2 x $DELAY_MS ms + up to $TOLERANCE_MS)"
-	else
-		fail "rail $rail, host 0 -> host 2 across the WAN: rtt min ${lo:-none} ms, want 2 x $DELAY_MS ms + up to $TOLERANCE_MS"
-	fi
+	wan_rtt_check "rail $rail, host 0 -> host 2 across the WAN" "$(h 0)" "10.1$rail.0.3" \
+		$DELAY_MS $MIN_SLACK_MS $MEDIAN_SLACK_MS
 	# The minimum: one ping late behind a busy CPU says nothing of the path.
-	read -r lo hi <<<"$(rtt 0 "10.1$rail.0.2")"
+	read -r lo median hi <<<"$(rtt_stats "$(h 0)" "10.1$rail.0.2")"
 	if awk -v lo="${lo:-99}" 'BEGIN { exit !(lo < 2) }'; then
-		ok "rail $rail, host 0 -> host 1 within site 0: rtt min $lo ms (max $hi), not delayed"
+		ok "rail $rail, host 0 -> host 1 within site 0: rtt min $lo ms (median $median, max $hi), not delayed"
 	else
 		fail "rail $rail, host 0 -> host 1 within site 0: rtt min ${lo:-none} ms, want below 2"
 	fi
 done
 
-# TCP across the WAN: 4 s of iperf3 from host 0 to host 3 on rail 0
-ip netns exec "$(h 3)" iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
-server=$!
-test_pids+=("$server")
-for _ in $(seq 50); do # up to 10 s: a loaded host starts it late
-	ip netns exec "$(h 3)" ss -ltn 2>/dev/null | grep -q ':5299 ' && break
-	sleep 0.2
-done
-bits=$(ip netns exec "$(h 0)" iperf3 -c 10.10.0.4 -p 5299 -t 4 -O 1 -J 2>/dev/null |
-	python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' 2>/dev/null)
-# -1 ends the server after one client; with none it would wait forever
-[ -n "$bits" ] || kill "$server" 2>/dev/null
-wait "$server" 2>/dev/null
-# Asserted: traffic crosses, and never faster than the WAN's rate (the
-# shaping).  Not asserted: how close to the rate it gets -- an idle
-# fresh-clone CI run measured 0.23 of it where runs here gave 0.55-0.95
-# (the delay line's throughput is an open question, README's cluster
-# section; scripts/bench-sites measures it), so a floor would be a flaky test.
-if awk -v b="${bits:-0}" 'BEGIN { exit !(b > 0 && b <= 1.05 * 200e6) }'; then
-	ok "TCP across the WAN: $bits bit/s, at most the 200 Mbit/s it is shaped to"
-else
-	fail "TCP across the WAN: ${bits:-no} bit/s, want some and at most 1.05 x 200 Mbit/s"
-fi
+# TCP across the WAN, host 0 to host 3 on rail 0: near the WAN's rate and
+# never faster (the shaping).
+wan_tcp_check "TCP across the WAN" "$(h 3)" "$(h 0)" 10.10.0.4 5299 200e6 $TCP_FLOOR
 
 # A real broadcast over both sites: every byte verified on every row
 if "$cluster" run --name "$name" --timeout 240 -- "$B" bcast --no-pin --timeout 60 \
@@ -129,6 +116,14 @@ else
 fi
 
 pids=$(ip netns pids "$name-sw" 2>/dev/null)
+# For the log: the delay lines' counts (drops, lateness), which they print
+# on SIGUSR1, before `down` removes their logs.
+# shellcheck disable=SC2086 # one pid per word
+kill -USR1 $pids 2>/dev/null
+for log in /run/lanebench-cluster/"$name".wan{0,1}.log; do
+	for _ in $(seq 50); do grep -q "released after due" "$log" 2>/dev/null && break; sleep 0.1; done
+	sed "s|^|${log##*/}: |" "$log"
+done
 "$cluster" down --name "$name" >/dev/null 2>&1
 left=0
 for p in $pids; do # alive and not a zombie waiting for init to reap it

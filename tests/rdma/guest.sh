@@ -61,6 +61,11 @@ t gather-sites 4 bcast --transport rdma -a hbsp1-gather,hbsp2-gather,hbsp1-bcast
 t site-trees 4 bcast --transport rdma -a binary,binomial,multilane --site-sizes 3,1 -m 256K -i 1 -x 0 --no-calibration --idle sleep -o /tmp/st.csv
 # the allgathers (issue 15): every rank's block checked at every rank
 t allgathers 4 bcast --transport rdma -a allgather-ring,allgather-doubling,allgather-simultaneous -m 64K -i 1 -x 0 --no-calibration --idle sleep -o /tmp/ag.csv
+# seed 001's cluster-agent allgathers on 2 fast + 2 slow nodes, 2 agents
+printf '%s\n' 'nodes 4' 'lanes 2' 'default lat 350us bw 100mbit' 'node 0 send 90us recv 70us' \
+	'node 1 send 90us recv 70us' 'node 2 send 160us recv 130us' 'node 3 send 160us recv 130us' >/tmp/wu4.platform
+t cluster-agents 4 bcast --transport rdma -a cluster-agent-gb,cluster-agent-ts --agents 2 --platform /tmp/wu4.platform \
+	-m 64K -i 1 -x 0 --no-calibration --idle sleep -o /tmp/ca.csv
 echo "note: Soft-RoCE retried $(($(retransmissions) - retries_before)) times during the broadcasts (rxe completer_retry_err)"
 t p2p-write 2 p2p --transport rdma -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/pw.csv
 t p2p-send 2 p2p --transport rdma --tp-opt op=send -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/ps.csv

@@ -38,7 +38,8 @@
  * service thread, so a live peer is never silent for long even when it
  * has no data for us.  A channel that waits for its peer (a send not
  * acknowledged, a receive not filled) and has heard nothing from it --
- * data, ack or keepalive -- for SILENCE_MAX (at most half of --timeout)
+ * data, ack or keepalive -- for silence_max (--tp-opt silence, else
+ * SILENCE_MAX, at most half of --timeout)
  * makes poll() fail with LB_EPEER, naming lane and rank -- any poll of
  * the lane, whichever peer the caller waits for then.  So a caller that
  * stops waiting for a peer calls forget(): the channel's transfers and
@@ -55,6 +56,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,7 @@
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #include <rte_dev.h>
@@ -105,11 +108,14 @@
 #define ARMED_GRACE 30e-3
 /* An idle channel's ack goes out this often: the peer's proof of life. */
 #define KEEPALIVE 0.1
-/* Silence of a peer we wait for that means it is gone: 30 keepalives, so
- * 20% loss (inject drop=0.2: 0.2^30) cannot fake it, nor can a rank
- * descheduled for a while on a busy machine (the longest silence of a live
- * peer seen in dpdk_cluster.sh, 8 ranks on 2 shared cores, 20% loss: 0.4 s). */
+/* Silence of a peer we wait for that means it is gone, by default: 30
+ * keepalives, so 20% loss (inject drop=0.2: 0.2^30) cannot fake it, nor
+ * can a rank descheduled for a while on a moderately busy machine (the
+ * longest silence of a live peer seen in dpdk_cluster.sh, 8 ranks on 2
+ * shared cores, 20% loss: 0.4 s).  A niced rank on a machine at load 20-30
+ * can stay off the CPU longer than that: --tp-opt silence raises it. */
 #define SILENCE_MAX 3.0
+#define SILENCE_MIN 0.5 /* 5 keepalives */
 #define LINK_WAIT 10.0   /* seconds a port may take to come up */
 
 /* Why a received frame was dropped: the parser's verdicts first (verdict
@@ -225,7 +231,7 @@ struct lb_tp {
 	uint8_t *buf;
 	size_t buflen;
 	struct lane *lanes;
-	double silence_max;    /* seconds: SILENCE_MAX, or half of --timeout */
+	double silence_max;    /* seconds: --tp-opt silence, else SILENCE_MAX or half the timeout */
 	uint32_t mtu_cap;      /* --tp-opt mtu, 0: none */
 	pthread_t service;
 	int service_started;
@@ -262,6 +268,7 @@ static void nap(double seconds)
 static const struct lb_tp_option dpdk_options[] = {
 	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: net_af_packet on each lane)", NULL },
 	{ "inject", "FAULTS", "testing: drop, duplicate or reorder received frames, drop=0.01,dup=0.01,reorder=0.01", NULL },
+	{ "silence", "SECONDS", "a peer waited for that sends nothing (data, ack or keepalive) this long is gone (0.5..1e6; default 3, or half of the connect timeout if shorter); raise it on a busy machine", NULL },
 	{ "mtu", "BYTES", "largest frame, Ethernet header not counted (576..64000; default: each lane's interface MTU on af_packet, else the port's)", NULL },
 	{ NULL, NULL, NULL, NULL },
 };
@@ -320,6 +327,23 @@ static int parse_mtu(const char *spec, uint32_t *mtu, char *err, size_t len)
 		return lb_errf(err, len, "dpdk: --tp-opt mtu: '%s' is not a number of bytes in [%d, %d]",
 			       spec, MTU_MIN, MTU_MAX);
 	*mtu = (uint32_t)v;
+	return 0;
+}
+
+/* silence=SECONDS, else the default: SILENCE_MAX, at most half of the
+ * connect timeout (a dead peer is then reported before that runs out). */
+static int parse_silence(const char *spec, double timeout, double *out, char *err, size_t len)
+{
+	*out = timeout / 2 < SILENCE_MAX ? timeout / 2 : SILENCE_MAX;
+	if (!spec)
+		return 0;
+	char *end;
+	errno = 0;
+	double v = strtod(spec, &end);
+	if (errno || end == spec || *end || !(v >= SILENCE_MIN && v <= 1e6))
+		return lb_errf(err, len, "dpdk: --tp-opt silence: '%s' is not a number of seconds in [%g, 1e6]",
+			       spec, SILENCE_MIN);
+	*out = v;
 	return 0;
 }
 
@@ -469,6 +493,12 @@ static char *eal_args(const struct lb_tp_cfg *cfg, uint32_t mtu_cap)
 	if (n < cap && own_prefix)
 		n += (size_t)snprintf(s + n, cap - n, " --file-prefix lb-%016llx-r%u",
 				      (unsigned long long)lb_frame_job_hash(cfg->token), cfg->rank);
+	/* A rank outside a launched job has no token: every such process
+	 * would share one runtime directory, and one's clean-up removed
+	 * another's config under it ("Cannot init config"), seen with two
+	 * dpdk_memif.sh at once.  The pid keeps them apart. */
+	if (n < cap && own_prefix && (!cfg->token || !*cfg->token))
+		n += (size_t)snprintf(s + n, cap - n, "-p%ld", (long)getpid());
 	if (n < cap && !has_arg(s, cores))
 		n += (size_t)snprintf(s + n, cap - n, " -l %ld", ncpu > 0 ? cfg->rank % ncpu : 0);
 	if (n < cap && !has_arg(s, log))
@@ -584,6 +614,50 @@ static int map_ports(struct lb_tp *tp, char *err, size_t len)
 	return 0;
 }
 
+/* ---- EAL's interrupt thread aborting ----------------------------------- */
+
+/* PMDs handle their control events in EAL's interrupt thread, and a fault
+ * there ends in rte_panic -> abort() with EAL's own words only ("Error
+ * adding fd 24 epoll_ctl, Operation not permitted"): no rank, no device.
+ * The one seen (DPDK 22.11's memif server: a client connection closed
+ * before it was accepted leaves its closed fd in the interrupt list) is
+ * DPDK's and cannot be caught; on_abort adds one line saying whose it was. */
+static char abort_line[320];
+static size_t abort_len;
+
+static void on_abort(int sig)
+{
+	char thread[16] = "";
+	if (prctl(PR_GET_NAME, thread) == 0 && strncmp(thread, "eal-intr", 8) == 0)
+		(void)!write(STDERR_FILENO, abort_line, abort_len);
+	raise(sig); /* SA_RESETHAND: the default action now, a core as before */
+}
+
+/* Prepares on_abort's line (naming the rank and its ports' PMDs, which
+ * cannot be looked up safely in a signal handler) and installs it. */
+static void name_eal_aborts(const struct lb_tp *tp)
+{
+	char pmds[160] = "";
+	size_t n = 0;
+	uint16_t port;
+	RTE_ETH_FOREACH_DEV(port) {
+		struct rte_eth_dev_info di;
+		if (rte_eth_dev_info_get(port, &di) == 0 && di.driver_name && !strstr(pmds, di.driver_name) &&
+		    n < sizeof(pmds))
+			n += (size_t)snprintf(pmds + n, sizeof(pmds) - n, "%s%s", n ? "," : "", di.driver_name);
+	}
+	int w = snprintf(abort_line, sizeof(abort_line),
+			 "lanebench: rank %u: DPDK's interrupt thread aborted (PMD %s): a fault of DPDK's (see its message above), not of lanebench's frames\n",
+			 tp->cfg.rank, *pmds ? pmds : "none");
+	abort_len = w < 0 ? 0 : (size_t)w < sizeof(abort_line) ? (size_t)w : sizeof(abort_line) - 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_abort;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGABRT, &sa, NULL);
+}
+
 /* Largest frame of a port, Ethernet header included, within --tp-opt mtu;
  * *room: the mbuf data room its rx ring wants.  af_packet: its
  * interface's MTU within what its ring slots hold, mbufs of a slot.
@@ -665,6 +739,22 @@ static int make_pool(struct lane *l, int af_packet, char *err, size_t len)
 	return af_packet ? make_attach_pool(l, sock, err, len) : 0;
 }
 
+static int is_memif(uint16_t port, struct rte_eth_dev_info *di)
+{
+	return rte_eth_dev_info_get(port, di) == 0 && di->driver_name &&
+	       strstr(di->driver_name, "memif") != NULL;
+}
+
+/* A memif client port (devargs "role=client"): it connects once, on start. */
+static int memif_client(uint16_t port)
+{
+	struct rte_eth_dev_info di;
+	if (!is_memif(port, &di) || !di.device)
+		return 0;
+	const struct rte_devargs *da = rte_dev_devargs(di.device);
+	return da && da->args && strstr(da->args, "role=client") != NULL;
+}
+
 static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
 {
 	struct rte_eth_conf conf;
@@ -688,10 +778,12 @@ static int start_port(struct lane *l, uint32_t i, char *err, size_t len)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): port '%s': %s failed: %s", l->index,
 			       l->name, name, step, rte_strerror(-rc));
 	}
-	/* A memif client whose server has no socket yet fails to start:
-	 * connect starts it again once every rank has opened its ports.
+	/* A memif client connects on start, and its server accepts the
+	 * connection only once its own port has started (before, it answers
+	 * "ID not found" and the client stays down): clients start in
+	 * connect, when every rank has opened its ports (links_down).
 	 * Frames go to the peer port's own MAC: no promiscuous mode. */
-	l->started[i] = rte_eth_dev_start(port) == 0;
+	l->started[i] = !memif_client(port) && rte_eth_dev_start(port) == 0;
 	return 0;
 }
 
@@ -823,17 +915,19 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		return lb_errf(err, len, "dpdk: out of memory");
 	*out = tp;
 	tp->cfg = *cfg;
-	tp->silence_max = cfg->timeout / 2 < SILENCE_MAX ? cfg->timeout / 2 : SILENCE_MAX;
 	tp->expect = (struct lb_frame_expect){ .job = lb_frame_job_hash(cfg->token),
 					       .rank = cfg->rank, .size = cfg->size };
 	if (parse_inject(&tp->inj, lb_tp_option(dpdk_options, &cfg->opt, "inject"), err, len))
 		return -1;
 	if (alloc_lanes(tp))
 		return lb_errf(err, len, "dpdk: out of memory");
-	if (parse_mtu(lb_tp_option(dpdk_options, &cfg->opt, "mtu"), &tp->mtu_cap, err, len))
+	if (parse_mtu(lb_tp_option(dpdk_options, &cfg->opt, "mtu"), &tp->mtu_cap, err, len) ||
+	    parse_silence(lb_tp_option(dpdk_options, &cfg->opt, "silence"), cfg->timeout,
+			  &tp->silence_max, err, len))
 		return -1;
 	if (eal_init(cfg, tp->mtu_cap, err, len) || map_ports(tp, err, len))
 		return -1;
+	name_eal_aborts(tp);
 	for (uint32_t l = 0; l < cfg->lanes; l++)
 		if (open_lane(&tp->lanes[l], tp->mtu_cap, err, len))
 			return -1;
@@ -875,27 +969,17 @@ static int link_down(uint16_t port)
 	return rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_DOWN;
 }
 
-static int is_memif(uint16_t port, struct rte_eth_dev_info *di)
-{
-	return rte_eth_dev_info_get(port, di) == 0 && di->driver_name &&
-	       strstr(di->driver_name, "memif") != NULL;
-}
-
-/* A memif client port (devargs "role=client"): it connects once, on start. */
-static int memif_client(uint16_t port)
-{
-	struct rte_eth_dev_info di;
-	if (!is_memif(port, &di) || !di.device)
-		return 0;
-	const struct rte_devargs *da = rte_dev_devargs(di.device);
-	return da && da->args && strstr(da->args, "role=client") != NULL;
-}
-
 /* Counts ports still down, naming the first in `first`; with `kick`,
- * (re)starts memif clients that are down (one that started before its
- * server's socket existed connects only on start; every rank has opened
- * its ports by the time connect runs).  Servers are left alone: one
- * stopped while its client connects can crash. */
+ * starts the ports not started yet: memif clients (start_port leaves
+ * them to connect, when every rank has opened its ports) and any port
+ * whose start failed.  A started port is never stopped to retry: a memif
+ * client whose handshake is merely slow (its server's interrupt thread
+ * descheduled on a busy machine) would close a connection the server
+ * has yet to accept, and DPDK 22.11's server, failing to send its hello
+ * on it ("sendmsg fail: Broken pipe"), closes the fd but leaves it in
+ * EAL's interrupt list: the fd's next user panics EAL's interrupt thread
+ * ("Error adding fd N epoll_ctl, Operation not permitted") or runs the
+ * handler on freed memory. */
 static uint32_t links_down(struct lb_tp *tp, int kick, char *first, size_t len)
 {
 	uint32_t down = 0;
@@ -906,11 +990,8 @@ static uint32_t links_down(struct lb_tp *tp, int kick, char *first, size_t len)
 				continue;
 			if (!down++ && first)
 				rte_eth_dev_get_name_by_port(port, first);
-			if (!kick || (tp->lanes[l].started[i] && !memif_client(port)))
-				continue;
-			if (tp->lanes[l].started[i])
-				(void)rte_eth_dev_stop(port);
-			tp->lanes[l].started[i] = rte_eth_dev_start(port) == 0;
+			if (kick && !tp->lanes[l].started[i])
+				tp->lanes[l].started[i] = rte_eth_dev_start(port) == 0;
 		}
 	return down;
 }
@@ -949,9 +1030,11 @@ static int dpdk_connect(struct lb_tp *tp, const uint8_t *all, const struct lb_tp
 			if (add_chan(tp, l, peers->peers[li][i], all, err, len))
 				return -1;
 	}
-	/* memif links come up when both ends exist; frames sent before are lost */
+	/* memif links come up when both ends exist; frames sent before are
+	 * lost.  Round 1 starts the memif clients, every 30th retries a start
+	 * that failed (the server's socket not there yet). */
 	double t0 = now(), wait = tp->cfg.timeout < LINK_WAIT ? tp->cfg.timeout : LINK_WAIT;
-	for (int round = 1; links_down(tp, round % 30 == 0, NULL, 0) && now() < t0 + wait; round++)
+	for (int round = 1; links_down(tp, round % 30 == 1, NULL, 0) && now() < t0 + wait; round++)
 		nap(10e-3);
 	char name[RTE_ETH_NAME_MAX_LEN] = "";
 	uint32_t down = links_down(tp, 0, name, sizeof(name));
@@ -1366,7 +1449,7 @@ static int peer_silent(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 		l->longest_quiet = quiet > l->longest_quiet ? quiet : l->longest_quiet;
 		if (quiet <= tp->silence_max)
 			continue;
-		lb_errf(err, len, "dpdk lane '%s': rank %u stopped answering (nothing from it for %.1f s while %s it): did it exit or die?",
+		lb_errf(err, len, "dpdk lane '%s': rank %u stopped answering (nothing from it for %.1f s while %s it): did it exit or die? (or was it off the CPU that long: --tp-opt silence)",
 			l->name, c->rank, quiet, c->sendq.count ? "sending to" : "receiving from");
 		return LB_EPEER;
 	}
