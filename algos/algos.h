@@ -50,6 +50,9 @@ struct lb_algo_params {
 	/* Seed 004's (hbsp*) only: */
 	enum lb_balance balance;
 	enum lb_super2 super2;
+	/* Seed 001's (cluster-agent-*) only: the agent count; 0 = the
+	 * planner's choice (algos/agent_coll.h). */
+	uint32_t agents;
 };
 
 /* Inputs of the closed-form models.  Times in seconds, rates in bytes/s. */
@@ -71,6 +74,25 @@ typedef uint64_t (*lb_blocks_fn)(const struct lb_algo_params *prm);
 typedef double (*lb_cost_fn)(const struct lb_cost_in *in);
 typedef double (*lb_period_fn)(const struct lb_algo_params *prm);
 typedef int (*lb_check_fn)(const struct lb_algo_params *prm, char *err, size_t errlen);
+
+/* The options of plan, sim and bcast that only some algorithms take
+ * (lb_algo.takes, set in the registry beside each description);
+ * bench/algo_opt.c refuses one that none of the chosen algorithms takes. */
+enum lb_algo_takes {
+	LB_TAKES_ROOT = 1,       /* -r: a root (allgather-ring's and -simultaneous'
+				  * only renumbers the blocks: which rank's
+				  * chunk is block 0) */
+	LB_TAKES_SLICE = 2,      /* -s: the message cut into slices */
+	LB_TAKES_STRIPE = 4,     /* --stripe: single-lane, spread over the lanes */
+	LB_TAKES_ALLGATHER = 8,  /* --allgather: van de Geijn's */
+	LB_TAKES_SITE_FORM = 16, /* --sites, --site-sizes: change its schedule
+				  * (seed 003's site-aware trees) */
+	LB_TAKES_BALANCE = 32,   /* --balance: seed 004's shares */
+	LB_TAKES_SUPER2 = 64,    /* --super2: hbsp2-bcast's root to coordinators */
+	LB_TAKES_SITE_ALGO = 128, /* --site-algo: seed 002's, whose sites run it
+				   * (and so take what it takes, -s and above) */
+	LB_TAKES_AGENTS = 256,   /* --agents: seed 001's agent count */
+};
 
 /* What an algorithm needs beyond the homogeneous parameters. */
 enum lb_algo_needs {
@@ -95,14 +117,20 @@ struct lb_algo {
 	lb_check_fn check;        /* what lb_algo_check cannot see from the
 				   * parameters alone (NULL: nothing): 0, or
 				   * -1 with the reason in err */
-	lb_period_fn makespan;    /* seed 002's: the model's completion time in
-				   * seconds on prm->platform (SPEC 3.2), NaN
-				   * when it cannot build; NULL: none */
+	lb_period_fn makespan;    /* seed 002's and 001's: the model's completion
+				   * time in seconds on prm->platform (SPEC 3.2,
+				   * 4.3), NaN when it cannot build; NULL: none */
 	lb_period_fn hbsp;        /* seed 004's: the HBSP^k cost in seconds
 				   * on prm->platform (SPEC 5.2; NULL: none) */
-	const char *collective;   /* the homogeneous rows' collective when not
-				   * a broadcast ("allgather"); NULL: bcast
-				   * (the platform rows: see the schedule's) */
+	unsigned takes;           /* enum lb_algo_takes bits */
+	/* 1: bcast predicts it on a platform with the simulator's LogP mode
+	 * (seed 001's model, the one its plan is built for, as repro seed001
+	 * runs it) rather than multi-port; 0 for every other. */
+	int sim_logp;
+	const char *collective;   /* the collective when not a broadcast
+				   * ("allgather": the engine sizes its buffer p x
+				   * -m); NULL: bcast (seed 004's gathers: see
+				   * the schedule's) */
 };
 
 /* The homogeneous broadcasts: what `-a all` and the broadcast tests run. */
@@ -110,6 +138,10 @@ static inline int lb_algo_homogeneous_bcast(const struct lb_algo *a)
 {
 	return !a->needs && !a->collective;
 }
+
+/* a's lb_algo_takes bits; seed 002's add those of the site algorithm
+ * named site_algo (NULL or unknown: binomial, their default). */
+unsigned lb_algo_takes(const struct lb_algo *a, const char *site_algo);
 
 extern const struct lb_algo lb_algos[];
 extern const size_t lb_nalgos;
@@ -183,6 +215,10 @@ double lb_period_mp_grow(const struct lb_algo_params *prm);
 double lb_period_mp_prune_degree(const struct lb_algo_params *prm);
 double lb_period_lp_prune(const struct lb_algo_params *prm);
 double lb_period_lp_grow(const struct lb_algo_params *prm);
+/* cap-trees (algos/hetero_cap.c): k trees planned with the nodes' caps;
+ * its period is the bounded multi-port model's, not seed 000's. */
+struct lb_schedule *lb_build_cap_trees(const struct lb_algo_params *prm);
+double lb_period_cap_trees(const struct lb_algo_params *prm);
 /* Every transfer of the binomial tree has a route on the platform (a
  * directed platform need not give every node a path to every other). */
 int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t errlen);
@@ -220,6 +256,18 @@ double lb_hbsp_seconds_hbsp2_gather(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp1_bcast(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp1_bcast_1phase(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp2_bcast(const struct lb_algo_params *prm);
+/* Seed 001's Cluster-Agent allgathers (algos/agent_coll.c): Gather-
+ * Broadcast and Two-Step on prm->platform's lane 0, prm->agents agents. */
+struct lb_schedule *lb_build_cluster_agent_gb(const struct lb_algo_params *prm);
+struct lb_schedule *lb_build_cluster_agent_ts(const struct lb_algo_params *prm);
+/* Their closed form (SPEC 4.3, Definition 5's T_all) in seconds on the
+ * platform, T_end read at prm->bytes; NaN when it cannot plan. */
+double lb_makespan_cluster_agent_gb(const struct lb_algo_params *prm);
+double lb_makespan_cluster_agent_ts(const struct lb_algo_params *prm);
+/* Every node has a send overhead, every ordered pair a link on lane 0,
+ * agents <= ranks. */
+int lb_check_agent(const struct lb_algo_params *prm, char *err, size_t errlen);
+uint64_t lb_blocks_agent(const struct lb_algo_params *prm);
 /* Every rank gets a share of at least one byte. */
 int lb_check_hbsp(const struct lb_algo_params *prm, char *err, size_t errlen);
 

@@ -90,8 +90,10 @@ static const char *check_params(const struct lb_clustergen *g, char *buf, size_t
 			 g->clusters, g->site_ranks, MAX_NODES);
 		return buf;
 	}
-	if (g->lanes == 0 || g->lanes > LB_PLATFORM_MAX_LANES)
-		return "lanes must be 1..255";
+	if (g->lanes == 0 || g->lanes > LB_PLATFORM_MAX_LANES) {
+		snprintf(buf, len, "lanes %u: must be 1..%u", g->lanes, LB_PLATFORM_MAX_LANES);
+		return buf;
+	}
 	return g->bytes ? NULL : "the message must be at least 1 byte";
 }
 

@@ -41,9 +41,16 @@ uint64_t lb_subschedule_blocks(const struct lb_subschedule *sub, uint64_t bytes)
 static const char *check_subset(const struct lb_schedule *s, const struct lb_subschedule *sub,
 				char *buf, size_t len)
 {
-	if (sub->n == 0 || sub->sub_lanes == 0 || sub->first_lane + sub->sub_lanes > s->lanes) {
-		snprintf(buf, len, "%u ranks on lanes %u..%u of a %u-lane schedule", sub->n,
-			 sub->first_lane, sub->first_lane + sub->sub_lanes - 1, s->lanes);
+	if (sub->n == 0 || sub->sub_lanes == 0) {
+		snprintf(buf, len, "%u ranks on %u lanes: needs at least one of each", sub->n,
+			 sub->sub_lanes);
+		return buf;
+	}
+	/* in 64 bits: first_lane + sub_lanes must not wrap back into range */
+	if ((uint64_t)sub->first_lane + sub->sub_lanes > s->lanes) {
+		snprintf(buf, len, "%u ranks on lanes %u..%llu of a %u-lane schedule", sub->n,
+			 sub->first_lane,
+			 (unsigned long long)sub->first_lane + sub->sub_lanes - 1, s->lanes);
 		return buf;
 	}
 	char *seen = calloc(s->ranks, 1);

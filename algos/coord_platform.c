@@ -163,9 +163,10 @@ int lb_coord_problem_make(const struct lb_algo_params *prm, struct lb_coord_prob
 	cp->in.clock = prm->lanes > 1 ? LB_COORD_V1 : LB_COORD_V3;
 	if (!pf || pf->sites == 0)
 		why = "needs a platform with sites ('site S ranks LIST' lines)";
-	else if (!cp->site_algo || cp->site_algo->needs)
-		snprintf(buf, sizeof(buf), "--site-algo %s: %s", name, cp->site_algo ?
-			 "a platform algorithm cannot run inside a site" : "no such algorithm"),
+	else if (!cp->site_algo || !lb_algo_homogeneous_bcast(cp->site_algo))
+		snprintf(buf, sizeof(buf), "--site-algo %s: %s", name, !cp->site_algo ? "no such algorithm"
+			 : cp->site_algo->needs ? "a platform algorithm cannot run inside a site"
+			 : "an allgather, not a broadcast (each site broadcasts from its coordinator)"),
 			why = buf;
 	else if (!(why = alloc_problem(prm, cp, &g, &lat, &T)) &&
 		 !(why = group_sites(prm, cp, buf, sizeof(buf))) &&

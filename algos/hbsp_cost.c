@@ -78,20 +78,19 @@ static void shares(const struct lb_hbsp_machine *m, const double *w, uint32_t fr
 		share[m->order[i]] = (double)(off[i - from + 1] - off[i - from]) / m->n;
 }
 
+/* wk and off have room for p + 1 (sites <= p + 1). */
 static void all_shares(struct lb_hbsp_machine *m, const double *w, uint64_t *off, double *wk)
 {
 	shares(m, w, 0, m->p, m->c, off, wk);
 	for (uint32_t c = 0; c < m->sites; c++)
 		shares(m, w, m->site_first[c], m->site_first[c + 1], m->cs, off, wk);
-	double *wc = malloc(m->sites * sizeof(*wc));
-	for (uint32_t c = 0; wc && c < m->sites; c++)
-		wc[c] = w[m->coord[c]];
-	if (wc) {
-		lb_hbsp_cut((uint64_t)m->n, wc, m->sites, off);
-		for (uint32_t c = 0; c < m->sites; c++)
-			m->cc[c] = (double)(off[c + 1] - off[c]) / m->n;
-	}
-	free(wc);
+	/* the coordinators' weights in wk (its own allocation used to go
+	 * unchecked: out of memory left the shares cc unset, the run went on) */
+	for (uint32_t c = 0; c < m->sites; c++)
+		wk[c] = w[m->coord[c]];
+	lb_hbsp_cut((uint64_t)m->n, wk, m->sites, off);
+	for (uint32_t c = 0; c < m->sites; c++)
+		m->cc[c] = (double)(off[c + 1] - off[c]) / m->n;
 }
 
 int lb_hbsp_machine_of(const struct lb_algo_params *prm, struct lb_hbsp_machine *m)

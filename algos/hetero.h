@@ -37,6 +37,13 @@ struct lb_hetero_in {
 	const double *lp_load;  /* [nodes * nodes], n_{u,v} row u: lp-* only */
 };
 
+/* The platform lane the trees are built for and emitted on. */
+#define LB_HETERO_LANE 0
+
+/* A platform algorithm's input: prm's platform, root and lane
+ * LB_HETERO_LANE, the slice its largest block (hetero_algos.c). */
+struct lb_hetero_in lb_hetero_in_for(const struct lb_algo_params *prm);
+
 typedef int (*lb_tree_fn)(const struct lb_hetero_in *in, uint32_t *parent,
 			  char *err, size_t len);
 

@@ -8,10 +8,7 @@
 
 #include "hetero.h"
 
-/* The platform lane the trees are built for and emitted on. */
-#define LB_HETERO_LANE 0
-
-static struct lb_hetero_in hetero_in(const struct lb_algo_params *prm)
+struct lb_hetero_in lb_hetero_in_for(const struct lb_algo_params *prm)
 {
 	uint32_t slices = lb_slice_count(prm->bytes, prm->slice_bytes);
 	return (struct lb_hetero_in){
@@ -28,7 +25,7 @@ static struct lb_hetero_in hetero_in(const struct lb_algo_params *prm)
 static struct lb_schedule *emit_tree(const struct lb_algo_params *prm, const char *name,
 				     lb_tree_fn tree)
 {
-	struct lb_hetero_in in = hetero_in(prm);
+	struct lb_hetero_in in = lb_hetero_in_for(prm);
 	uint32_t *parent = malloc(prm->ranks * sizeof(*parent));
 	struct lb_edge *edges = malloc(prm->ranks * sizeof(*edges));
 	struct lb_schedule *s = lb_sched_for(prm, name, lb_slice_count(prm->bytes, prm->slice_bytes));
@@ -43,7 +40,7 @@ static struct lb_schedule *emit_tree(const struct lb_algo_params *prm, const cha
 
 static double tree_period(const struct lb_algo_params *prm, lb_tree_fn tree, int multiport)
 {
-	struct lb_hetero_in in = hetero_in(prm);
+	struct lb_hetero_in in = lb_hetero_in_for(prm);
 	uint32_t *parent = malloc(prm->ranks * sizeof(*parent));
 	char err[256];
 	double period = NAN;
@@ -89,7 +86,7 @@ static int emit_routes(struct lb_schedule *s, const struct lb_routes *r, uint32_
 
 struct lb_schedule *lb_build_binomial_routed(const struct lb_algo_params *prm)
 {
-	struct lb_hetero_in in = hetero_in(prm);
+	struct lb_hetero_in in = lb_hetero_in_for(prm);
 	struct lb_routes r;
 	char err[256];
 	if (lb_routes_binomial(&in, &r, err, sizeof(err)))
@@ -104,7 +101,7 @@ struct lb_schedule *lb_build_binomial_routed(const struct lb_algo_params *prm)
 
 int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t len)
 {
-	struct lb_hetero_in in = hetero_in(prm);
+	struct lb_hetero_in in = lb_hetero_in_for(prm);
 	struct lb_routes r;
 	if (lb_routes_binomial(&in, &r, err, len))
 		return -1;
@@ -114,7 +111,7 @@ int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t
 
 double lb_period_binomial_routed(const struct lb_algo_params *prm)
 {
-	struct lb_hetero_in in = hetero_in(prm);
+	struct lb_hetero_in in = lb_hetero_in_for(prm);
 	struct lb_routes r;
 	char err[256];
 	if (lb_routes_binomial(&in, &r, err, sizeof(err)))

@@ -12,13 +12,16 @@
 		.name = algo_name, .summary = text, .build = lb_build_coord_##fn, \
 		.needs = LB_ALGO_NEEDS_PLATFORM, .check = lb_check_coord,    \
 		.makespan = lb_makespan_coord_##fn,                          \
+		.takes = LB_TAKES_ROOT | LB_TAKES_SITE_ALGO,                 \
 	}
 
-#define HBSP_ALGO(fn, algo_name, text)                                   \
+/* takes: the root; --balance where the ranks' shares are cut (not where
+ * the root sends everything to everyone); --super2 (hbsp2-bcast). */
+#define HBSP_ALGO(fn, algo_name, text, takes_)                           \
 	{                                                                \
 		.name = algo_name, .summary = text, .build = lb_build_##fn, \
 		.needs = LB_ALGO_NEEDS_PLATFORM, .check = lb_check_hbsp, \
-		.hbsp = lb_hbsp_seconds_##fn,                            \
+		.hbsp = lb_hbsp_seconds_##fn, .takes = LB_TAKES_ROOT | (takes_), \
 	}
 
 const struct lb_algo lb_algos[] = {
@@ -26,6 +29,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "chain",
 		.summary = "pipelined chain: each rank forwards every slice to the next",
 		.build = lb_build_chain,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE | LB_TAKES_STRIPE,
 		.cost_table = lb_cost_chain_table,
 		.cost_refined = lb_cost_chain_refined,
 		.cost_two_site = lb_cost_chain_two_site,
@@ -34,6 +38,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "binary",
 		.summary = "pipelined binary tree: every slice to both children",
 		.build = lb_build_binary,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE | LB_TAKES_STRIPE | LB_TAKES_SITE_FORM,
 		.cost_table = lb_cost_binary_table,
 		.cost_refined = lb_cost_binary_refined,
 		.cost_two_site = lb_cost_binary_two_site,
@@ -42,6 +47,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "binomial",
 		.summary = "binomial tree, largest subtree first, slices forwarded as they arrive",
 		.build = lb_build_binomial,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE | LB_TAKES_STRIPE | LB_TAKES_SITE_FORM,
 		.cost_table = lb_cost_binomial_table,
 		.cost_refined = lb_cost_binomial_refined,
 		.cost_two_site = lb_cost_binomial_two_site,
@@ -50,6 +56,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "vandegeijn",
 		.summary = "van de Geijn: binomial scatter + allgather (recursive doubling, or ring)",
 		.build = lb_build_vandegeijn,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE | LB_TAKES_STRIPE | LB_TAKES_ALLGATHER,
 		.cost_table = lb_cost_vandegeijn_table,
 		.cost_refined = lb_cost_vandegeijn_refined,
 		.cost_two_site = NULL,
@@ -59,6 +66,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "multilane",
 		.summary = "two complementary binary trees, one half each, swapped at the leaves",
 		.build = lb_build_multilane,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE | LB_TAKES_SITE_FORM,
 		.cost_table = lb_cost_multilane_table,
 		.cost_refined = lb_cost_multilane_refined,
 		.cost_two_site = lb_cost_multilane_two_site,
@@ -67,6 +75,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "klane",
 		.summary = "k-lane trees: one tree and one part of the message per lane, M/k on every lane",
 		.build = lb_build_klane,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.cost_table = lb_cost_klane_table,
 		.cost_refined = lb_cost_klane_refined,
 		.cost_two_site = NULL,
@@ -78,6 +87,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "allgather-ring",
 		.summary = "allgather: p - 1 steps, each rank passes the chunk it got last to the next",
 		.build = lb_build_allgather_ring,
+		.takes = LB_TAKES_SLICE | LB_TAKES_STRIPE,
 		.cost_table = lb_cost_allgather_ring_table,
 		.cost_refined = lb_cost_allgather_ring_refined,
 		.blocks = lb_blocks_allgather,
@@ -87,6 +97,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "allgather-doubling",
 		.summary = "allgather: recursive doubling, log2 p exchanges of doubling size (p a power of two)",
 		.build = lb_build_allgather_doubling,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE | LB_TAKES_STRIPE, /* pairs ranks relative to it */
 		.cost_table = lb_cost_allgather_doubling_table,
 		.cost_refined = lb_cost_allgather_doubling_refined,
 		.blocks = lb_blocks_allgather,
@@ -96,9 +107,37 @@ const struct lb_algo lb_algos[] = {
 		.name = "allgather-simultaneous",
 		.summary = "allgather: every rank sends its chunk to every other, one peer per step",
 		.build = lb_build_allgather_simultaneous,
+		.takes = LB_TAKES_SLICE | LB_TAKES_STRIPE,
 		.cost_table = lb_cost_allgather_ring_table,
 		.cost_refined = lb_cost_allgather_ring_refined,
 		.blocks = lb_blocks_allgather,
+		.collective = "allgather",
+	},
+	/* Seed 001's Cluster-Agent allgathers (algos/agent_coll.c): the m
+	 * fastest nodes of the platform are agents (--agents, auto: the
+	 * planner's m), each the agent of a cluster of slower clients. */
+	{
+		.name = "cluster-agent-gb",
+		.summary = "seed 001 Gather-Broadcast allgather: clients to agents, agents to each other, agents to clients",
+		.build = lb_build_cluster_agent_gb,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.check = lb_check_agent,
+		.blocks = lb_blocks_agent,
+		.makespan = lb_makespan_cluster_agent_gb,
+		.takes = LB_TAKES_AGENTS,
+		.sim_logp = 1,
+		.collective = "allgather",
+	},
+	{
+		.name = "cluster-agent-ts",
+		.summary = "seed 001 Two-Step allgather: agents exchange their own, then their clients' blocks",
+		.build = lb_build_cluster_agent_ts,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.check = lb_check_agent,
+		.blocks = lb_blocks_agent,
+		.makespan = lb_makespan_cluster_agent_ts,
+		.takes = LB_TAKES_AGENTS,
+		.sim_logp = 1,
 		.collective = "allgather",
 	},
 	/* Seed 000's heuristics (algos/hetero*.c): trees on a platform, one
@@ -107,6 +146,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "topo-prune-simple",
 		.summary = "seed 000 Alg. 1: prune the heaviest edges while all stay reachable",
 		.build = lb_build_topo_prune_simple,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.period = lb_period_topo_prune_simple,
 	},
@@ -114,6 +154,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "topo-prune-degree",
 		.summary = "seed 000 Alg. 2: prune the heaviest edge of the most loaded node",
 		.build = lb_build_topo_prune_degree,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.period = lb_period_topo_prune_degree,
 	},
@@ -121,6 +162,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "topo-grow",
 		.summary = "seed 000 Alg. 3: grow the tree by the least weighted out-degree",
 		.build = lb_build_topo_grow,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.period = lb_period_topo_grow,
 	},
@@ -128,6 +170,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "binomial-routed",
 		.summary = "seed 000 Alg. 4: binomial tree on indices, routed over shortest paths",
 		.build = lb_build_binomial_routed,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.period = lb_period_binomial_routed,
 		.check = lb_check_binomial_routed,
@@ -136,6 +179,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "mp-grow",
 		.summary = "seed 000 Alg. 5: grow the tree by the least multi-port period",
 		.build = lb_build_mp_grow,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.period = lb_period_mp_grow,
 	},
@@ -143,6 +187,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "mp-prune-degree",
 		.summary = "seed 000: prune by the multi-port period of each node",
 		.build = lb_build_mp_prune_degree,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.period = lb_period_mp_prune_degree,
 	},
@@ -150,6 +195,7 @@ const struct lb_algo lb_algos[] = {
 		.name = "lp-prune",
 		.summary = "seed 000 Alg. 6: prune the edges the LP bound uses least",
 		.build = lb_build_lp_prune,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
 		.period = lb_period_lp_prune,
 	},
@@ -157,8 +203,18 @@ const struct lb_algo lb_algos[] = {
 		.name = "lp-grow",
 		.summary = "seed 000 Alg. 7: grow the tree by the edges the LP bound uses most",
 		.build = lb_build_lp_grow,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
 		.period = lb_period_lp_grow,
+	},
+	/* Not seed 000's: trees planned with the nodes' caps (algos/hetero_cap.c). */
+	{
+		.name = "cap-trees",
+		.summary = "k trees (1-4) grown with each node's cap in the cost, block b down tree b mod k",
+		.build = lb_build_cap_trees,
+		.needs = LB_ALGO_NEEDS_PLATFORM,
+		.period = lb_period_cap_trees,
+		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 	},
 	/* Seed 002's heuristics (algos/coord*.c): the order of the
 	 * coordinators' whole-message sends between sites, then each site's
@@ -178,15 +234,19 @@ const struct lb_algo lb_algos[] = {
 	/* Seed 004's HBSP^k collectives (algos/hbsp*.c): supersteps and
 	 * barriers on a platform's sites, their HBSP cost in closed form. */
 	HBSP_ALGO(hbsp1_gather, "hbsp1-gather",
-		  "seed 004 HBSP^1 gather: every rank sends its share to the root, one barrier"),
+		  "seed 004 HBSP^1 gather: every rank sends its share to the root, one barrier",
+		  LB_TAKES_BALANCE),
 	HBSP_ALGO(hbsp2_gather, "hbsp2-gather",
-		  "seed 004 HBSP^2 gather: to each site's coordinator, then coordinators to the root"),
+		  "seed 004 HBSP^2 gather: to each site's coordinator, then coordinators to the root",
+		  LB_TAKES_BALANCE),
 	HBSP_ALGO(hbsp1_bcast, "hbsp1-bcast",
-		  "seed 004 HBSP^1 two-phase broadcast: scatter the shares, then total exchange"),
+		  "seed 004 HBSP^1 two-phase broadcast: scatter the shares, then total exchange",
+		  LB_TAKES_BALANCE),
 	HBSP_ALGO(hbsp1_bcast_1phase, "hbsp1-bcast-1phase",
-		  "seed 004 HBSP^1 one-phase broadcast: the root sends everything to everyone"),
+		  "seed 004 HBSP^1 one-phase broadcast: the root sends everything to everyone", 0),
 	HBSP_ALGO(hbsp2_bcast, "hbsp2-bcast",
-		  "seed 004 HBSP^2 broadcast: root to coordinators (--super2), two-phase in each site"),
+		  "seed 004 HBSP^2 broadcast: root to coordinators (--super2), two-phase in each site",
+		  LB_TAKES_BALANCE | LB_TAKES_SUPER2),
 };
 
 const size_t lb_nalgos = sizeof(lb_algos) / sizeof(lb_algos[0]);
@@ -197,6 +257,16 @@ const struct lb_algo *lb_algo_find(const char *name)
 		if (strcmp(lb_algos[i].name, name) == 0)
 			return &lb_algos[i];
 	return NULL;
+}
+
+unsigned lb_algo_takes(const struct lb_algo *a, const char *site_algo)
+{
+	const struct lb_algo *site = lb_algo_find(site_algo ? site_algo : "binomial");
+	if (!(a->takes & LB_TAKES_SITE_ALGO))
+		return a->takes;
+	/* each site runs it whole: its slices, lanes and allgather, not its root */
+	return a->takes | (site ? site->takes & (LB_TAKES_SLICE | LB_TAKES_STRIPE | LB_TAKES_ALLGATHER)
+				: 0);
 }
 
 void lb_algo_estimate(const struct lb_algo *a, const struct lb_algo_params *prm,

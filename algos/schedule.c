@@ -157,11 +157,21 @@ static int group_by_lane(struct lb_rank_ops *ro, uint32_t lanes)
 	return 0;
 }
 
+/* Program order as a chain of lanes, before grouping loses it. */
+static void record_program_order(struct lb_rank_ops *ro)
+{
+	ro->first_lane = ro->count ? ro->ops[0].lane : LB_LANE_END;
+	for (uint32_t i = 0; i < ro->count; i++)
+		ro->ops[i].next_lane = i + 1 < ro->count ? ro->ops[i + 1].lane : LB_LANE_END;
+}
+
 int lb_sched_finalize(struct lb_schedule *s)
 {
-	for (uint32_t r = 0; r < s->ranks; r++)
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		record_program_order(&s->rank[r]);
 		if (group_by_lane(&s->rank[r], s->lanes) != 0)
 			return -1;
+	}
 	s->finalized = 1;
 	return 0;
 }

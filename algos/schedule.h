@@ -24,7 +24,12 @@
  *    it on the lane (RECVs included) has completed;
  *  - messages of one channel (src, dst, lane) arrive in order, so the k-th
  *    SEND on a channel matches the k-th RECV on it;
- *  - receives of one lane from different peers may complete in any order.
+ *  - receives of one lane from different peers may complete in any order;
+ *  - the order of a rank's ops across lanes and between its SENDs and
+ *    RECVs (program order: the order they were appended in) binds only the
+ *    simulator's LogP mode, where a rank is one process and a receive
+ *    blocks it; builders put a step's sends before its receives there
+ *    (algos/vandegeijn.c).
  */
 #ifndef LB_SCHEDULE_H
 #define LB_SCHEDULE_H
@@ -58,8 +63,13 @@ struct lb_barrier_group {
  * they become present, so it can send them on, but it is no delivery; on
  * a SEND, the rank forwards a copy it received in transit.  The validator
  * wants every rank's transit RECVs of a block and its transit SENDs of it
- * to pair up one to one. */
-enum lb_op_flag { LB_OP_TRANSIT = 1 };
+ * to pair up one to one.
+ * LB_OP_CONT: the op is the next part of its lane's previous op's message
+ * (same kind, same peer): seed 001's concatenated messages, whose blocks
+ * are no one contiguous range.  Only the simulator's LogP mode reads it
+ * (one send or receive overhead per message, not per op); the executors
+ * and the other models run the op as any other. */
+enum lb_op_flag { LB_OP_TRANSIT = 1, LB_OP_CONT = 2 };
 
 struct lb_op {
 	uint32_t peer;
@@ -68,7 +78,15 @@ struct lb_op {
 	uint8_t kind; /* enum lb_op_kind */
 	uint8_t lane;
 	uint8_t flags; /* enum lb_op_flag bits */
+	/* Set by lb_sched_finalize: the lane of the rank's next op in the
+	 * order the builder appended them (LB_LANE_END after its last).  It
+	 * keeps the program order across lanes that grouping by lane loses,
+	 * in what was padding: only the simulator's LogP mode reads it. */
+	uint8_t next_lane;
 };
+
+/* next_lane and first_lane after a rank's last op (lanes are < 255). */
+#define LB_LANE_END 255u
 
 /* 16 bytes: the simulator and the executors stream millions of ops. */
 _Static_assert(sizeof(struct lb_op) == 16, "struct lb_op must stay 16 bytes");
@@ -77,12 +95,15 @@ struct lb_platform; /* algos/platform.h */
 
 /* One rank's ops.  After lb_sched_finalize() they are grouped by lane
  * (stable, so per-lane order is the order the builder appended them in):
- * lane l's ops are ops[lane_start[l] .. lane_start[l + 1]). */
+ * lane l's ops are ops[lane_start[l] .. lane_start[l + 1]).  The order
+ * across lanes (program order) is a chain: first_lane, then each op's
+ * next_lane, each lane's ops taken in turn. */
 struct lb_rank_ops {
 	struct lb_op *ops;
 	uint32_t count;
 	uint32_t cap;
 	uint32_t *lane_start; /* lanes + 1 entries, set by finalize */
+	uint8_t first_lane;   /* set by finalize: the lane of the first op */
 };
 
 struct lb_schedule {
@@ -238,7 +259,9 @@ int64_t lb_sched_add_group(struct lb_schedule *s, const uint32_t *members,
 /* Appends a BARRIER of group g to every lane of every member.  0 or -1. */
 int lb_sched_barrier(struct lb_schedule *s, uint32_t g);
 
-/* Group each rank's ops by lane; required before executing or validating. */
+/* Group each rank's ops by lane; required before executing or validating.
+ * Records the order the ops were appended in (first_lane, next_lane), so
+ * call it once: a second call would record the grouped order. */
 int lb_sched_finalize(struct lb_schedule *s);
 
 /* Ops of (rank, lane) after finalize. */

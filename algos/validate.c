@@ -90,6 +90,21 @@ static int check_barrier_op(const struct lb_schedule *s, uint32_t r,
 	return 0;
 }
 
+/* An op continuing a message (LB_OP_CONT) follows one of the same kind to
+ * the same peer on its lane (ops are grouped by lane here). */
+static int check_cont(const struct lb_schedule *s, uint32_t r, uint32_t i, char *err,
+		      size_t len)
+{
+	const struct lb_rank_ops *ro = &s->rank[r];
+	const struct lb_op *op = &ro->ops[i], *prev = i ? op - 1 : NULL;
+	if (!(op->flags & LB_OP_CONT))
+		return 0;
+	if (i == ro->lane_start[op->lane] || prev->kind != op->kind || prev->peer != op->peer)
+		return lb_errf(err, len, "rank %u %s on lane %u: continues a message it does not follow",
+			    r, op->kind == LB_SEND ? "SEND" : "RECV", op->lane);
+	return 0;
+}
+
 /* owner[], block_offset[] and the groups' members in range. */
 static int check_layout(const struct lb_schedule *s, char *err, size_t len)
 {
@@ -145,9 +160,11 @@ static int check_ops(const struct lb_schedule *s, char *err, size_t len)
 				return lb_errf(err, len, "rank %u %s on lane %u: block range [%u,%u) outside [0,%u)",
 					    r, what, op->lane, op->first_block,
 					    op->first_block + op->nblocks, s->nblocks);
-			if (op->flags & ~LB_OP_TRANSIT)
+			if (op->flags & ~(LB_OP_TRANSIT | LB_OP_CONT))
 				return lb_errf(err, len, "rank %u %s on lane %u: unknown flags 0x%x",
 					    r, what, op->lane, op->flags);
+			if (check_cont(s, r, i, err, len))
+				return -1;
 			if (check_link(s, r, op, err, len))
 				return -1;
 		}

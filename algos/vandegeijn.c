@@ -9,6 +9,9 @@
  * A transfer is cut into ops of at most one slice, striped over lanes.
  * The allgather collective's ring, doubling and simultaneous builders
  * (below) run the same phases from each rank's own chunk. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "build.h"
 #include "cost.h"
 
@@ -26,18 +29,62 @@ static uint32_t lowbit(uint32_t v, uint32_t p)
 	return v ? v & -v : 1u << lb_ceil_log2(p);
 }
 
-/* Chunks [c0, c1) from relative src to relative dst, cut into ops. */
-static int send_chunks(struct vdg *g, uint32_t src, uint32_t dst,
-		       uint32_t c0, uint32_t c1)
+/* Which ops of a transfer to append: the SENDs at its source, the RECVs
+ * at its destination, or both. */
+enum side { SIDE_SEND = 1, SIDE_RECV = 2, SIDE_BOTH = 3 };
+
+/* Chunks [c0, c1) from relative src to relative dst, cut into ops: the
+ * `sides` of them. */
+static int chunk_ops(struct vdg *g, uint32_t src, uint32_t dst, uint32_t c0, uint32_t c1,
+		     enum side sides)
 {
 	uint32_t first = c0 * g->q, end = c1 * g->q;
+	uint32_t a = lb_abs_rank(g->s, src), d = lb_abs_rank(g->s, dst);
 	for (uint32_t b = first; b < end; b += g->per_op) {
 		uint32_t n = end - b < g->per_op ? end - b : g->per_op;
-		uint32_t a = lb_abs_rank(g->s, src), d = lb_abs_rank(g->s, dst);
-		if (lb_sched_transfer(g->s, a, d, lb_striper_lane(&g->st, a), b, n))
+		uint32_t lane = lb_striper_lane(&g->st, a);
+		if (((sides & SIDE_SEND) && lb_sched_add(g->s, a, LB_SEND, d, lane, b, n)) ||
+		    ((sides & SIDE_RECV) && lb_sched_add(g->s, d, LB_RECV, a, lane, b, n)))
 			return -1;
 	}
 	return 0;
+}
+
+static int send_chunks(struct vdg *g, uint32_t src, uint32_t dst, uint32_t c0, uint32_t c1)
+{
+	return chunk_ops(g, src, dst, c0, c1, SIDE_BOTH);
+}
+
+/* One step of an allgather phase: its transfers' `sides`. */
+typedef int (*step_fn)(struct vdg *g, uint32_t step, enum side sides);
+
+/* Appends a step's SENDs, then its RECVs: in program order every rank
+ * sends before it receives.  The executors post a lane's RECVs at once
+ * and its SENDs as their blocks arrive, and the port models read only the
+ * SENDs, so this order changes nothing there; the simulator's LogP mode
+ * runs a rank's ops in this order, where a rank receiving first would
+ * wait for its peer's send of the step, which would wait on that peer's
+ * receive: a chain round the ring instead of one concurrent step.  The
+ * RECVs replay the striper from its state before the SENDs (saved: p
+ * entries), so each gets its SEND's lane. */
+static int send_then_recv(struct vdg *g, step_fn step, uint32_t t, uint32_t *saved)
+{
+	memcpy(saved, g->st.next, (size_t)g->p * sizeof(*saved));
+	if (step(g, t, SIDE_SEND))
+		return -1;
+	memcpy(g->st.next, saved, (size_t)g->p * sizeof(*saved));
+	return step(g, t, SIDE_RECV);
+}
+
+/* The steps first .. last of a phase, each sends before receives. */
+static int run_steps(struct vdg *g, step_fn step, uint32_t first, uint32_t last)
+{
+	uint32_t *saved = malloc((size_t)g->p * sizeof(*saved));
+	int rc = saved ? 0 : -1;
+	for (uint32_t t = first; rc == 0 && t <= last; t++)
+		rc = send_then_recv(g, step, t, saved);
+	free(saved);
+	return rc;
 }
 
 /* Binomial scatter: parent v sends child v + m the chunks [v + m, v + 2m). */
@@ -64,37 +111,45 @@ static int holds_at_start(const struct vdg *g, uint32_t v, uint32_t c)
 	return v == 0 || (c >= v && c < v + lowbit(v, g->p));
 }
 
-/* Recursive doubling (p a power of two): at step m, v and v ^ m swap the
- * aligned groups of m chunks each holds, minus what the receiver has. */
-static int allgather_doubling(struct vdg *g)
+/* Recursive doubling (p a power of two): at step k (m = 2^k), v and v ^ m
+ * swap the aligned groups of m chunks each holds, minus what the receiver
+ * has. */
+static int doubling_step(struct vdg *g, uint32_t k, enum side sides)
 {
-	for (uint32_t m = 1; m < g->p; m <<= 1) {
-		for (uint32_t v = 0; v < g->p; v++) {
-			uint32_t w = v ^ m, c0 = w & ~(m - 1);
-			if (holds_at_start(g, v, c0))
-				continue; /* v holds the whole group */
-			if (send_chunks(g, w, v, c0, c0 + m))
-				return -1;
-		}
+	uint32_t m = 1u << k;
+	for (uint32_t v = 0; v < g->p; v++) {
+		uint32_t w = v ^ m, c0 = w & ~(m - 1);
+		if (holds_at_start(g, v, c0))
+			continue; /* v holds the whole group */
+		if (chunk_ops(g, w, v, c0, c0 + m, sides))
+			return -1;
 	}
 	return 0;
 }
 
+static int allgather_doubling(struct vdg *g)
+{
+	return run_steps(g, doubling_step, 0, lb_ceil_log2(g->p) - 1);
+}
+
 /* Ring: at step t, v passes chunk v - t + 1 on to v + 1, unless v + 1
  * holds it already (then v + 1 passes its own copy on next step). */
-static int allgather_ring(struct vdg *g)
+static int ring_step(struct vdg *g, uint32_t t, enum side sides)
 {
-	for (uint32_t t = 1; t < g->p; t++) {
-		for (uint32_t v = 0; v < g->p; v++) {
-			uint32_t to = (v + 1) % g->p;
-			uint32_t c = (v + g->p - (t - 1)) % g->p;
-			if (holds_at_start(g, to, c))
-				continue;
-			if (send_chunks(g, v, to, c, c + 1))
-				return -1;
-		}
+	for (uint32_t v = 0; v < g->p; v++) {
+		uint32_t to = (v + 1) % g->p;
+		uint32_t c = (v + g->p - (t - 1)) % g->p;
+		if (holds_at_start(g, to, c))
+			continue;
+		if (chunk_ops(g, v, to, c, c + 1, sides))
+			return -1;
 	}
 	return 0;
+}
+
+static int allgather_ring(struct vdg *g)
+{
+	return run_steps(g, ring_step, 1, g->p - 1);
 }
 
 static int use_ring(const struct lb_algo_params *prm)
@@ -180,13 +235,17 @@ static int allgather_init(struct vdg *g, const struct lb_algo_params *prm, const
 
 /* Simultaneous: at step t every rank v sends its chunk to v + t (a
  * permutation per step), so every rank sends p - 1 times its chunk. */
+static int simultaneous_step(struct vdg *g, uint32_t t, enum side sides)
+{
+	for (uint32_t v = 0; v < g->p; v++)
+		if (chunk_ops(g, v, (v + t) % g->p, v, v + 1, sides))
+			return -1;
+	return 0;
+}
+
 static int allgather_simultaneous(struct vdg *g)
 {
-	for (uint32_t t = 1; t < g->p; t++)
-		for (uint32_t v = 0; v < g->p; v++)
-			if (send_chunks(g, v, (v + t) % g->p, v, v + 1))
-				return -1;
-	return 0;
+	return run_steps(g, simultaneous_step, 1, g->p - 1);
 }
 
 static struct lb_schedule *build_allgather(const struct lb_algo_params *prm, const char *name,

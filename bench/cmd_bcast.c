@@ -15,6 +15,8 @@
 #include "engine/coll.h"
 #include "engine/job.h"
 #include "platform_file.h"
+#include "algo_opt.h"
+#include "agents_opt.h"
 #include "root_opt.h"
 #include "site_opt.h"
 #include "report/csv.h"
@@ -29,6 +31,8 @@ struct bcast_opts {
 	uint32_t iterations, warmup;
 	const char *roots; /* -r as typed: "all" needs the job's size */
 	int stripe_off, allgather, idle, no_calibration, no_pin, verbose, balance, super2;
+	int sim_model; /* 0 auto, 1 fluid, 2 fluid-rtt */
+	uint32_t agents;
 	uint64_t calib_size;
 	double timeout, lane_rate;
 	double wan_lat, wan_bw; /* the predictions' WAN between sites; 0: none */
@@ -45,6 +49,7 @@ static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 static const char *const balances[] = { "equal", "speed", NULL };
 static const char *const super2s[] = { "1phase", "2phase", NULL };
+static const char *const sim_models[] = { "auto", "fluid", "fluid-rtt", NULL };
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below)",
@@ -76,6 +81,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_ENUM, OFF(balance)), .def = "equal", .choices = balances },
 	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
 	  LB_OPT_ENUM, OFF(super2)), .def = "1phase", .choices = super2s },
+	LB_AGENTS_OPT(OFF(agents)),
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of one lane for the efficiency column (200mbit); default: asked from the transport",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("site-algo", 0, "NAME", "seed 002's algorithms (flat ... mostcrit): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
@@ -90,6 +96,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("wan-bw", 0, "RATE", "with sites: the bandwidth cap of a transfer between them, for the simulator (a lane's share of the WAN: scripts/cluster's --wan-rate; default none beyond the calibrated lanes)",
 	  LB_OPT_RATE, OFF(wan_bw)) },
+	{ LB_OPT("sim-model", 0, NULL, "the simulator's port model for sim_seconds (model/sim.h): auto = multi-port on a --platform (logp for cluster-agent-gb/-ts, the model their plans are built for), else per-lane; fluid = the transfers in progress share each rank's ports (and the WAN, --wan-bw) max-min fairly, as TCP streams share a shaped port; fluid-rtt = the same weighted by 1 / round trip (sim --fluid-share rtt: 2 x (the calibrated latency, + --wan-lat between sites; on a --platform a link's occ + lat))",
+	  LB_OPT_ENUM, OFF(sim_model)), .def = "auto", .choices = sim_models },
 	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
 	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },
 	{ LB_OPT("no-calibration", 0, NULL, "skip calibration (no predicted columns; with --platform, sim_seconds still)",
@@ -263,6 +271,7 @@ static struct lb_coll_params params_of(const struct lb_cmd *cmd, const struct bc
 		.roots = roots->v, .nroots = roots->n,
 		.stripe_off = o->stripe_off, .allgather = (enum lb_allgather)o->allgather,
 		.balance = (enum lb_balance)o->balance, .super2 = (enum lb_super2)o->super2,
+		.agents = o->agents,
 		.nics = lb_cli_nics(cmd, o->nics), .transport = o->transport, .label = o->label,
 		.idle = (enum lb_idle)o->idle,
 		.tp_options = o->tpo,
@@ -443,6 +452,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	p.site_algo = o->site_algo;
 	p.wan_latency = o->wan_lat;
 	p.wan_bw = o->wan_bw;
+	p.sim_fluid = o->sim_model;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
@@ -461,6 +471,25 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	return rc ? rc : json_rc;
 }
 
+/* lb_cmd.check_given: options the chosen algorithms take (bench/algo_opt.h;
+ * the sites are the network's, which every homogeneous algorithm's
+ * predictions see -- with a --platform too: table_seconds becomes the
+ * two-site form, the calibration across sites is replaced), and
+ * --calib-size only when there is a calibration to size. */
+static int check_given(const struct lb_cmd *cmd, const void *base, const unsigned char *given)
+{
+	const struct bcast_opts *o = base;
+	const struct lb_cli_algo_opts ao = { .algos = o->algos.a, .n = o->algos.n,
+					     .site_algo = o->site_algo, .network_sites = 1 };
+	for (size_t i = 0; o->no_calibration && i < cmd->nopts; i++) {
+		if (given[i] && strcmp(cmd->opts[i].name, "calib-size") == 0) {
+			lb_cli_error(cmd, "calib-size", "sizes the calibration, and --no-calibration skips it");
+			return -1;
+		}
+	}
+	return lb_cli_check_algo_opts(cmd, given, &ao);
+}
+
 static int run_bcast(const struct lb_cmd *cmd, int argc, char **argv)
 {
 	struct bcast_opts o = { 0 };
@@ -475,4 +504,5 @@ const struct lb_cmd lb_cmd_bcast = {
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = bcast_more_help,
 	.run = run_bcast,
+	.check_given = check_given,
 };

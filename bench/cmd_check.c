@@ -1,6 +1,6 @@
 /* lanebench check: the acceptance check of a cluster (engine/check.h) on
  * every rank of the job; rank 0 prints the matrix (rank x lane), the
- * aggregates, the broadcasts, every failure by name and one verdict, and
+ * aggregates, the collectives, every failure by name and one verdict, and
  * with -o writes the rows as CSV.  Exit 0 pass, 1 a check failed. */
 #include <errno.h>
 #include <math.h>
@@ -20,7 +20,7 @@ struct check_opts {
 	uint64_t bcast_size, bw_size;
 	uint32_t window, iterations, lat_iterations;
 	int idle;
-	double timeout, lane_rate, min_bw, max_lat, max_model_ratio;
+	double timeout, lane_rate, min_bw, max_lat, max_model_ratio, max_bound_ratio;
 	struct lb_tp_options tpo;
 	const char *nics, *transport, *output, *json;
 };
@@ -65,6 +65,35 @@ static void show_ratio(const void *target, struct lb_buf *out)
 	lb_buf_add(out, "%g", *(const double *)target);
 }
 
+/* -a: names, "all" (the homogeneous broadcasts, as everywhere) and
+ * "allgathers" (every allgather that needs no platform), comma-separated,
+ * in the order given. */
+static int set_collectives(void *target, const char *arg, char *err, size_t len)
+{
+	struct lb_algo_set set = { .n = 0 }, one;
+	for (const char *p = arg;; p++) {
+		size_t n = strcspn(p, ",");
+		char word[64];
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		if (strcmp(word, "allgathers") == 0) {
+			one.n = 0;
+			for (size_t i = 0; i < lb_nalgos && one.n < LB_ALGO_SET_MAX; i++)
+				if (!lb_algos[i].needs && lb_algos[i].collective &&
+				    strcmp(lb_algos[i].collective, "allgather") == 0)
+					one.a[one.n++] = &lb_algos[i];
+		} else if (lb_cli_set_algos(&one, word, err, len)) {
+			return -1;
+		}
+		for (size_t i = 0; i < one.n && set.n < LB_ALGO_SET_MAX; i++)
+			set.a[set.n++] = one.a[i];
+		p += n;
+		if (!*p)
+			break;
+	}
+	*(struct lb_algo_set *)target = set;
+	return 0;
+}
+
 static const struct lb_opt opts[] = {
 	LB_NICS_ROWS("NICs, a lane each (rail0,rail1), or auto; default $LANEBENCH_NICS, else auto",
 		     OFF(nics)),
@@ -79,12 +108,14 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_HANDLER, OFF(min_bw)), .def = "90%", .handler = set_percent, .show = show_percent },
 	{ LB_OPT("max-lat", 0, "SECONDS", "a port fails above this one-way latency (default: 10 x the median port's)",
 	  LB_OPT_SECONDS, OFF(max_lat)) },
-	{ LB_OPT("max-model-ratio", 0, "R", "a broadcast fails when its measured time exceeds R x the simulated one",
+	{ LB_OPT("max-model-ratio", 0, "R", "a collective fails when its measured time exceeds R x the simulated one",
 	  LB_OPT_HANDLER, OFF(max_model_ratio)), .def = "2", .handler = set_ratio, .show = show_ratio },
-	{ LB_OPT("algorithm", 'a', "LIST", "broadcasts of phase 3: all, or a comma list of names",
-	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
+	{ LB_OPT("max-bound-ratio", 0, "R", "an allgather fails when its measured time exceeds R x its receive bound, (p - 1) m / the slowest receiver's rx",
+	  LB_OPT_HANDLER, OFF(max_bound_ratio)), .def = "2", .handler = set_ratio, .show = show_ratio },
+	{ LB_OPT("algorithm", 'a', "LIST", "collectives of phase 3: all (the broadcasts), allgathers, or names, comma-separated (all,allgathers: both)",
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = set_collectives,
 	  .show = lb_cli_show_algos },
-	{ LB_OPT("message-size", 'm', "BYTES", "message size of the broadcasts", LB_OPT_SIZE,
+	{ LB_OPT("message-size", 'm', "BYTES", "message size of the broadcasts; each rank's contribution to an allgather", LB_OPT_SIZE,
 	  OFF(bcast_size)), .def = "1M" },
 	{ LB_OPT("bw-size", 0, "BYTES", "message size of the bandwidth test", LB_OPT_SIZE,
 	  OFF(bw_size)), .def = "256K" },
@@ -150,8 +181,9 @@ static void heading(struct check_out *o, const char *phase)
 		fprintf(o->out, "\naggregate (every lane of a rank at once):\n%4s  %-10s %10s %10s %10s %-9s %6s  %s\n",
 		       "rank", "host", "tx Mbit/s", "rx Mbit/s", "expected", "from", "ratio", "verdict");
 	else
-		fprintf(o->out, "\nbroadcasts (measured / simulated):\n%-11s %7s %11s %11s %8s  %s\n", "algorithm",
-		       "bytes", "median", "sim", "ratio", "verdict");
+		fprintf(o->out, "\ncollectives (measured / simulated; an allgather also over its receive bound):\n"
+			"%-10s %-22s %7s %11s %11s %6s %11s %6s  %s\n", "collective", "algorithm", "bytes",
+			"median", "sim", "ratio", "bound", "/bound", "verdict");
 }
 
 /* "0.50", or "-" */
@@ -188,19 +220,44 @@ static void print_aggregate(FILE *f, const struct lb_result *r)
 	       rx, ex, text(r, "expected_from"), ratio, text(r, "verdict"));
 }
 
-static void print_bcast(FILE *f, const struct lb_result *r)
+/* "1.5 ms", or "-" */
+static void seconds(double v, char *buf, size_t len)
 {
-	char size[16] = "-", med[24] = "-", sim[24] = "-", ratio[16];
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		lb_format_seconds(v, buf, len);
+}
+
+static void print_collective(FILE *f, const struct lb_result *r)
+{
+	char size[16] = "-", med[24], sim[24], bound[24], ratio[16], over[16];
 	if (!isnan(real(r, "message_bytes")))
 		lb_format_size((uint64_t)real(r, "message_bytes"), size, sizeof(size));
-	if (!isnan(real(r, "time_median_seconds")))
-		lb_format_seconds(real(r, "time_median_seconds"), med, sizeof(med));
-	if (!isnan(real(r, "sim_seconds")))
-		lb_format_seconds(real(r, "sim_seconds"), sim, sizeof(sim));
+	seconds(real(r, "time_median_seconds"), med, sizeof(med));
+	seconds(real(r, "sim_seconds"), sim, sizeof(sim));
+	seconds(real(r, "bound_seconds"), bound, sizeof(bound));
 	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
-	fprintf(f, "%-11s %7s %11s %11s %8s  %s%s%s\n", text(r, "algorithm"), size, med, sim,
-	       ratio, text(r, "verdict"), lb_result_val(r, "reason")->s ? ": " : "",
-	       lb_result_val(r, "reason")->s ? text(r, "reason") : "");
+	fixed2(real(r, "time_median_seconds") / real(r, "bound_seconds"), over, sizeof(over));
+	fprintf(f, "%-10s %-22s %7s %11s %11s %6s %11s %6s  %s%s%s\n", text(r, "collective"),
+		text(r, "algorithm"), size, med, sim, ratio, bound, over, text(r, "verdict"),
+		lb_result_val(r, "reason")->s ? ": " : "",
+		lb_result_val(r, "reason")->s ? text(r, "reason") : "");
+}
+
+/* A failed collective: a broadcast by its algorithm; an allgather also by
+ * the rank and lane its receive bound comes from (the slowest receiver). */
+static void collective_failure(const struct lb_result *r, char *line, size_t len)
+{
+	const char *coll = lb_result_val(r, "collective")->s;
+	if (!coll || strcmp(coll, "bcast") == 0)
+		snprintf(line, len, "FAIL broadcast %s: %s", text(r, "algorithm"), text(r, "reason"));
+	else if (isnan(real(r, "rank")))
+		snprintf(line, len, "FAIL %s %s: %s", coll, text(r, "algorithm"), text(r, "reason"));
+	else
+		snprintf(line, len, "FAIL %s %s, bound by rank %.0f (host %s) lane %.0f (%s): %s", coll,
+			 text(r, "algorithm"), real(r, "rank"), text(r, "host"), real(r, "lane"),
+			 text(r, "nic"), text(r, "reason"));
 }
 
 /* A failed row, named: rank, host, lane and NIC, or the algorithm. */
@@ -220,8 +277,7 @@ static void note_failure(struct check_out *o, const struct lb_result *r, const c
 			 real(r, "rank"), text(r, "host"), o->lanes, text(r, "reason"));
 		o->nagg_fails++;
 	} else {
-		snprintf(line, sizeof(line), "FAIL broadcast %s: %s", text(r, "algorithm"),
-			 text(r, "reason"));
+		collective_failure(r, line, sizeof(line));
 	}
 	if (o->nfails < FAILS_MAX)
 		o->fails[o->nfails++] = strdup(line);
@@ -268,7 +324,7 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	else if (strcmp(phase, "aggregate") == 0)
 		print_aggregate(o->out, r);
 	else
-		print_bcast(o->out, r);
+		print_collective(o->out, r);
 	count(o, r, phase);
 	if (strcmp(text(r, "verdict"), "FAIL") == 0)
 		note_failure(o, r, phase);
@@ -314,7 +370,8 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 		.idle = (enum lb_idle)o->idle, .timeout = o->timeout, .lane_rate = o->lane_rate,
 		.bw_bytes = o->bw_size, .window = o->window, .iterations = o->iterations,
 		.lat_iterations = o->lat_iterations, .min_bw = o->min_bw, .max_lat = o->max_lat,
-		.max_model_ratio = o->max_model_ratio, .algos = o->algos.a, .nalgos = o->algos.n,
+		.max_model_ratio = o->max_model_ratio, .max_bound_ratio = o->max_bound_ratio,
+		.algos = o->algos.a, .nalgos = o->algos.n,
 		.bcast_bytes = o->bcast_size, .stop = lb_stop_flag(),
 	};
 }
@@ -384,9 +441,14 @@ static void check_more_help(FILE *out)
 	      "more and keeps its better figures (noise only slows a pair down).\n"
 	      "Phase 2, aggregate: every lane of a rank at once with the same partners,\n"
 	      "each way; the rank's sum, best over its partners (a slow round again).\n"
-	      "Phase 3, broadcasts: one per algorithm (-a) of -m bytes, by the bcast engine\n"
-	      "with its calibration and --slice auto; measured median time over the\n"
-	      "simulated one.  Skipped when a port carried no traffic or any pair failed.\n"
+	      "Phase 3, collectives: one per algorithm (-a: all, the broadcasts, by\n"
+	      "default; allgathers; or names) of -m bytes (an allgather: each rank's\n"
+	      "contribution), by the collective engine with its calibration and --slice\n"
+	      "auto; measured median time over the simulated one, and an allgather's over\n"
+	      "its receive bound: every rank receives the other p - 1 contributions, so\n"
+	      "none ends before (p - 1) m / (the sum of a rank's lanes' rx from phase 1),\n"
+	      "the largest over ranks -- (p - 1) m / (k B) on k lanes of rate B.  Skipped\n"
+	      "when a port carried no traffic or any pair failed.\n"
 	      "\nVerdicts.  Expected of a port: --lane-rate, else the speed the transport\n"
 	      "reports for the NIC, else (speed unknown, as on veth) the median of the\n"
 	      "cluster's ports (tx and rx apart): an outlier fails against the others.  A\n"
@@ -394,12 +456,15 @@ static void check_more_help(FILE *out)
 	      "above --max-lat, or it carried nothing with any partner within a quarter\n"
 	      "of --timeout.  A rank's aggregate FAILs below --min-bw of the sum of its\n"
 	      "ports' expected rates (without known rates: of the median aggregate).  A\n"
-	      "broadcast FAILs when measured / simulated exceeds --max-model-ratio.\n"
+	      "collective FAILs when measured / simulated exceeds --max-model-ratio; an\n"
+	      "allgather also above --max-bound-ratio x its receive bound, named with the\n"
+	      "rank that bound comes from and that rank's slowest lane.\n"
 	      "Every failure is named on its own line (rank, host, lane, NIC, measured and\n"
 	      "expected); the last line is the verdict: 'check: PASS (...)' or\n"
 	      "'check: FAIL (...)'.  The host is $LANEBENCH_HOST, else the network\n"
 	      "namespace's name (the emulated cluster), else the host name.  With -o the\n"
-	      "rows (phase port, aggregate, bcast) go to a CSV: results/README.md.\n"
+	      "rows (phase port, aggregate, bcast: a collective of phase 3) go to a CSV:\n"
+	      "results/README.md.\n"
 	      "\nA pair that fails is given up on its lane (what was outstanding with the\n"
 	      "partner is dropped): a pulled rail costs only the ports that touch it, and\n"
 	      "its partners pass with their other partner.\n"
@@ -417,8 +482,8 @@ static int run_check(const struct lb_cmd *cmd, int argc, char **argv)
 
 const struct lb_cmd lb_cmd_check = {
 	.name = "check",
-	.summary = "accept a cluster: every port, every rank's lanes, every broadcast; verdicts",
-	.usage = "[-d NICS] [-t TRANSPORT] [--lane-rate RATE] [--min-bw PCT] [--max-lat S] [--max-model-ratio R] [-o FILE] [options]",
+	.summary = "accept a cluster: every port, every rank's lanes, every collective; verdicts",
+	.usage = "[-d NICS] [-t TRANSPORT] [--lane-rate RATE] [--min-bw PCT] [--max-lat S] [--max-model-ratio R] [--max-bound-ratio R] [-o FILE] [options]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = check_more_help,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algos/agent_coll.h"
 #include "algos/coord_platform.h"
 #include "algos/platform.h"
 #include "cli.h"
@@ -16,7 +17,9 @@
 #include "model/slice.h"
 #include "lib/units.h"
 #include "platform_file.h"
+#include "algo_opt.h"
 #include "root_opt.h"
+#include "agents_opt.h"
 #include "site_opt.h"
 
 enum plan_format { FMT_TEXT, FMT_DOT, FMT_SUMMARY };
@@ -33,6 +36,7 @@ struct plan_opts {
 	uint64_t bytes, slice;
 	double alpha, bw; /* the network --slice auto models */
 	int stripe_off, allgather, format, balance, super2;
+	uint32_t agents;
 	const char *json;
 	const char *platform, *site_algo;
 	const char *site_sizes;
@@ -88,6 +92,7 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
 	  LB_OPT_ENUM, OFF(super2)), .def = "1phase",
 	  .choices = (const char *const[]){ "1phase", "2phase", NULL } },
+	LB_AGENTS_OPT(OFF(agents)),
 	{ LB_OPT("sites", 0, "N", "equal sites (seed 003 section 3.2): multilane chains them, binary and binomial: the root sends to each other site's first rank first, then per-site trees",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
@@ -107,7 +112,9 @@ static void plan_more_help(FILE *out)
 {
 	fputs("algorithms:\n", out);
 	lb_cli_list_algos(out);
-	fputs("A routed transfer's pass through a relay (binomial-routed) is shown as 'transit'.\n", out);
+	fputs("A routed transfer's pass through a relay (binomial-routed) is shown as 'transit'.\n"
+	      "More blocks of the same message (cluster-agent-*: one message, several block ranges)\n"
+	      "follow it as '+[first,end)'.\n", out);
 }
 
 /* The op's name in the JSON rows: a transit op is told apart by its value,
@@ -136,6 +143,9 @@ static void print_lane(FILE *out, const struct lb_schedule *s, uint32_t r, uint3
 		char tok[64];
 		int len = op->kind == LB_BARRIER
 			? snprintf(tok, sizeof(tok), "barrier:%u", op->peer) /* its group */
+			: op->flags & LB_OP_CONT
+			? snprintf(tok, sizeof(tok), "+[%u,%u)", op->first_block,
+				   op->first_block + op->nblocks)
 			: snprintf(tok, sizeof(tok), "%s%u [%u,%u)%s",
 				   op->kind == LB_SEND ? "send->" : "recv<-", op->peer,
 				   op->first_block, op->first_block + op->nblocks,
@@ -435,6 +445,23 @@ static void print_period(FILE *out, const struct plan_opts *o, const struct lb_a
 			o->format == FMT_DOT ? "// " : "", tp_star, 1 / period / tp_star);
 }
 
+/* Seed 001's: the agent count (given or the planner's) and the closed
+ * form's T_all (algos/agent_coll.h). */
+static void print_agents(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm)
+{
+	const struct lb_algo *a = o->algo.algo;
+	struct lb_agent_model md;
+	if (a->build != lb_build_cluster_agent_gb && a->build != lb_build_cluster_agent_ts)
+		return;
+	enum lb_agent_algo algo = a->build == lb_build_cluster_agent_gb ? LB_AGENT_GB : LB_AGENT_TS;
+	if (lb_agent_model_from_platform(prm->platform, 0, prm->bytes, &md))
+		return;
+	fprintf(out, "%sagents %u (%s), model T_all %.9g s (SPEC 4.3)\n",
+		o->format == FMT_DOT ? "// " : "", lb_agent_count_of(&md, prm, algo),
+		prm->agents ? "--agents" : "auto: the planner's least T_all", a->makespan(prm));
+	lb_agent_model_free(&md);
+}
+
 /* Seed 002's: the coordinators' sends in decision order (site:rank ->
  * site:rank @ arrival; mostcrit: fN, the factor of the step), each site's
  * T_k and the model's completion time
@@ -502,6 +529,7 @@ static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
 	print_auto_slice(out, o, prm->slice_bytes);
 	print_period(out, o, prm, tp_star);
 	print_coord(out, o, prm);
+	print_agents(out, o, prm);
 	if (print_plan(out, s, o->algo.algo, o->format)) {
 		lb_cli_error(cmd, NULL, "out of memory");
 		return 1;
@@ -579,6 +607,7 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 		.allgather = (enum lb_allgather)e->allgather, .sites = e->site_map.sites,
 		.site_first = e->site_map.first, .platform = pf, .site_algo = e->site_algo,
 		.balance = (enum lb_balance)e->balance, .super2 = (enum lb_super2)e->super2,
+		.agents = e->agents,
 	};
 	if (e->slice == LB_SLICE_AUTO)
 		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);
@@ -615,6 +644,24 @@ static int plan(const struct lb_cmd *cmd, void *base)
 	return rc;
 }
 
+/* lb_cmd.check_given: the algorithm takes every option given (bench/algo_opt.h),
+ * and --alpha and --bw come with --slice auto, the only thing they choose. */
+static int check_given(const struct lb_cmd *cmd, const void *base, const unsigned char *given)
+{
+	const struct plan_opts *o = base;
+	const struct lb_cli_algo_opts ao = { .algos = &o->algo.algo, .n = 1,
+					     .site_algo = o->site_algo };
+	for (size_t i = 0; i < cmd->nopts; i++) {
+		const char *name = cmd->opts[i].name;
+		if (given[i] && o->slice != LB_SLICE_AUTO &&
+		    (strcmp(name, "alpha") == 0 || strcmp(name, "bw") == 0)) {
+			lb_cli_error(cmd, name, "chooses --slice auto's slice, and the slice is not auto");
+			return -1;
+		}
+	}
+	return o->algo.list ? 0 : lb_cli_check_algo_opts(cmd, given, &ao);
+}
+
 static int run_plan(const struct lb_cmd *cmd, int argc, char **argv)
 {
 	struct plan_opts o = { .algo = { NULL, 0 } };
@@ -629,4 +676,5 @@ const struct lb_cmd lb_cmd_plan = {
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = plan_more_help,
 	.run = run_plan,
+	.check_given = check_given,
 };

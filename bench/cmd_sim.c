@@ -6,7 +6,9 @@
 
 #include "cli.h"
 #include "platform_file.h"
+#include "algo_opt.h"
 #include "root_opt.h"
+#include "agents_opt.h"
 #include "site_opt.h"
 #include "progress.h"
 #include "engine/simsweep.h"
@@ -23,7 +25,8 @@ struct sim_opts {
 	double alpha, bw, wan_alpha; /* wan_alpha < 0: same as alpha */
 	double wan_bw;               /* 0: no cap beyond the lanes */
 	double lat, wan_lat;         /* wan_lat < 0: same as lat */
-	int stripe_off, allgather, validate, model, no_lp, balance, super2;
+	int stripe_off, allgather, validate, model, no_lp, balance, super2, share;
+	uint32_t agents;
 	const char *output, *json, *platform, *site_algo;
 	const char *site_sizes;
 	struct lb_cli_sites site_map; /* resolved from sites, site_sizes, platform */
@@ -68,6 +71,7 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
 	  LB_OPT_ENUM, OFF(super2)), .def = "1phase",
 	  .choices = (const char *const[]){ "1phase", "2phase", NULL } },
+	LB_AGENTS_OPT(OFF(agents)),
 	{ LB_OPT("sites", 0, "N", "split ranks into N equal sites joined by a WAN (multilane chains them; binary and binomial: the root sends to each other site's first rank first, then per-site trees)",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
@@ -84,9 +88,12 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_STRING, OFF(site_algo)) },
 	{ LB_OPT("no-lp", 0, NULL, "with --platform: skip the LP bound (one GLPK solve per root and slice, seconds at 65 nodes) and leave lp_bound_bytes_per_second and ratio_to_lp empty; lp-prune and lp-grow solve it anyway",
 	  LB_OPT_FLAG, OFF(no_lp)) },
-	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap; bounded (needs --platform) = multi-port without a receive port, a rank's concurrent sends sharing its node's rate as a send cap and its receives as a receive cap, per lane",
+	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap; bounded (needs --platform) = multi-port without a receive port, a rank's concurrent sends sharing its node's rate as a send cap and its receives as a receive cap, per lane; fluid = the transfers in progress share each rank's send and receive port per lane (its --bw, a platform node's rate) and the WAN per site pair and lane (--wan-bw) max-min fairly, as TCP streams do, one transfer at a time per peer and lane; logp (needs --platform; seed 001) = each rank one process running its ops in program order (one lane per rank, no barriers), a send holding its CPU the node's send time (sends at least gap apart) and in the receiver's buffer lat + occ + bytes/bw after its start, never waiting for the receiver; a blocking receive of the peer's oldest message ends at the later of its arrival and the CPU free + the node's recv time",
 	  LB_OPT_ENUM, OFF(model)), .def = "per-lane",
-	  .choices = (const char *const[]){ "per-lane", "one-port-uni", "multi-port", "bounded", NULL } },
+	  .choices = (const char *const[]){ "per-lane", "one-port-uni", "multi-port", "bounded", "fluid", "logp", NULL } },
+	{ LB_OPT("fluid-share", 0, NULL, "with --model fluid: how flows share a port or the WAN: fair = max-min fair; rtt = weighted max-min, each flow's weight 1 / its round trip, 2 x (--alpha + --lat; between sites --wan-alpha + --wan-lat; on a --platform its link's occ + lat), as TCP streams through one bottleneck get rates inverse to their round trips",
+	  LB_OPT_ENUM, OFF(share)), .def = "fair",
+	  .choices = (const char *const[]){ "fair", "rtt", NULL } },
 	{ LB_OPT("validate", 0, NULL, "check every schedule with the validator before simulating",
 	  LB_OPT_FLAG, OFF(validate)) },
 	{ LB_OPT("output", 'o', "FILE", "write the CSV to FILE and a table to stdout (default: CSV to stdout)",
@@ -141,10 +148,12 @@ static struct lb_simsweep_params params_of(const struct sim_opts *o, const struc
 		.allgather = (enum lb_allgather)o->allgather, .sites = o->site_map.sites,
 		.site_first = o->site_map.first,
 		.balance = (enum lb_balance)o->balance, .super2 = (enum lb_super2)o->super2,
+		.agents = o->agents,
 		.alpha = o->alpha, .lane_bw = o->bw, .wan_alpha = o->wan_alpha,
 		.wan_bw = o->wan_bw,
 		.latency = o->lat, .wan_latency = o->wan_lat,
-		.model = (enum lb_port_model)o->model, .platform = pf, .site_algo = o->site_algo,
+		.model = (enum lb_port_model)o->model, .share = (enum lb_fluid_share)o->share,
+		.platform = pf, .site_algo = o->site_algo,
 		.lp_bound = !o->no_lp,
 		.validate = o->validate, .stop = lb_stop_flag(),
 	};
@@ -325,10 +334,15 @@ static struct lb_platform *load_platform(const struct lb_cmd *cmd, const struct 
 	if (o->platform && !(pf = lb_platform_read_file(o->platform, err, sizeof(err)))) {
 		lb_cli_error(cmd, "platform", "%s", err);
 		*rc = LB_EXIT_USAGE;
-	} else if (!o->platform && (o->model == LB_PORT_MULTI || o->model == LB_PORT_BOUNDED)) {
-		lb_cli_error(cmd, "model", "%s needs --platform FILE (its nodes' send times%s)",
-			     o->model == LB_PORT_MULTI ? "multi-port" : "bounded",
-			     o->model == LB_PORT_MULTI ? "" : " and rates");
+	} else if (!o->platform && (o->model == LB_PORT_MULTI || o->model == LB_PORT_BOUNDED ||
+				    o->model == LB_PORT_LOGP)) {
+		static const char *const need[] = { [LB_PORT_MULTI] = "multi-port needs --platform FILE (its nodes' send times)",
+						    [LB_PORT_BOUNDED] = "bounded needs --platform FILE (its nodes' send times and rates)",
+						    [LB_PORT_LOGP] = "logp needs --platform FILE (its nodes' send and receive overheads)" };
+		lb_cli_error(cmd, "model", "%s", need[o->model]);
+		*rc = LB_EXIT_USAGE;
+	} else if (o->share != LB_SHARE_FAIR && o->model != LB_PORT_FLUID) {
+		lb_cli_error(cmd, "fluid-share", "rtt applies to --model fluid only");
 		*rc = LB_EXIT_USAGE;
 	}
 	return pf;
@@ -353,6 +367,75 @@ static int sim(const struct lb_cmd *cmd, void *base)
 	return rc;
 }
 
+/* The WAN options describe the simulator's network between sites: with a
+ * --platform its links are the network (and its WAN), without sites there
+ * is no WAN.  0, or -1 (said). */
+static int check_wan(const struct lb_cmd *cmd, const struct sim_opts *o,
+		     const unsigned char *given)
+{
+	for (size_t i = 0; i < cmd->nopts; i++) {
+		const char *name = cmd->opts[i].name;
+		if (!given[i] || strncmp(name, "wan-", 4) != 0)
+			continue;
+		if (o->platform) {
+			lb_cli_error(cmd, name, "not with --platform: the simulator runs on the platform's links, "
+				     "so its WAN is in its links between sites (lat, bw)");
+			return -1;
+		}
+		if (o->sites < 2 && !o->site_sizes) {
+			lb_cli_error(cmd, name, "a WAN joins sites: give --sites N or --site-sizes LIST too");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int has_auto_slice(const struct sim_opts *o)
+{
+	for (size_t i = 0; i < o->slices.n; i++)
+		if (o->slices.v[i] == LB_SLICE_AUTO)
+			return 1;
+	return 0;
+}
+
+/* With a --platform its links are the network: --lat is replaced, --alpha
+ * and --bw only choose --slice auto's slice; --no-lp skips the platform's
+ * LP bound.  0, or -1 (said). */
+static int check_platform_pairs(const struct lb_cmd *cmd, const struct sim_opts *o,
+				const unsigned char *given)
+{
+	for (size_t i = 0; i < cmd->nopts; i++) {
+		const char *name = cmd->opts[i].name, *why = NULL;
+		if (!given[i])
+			continue;
+		if (o->platform && strcmp(name, "lat") == 0)
+			why = "not with --platform: its links' latencies replace it";
+		else if (o->platform && !has_auto_slice(o) &&
+			 (strcmp(name, "alpha") == 0 || strcmp(name, "bw") == 0))
+			why = "with --platform it only chooses --slice auto's slice, and no slice is auto";
+		else if (!o->platform && strcmp(name, "no-lp") == 0)
+			why = "skips the LP bound of a --platform, and there is none";
+		if (why) {
+			lb_cli_error(cmd, name, "%s", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* lb_cmd.check_given: the WAN and platform options where they mean
+ * something, and options the chosen algorithms take (bench/algo_opt.h). */
+static int check_given(const struct lb_cmd *cmd, const void *base, const unsigned char *given)
+{
+	const struct sim_opts *o = base;
+	const struct lb_cli_algo_opts ao = { .algos = o->algos.a, .n = o->algos.n,
+					     .site_algo = o->site_algo,
+					     .network_sites = !o->platform,
+					     .network_alpha = !o->platform };
+	return check_wan(cmd, o, given) || check_platform_pairs(cmd, o, given) ||
+	       lb_cli_check_algo_opts(cmd, given, &ao) ? -1 : 0;
+}
+
 static int run_sim(const struct lb_cmd *cmd, int argc, char **argv)
 {
 	struct sim_opts o = { .wan_alpha = -1, .wan_lat = -1 };
@@ -367,4 +450,5 @@ const struct lb_cmd lb_cmd_sim = {
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = sim_more_help,
 	.run = run_sim,
+	.check_given = check_given,
 };

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "algos/schedule.h"
 #include "algos/slice.h"
 #include "coll.h"
 #include "check_private.h"
@@ -403,7 +404,7 @@ static int phase_aggregate(struct check *c, char *err, size_t len)
 	return aggregate_again(c, err, len);
 }
 
-/* ---- phase 3: the bcast engine, one broadcast per algorithm -------------- */
+/* ---- phase 3: the collective engine, one collective per algorithm ------- */
 
 struct bcast_catch {
 	struct check_bcast *out;
@@ -421,6 +422,7 @@ static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len
 		.sim = lb_result_val(r, "sim_seconds")->d,
 		.ratio = lb_result_val(r, "measured_over_sim_ratio")->d,
 		.verified = lb_result_val(r, "verified_bytes")->u,
+		.collective = lb_result_val(r, "collective")->s,
 	};
 	return 0;
 }
@@ -429,7 +431,7 @@ static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len
  * this check's calibration. */
 static const uint64_t slice_sizes[] = { LB_SLICE_AUTO }, root_zero[] = { 0 };
 
-/* Phase 3's broadcasts: a timed iteration after a warm-up one suffices
+/* Phase 3's collectives: a timed iteration after a warm-up one suffices
  * for a ratio against the model, three steady it. */
 static struct lb_coll_params bcast_params(const struct lb_check_params *p)
 {
@@ -490,6 +492,14 @@ static int connect_partners(struct check *c, char *err, size_t len)
 	return rc;
 }
 
+/* Phase 3's share of the buffer: the message, p times over when an
+ * allgather is among the algorithms (-m is each rank's contribution, as
+ * for the engine's own jobs). */
+static uint64_t collective_bytes(const struct lb_check_params *p)
+{
+	return lb_mul_sat(p->bcast_bytes, lb_coll_buffer_times(p->algos, p->nalgos));
+}
+
 /* Lanes of a NIC list, before the job opens (the buffer's size); auto:
  * as many as a job may have. */
 static uint32_t lanes_named(const char *nics)
@@ -510,7 +520,8 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 				    .tp_options = p->tp_options };
 	c->region = (uint64_t)p->window * p->bw_bytes + 64; /* the window, then its ack */
 	jp.buffer_bytes = lanes_named(p->nics) * c->region;
-	jp.buffer_bytes = p->bcast_bytes > jp.buffer_bytes ? p->bcast_bytes : jp.buffer_bytes;
+	uint64_t coll = collective_bytes(p);
+	jp.buffer_bytes = coll > jp.buffer_bytes ? coll : jp.buffer_bytes;
 	int rc = lb_job_open(&c->job, &jp, err, len);
 	if (rc)
 		return rc;

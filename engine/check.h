@@ -14,13 +14,17 @@
  * ports that touch it, not the lane's later pairs.
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
- * Phase 3: one broadcast per algorithm by the bcast engine (slice: auto), in the check's
- * own job (lb_coll_run_in: dpdk allows one EAL per process), measured
- * over simulated time; skipped when a pair failed.
+ * Phase 3: one collective per algorithm (broadcasts, allgathers) by the
+ * collective engine (slice: auto), in the check's own job
+ * (lb_coll_run_in: dpdk allows one EAL per process), measured over
+ * simulated time; an allgather also over its receive bound, (p - 1) m
+ * over the slowest receiver's summed phase-1 rx (check_verdict.c);
+ * skipped when a pair failed.
  *
  * Results are rows (result.h) to a sink on rank 0: one per port
- * (phase "port"), per rank ("aggregate") and per algorithm ("bcast"),
- * each with its verdict and, for a failure, the reason. */
+ * (phase "port"), per rank ("aggregate") and per algorithm ("bcast",
+ * whatever its collective: the column "collective" says which), each with
+ * its verdict and, for a failure, the reason. */
 #ifndef LB_ENGINE_CHECK_H
 #define LB_ENGINE_CHECK_H
 
@@ -48,7 +52,10 @@ struct lb_check_params {
 	uint32_t lat_iterations;   /* round trips per pair */
 	double min_bw;             /* fraction of expected a port must reach (0.9) */
 	double max_lat;            /* seconds; 0: LB_CHECK_LAT_FACTOR x the median */
-	double max_model_ratio;    /* broadcast: measured / simulated at most this */
+	double max_model_ratio;    /* a collective: measured / simulated at most this */
+	double max_bound_ratio;    /* an allgather: measured over its receive bound,
+				    * (p - 1) m / a rank's summed rx (the largest
+				    * over ranks), at most this */
 	const struct lb_algo *const *algos; /* phase 3; none: skipped */
 	size_t nalgos;
 	uint64_t bcast_bytes;

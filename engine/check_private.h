@@ -27,9 +27,10 @@ struct check_rank {
 	char nic[LB_JOB_MAX_LANES][32];
 };
 
-/* One broadcast of phase 3, as the bcast engine measured it. */
+/* One collective of phase 3, as the collective engine measured it. */
 struct check_bcast {
 	const char *algorithm;
+	const char *collective;  /* bcast, allgather (lb_sched_collective) */
 	double median, sim, ratio;
 	uint64_t verified;
 };

@@ -33,14 +33,16 @@ const struct lb_col lb_check_columns[] = {
 	{ LB_COLUMN("verified_bytes", LB_COL_REAL) },
 	{ LB_COLUMN("verdict", LB_COL_TEXT) },
 	{ LB_COLUMN("reason", LB_COL_TEXT) },
+	{ LB_COLUMN("collective", LB_COL_TEXT) },
+	{ LB_COLUMN("bound_seconds", LB_COL_REAL) },
 };
 
 const size_t lb_check_ncolumns = sizeof(lb_check_columns) / sizeof(lb_check_columns[0]);
 
 /* One row; NaN and NULL are empty cells. */
 struct row {
-	const char *phase, *host, *nic, *from, *algorithm, *verdict;
-	double rank, lane, tx, rx, expected, ratio, lat, bytes, median, sim, verified;
+	const char *phase, *host, *nic, *from, *algorithm, *verdict, *collective;
+	double rank, lane, tx, rx, expected, ratio, lat, bytes, median, sim, verified, bound;
 	char partners[64], reason[512];
 };
 
@@ -53,7 +55,7 @@ static int emit(const struct check_all *a, const struct row *w, const struct lb_
 		{ .d = w->tx }, { .d = w->rx }, { .d = w->expected }, { .s = w->from },
 		{ .d = w->ratio }, { .d = w->lat }, { .s = w->algorithm }, { .d = w->bytes },
 		{ .d = w->median }, { .d = w->sim }, { .d = w->verified }, { .s = w->verdict },
-		{ .s = w->reason[0] ? w->reason : NULL },
+		{ .s = w->reason[0] ? w->reason : NULL }, { .s = w->collective }, { .d = w->bound },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == sizeof(lb_check_columns) / sizeof(lb_check_columns[0]),
 		       "a value for every column");
@@ -65,7 +67,7 @@ static struct row blank(const char *phase)
 {
 	return (struct row){ .phase = phase, .rank = NAN, .lane = NAN, .tx = NAN, .rx = NAN,
 			     .expected = NAN, .ratio = NAN, .lat = NAN, .bytes = NAN,
-			     .median = NAN, .sim = NAN, .verified = 0, .verdict = "PASS" };
+			     .median = NAN, .sim = NAN, .verified = 0, .bound = NAN, .verdict = "PASS" };
 }
 
 /* "98.1 Mbit/s" */
@@ -322,23 +324,87 @@ static int report_aggregates(const struct check_all *a, const struct expect *e,
 	return 0;
 }
 
-/* ---- broadcasts ----------------------------------------------------------- */
+/* ---- collectives (phase 3) ------------------------------------------------ */
 
-static int report_bcasts(const struct check_all *a, const struct lb_sink *sink, char *err,
-			 size_t len)
+/* An allgather's receive bound: every rank receives the other p - 1
+ * contributions (m bytes each) over its lanes, at most at the rates its
+ * ports showed in phase 1 (rx, best over the partners), so no allgather
+ * ends before the largest (p - 1) m / (the sum of a rank's rx) -- (p - 1)
+ * m / (k B) on k lanes of rate B -- whatever its schedule.  The rank it
+ * comes from is the slowest receiver; its slowest lane is named too. */
+struct bound {
+	double seconds;  /* NaN: a port was not measured */
+	double rx;       /* the rank's lanes together, bytes/s */
+	uint32_t rank, lane;
+};
+
+static struct bound receive_bound(const struct check_all *a)
 {
+	struct bound b = { .seconds = NAN };
+	double moved = (double)(a->size - 1) * (double)a->p->bcast_bytes;
+	for (uint32_t k = 0; k < a->size; k++) {
+		double sum = 0, low = INFINITY;
+		uint32_t slowest = 0;
+		for (uint32_t l = 0; l < a->lanes; l++) {
+			double rx = port_of(a, k, l).rx;
+			sum += rx; /* NaN (unmeasured) stays NaN */
+			if (rx < low)
+				low = rx, slowest = l;
+		}
+		if (!(sum > 0))
+			return (struct bound){ .seconds = NAN };
+		if (isnan(b.seconds) || moved / sum > b.seconds)
+			b = (struct bound){ .seconds = moved / sum, .rx = sum, .rank = k, .lane = slowest };
+	}
+	return b;
+}
+
+/* An allgather's row also names the rank and lane its bound comes from,
+ * and fails above --max-bound-ratio x the bound. */
+static void judge_bound(const struct check_all *a, const struct check_bcast *b,
+			const struct bound *bd, struct row *w)
+{
+	char rx[32];
+	w->bound = bd->seconds;
+	if (isnan(bd->seconds))
+		return;
+	w->rank = bd->rank;
+	w->lane = bd->lane;
+	w->host = a->ranks[bd->rank].host;
+	w->nic = a->ranks[bd->rank].nic[bd->lane];
+	w->rx = bd->rx;
+	if (!(b->median > a->p->max_bound_ratio * bd->seconds))
+		return;
+	rate_text(bd->rx, rx, sizeof(rx));
+	add_reason(w, "measured %.3g ms, %.2f x the receive bound (p - 1) m / rx = %.3g ms of rank %u, "
+		   "%s on its %u lanes (max %.2f x)", b->median * 1e3, b->median / bd->seconds,
+		   bd->seconds * 1e3, bd->rank, rx, a->lanes, a->p->max_bound_ratio);
+}
+
+static void judge_collective(const struct check_all *a, const struct check_bcast *b,
+			     const struct bound *bd, struct row *w)
+{
+	w->algorithm = b->algorithm;
+	w->collective = b->collective;
+	w->bytes = (double)a->p->bcast_bytes;
+	w->median = b->median, w->sim = b->sim, w->ratio = b->ratio;
+	w->verified = (double)b->verified;
+	if (isnan(b->ratio))
+		w->verdict = "n/a";
+	else if (b->ratio > a->p->max_model_ratio)
+		add_reason(w, "measured %.3g ms, simulated %.3g ms: %.2f x (max %.2f x)",
+			   b->median * 1e3, b->sim * 1e3, b->ratio, a->p->max_model_ratio);
+	if (b->collective && strcmp(b->collective, "allgather") == 0)
+		judge_bound(a, b, bd, w);
+}
+
+static int report_collectives(const struct check_all *a, const struct lb_sink *sink, char *err,
+			      size_t len)
+{
+	struct bound bd = receive_bound(a);
 	for (size_t i = 0; i < a->nbcasts; i++) {
-		const struct check_bcast *b = &a->bcasts[i];
 		struct row w = blank("bcast");
-		w.algorithm = b->algorithm;
-		w.bytes = (double)a->p->bcast_bytes;
-		w.median = b->median, w.sim = b->sim, w.ratio = b->ratio;
-		w.verified = (double)b->verified;
-		if (isnan(b->ratio))
-			w.verdict = "n/a";
-		else if (b->ratio > a->p->max_model_ratio)
-			add_reason(&w, "measured %.3g ms, simulated %.3g ms: %.2f x (max %.2f x)",
-				   b->median * 1e3, b->sim * 1e3, b->ratio, a->p->max_model_ratio);
+		judge_collective(a, &a->bcasts[i], &bd, &w);
 		int rc = emit(a, &w, sink, err, len);
 		if (rc)
 			return rc;
@@ -357,5 +423,5 @@ int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char 
 	int rc = report_ports(a, &e, sink, err, len);
 	if (rc == 0)
 		rc = report_aggregates(a, &e, sink, err, len);
-	return rc ? rc : report_bcasts(a, sink, err, len);
+	return rc ? rc : report_collectives(a, sink, err, len);
 }

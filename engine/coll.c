@@ -152,7 +152,8 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 				    .site_first = r->prm->site_first,
 				    .platform = r->prm->platform,
 				    .site_algo = r->prm->site_algo,
-				    .balance = r->prm->balance, .super2 = r->prm->super2 };
+				    .balance = r->prm->balance, .super2 = r->prm->super2,
+				    .agents = r->prm->agents };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
 		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
@@ -413,10 +414,17 @@ static double ratio(double measured, double predicted)
  * overlap (each link carrying one at a time, the node's send overhead
  * apart); the per-lane model, one SEND at a time, predicted trees with
  * fan-out up to 3 times too slow on the emulated cluster
- * (scripts/bench-hetero). */
-static double simulate(const struct run *r, const struct lb_schedule *s)
+ * (scripts/bench-hetero).  With sim_fluid the model is fluid either way:
+ * transfers in progress share the ports (and the WAN) as TCP streams
+ * share a shaped link (scripts/bench-hbsp's gathers, bench-sites).
+ * Seed 001's cluster-agent allgathers (a->sim_logp) are predicted on a
+ * platform with the LogP mode instead, the model their plans are built
+ * for (per-message overheads, eager receives: repro seed001's `sim us`),
+ * unless fluid is asked for. */
+static double simulate(const struct run *r, const struct lb_algo *a, const struct lb_schedule *s)
 {
-	struct lb_sim_net net = { .platform = r->prm->platform, .model = LB_PORT_MULTI };
+	struct lb_sim_net net = { .platform = r->prm->platform,
+				  .model = a->sim_logp ? LB_PORT_LOGP : LB_PORT_MULTI };
 	if (!net.platform && !r->cal.bandwidth_median)
 		return NAN;
 	if (!net.platform)
@@ -427,6 +435,10 @@ static double simulate(const struct run *r, const struct lb_schedule *s)
 					   .wan_alpha = r->cal.latency_median,
 					   .wan_latency = r->prm->wan_latency,
 					   .wan_bw = r->prm->wan_bw };
+	if (r->prm->sim_fluid)
+		net.model = LB_PORT_FLUID;
+	if (r->prm->sim_fluid == 2)
+		net.share = LB_SHARE_RTT;
 	struct lb_sim_result sr = { 0 };
 	char why[256];
 	return lb_sim_run(s, &net, &sr, why, sizeof(why)) == 0 ? sr.seconds : NAN;
@@ -449,7 +461,7 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 		    struct bcast_row *res)
 {
 	res->table = res->refined = NAN;
-	res->sim = simulate(r, s);
+	res->sim = simulate(r, a, s);
 	if (!r->cal.bandwidth_median || a->needs)
 		return;
 	uint32_t sites = sites_of(r);
@@ -778,21 +790,25 @@ static int platform_ready(struct run *r, char *err, size_t len)
 	return rc;
 }
 
-/* The buffer a rank needs: the largest size, p times over when an
- * allgather is among the algorithms (-m is each rank's contribution). */
-static uint64_t buffer_bytes(const struct lb_coll_params *p)
+uint64_t lb_coll_buffer_times(const struct lb_algo *const *algos, size_t nalgos)
 {
-	uint64_t most = p->calib_bytes, times = 1;
-	for (size_t i = 0; i < p->nsizes; i++)
-		most = p->sizes[i] > most ? p->sizes[i] : most;
-	for (size_t i = 0; i < p->nalgos; i++)
-		if (p->algos[i]->collective) {
+	for (size_t i = 0; i < nalgos; i++)
+		if (algos[i]->collective) {
 			const char *from;
 			char why[160];
 			uint32_t size = lb_job_launched(&from, why, sizeof(why));
-			times = size ? size : 1; /* not launched: lb_job_open says so */
+			return size ? size : 1; /* not launched: lb_job_open says so */
 		}
-	return lb_mul_sat(most, times);
+	return 1;
+}
+
+/* The buffer a rank needs: the largest size, times the factor above. */
+static uint64_t buffer_bytes(const struct lb_coll_params *p)
+{
+	uint64_t most = p->calib_bytes;
+	for (size_t i = 0; i < p->nsizes; i++)
+		most = p->sizes[i] > most ? p->sizes[i] : most;
+	return lb_mul_sat(most, lb_coll_buffer_times(p->algos, p->nalgos));
 }
 
 /* Everything up to the first timed iteration, each step agreed by all. */

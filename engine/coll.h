@@ -49,6 +49,7 @@ struct lb_coll_params {
 	enum lb_allgather allgather;
 	enum lb_balance balance;   /* seed 004's (hbsp*) */
 	enum lb_super2 super2;
+	uint32_t agents;           /* seed 001's (cluster-agent-*); 0 = auto */
 	const char *nics;          /* one lane each: "rail0,rail1", "auto"; NULL: auto */
 	const char *transport;     /* "tcp" */
 	const char *label;         /* the run's name, first column of every result;
@@ -81,6 +82,11 @@ struct lb_coll_params {
 	 * calibrated latency; the table's two-site forms take latency +
 	 * wan_latency as L.  0 and 0: a WAN as fast as the LAN. */
 	double wan_latency, wan_bw;
+	/* The predictions' simulator port model: 0 multi-port on a platform
+	 * (LogP for the algorithms with sim_logp: seed 001's), per-lane
+	 * without; 1 the fluid model (model/sim.h), 2 the fluid
+	 * model shared by round trip (LB_SHARE_RTT). */
+	int sim_fluid;
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */
@@ -110,6 +116,11 @@ int lb_coll_run(const struct lb_coll_params *prm, const struct lb_sink *sink,
 		 char *err, size_t errlen);
 
 struct lb_job;
+
+/* How many messages of -m a rank's buffer holds for these algorithms: the
+ * job's size when one of them is not a broadcast (an allgather: -m is each
+ * rank's contribution), else 1. */
+uint64_t lb_coll_buffer_times(const struct lb_algo *const *algos, size_t nalgos);
 
 /* For a command that runs broadcasts in a job of its own (check): the
  * peers each lane of this rank needs for the sweep and its calibration

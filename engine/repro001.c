@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "algos/agent_coll.h"
+#include "algos/platform.h"
+#include "model/sim.h"
+
 #define NODES 8
 
 /* SPEC 4.5's model values (us): T1, T2, T3 per m, GB then TS, under the
@@ -50,6 +54,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("paper_best_agents", LB_COL_UINT), .table = { { LB_SHOW_UINT, "paper", 5 } } },
 	{ LB_COLUMN("paper_claim", LB_COL_TEXT) },
 	{ LB_COLUMN("verdict", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "verdict", -11 } } },
+	{ LB_COLUMN("sim_seconds", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "sim us", 6, 0, 1e-6 } } },
 };
 
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
@@ -97,7 +102,23 @@ static void judge_choice(int algo, int tie, uint32_t m, uint32_t best, const cha
 				   ? "DISCREPANCY" : "FAIL";
 }
 
-static int emit_row(const struct lb_repro001_params *p, const struct lb_agent_plan *plan,
+/* The plan's schedule in the simulator's LogP mode on pf (0-byte messages,
+ * T_end = lat as the closed form reads it): seconds, or NaN (no memory). */
+static double simulate(const struct lb_platform *pf, const struct lb_agent_model *md,
+		       const struct lb_agent_plan *plan, int algo)
+{
+	struct lb_algo_params prm = { .ranks = md->n, .lanes = 1, .bytes = 0, .platform = pf };
+	struct lb_sim_net net = { .platform = pf, .model = LB_PORT_LOGP };
+	struct lb_sim_result res = { 0 };
+	char err[256];
+	struct lb_schedule *s = lb_agent_schedule(&prm, md, plan, (enum lb_agent_algo)algo);
+	int rc = !s || lb_sched_finalize(s) || lb_sim_run(s, &net, &res, err, sizeof(err));
+	lb_sched_free(s);
+	return rc ? NAN : res.seconds;
+}
+
+static int emit_row(const struct lb_repro001_params *p, const struct lb_platform *pf,
+		    const struct lb_agent_model *md, const struct lb_agent_plan *plan,
 		    int algo, int tie, uint32_t best, const struct lb_sink *sink, char *err,
 		    size_t len)
 {
@@ -116,14 +137,16 @@ static int emit_row(const struct lb_repro001_params *p, const struct lb_agent_pl
 		{ .d = plan->all[algo] }, { .d = spec[0] + spec[1] + spec[2] },
 		{ .s = equal ? "PASS" : "FAIL" }, { .s = plan->m == best ? "*" : "" },
 		{ .u = PAPER_BEST[algo] }, { .s = claim }, { .s = verdict },
+		{ .d = simulate(pf, md, plan, algo) },
 	};
 	const struct lb_result r = { .cols = columns, .ncols = NCOLUMNS, .vals = v };
 	return sink->row(sink->ctx, &r, err, len);
 }
 
 /* Every m for one (algorithm, tie rule). */
-static int run_series(const struct lb_repro001_params *p, const struct lb_agent_model *md,
-		      int algo, int tie, const struct lb_sink *sink, char *err, size_t len)
+static int run_series(const struct lb_repro001_params *p, const struct lb_platform *pf,
+		      const struct lb_agent_model *md, int algo, int tie,
+		      const struct lb_sink *sink, char *err, size_t len)
 {
 	uint32_t best = lb_agent_choose(md, (enum lb_agent_algo)algo, (enum lb_agent_tie)tie,
 					p->count);
@@ -133,7 +156,7 @@ static int run_series(const struct lb_repro001_params *p, const struct lb_agent_
 			snprintf(err, len, "seed001: out of memory");
 			return -1;
 		}
-		int rc = emit_row(p, &plan, algo, tie, best, sink, err, len);
+		int rc = emit_row(p, pf, md, &plan, algo, tie, best, sink, err, len);
 		lb_agent_plan_free(&plan);
 		if (rc)
 			return -1;
@@ -151,11 +174,11 @@ int lb_repro001_run(const struct lb_repro001_params *p, const struct lb_sink *si
 		snprintf(err, errlen, "seed001: out of memory");
 		return -1;
 	}
-	lb_platform_free(pf);
 	int rc = lb_sink_start(sink, p->prov, columns, NCOLUMNS, err, errlen);
 	for (int algo = 0; algo < 2 && rc == 0; algo++)
 		for (int tie = 0; tie < 2 && rc == 0; tie++)
-			rc = run_series(p, &md, algo, tie, sink, err, errlen);
+			rc = run_series(p, pf, &md, algo, tie, sink, err, errlen);
 	lb_agent_model_free(&md);
+	lb_platform_free(pf);
 	return rc;
 }

@@ -10,7 +10,10 @@
  * verdict: PASS when the planner picks it, DISCREPANCY when not (the lowest-
  * id rule picks 2 for TS: SPEC 4.5 found it contradicts the paper).
  * Under the printed T_R(i, n - 1) (`count`), SPEC gives TS at m = 5 as
- * 1160/500/440; every other value is the same. */
+ * 1160/500/440; every other value is the same.  The last column is the
+ * row's plan as a schedule (algos/agent_coll.h) run by the simulator's LogP
+ * mode (model/sim.h) on the same platform with 0-byte messages: the
+ * algorithm simulated beside its closed form. */
 #ifndef LB_REPRO001_H
 #define LB_REPRO001_H
 

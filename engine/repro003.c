@@ -135,7 +135,8 @@ static int fig7_gaps(const struct lb_repro003_params *p, double *chain, double *
 static int fig7(const struct lb_repro003_params *p, const struct lb_sink *sink, char *err,
 		size_t len)
 {
-	double *chain = calloc(2 * p->nsizes, sizeof(*chain)), *multi = chain + p->nsizes;
+	double *chain = calloc(2 * p->nsizes, sizeof(*chain));
+	double *multi = chain ? chain + p->nsizes : NULL; /* no offset on NULL (undefined) */
 	double mean = 0;
 	int rc = chain ? fig7_gaps(p, chain, multi, err, len) : -1;
 	if (!chain)

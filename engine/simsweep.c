@@ -37,6 +37,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("sim_bandwidth_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("period_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("throughput_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("collective", LB_COL_TEXT) },
 	/* with a platform: */
 	{ LB_COLUMN("platform", LB_COL_TEXT) },
 	{ LB_COLUMN("lp_bound_bytes_per_second", LB_COL_REAL) },
@@ -85,6 +86,7 @@ const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, siz
 /* One configuration's figures, every derived number included. */
 struct sim_row {
 	const struct lb_algo *algo;
+	const char *collective; /* the built schedule's (lb_sched_collective) */
 	uint32_t ranks, root;
 	uint64_t bytes, slice;
 	uint32_t slices;
@@ -150,7 +152,7 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 				  .site_first = p->site_first, .wan_bw = p->wan_bw,
 				  .wan_alpha = wan_alpha(p), .latency = p->latency,
 				  .wan_latency = wan_latency(p), .platform = p->platform,
-				  .model = p->model };
+				  .model = p->model, .share = p->share };
 	struct lb_sim_result res = { 0 };
 	char why[384];
 	int rc = 0;
@@ -162,6 +164,7 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 			     r->algo->name, prm->ranks, (unsigned long long)prm->bytes,
 			     (unsigned long long)prm->slice_bytes, why);
 	r->slices = s->nblocks;
+	r->collective = lb_sched_collective(s);
 	if (rc)
 		lb_sched_free(s);
 	else if (lb_sim_run_free(s, &net, &res, why, sizeof(why)))
@@ -188,7 +191,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 		.slice_bytes = slice, .stripe_off = p->stripe_off, .allgather = p->allgather,
 		.sites = p->sites, .site_first = p->site_first, .platform = p->platform,
 		.site_algo = p->site_algo,
-		.balance = p->balance, .super2 = p->super2,
+		.balance = p->balance, .super2 = p->super2, .agents = p->agents,
 	};
 	if (slice == LB_SLICE_AUTO)
 		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)
@@ -207,7 +210,7 @@ static int emit(const struct lb_simsweep_params *p, const struct sim_row *r,
 		{ .d = p->alpha }, { .d = p->lane_bw }, { .d = r->sim },
 		{ .d = r->table }, { .d = r->refined }, { .d = r->sim_over_table },
 		{ .d = r->sim_over_refined }, { .d = r->bandwidth },
-		{ .d = r->period }, { .d = r->throughput },
+		{ .d = r->period }, { .d = r->throughput }, { .s = r->collective },
 		{ .s = platform }, { .d = r->lp_bound }, { .d = r->ratio_to_lp },
 		{ .d = hbsp_sweep(p) ? r->hbsp : r->two_site },
 		{ .d = hbsp_sweep(p) ? r->sim_over_hbsp : r->sim_over_two_site },
@@ -505,6 +508,10 @@ static void consider(const struct lb_simsweep_params *p, const struct lb_algo *a
 		sim = lb_add_sat(lb_add_sat(sim, lb_mul_sat(e.ops / 2, LB_SIM_PLATFORM_SEND_BYTES)),
 				 (uint64_t)prm->ranks * (LB_SIM_MULTI_PORT_RANK_BYTES +
 							 p->lanes * LB_SIM_BOUNDED_SLOT_BYTES));
+	if (p->model == LB_PORT_FLUID)
+		sim = lb_add_sat(lb_add_sat(sim, lb_mul_sat(e.ops / 2, LB_SIM_FLUID_SEND_BYTES)),
+				 (uint64_t)prm->ranks * p->lanes * LB_SIM_FLUID_SLOT_BYTES +
+					 (uint64_t)p->sites * p->sites * p->lanes * LB_SIM_FLUID_WAN_BYTES);
 	uint64_t memory = lb_add_sat(e.bytes, sim);
 	if (memory > n->memory)
 		*n = (struct need){ a, prm->ranks, prm->bytes, prm->slice_bytes, e.blocks, memory };

@@ -32,6 +32,7 @@ struct lb_simsweep_params {
 	enum lb_allgather allgather;
 	enum lb_balance balance; /* seed 004's */
 	enum lb_super2 super2;
+	uint32_t agents;       /* seed 001's (cluster-agent-*); 0 = auto */
 	uint32_t sites;        /* 2 adds the two-site model's columns */
 	const uint32_t *site_first; /* [sites + 1]: the site map (algos/sites.h)
 				     * of every rank count; NULL = even split */
@@ -42,6 +43,7 @@ struct lb_simsweep_params {
 	double latency;        /* seconds in flight, no port held (model/sim.h) */
 	double wan_latency;    /* the same between sites; < 0: latency */
 	enum lb_port_model model;
+	enum lb_fluid_share share; /* fluid only: fair or by round trip */
 	/* The platform the ranks are the nodes of (every rank count is its
 	 * node count), or NULL.  Its links replace alpha, lane_bw, the
 	 * latencies and the sites' values in the simulator (alpha and lane_bw

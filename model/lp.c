@@ -17,6 +17,8 @@
 struct lp_build {
 	const struct lb_platform *pf;
 	uint32_t root, nodes;
+	enum lb_lp_model model;
+	uint64_t slice_bytes;
 	size_t m;                     /* edges */
 	struct lb_platform_edge *e;   /* [m], (u, v) ascending */
 	double *T;                    /* [m], seconds per slice */
@@ -180,6 +182,36 @@ static void add_capacity_rows(struct lp_build *b)
 	}
 }
 
+/* A node's row when it has a positive coefficient: sum over its edges
+ * [first, last) (through idx when given) of n * coef <= 1. */
+static void add_node_row(struct lp_build *b, const size_t *idx, size_t first, size_t last,
+			 double coef, const char *fmt, uint32_t u)
+{
+	if (!(coef > 0) || first == last)
+		return;
+	int row = add_row(b, GLP_UP, 1.0, fmt, u);
+	for (size_t i = first; i < last; i++)
+		add_entry(b, row, col_n(b, idx ? idx[i] : i), coef);
+}
+
+/* The bounded multi-port model (model/sim.h): every link carries one
+ * transfer at a time (l: n * T <= 1); a node's sends share its rate (o)
+ * and its CPU, `send` per message (s); its receives share its rate (i). */
+static void add_bounded_rows(struct lp_build *b)
+{
+	for (size_t i = 0; i < b->m; i++) {
+		int l = add_row(b, GLP_UP, 1.0, "l_%u_%u", b->e[i].u, b->e[i].v);
+		add_entry(b, l, col_n(b, i), b->T[i]);
+	}
+	for (uint32_t u = 0; u < b->nodes; u++) {
+		const struct lb_node *node = &b->pf->node[u];
+		double cap = node->rate > 0 ? (double)b->slice_bytes / node->rate : 0;
+		add_node_row(b, b->in_edge, b->in_start[u], b->in_start[u + 1], cap, "i_%u", u);
+		add_node_row(b, NULL, b->out_start[u], b->out_start[u + 1], cap, "o_%u", u);
+		add_node_row(b, NULL, b->out_start[u], b->out_start[u + 1], node->send, "s_%u", u);
+	}
+}
+
 /* ---- the graph: edges, their slice times, adjacency ---- */
 
 static int index_edges(struct lp_build *b)
@@ -281,9 +313,11 @@ static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lan
 
 /* The whole LP, phase 1's objective (maximise TP) set. */
 static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root,
-		 uint32_t lane, uint64_t slice_bytes, char *err, size_t errlen)
+		 uint32_t lane, uint64_t slice_bytes, enum lb_lp_model model,
+		 char *err, size_t errlen)
 {
-	*b = (struct lp_build){ .pf = pf, .root = root, .nodes = pf->nodes };
+	*b = (struct lp_build){ .pf = pf, .root = root, .nodes = pf->nodes, .model = model,
+				.slice_bytes = slice_bytes };
 	if (check_input(pf, root, lane, err, errlen))
 		return -1;
 	glp_term_out(GLP_OFF);
@@ -304,7 +338,10 @@ static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root
 		add_cleanup_rows(b, w);
 	}
 	add_max_rows(b);
-	add_capacity_rows(b);
+	if (model == LB_LP_BOUNDED)
+		add_bounded_rows(b);
+	else
+		add_capacity_rows(b);
 	if (b->oom) {
 		snprintf(err, errlen, "out of memory building the LP");
 		return -1;
@@ -430,9 +467,17 @@ int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		uint64_t slice_bytes, enum lb_lp_phase2 phase2_how,
 		struct lb_lp_result *out, char *err, size_t errlen)
 {
+	return lb_lp_bound_model(pf, root, lane, slice_bytes, phase2_how, LB_LP_ONE_PORT, out,
+				 err, errlen);
+}
+
+int lb_lp_bound_model(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		      uint64_t slice_bytes, enum lb_lp_phase2 phase2_how,
+		      enum lb_lp_model model, struct lb_lp_result *out, char *err, size_t errlen)
+{
 	struct lp_build b;
 	*out = (struct lb_lp_result){ 0 };
-	int rc = build(&b, pf, root, lane, slice_bytes, err, errlen);
+	int rc = build(&b, pf, root, lane, slice_bytes, model, err, errlen);
 	if (rc == 0)
 		rc = solve(&b, phase2_how, out, err, errlen);
 	build_free(&b);
@@ -451,7 +496,7 @@ int lb_lp_write_cplex(const struct lb_platform *pf, uint32_t root, uint32_t lane
 		      uint64_t slice_bytes, const char *path, char *err, size_t errlen)
 {
 	struct lp_build b;
-	int rc = build(&b, pf, root, lane, slice_bytes, err, errlen);
+	int rc = build(&b, pf, root, lane, slice_bytes, LB_LP_ONE_PORT, err, errlen);
 	if (rc == 0 && glp_write_lp(b.P, NULL, path) != 0) {
 		snprintf(err, errlen, "%s: cannot write the LP (glp_write_lp failed)", path);
 		rc = -1;

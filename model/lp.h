@@ -62,6 +62,23 @@ int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		uint64_t slice_bytes, enum lb_lp_phase2 phase2,
 		struct lb_lp_result *out, char *err, size_t errlen);
 
+/* The node model of the capacity rows.  LB_LP_ONE_PORT is seed 000's
+ * (i), (j) above.  LB_LP_BOUNDED is the simulator's bounded multi-port
+ * model (model/sim.h, `sim --model bounded`; what algos/hetero_cap.h
+ * plans with): a link carries one transfer at a time (l_u_v: n T <= 1);
+ * a node of rate R sends, and receives, at most R (o_u, i_u: the sum of
+ * its out-edges', in-edges', n * slice_bytes / R <= 1; no row when R is
+ * 0); its CPU sends at most one message per `send` seconds (s_u: the sum
+ * of its out-edges' n * send <= 1; none when send is 0).  Every tree, or
+ * set of trees sharing the blocks, sending under the bounded model is a
+ * feasible point, so TP* bounds their throughput (tests/test_hetero_cap). */
+enum lb_lp_model { LB_LP_ONE_PORT = 0, LB_LP_BOUNDED };
+
+/* lb_lp_bound with the capacity rows of `model`. */
+int lb_lp_bound_model(const struct lb_platform *pf, uint32_t root, uint32_t lane,
+		      uint64_t slice_bytes, enum lb_lp_phase2 phase2, enum lb_lp_model model,
+		      struct lb_lp_result *out, char *err, size_t errlen);
+
 void lb_lp_result_free(struct lb_lp_result *r);
 
 /* Writes phase 1 of the same LP in CPLEX-LP text (glp_write_lp) to path,

@@ -14,6 +14,7 @@
  * per event than it did before latency and port models (a test of the
  * model, the same branch every time). */
 #include "sim.h"
+#include "sim_private.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #endif
 #include "algos/platform.h"
 #include "algos/sites.h"
+#include "fluid.h"
 #include "lib/error.h"
 #include "lib/memory.h"
 
@@ -47,6 +49,26 @@ struct send_cost {
 	double occupation; /* occ + n / bw: ports held */
 	double latency;    /* in flight after that */
 	uint32_t link;     /* multi-port: its directed link's index in link_free */
+};
+
+/* Fluid: a directed link's transfer in progress (one at a time) and the
+ * SENDs queued behind it, in the lane's order (indices into sends, linked
+ * through queued_next), as a TCP connection's send queue. */
+#define NO_SEND SIZE_MAX
+
+struct in_flight {
+	struct send op;
+	uint32_t slot;   /* its sender's lane */
+	int busy;        /* a transfer in progress or in its overhead */
+	double overhead; /* alpha or occ: after its bytes, no bandwidth held */
+	double latency;  /* in flight after that */
+	size_t head, tail; /* queued SENDs, NO_SEND: none */
+};
+
+/* Fluid: a link's overhead ends, its next queued SEND may start. */
+struct release {
+	double at;
+	uint32_t link;
 };
 
 /* The SEND rides in its event, so starting it reads no schedule memory. */
@@ -84,6 +106,10 @@ struct queue {
 	uint64_t last;         /* bits of the at of the last event out */
 	uint64_t nonempty;     /* bit b - 1: bucket b has events */
 	uint32_t head[65];     /* bucket b (1..64): at differs from last first in bit b - 1 */
+	/* Fluid's peek: the lowest bucket's least at, while least_known
+	 * (cleared whenever a bucket gains or loses an event). */
+	uint64_t least;
+	int least_known;
 };
 
 /* Per-(rank, lane) state lives in small parallel arrays indexed by slot
@@ -96,6 +122,7 @@ struct sim {
 	double *recv_free;  /* [slot]; one-port-uni: send_free itself */
 	double *cpu_free;   /* multi-port, bounded: [rank], when its CPU may send again */
 	double *link_free;  /* multi-port, bounded: [link], when it is free */
+	uint32_t links;     /* how many links number_links numbered (fluid too) */
 	double *cap_free;   /* bounded: [2 * slot] its send cap's free time, [2 * slot + 1]
 			     * its receive cap's */
 	size_t *next;       /* [slot]: its next SEND in sends */
@@ -110,6 +137,14 @@ struct sim {
 	double *bar_at;     /* [group]: latest arrival at its current barrier */
 	uint32_t *bar_count; /* [group]: lanes there */
 	double released;    /* the last barrier's release */
+	/* Fluid only (see the fluid section below): */
+	struct lb_fluid *fl;      /* the transfers in progress as flows */
+	double *fluid_cap;        /* [resource] bytes/s, INFINITY: no limit */
+	struct in_flight *flight; /* [link]: its transfer in progress, its queue */
+	size_t *queued_next;      /* [like sends]: the next SEND queued on its link */
+	uint32_t *inflight;       /* [slot]: its SENDs started or queued, not ended */
+	struct release *rel;      /* binary heap by at, at most one per link */
+	size_t nrel;
 };
 
 /* Times are never NaN (check_net), so a comparison does what fmax and
@@ -170,6 +205,7 @@ static void queue_file(struct queue *q, uint32_t slot)
 		return;
 	}
 	unsigned b = 64 - (unsigned)__builtin_clzll(diff);
+	q->least_known = 0;
 	q->link[slot] = q->head[b];
 	q->head[b] = slot;
 	q->nonempty |= 1ull << (b - 1);
@@ -195,6 +231,7 @@ static void queue_refill(struct queue *q)
 	q->head[b] = NO_SLOT;
 	q->nonempty &= ~(1ull << (b - 1));
 	q->last = least;
+	q->least_known = 0;
 	while (s != NO_SLOT) {
 		uint32_t next = q->link[s];
 		queue_file(q, s);
@@ -252,6 +289,10 @@ static int pass_marks(struct sim *x, uint32_t slot)
 	const double *arr = x->arrival + (size_t)(slot / x->s->lanes) * x->s->nblocks;
 	while ((op = head_send(x, slot)) && op->peer >= MARK_RECV) {
 		if (op->peer == MARK_BARRIER) {
+			if (x->inflight && x->inflight[slot]) { /* fluid: its sends end first */
+				x->waiting[slot] = 1;
+				return 0;
+			}
 			reach_barrier(x, slot, op->first_block);
 			return 0;
 		}
@@ -439,6 +480,210 @@ static void run_events(struct sim *x)
 	}
 }
 
+/* The fluid model (sim.h, LB_PORT_FLUID).  Its resources, numbered for
+ * model/fluid.h: per slot a send port (2 slot) and a receive port
+ * (2 slot + 1); without a platform one WAN link per ordered pair of sites
+ * and lane after them.  Three kinds of event, taken in time order: a
+ * flow's end (the sharing's next), a link's release (its overhead over:
+ * its next queued SEND starts) and a SEND's dispatch (the queue: the lane
+ * hands its SEND to the link, which starts it at once when idle); at a
+ * tie in that order, so that a SEND sees what the others free. */
+
+/* The least `at` queued, without moving the queue's `last` (an end may
+ * still come before it and queue events earlier than that).  The lowest
+ * bucket's least is kept until a bucket changes: the run peeks at every
+ * event, and that bucket can hold most of the lanes. */
+static double queue_peek_at(struct queue *q)
+{
+	uint64_t least = q->last;
+	if (!q->nties) {
+		if (!q->nonempty)
+			return INFINITY;
+		if (!q->least_known) {
+			q->least = UINT64_MAX, q->least_known = 1;
+			for (uint32_t s = q->head[__builtin_ctzll(q->nonempty) + 1]; s != NO_SLOT;
+			     s = q->link[s])
+				q->least = time_bits(q->ev[s].at) < q->least ? time_bits(q->ev[s].at)
+									     : q->least;
+		}
+		least = q->least;
+	}
+	double t;
+	memcpy(&t, &least, sizeof(t));
+	return t;
+}
+
+static void release_push(struct sim *x, struct release r)
+{
+	size_t i = x->nrel++;
+	while (i > 0 && r.at < x->rel[(i - 1) / 2].at) {
+		x->rel[i] = x->rel[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	x->rel[i] = r;
+}
+
+static struct release release_pop(struct sim *x)
+{
+	struct release top = x->rel[0], r = x->rel[--x->nrel];
+	size_t i = 0, n = x->nrel;
+	for (size_t c = 1; c < n; c = 2 * i + 1) {
+		if (c + 1 < n && x->rel[c + 1].at < x->rel[c].at)
+			c++;
+		if (!(x->rel[c].at < r.at))
+			break;
+		x->rel[i] = x->rel[c];
+		i = c;
+	}
+	x->rel[i] = r;
+	return top;
+}
+
+/* The flow of a transfer src -> dst on lane: its resources (those with a
+ * limit), its own cap, and its overhead and latency in *f. */
+static uint32_t fluid_flow(const struct sim *x, uint32_t src, uint32_t dst, uint32_t lane,
+			   uint32_t *res, double *cap, struct in_flight *f)
+{
+	const struct lb_sim_net *net = x->net;
+	uint32_t lanes = x->s->lanes, n = 0, i = src * lanes + lane, j = dst * lanes + lane;
+	*cap = INFINITY, f->overhead = 0, f->latency = 0;
+	if (src == dst)
+		return 0;
+	if (net->platform) {
+		struct lb_link l = lb_platform_link(net->platform, src, dst, lane);
+		*cap = l.bw, f->overhead = l.occ, f->latency = l.lat;
+	} else {
+		f->overhead = transfer_time(x, src, dst, lane, 0, &f->latency); /* alpha + 0 / B */
+		if (net->sites > 1 && net->wan_bw > 0 && site(x, src) != site(x, dst))
+			res[n++] = 2 * x->s->ranks * lanes +
+				   (site(x, src) * net->sites + site(x, dst)) * lanes + lane;
+	}
+	if (!isinf(x->fluid_cap[2 * i]))
+		res[n++] = 2 * i;
+	if (!isinf(x->fluid_cap[2 * j + 1]))
+		res[n++] = 2 * j + 1;
+	return n;
+}
+
+/* A flow's weight (sim.h, share): 1, or 1 / its round trip. */
+static double fluid_weight(const struct sim *x, const struct in_flight *f)
+{
+	if (x->net->share != LB_SHARE_RTT)
+		return 1;
+	return 1 / fmax(2 * (f->overhead + f->latency), 1e-9);
+}
+
+/* SEND i (x->sends) starts on its idle link at `at` as a flow. */
+static int fluid_start(struct sim *x, uint32_t link, size_t i, double at)
+{
+	const struct lb_schedule *s = x->s;
+	struct in_flight *f = &x->flight[link];
+	uint32_t res[LB_FLUID_MAX_RES];
+	double cap;
+	f->op = x->sends[i];
+	uint32_t nres = fluid_flow(x, f->slot / s->lanes, f->op.peer, f->slot % s->lanes, res, &cap, f);
+	uint64_t bytes = lb_range_bytes(s, f->op.first_block, f->op.nblocks);
+	f->busy = 1;
+	x->res->transfers++;
+	x->res->bytes_moved += bytes;
+	return lb_fluid_add(x->fl, at, (double)bytes, cap, fluid_weight(x, f), res, nres, link);
+}
+
+/* The lane of ev hands its SEND to the SEND's link: started at once when
+ * the link is idle, else queued behind it.  The lane's next SEND may go
+ * at once too (on a platform when the sender's CPU is free, node.send
+ * after this one), as the executor posts every SEND whose blocks are
+ * there. */
+static int fluid_dispatch(struct sim *x, const struct event *ev)
+{
+	size_t i = x->next[ev->slot];
+	uint32_t link = x->cost[i].link, src = ev->slot / x->s->lanes;
+	struct in_flight *f = &x->flight[link];
+	f->slot = ev->slot;
+	x->inflight[ev->slot]++;
+	x->queued_next[i] = NO_SEND;
+	if (!f->busy) {
+		if (fluid_start(x, link, i, ev->at))
+			return -1;
+	} else if (f->head == NO_SEND) {
+		f->head = f->tail = i;
+	} else {
+		x->queued_next[f->tail] = i, f->tail = i;
+	}
+	x->send_free[ev->slot] = ev->at;
+	if (x->cpu_free)
+		x->send_free[ev->slot] = x->cpu_free[src] = ev->at + x->net->platform->node[src].send;
+	x->next[ev->slot]++;
+	try_ready(x, ev->slot);
+	return 0;
+}
+
+/* The transfer on link has passed its bytes at t: its blocks arrive after
+ * its overhead and latency, its link is released after the overhead, and
+ * what waited for its blocks or for the lane's sends to end goes on. */
+static void fluid_end(struct sim *x, uint32_t link, double t)
+{
+	struct in_flight *f = &x->flight[link];
+	uint32_t slot = f->slot, lanes = x->s->lanes;
+	double done = t + f->overhead, arrive = done + f->latency;
+	double *arr = x->arrival + (size_t)f->op.peer * x->s->nblocks;
+	for (uint32_t b = f->op.first_block; b < f->op.first_block + f->op.nblocks; b++)
+		arr[b] = earlier(arr[b], arrive);
+	release_push(x, (struct release){ done, link });
+	if (x->reach) /* a barrier ahead counts the lane there once its sends end */
+		x->reach[slot] = later(x->reach[slot], done);
+	if (--x->inflight[slot] == 0 && x->waiting[slot])
+		try_ready(x, slot);
+	for (uint32_t l = 0; l < lanes; l++)
+		if (x->waiting[f->op.peer * lanes + l])
+			try_ready(x, f->op.peer * lanes + l);
+}
+
+/* The link's overhead is over at `at`: its next queued SEND starts. */
+static int fluid_release(struct sim *x, uint32_t link, double at)
+{
+	struct in_flight *f = &x->flight[link];
+	size_t i = f->head;
+	f->busy = 0;
+	if (i == NO_SEND)
+		return 0;
+	f->head = x->queued_next[i];
+	return fluid_start(x, link, i, at);
+}
+
+/* Events in time order until none is left.  -1: out of memory. */
+static int run_fluid_events(struct sim *x)
+{
+	for (;;) {
+		double start = queue_peek_at(&x->q), end = lb_fluid_next_end(x->fl);
+		double rel = x->nrel ? x->rel[0].at : INFINITY;
+		if (end <= start && end <= rel && !isinf(end)) {
+			uint32_t link;
+			while ((link = lb_fluid_take_ended(x->fl, end)) != LB_FLUID_NONE)
+				fluid_end(x, link, end);
+			continue;
+		}
+		if (rel <= start && !isinf(rel)) {
+			struct release r = release_pop(x);
+			if (fluid_release(x, r.link, r.at))
+				return -1;
+			continue;
+		}
+		uint32_t slot = queue_top(&x->q);
+		if (slot == NO_SLOT)
+			return 0;
+		struct event ev = x->q.ev[slot];
+		tie_pop(&x->q);
+		if (x->cpu_free && x->cpu_free[slot / x->s->lanes] > ev.at) {
+			ev.at = x->cpu_free[slot / x->s->lanes];
+			queue_push(&x->q, ev);
+			continue;
+		}
+		if (fluid_dispatch(x, &ev))
+			return -1;
+	}
+}
+
 static int by_time(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -461,10 +706,9 @@ static double steady_period(double *row, uint32_t n)
 
 /* When rank r held the blocks it must end with (a rank that wants none:
  * its last arrival), or INFINITY when one never came. */
-static double rank_done(const struct sim *x, uint32_t r)
+static double rank_done(const struct lb_schedule *s, const double *arrival, uint32_t r)
 {
-	const struct lb_schedule *s = x->s;
-	const double *arr = x->arrival + (size_t)r * s->nblocks;
+	const double *arr = arrival + (size_t)r * s->nblocks;
 	double done = 0;
 	if (lb_sched_wants(s, r)) {
 		for (uint32_t b = 0; b < s->nblocks; b++)
@@ -493,19 +737,25 @@ static int collect(struct sim *x, char *err, size_t len)
 				    slot / s->lanes, slot % s->lanes, op->first_block,
 				    op->first_block + op->nblocks, op->peer);
 	}
-	x->res->seconds = 0;
+	return lb_sim_collect(s, x->arrival, x->released, x->res, err, len);
+}
+
+int lb_sim_collect(const struct lb_schedule *s, double *arrival, double released,
+		   struct lb_sim_result *res, char *err, size_t len)
+{
+	res->seconds = 0;
 	uint32_t slowest = s->root;
 	for (uint32_t r = 0; r < s->ranks; r++) {
-		double done = rank_done(x, r);
+		double done = rank_done(s, arrival, r);
 		if (isinf(done))
 			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
-		if (x->res->rank_done)
-			x->res->rank_done[r] = done;
-		if (done > x->res->seconds && lb_sched_wants(s, r))
-			x->res->seconds = done, slowest = r;
+		if (res->rank_done)
+			res->rank_done[r] = done;
+		if (done > res->seconds && lb_sched_wants(s, r))
+			res->seconds = done, slowest = r;
 	}
-	x->res->seconds = later(x->res->seconds, x->released);
-	x->res->period = steady_period(x->arrival + (size_t)slowest * s->nblocks, s->nblocks);
+	res->seconds = later(res->seconds, released);
+	res->period = steady_period(arrival + (size_t)slowest * s->nblocks, s->nblocks);
 	return 0;
 }
 
@@ -527,8 +777,10 @@ static int check_platform(const struct lb_schedule *s, const struct lb_platform 
 static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 		     char *err, size_t len)
 {
-	if (net->model > LB_PORT_BOUNDED)
+	if (net->model > LB_PORT_LOGP)
 		return lb_errf(err, len, "sim: unknown port model %d", (int)net->model);
+	if (net->model == LB_PORT_LOGP && !net->platform)
+		return lb_errf(err, len, "sim: the logp model needs a platform (its nodes' send and receive overheads)");
 	if (net->model == LB_PORT_MULTI && !net->platform)
 		return lb_errf(err, len, "sim: the multi-port model needs a platform (its nodes' send times)");
 	if (net->model == LB_PORT_BOUNDED && !net->platform)
@@ -636,6 +888,7 @@ static int number_links(struct sim *x, const struct lb_schedule *s, char *err, s
 	int ok = owner && at;
 	free(owner);
 	free(at);
+	x->links = links;
 	x->link_free = ok ? calloc(links ? links : 1, sizeof(double)) : NULL;
 	if (!x->link_free)
 		return lb_errf(err, len, "sim: out of memory for the multi-port links");
@@ -668,6 +921,69 @@ static int gather_costs(struct sim *x, const struct lb_schedule *s,
 		}
 	}
 	return x->cpu_free ? number_links(x, s, err, len) : 0;
+}
+
+/* Fluid: the limit of each resource (see the fluid section): without a
+ * platform a port has its rank's lane bandwidth and a WAN link wan_bw; on
+ * one a port has its node's rate (0: INFINITY, no limit). */
+static void fluid_limits(struct sim *x, size_t slots, uint32_t wan)
+{
+	const struct lb_sim_net *net = x->net;
+	for (size_t slot = 0; slot < slots; slot++) {
+		double c = net->rank_bw ? net->rank_bw[slot] : net->lane_bw;
+		if (net->platform) {
+			double rate = net->platform->node[slot / x->s->lanes].rate;
+			c = rate > 0 ? rate : INFINITY;
+		}
+		x->fluid_cap[2 * slot] = x->fluid_cap[2 * slot + 1] = c;
+	}
+	for (uint32_t w = 0; w < wan; w++)
+		x->fluid_cap[2 * slots + w] = net->wan_bw;
+}
+
+/* Fluid: links numbered (on a platform gather_costs did it), the
+ * resources' limits and the state of the flows. */
+static int fluid_setup(struct sim *x, char *err, size_t len)
+{
+	const struct lb_sim_net *net = x->net;
+	size_t slots = (size_t)x->s->ranks * x->s->lanes, sends = x->end[slots - 1];
+	uint32_t wan = !net->platform && net->sites > 1 && net->wan_bw > 0
+			       ? net->sites * net->sites * x->s->lanes : 0;
+	if (!x->cost) {
+		x->cost = lb_alloc_large((sends ? sends : 1) * sizeof(*x->cost));
+		if (!x->cost)
+			return lb_errf(err, len, "sim: out of memory for the SENDs' links");
+		if (number_links(x, x->s, err, len))
+			return -1;
+	}
+	x->fluid_cap = malloc((2 * slots + wan) * sizeof(double));
+	x->flight = malloc((x->links ? x->links : 1) * sizeof(*x->flight));
+	x->queued_next = lb_alloc_large((sends ? sends : 1) * sizeof(size_t));
+	x->inflight = calloc(slots, sizeof(uint32_t));
+	x->rel = malloc((x->links ? x->links : 1) * sizeof(*x->rel));
+	x->fl = malloc(sizeof(*x->fl));
+	for (uint32_t l = 0; x->flight && l < x->links; l++)
+		x->flight[l] = (struct in_flight){ .head = NO_SEND, .tail = NO_SEND };
+	if (!x->fluid_cap || !x->flight || !x->queued_next || !x->inflight || !x->rel || !x->fl ||
+	    lb_fluid_init(x->fl, x->fluid_cap, (uint32_t)(2 * slots + wan))) {
+		free(x->fl);
+		x->fl = NULL;
+		return lb_errf(err, len, "sim: out of memory for the fluid model's flows");
+	}
+	fluid_limits(x, slots, wan);
+	return 0;
+}
+
+static void fluid_free(struct sim *x)
+{
+	if (x->fl)
+		lb_fluid_free(x->fl);
+	free(x->fl);
+	free(x->fluid_cap);
+	free(x->flight);
+	free(x->queued_next);
+	free(x->inflight);
+	free(x->rel);
 }
 
 /* Nothing has arrived yet except at the owners: the root, which holds
@@ -709,10 +1025,16 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 		return lb_errf(err, errlen, "sim: schedule not finalized");
 	if (check_net(s, net, err, errlen))
 		return -1;
+	if (net->model == LB_PORT_LOGP) {
+		int rc = lb_sim_logp(s, net, res, err, errlen);
+		lb_sched_free(to_free);
+		return rc;
+	}
 	struct lb_schedule dims = *s; /* what the run reads of s, s->rank aside */
 	dims.rank = NULL;
 	size_t slots = (size_t)s->ranks * s->lanes, cells = (size_t)s->ranks * s->nblocks;
-	int multi = net->model == LB_PORT_MULTI || net->model == LB_PORT_BOUNDED;
+	int multi = net->model == LB_PORT_MULTI || net->model == LB_PORT_BOUNDED ||
+		    (net->model == LB_PORT_FLUID && net->platform);
 	struct sim x = {
 		.s = &dims, .net = net, .res = res,
 		.send_free = calloc(slots, sizeof(double)),
@@ -761,12 +1083,19 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	}
 	if (net->platform && gather_costs(&x, &dims, net->platform, err, errlen))
 		goto out;
+	if (net->model == LB_PORT_FLUID && fluid_setup(&x, err, errlen))
+		goto out;
 	clear_arrivals(&x);
 	for (unsigned b = 0; b < 65; b++)
 		x.q.head[b] = NO_SLOT;
 	for (uint32_t slot = 0; slot < slots; slot++)
 		try_ready(&x, slot);
-	run_events(&x);
+	if (!x.fl)
+		run_events(&x);
+	else if (run_fluid_events(&x)) {
+		lb_errf(err, errlen, "sim: out of memory for the flows in progress");
+		goto out;
+	}
 	rc = collect(&x, err, errlen);
 out:
 	free(x.arrival);
@@ -787,6 +1116,7 @@ out:
 	free(x.reach);
 	free(x.bar_at);
 	free(x.bar_count);
+	fluid_free(&x);
 	if (to_free) /* what it took over from the freed schedule */
 		lb_sched_free_collective(&dims);
 	return rc;

@@ -53,6 +53,53 @@
  *     not bind; the earlier ones end sooner than under sharing, and a link
  *     slower than its share makes the cap's bound optimistic.  Ends are
  *     fixed when a transfer starts, as for the other models.
+ *   LB_PORT_FLUID: flow level, as TCP streams share a shaped port.  The
+ *     transfers in progress share bandwidth max-min fairly (model/fluid.h:
+ *     progressive filling, rates recomputed whenever a transfer starts or
+ *     ends) through these resources: each (rank, lane) a send port and a
+ *     receive port, and without a platform each ordered pair of sites a
+ *     WAN link per lane.  Without a platform a port passes its rank's lane
+ *     bandwidth (rank_bw, else lane_bw) and a WAN link wan_bw (0: none);
+ *     on a platform a port passes its node's `rate` (0: no limit) and a
+ *     transfer at most its link's bw.  A transfer's bytes flow from its
+ *     start; then it holds its link (src, dst, lane) alpha (or wan_alpha;
+ *     a platform's occ) more without bandwidth, and its blocks arrive lat
+ *     after that.  As the executor posts every SEND whose blocks are
+ *     there, the lane hands each SEND, once its blocks have arrived, to
+ *     its directed link (src, dst, lane) and goes on to its next at once
+ *     (on a platform when its node's CPU is free, node.send after the
+ *     last); a link is a TCP stream: it carries one transfer at a time and
+ *     queues the others in the lane's order, so a busy link holds up only
+ *     its own SENDs, and a rank's streams to different peers overlap and
+ *     share its port.  A barrier is reached once the lane's transfers have
+ *     ended.  A transfer is two or three events (its start, its end, and
+ *     its link's release when a SEND is queued behind it), and starts and
+ *     ends recompute the rates of the transfers that share a resource
+ *     with it, transitively (model/fluid.h); ends are not fixed at the
+ *     start, the other models' shortcut.  With share LB_SHARE_RTT the
+ *     sharing is weighted max-min, as TCP Reno/CUBIC streams through one
+ *     bottleneck get rates about inverse to their round trips: a
+ *     transfer's weight is 1 / RTT, RTT = 2 x (its overhead + its
+ *     latency), the two times it spends without bandwidth (alpha and
+ *     latency, between sites wan_alpha and wan_latency; on a platform its
+ *     link's occ and lat), at least 1 ns so that a net of neither shares
+ *     fairly.  Nothing in it is fitted to a measurement.
+ *   LB_PORT_LOGP (needs a platform; SPEC 7.3 items 4-5, seed 001 section 4;
+ *     model/sim_logp.c): LogP with eager messages.  Each rank is one
+ *     process that runs its ops in program order: the order its builder
+ *     appended them in, across lanes (first_lane and next_lane,
+ *     algos/schedule.h); no barriers (refused: seed 001's model has none).  A message is an op and the LB_OP_CONT ops after it.
+ *     A SEND starts when the rank's CPU is free and `gap` has passed since
+ *     its previous send start, holds the CPU node[src].send (o_s), and is
+ *     in dst's buffer lat + occ + bytes / bw after its start (seed 001's
+ *     T_end, from the start of the send) whether or not dst is receiving:
+ *     a send never waits for its receiver.  A RECV blocks until its peer's
+ *     oldest message not yet taken is there; it ends at the later of the
+ *     CPU free + node[dst].recv (o_r) and the message's arrival (the
+ *     receiver's overhead overlaps the flight when it is idle, and a
+ *     message queued at a busy receiver costs o_r: seed 001's gather
+ *     recurrence), and its blocks are at the rank then.  Ranks share no
+ *     resource (the seed's switched network).
  */
 #ifndef LB_SIM_H
 #define LB_SIM_H
@@ -69,6 +116,14 @@ enum lb_port_model {
 	LB_PORT_ONE_PORT_UNI, /* one port per lane, sends and receives share it */
 	LB_PORT_MULTI,        /* CPU per rank, links overlap: see above */
 	LB_PORT_BOUNDED,      /* multi-port, a rank's transfers sharing its NIC caps */
+	LB_PORT_FLUID,        /* transfers share ports (and the WAN) max-min fairly */
+	LB_PORT_LOGP,         /* a process per rank in program order, eager: see above */
+};
+
+/* How the fluid model's flows share a resource. */
+enum lb_fluid_share {
+	LB_SHARE_FAIR = 0, /* max-min fair */
+	LB_SHARE_RTT,      /* weighted max-min, a flow's weight 1 / its round trip */
 };
 
 struct lb_sim_net {
@@ -94,6 +149,7 @@ struct lb_sim_net {
 	 * above; it has at least the schedule's lanes. */
 	const struct lb_platform *platform;
 	enum lb_port_model model;
+	enum lb_fluid_share share; /* LB_PORT_FLUID only */
 };
 
 struct lb_sim_result {
@@ -124,6 +180,17 @@ uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t 
 #define LB_SIM_PLATFORM_SEND_BYTES 32u
 #define LB_SIM_MULTI_PORT_RANK_BYTES 16u
 #define LB_SIM_BOUNDED_SLOT_BYTES 16u
+
+/* What the fluid model adds, at most: per SEND its link's index (the
+ * platform's 32 bytes) and its place in its link's queue, and (a link per
+ * SEND at most) its link's free time, transfer in progress, release and
+ * flow (model/fluid.h: the flow, its places in the order and the heap of
+ * ends, and scratch); per (rank, lane) its two ports' limits, list heads,
+ * marks and scratch and its count of SENDs not ended; per WAN link
+ * (sites^2 x lanes) the same as a port. */
+#define LB_SIM_FLUID_SEND_BYTES 256u
+#define LB_SIM_FLUID_SLOT_BYTES 72u
+#define LB_SIM_FLUID_WAN_BYTES 32u
 
 /* Runs the finalized schedule.  Returns 0, or -1 with a reason in err (bad
  * network parameters, a SEND over a missing link naming rank, lane and

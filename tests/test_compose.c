@@ -83,6 +83,10 @@ static void check_refusals(void)
 	refused(&sub, 4, "rank 9 out of range");
 	sub = sub_of(SITE_A, 3, 2, chain, 1, 2);
 	refused(&sub, 4, "lanes 1..2 of a 2-lane");
+	sub = sub_of(SITE_A, 3, 2, chain, 0, 0); /* the last lane was 0 - 1, wrapped */
+	refused(&sub, 4, "3 ranks on 0 lanes: needs at least one");
+	sub = sub_of(SITE_A, 3, 2, chain, UINT32_MAX, 2); /* the sum wrapped to 1 */
+	refused(&sub, 4, "lanes 4294967295..4294967296 of a 2-lane");
 	sub = sub_of(SITE_A, 3, 2, chain, 0, 1);
 	refused(&sub, 3, "4 blocks on 3 ranks, the schedule into 3");
 	sub = sub_of(SITE_A, 3, 2, lb_algo_find("topo-grow"), 0, 1);

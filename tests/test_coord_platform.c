@@ -119,6 +119,8 @@ static void check_refusals(void)
 	prm.root = 0;
 	prm.site_algo = "lp-grow";
 	refused(&prm, "a platform algorithm cannot run inside a site");
+	prm.site_algo = "allgather-ring"; /* was accepted: an invalid schedule */
+	refused(&prm, "--site-algo allgather-ring: an allgather, not a broadcast");
 	prm.site_algo = NULL, prm.platform = NULL;
 	refused(&prm, "needs --platform");
 	struct lb_platform *bare = lb_platform_new(8, 2);
@@ -134,6 +136,12 @@ static void check_refusals(void)
 	refused(&prm, "it needs one block count on every site");
 	lb_platform_free(pf);
 	lb_platform_free(bare);
+	struct lb_clustergen g;
+	char err[200] = "";
+	lb_clustergen_defaults(&g, LB_CLUSTERGEN_G5K);
+	g.lanes = 300; /* named: the message used to give only the range */
+	CHECK(!lb_clustergen_make(&g, err, sizeof(err)) && strstr(err, "lanes 300: must be 1..255"),
+	      "clusters of 300 lanes: %s", err);
 }
 
 int main(void)

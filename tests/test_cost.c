@@ -79,8 +79,8 @@ static void registry(void)
 		allgathers += a->collective && strcmp(a->collective, "allgather") == 0;
 		CHECK(lb_algo_find(a->name) == a, "%s not found by name", a->name);
 	}
-	CHECK(homogeneous == 6 && allgathers == 3 && lb_nalgos == 30,
-	      "six homogeneous broadcasts, three allgathers, eight of seed 000, eight of seed 002 and five of seed 004, got %zu, %zu of %zu",
+	CHECK(homogeneous == 6 && allgathers == 5 && lb_nalgos == 33,
+	      "six homogeneous broadcasts, five allgathers (two of seed 001), eight of seed 000 and cap-trees, eight of seed 002 and five of seed 004, got %zu, %zu of %zu",
 	      homogeneous, allgathers, lb_nalgos);
 	CHECK(lb_algo_find("ring") == NULL, "unknown name must not resolve");
 }

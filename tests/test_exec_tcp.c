@@ -228,7 +228,8 @@ static void platform_cases(void)
 		for (size_t a = 0; pfs[i] && a < lb_nalgos; a++) {
 			if (!lb_algos[a].needs || (lb_algos[a].needs & LB_ALGO_NEEDS_LP) ||
 			    lb_algos[a].makespan)
-				continue; /* seed 002's need sites: coord_cases() */
+				continue; /* seed 002's need sites: coord_cases(); seed 001's
+					   * node overheads: tests/job/agent_test.sh */
 			struct lb_algo_params prm = { .ranks = pfs[i]->nodes, .root = 0, .lanes = 2,
 						      .bytes = 100000, .slice_bytes = 8192,
 						      .platform = pfs[i] };
@@ -253,7 +254,7 @@ static void coord_cases(void)
 	CHECK(pf, "clustergen: %s", err);
 	static const char *const site[] = { "binomial", "chain" };
 	for (size_t a = 0; pf && a < lb_nalgos; a++)
-		for (uint32_t k = 1; lb_algos[a].makespan && k <= 2; k++) {
+		for (uint32_t k = 1; lb_algos[a].check == lb_check_coord && k <= 2; k++) {
 			struct lb_algo_params prm = { .ranks = pf->nodes, .root = 3 * (a % 3), .lanes = k,
 						      .bytes = 100000, .slice_bytes = 25000,
 						      .platform = pf, .site_algo = site[a % 2] };

@@ -84,8 +84,8 @@ allgathers=$(printf '%s\n' "$out" | awk '$2 == "allgather:" { print $1 }')
 [ "$(printf '%s\n' "$allgathers" | wc -l)" -eq 3 ] || fail "plan -a list: want 3 allgathers: $out"
 platform_algos=$(printf '%s\n' "$out" | awk '/needs --platform/ { print $1 }')
 [ "$(printf '%s\n' "$algos" | wc -l)" -eq 6 ] || fail "plan -a list: want 6 homogeneous algorithms: $out"
-[ "$(printf '%s\n' "$platform_algos" | wc -l)" -eq 21 ] ||
-	fail "plan -a list: want 21 algorithms marked 'needs --platform' (seed 000's 8, seed 002's 8, seed 004's 5): $out"
+[ "$(printf '%s\n' "$platform_algos" | wc -l)" -eq 24 ] ||
+	fail "plan -a list: want 24 algorithms marked 'needs --platform' (seed 000's 8, cap-trees, seed 001's 2, seed 002's 8, seed 004's 5): $out"
 expect_ok plan --help
 for a in $algos $platform_algos; do
 	case $out in *"$a"*) ;; *) fail "plan --help does not list $a" ;; esac
@@ -197,9 +197,13 @@ assert sum(r["bytes"] for r in doc["rows"] if r["op"] == "recv") == 4 * 65536
 expect_ok plan -a chain -p 8 -k 2 -m 64K --slice auto --alpha 50us --bw 1gbit --format summary
 case $out in "slice 8K, chosen by --slice auto"*"bytes 65536 (64K), blocks 8,"*) ;;
 *) fail "plan --slice auto: chain 64K at 50us, 1gbit: want slice 8K (8 blocks): $out" ;; esac
-expect_ok plan -a chain -p 8 -k 2 -m 64K --slice 16K --alpha 50us --bw 1gbit --format summary
+expect_ok plan -a chain -p 8 -k 2 -m 64K --slice 16K --format summary
 case $out in *"chosen by"*) fail "plan --slice 16K: says auto: $out" ;; *"blocks 4,"*) ;;
 *) fail "plan --slice 16K: want 4 blocks: $out" ;; esac
+# --alpha and --bw only choose --slice auto's slice: beside a given slice, refused
+expect_status 2 "--alpha: chooses --slice auto's slice, and the slice is not auto" \
+	plan -a chain -p 8 -k 2 -m 64K --slice 16K --alpha 50us --format summary
+expect_status 2 "--bw: chooses --slice auto's slice" plan -a chain -p 8 -m 64K --bw 1gbit
 expect_ok plan -a chain -p 3 -k 1 -m 2K --slice 1K --format dot
 grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 0->1: $out"
 grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
@@ -268,14 +272,14 @@ strip_head() {
 	grep '^# ' "$1" >"$1.head" || true
 	mv "$1.body" "$1"
 }
-header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second,period_seconds,throughput_bytes_per_second,platform,lp_bound_bytes_per_second,ratio_to_lp"
+header="algorithm,ranks,lanes,root,stripe,message_bytes,slice_bytes,slices,alpha_seconds,lane_bandwidth_bytes_per_second,sim_seconds,table_seconds,refined_seconds,sim_over_table_ratio,sim_over_refined_ratio,sim_bandwidth_bytes_per_second,period_seconds,throughput_bytes_per_second,collective,platform,lp_bound_bytes_per_second,ratio_to_lp"
 expect_ok sim -a all -p 8 -m 4K,1M
 strip_head "$tmp/out"
 [ "$(head -n 1 "$tmp/out")" = "$header" ] || fail "sim header: $(head -n 1 "$tmp/out")"
 [ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -a all -p 8 -m 4K,1M: want header + 12 rows: $out"
 # defaults: k=2, root 0, stripe on, slice auto, alpha 5us, bw 10gbit = 1.25e9 B/s
 awk -F, 'NR > 1 && !($2 == 8 && $3 == 2 && $4 == 0 && $5 == "on" &&
-	$9 == "5e-06" && $10 == "1.25e+09" && NF == 21) { exit 1 }' "$tmp/out" ||
+	$9 == "5e-06" && $10 == "1.25e+09" && $19 == "bcast" && NF == 22) { exit 1 }' "$tmp/out" ||
 	fail "sim: rows do not carry the defaults: $out"
 grep -qx '# option.slice: auto' "$tmp/out.head" || fail "sim: the default slice is not auto: $(cat "$tmp/out.head")"
 # auto: each row's slice is a candidate, a power of two from 1K below M, or M
@@ -283,6 +287,10 @@ awk -F, 'NR > 1 { s = $7; if (s == $6) next; if (s < 1024 || s >= $6) exit 1;
 	while (s > 1) { if (s % 2) exit 1; s /= 2 } }' "$tmp/out" ||
 	fail "sim: an auto slice is no candidate: $out"
 cp "$tmp/out" "$tmp/default.csv"
+# the collective column names what each schedule does, as bcast's does
+expect_ok sim -a allgather-ring,chain -p 4 -m 64K
+[ "$(csv_column "$tmp/out" collective | tr '\n' ' ')" = "allgather bcast " ] ||
+	fail "sim: collective column of allgather-ring,chain: $out"
 expect_ok sim -a all -p 8 -m 4K,1M -s auto
 strip_head "$tmp/out"
 cmp -s "$tmp/out" "$tmp/default.csv" || fail "sim: -s auto differs from the default: $out"

@@ -3,6 +3,9 @@
 # table exactly (every row's model PASS), the published agent counts (GB 4,
 # TS 3: PASS) under the fewest-clients rule and the known DISCREPANCY of the
 # lowest-id rule (TS 2), the CSV and --tr-count n-1 (TS m = 5: 2100 us);
+# the simulated column (each plan's schedule in sim's logp mode): 2030 us at
+# m = 8 (the simultaneous broadcast, where the closed form is exact), the
+# closed form less one T_send at m = 1, never above the closed form;
 # `platform gen wu-8` writes the 8 workstations it plans on.
 set -u
 usage="usage: seed001_test.sh path/to/tests/lib.sh path/to/lanebench"
@@ -23,11 +26,19 @@ for want in 'gather-broadcast fewest-clients +4 1/1/1/1 +350 +480 +440 +1270 +12
 	grep -qE "^$want" "$tmp/out" || fail "no row /$want/ in: $(cat "$tmp/out")"
 done
 header=$(grep -v '^#' "$tmp/r.csv" | head -1)
-[ "$header" = "algorithm,tie_rule,count_reading,agents,clients_per_agent,t1_seconds,t2_seconds,t3_seconds,t_all_seconds,spec_t_all_seconds,model_verdict,chosen,paper_best_agents,paper_claim,verdict" ] ||
+[ "$header" = "algorithm,tie_rule,count_reading,agents,clients_per_agent,t1_seconds,t2_seconds,t3_seconds,t_all_seconds,spec_t_all_seconds,model_verdict,chosen,paper_best_agents,paper_claim,verdict,sim_seconds" ] ||
 	fail "CSV header: $header"
 verdicts=$(csv_awk '$c["chosen"] == "*" { print $c["algorithm"] "/" $c["tie_rule"] "/" $c["agents"] "/" $c["verdict"] }' "$tmp/r.csv" | tr '\n' ' ')
 [ "$verdicts" = "gather-broadcast/fewest-clients/4/PASS gather-broadcast/lowest-id/4/PASS two-step/fewest-clients/3/PASS two-step/lowest-id/2/DISCREPANCY " ] ||
 	fail "CSV choices: $verdicts"
+sims=$(csv_awk '$c["tie_rule"] == "fewest-clients" && ($c["agents"] == 1 || $c["agents"] == 8) {
+	printf "%s/%s/%.0f ", $c["algorithm"], $c["agents"], $c["sim_seconds"] * 1e6 }' "$tmp/r.csv")
+[ "$sims" = "gather-broadcast/1/1560 gather-broadcast/8/2030 two-step/1/1560 two-step/8/2030 " ] ||
+	fail "sim_seconds at m = 1 and 8: $sims"
+above=$(csv_awk '!($c["sim_seconds"] <= $c["t_all_seconds"] * (1 + 1e-9)) { print $c["algorithm"] "/" $c["tie_rule"] "/" $c["agents"] }' "$tmp/r.csv")
+[ -z "$above" ] || fail "simulated above the closed form: $above"
+grep -qE '^two-step +fewest-clients +3 2/2/1 .* PASS +1260$' "$tmp/out" ||
+	fail "table: TS m = 3's sim column: $(grep -E '^two-step +fewest-clients +3 ' "$tmp/out")"
 
 expect_ok repro seed001 --tr-count n-1
 grep -qE '^two-step +fewest-clients +5 1/1/1/0/0 +1160 +500 +440 +2100 +2100 PASS' "$tmp/out" ||
