@@ -95,9 +95,14 @@ grep -q '^    class 2:101 *rate 100Mbit *ceil 100Mbit *ip 10.10.0.2 mac 02:00:00
 result $? "status shows the class of 0->1 and the nolink 3->0" "status: $out"
 
 # --------------------------------------------------------------------------
-# TCP rates follow the links: one stream 0 -> 1 (100mbit) reaches 0.8..1.1
-# of it (best of 3 attempts: a loaded machine only falls short), and one
-# stream 2 -> 3 (25mbit) stays under 1.1 x 25 and under half of 0 -> 1.
+# TCP rates follow the links: one stream 0 -> 1 (100mbit) stays under 1.1 x
+# 100 and reaches 0.8 of what the fabric carries in the same attempt -- of
+# 100, or of the ceiling one stream 1 -> 2 (no link class, the host's
+# 400mbit) reaches right after it, if that is less: a fresh-clone CI run
+# measured 48.9-78.3 Mbit/s on 0 -> 1 where idle and busy-looped runs here
+# give 96, so a fixed floor failed on a slow machine, not on the class.
+# Best of 3 attempts.  One stream 2 -> 3 (25mbit) stays under 1.1 x 25 and
+# under half of 0 -> 1.
 wait_listen() { # ns port
 	for _ in $(seq 50); do
 		ip netns exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q . && return 0
@@ -113,15 +118,21 @@ mbps() { # from to: Mbit/s of one 2 s TCP stream, at the receiver
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
 	wait "${test_pids[-1]}" 2>/dev/null
 }
+class_ok() { # fast ceiling: 0 -> 1 within its class, given the fabric's ceiling
+	awk -v m="$1" -v c="$2" 'BEGIN {
+		if (m !~ /^[0-9.]+$/ || c !~ /^[0-9.]+$/) exit 1
+		exit !(m <= 110 && m >= 0.8 * (c < 100 ? c : 100)) }'
+}
 fast='' tries=()
 for _ in 1 2 3; do
 	fast=$(mbps 0 1)
-	tries+=("$fast")
-	awk -v m="$fast" 'BEGIN { exit !(m >= 80) }' && break
+	ceiling=$(mbps 1 2)
+	tries+=("$fast/$ceiling")
+	class_ok "$fast" "$ceiling" && break
 done
-awk -v m="$fast" 'BEGIN { exit !(m >= 80 && m <= 110) }'
-result $? "TCP 0 -> 1 at 100mbit: $fast Mbit/s (attempts ${tries[*]})" \
-	"TCP 0 -> 1 at 100mbit: attempts '${tries[*]}' Mbit/s, want one in 80..110"
+class_ok "$fast" "$ceiling"
+result $? "TCP 0 -> 1 at 100mbit: $fast Mbit/s, fabric ceiling $ceiling (attempts 0->1/1->2: ${tries[*]})" \
+	"TCP 0 -> 1 at 100mbit: attempts 0->1/1->2 '${tries[*]}' Mbit/s, want 0->1 <= 110 and >= 0.8 x min(100, 1->2)"
 slow=$(mbps 2 3)
 awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s ~ /^[0-9.]+$/ && s > 0 && s <= 27.5 && s < f / 2) }'
 result $? "TCP 2 -> 3 at 25mbit: $slow Mbit/s (<= 27.5, below half of 0 -> 1)" \
