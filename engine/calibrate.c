@@ -18,10 +18,19 @@ int lb_calib_partner(uint32_t rank, uint32_t size, int round)
 	return rank == 0 ? (int)size - 1 : -1;
 }
 
-/* Measures one lane with one partner; the lower rank initiates, and both
- * sides take the figures (the link is the same). */
-static int measure(const struct lb_calib_cfg *c, uint32_t lane, uint32_t me,
-		   uint32_t peer, double *lat, double *bw, char *err, size_t len)
+/* A round has two phases, each on every lane, agreed by all ranks before
+ * the next: the latencies, then the bandwidths.  Measured lane after lane
+ * instead, a pair's ping-pong on lane 1 ran while other pairs still
+ * streamed their lane-0 bandwidth test: on 8 loopback ranks lane 1's
+ * latencies came out 40-560 us where lane 0's were 14 us, and on the
+ * emulated cluster (2 CPUs for every host) such an outlier took bcast's
+ * per-slice predictions of chain and multilane to 2x (README, bench-sites). */
+enum phase { LATENCY, BANDWIDTH };
+
+/* Measures one phase on one lane with one partner; the lower rank
+ * initiates, and both sides take the figure (the link is the same). */
+static int measure(const struct lb_calib_cfg *c, enum phase ph, uint32_t lane, uint32_t me,
+		   uint32_t peer, double *figure, char *err, size_t len)
 {
 	double *s = calloc(c->iters + 1, sizeof(*s));
 	if (!s)
@@ -32,15 +41,16 @@ static int measure(const struct lb_calib_cfg *c, uint32_t lane, uint32_t me,
 		.window = c->window, .idle = c->idle, .timeout = c->timeout,
 	};
 	struct lb_stats st;
-	int rc = lb_p2p_latency(&p, s, err, len);
-	lb_stats_compute(s, c->iters, &st);
-	*lat = st.median;
-	p.bytes = c->bw_bytes;
-	p.warmup = 1;
-	if (rc == 0)
+	int rc;
+	if (ph == LATENCY) {
+		rc = lb_p2p_latency(&p, s, err, len);
+	} else {
+		p.bytes = c->bw_bytes;
+		p.warmup = 1;
 		rc = lb_p2p_bandwidth(&p, s, err, len);
+	}
 	lb_stats_compute(s, c->iters, &st);
-	*bw = st.median;
+	*figure = st.median;
 	free(s);
 	return rc;
 }
@@ -58,30 +68,42 @@ static void tell(const struct lb_calib_cfg *c, uint32_t me, int round, uint32_t 
 		c->on_measure(me, round, lane, (uint32_t)peer, c->on_measure_arg);
 }
 
-/* Measure, then agree (a failure anywhere stops everyone with its reason). */
+/* One phase on every lane with peer; the figures into mine (k latencies,
+ * then k bandwidths) unless keep is 0 (rank 0 keeps its round-0 figures
+ * and measures round 1 for its partner's sake).  Each lane is told once,
+ * as its latency test starts. */
+static int measure_lanes(const struct lb_calib_cfg *c, enum phase ph, int round, uint32_t me,
+			 uint32_t peer, int keep, double *mine, char *err, size_t len)
+{
+	for (uint32_t l = 0; l < c->lanes; l++) {
+		double figure = 0;
+		if (ph == LATENCY)
+			tell(c, me, round, l, (int)peer);
+		if (measure(c, ph, l, me, peer, &figure, err, len))
+			return -1;
+		if (keep)
+			mine[ph == LATENCY ? l : c->lanes + l] = figure;
+	}
+	return 0;
+}
+
+/* Measure, then agree, phase by phase (a failure anywhere stops everyone
+ * with its reason). */
 static int run_rounds(struct lb_boot *boot, const struct lb_calib_cfg *c,
 		      double *mine, char *err, size_t len)
 {
 	uint32_t me = lb_boot_rank(boot), size = lb_boot_size(boot);
-	char why[256] = "";
 	for (int round = 0; round < 2; round++) {
-		int peer = lb_calib_partner(me, size, round), ok = 1;
-		for (uint32_t l = 0; ok && peer >= 0 && l < c->lanes; l++) {
-			if (round == 1 && me == 0)
-				continue; /* rank 0 keeps its round-0 figures */
-			tell(c, me, round, l, peer);
-			ok = measure(c, l, me, (uint32_t)peer, &mine[l], &mine[c->lanes + l],
-				     why, sizeof(why)) == 0;
+		int peer = lb_calib_partner(me, size, round);
+		for (int ph = LATENCY; ph <= BANDWIDTH; ph++) {
+			char why[256] = "";
+			int ok = peer < 0 || measure_lanes(c, (enum phase)ph, round, me, (uint32_t)peer,
+							   !(round == 1 && me == 0), mine, why,
+							   sizeof(why)) == 0;
+			int rc = lb_boot_agree(boot, ok, why, err, len);
+			if (rc)
+				return rc;
 		}
-		if (round == 1 && me == 0 && peer >= 0)
-			for (uint32_t l = 0; ok && l < c->lanes; l++) {
-				double lat, bw;
-				tell(c, me, round, l, peer);
-				ok = measure(c, l, me, (uint32_t)peer, &lat, &bw, why, sizeof(why)) == 0;
-			}
-		int rc = lb_boot_agree(boot, ok, why, err, len);
-		if (rc)
-			return rc;
 	}
 	return 0;
 }

@@ -1,8 +1,11 @@
 /* Calibration before a sweep: every rank measures each lane against a
  * neighbour (pairs 0-1, 2-3, ...; with an odd count the last rank pairs
  * with rank 0 in a second round) -- one-way latency of a small message
- * and streaming bandwidth -- and every rank learns every rank's figures,
- * which feed the cost table (medians) and the simulator (per rank). */
+ * on every lane, then, once every pair has done that, streaming bandwidth
+ * on every lane (no ping-pong beside another pair's stream) -- and every
+ * rank learns every rank's figures, which feed the cost table and the
+ * slice choice (medians) and the simulator (the latency median, each
+ * rank's bandwidth). */
 #ifndef LB_CALIBRATE_H
 #define LB_CALIBRATE_H
 
