@@ -406,39 +406,64 @@ static double ratio(double measured, double predicted)
 	return predicted > 0 ? measured / predicted : NAN;
 }
 
-/* The simulator's time for s: on the platform when there is one (each
- * pair's latency in flight, occupation occ + bytes / bw), else on each
- * rank's calibrated latency and bandwidth; NaN without either.  On a
- * platform the port model is multi-port: the executor posts every ready
- * SEND of a lane at once, so a rank's transfers to different peers
- * overlap (each link carrying one at a time, the node's send overhead
- * apart); the per-lane model, one SEND at a time, predicted trees with
- * fan-out up to 3 times too slow on the emulated cluster
- * (scripts/bench-hetero).  With sim_fluid the model is fluid either way:
- * transfers in progress share the ports (and the WAN) as TCP streams
- * share a shaped link (scripts/bench-hbsp's gathers, bench-sites).
- * Seed 001's cluster-agent allgathers (a->sim_logp) are predicted on a
- * platform with the LogP mode instead, the model their plans are built
- * for (per-message overheads, eager receives: repro seed001's `sim us`),
- * unless fluid is asked for. */
+/* The port model of sim_seconds under --sim-model auto (sim_fluid 0).
+ * On a platform multi-port: the executor posts every ready SEND of a lane
+ * at once, so a rank's transfers to different peers overlap (each link
+ * carrying one at a time, the node's send overhead apart); the per-lane
+ * model, one SEND at a time, predicted trees with fan-out up to 3 times
+ * too slow on the emulated cluster (scripts/bench-hetero).  Seed 001's
+ * cluster-agent allgathers (a->sim_logp) take the LogP mode instead, the
+ * model their plans are built for (repro seed001's `sim us`).  Without a
+ * platform, with sites, fluid shared by round trip: a site-aware tree's
+ * root feeds its own site and the WAN from one port, and TCP serves the
+ * 10 ms stream after the 0.03 ms ones; per-lane, which interleaves them,
+ * predicted binary and binomial 1.33-1.43 x too fast on bench-sites, fluid-rtt
+ * 1.00-1.07 x, and for chain and multilane (one stream per port) the two
+ * are the same to the digit (README, bench-sites).  Otherwise per-lane. */
+static void auto_model(const struct lb_coll_params *prm, const struct lb_algo *a,
+		       struct lb_sim_net *net)
+{
+	if (prm->platform) {
+		net->model = a->sim_logp ? LB_PORT_LOGP : LB_PORT_MULTI;
+	} else if (net->sites > 1) {
+		net->model = LB_PORT_FLUID;
+		net->share = LB_SHARE_RTT;
+	} else {
+		net->model = LB_PORT_PER_LANE;
+	}
+}
+
+int lb_coll_sim_net(const struct lb_coll_params *prm, const struct lb_calib *cal,
+		    const struct lb_algo *a, struct lb_sim_net *net)
+{
+	*net = (struct lb_sim_net){ .platform = prm->platform };
+	if (!prm->platform && !(cal->bandwidth_median > 0))
+		return -1;
+	if (!prm->platform)
+		*net = (struct lb_sim_net){ .alpha = cal->latency_median,
+					    .lane_bw = cal->bandwidth_median,
+					    .rank_bw = cal->bandwidth,
+					    .sites = prm->sites ? prm->sites : 1,
+					    .site_first = prm->site_first,
+					    .wan_alpha = cal->latency_median,
+					    .wan_latency = prm->wan_latency,
+					    .wan_bw = prm->wan_bw };
+	if (prm->sim_fluid) {
+		net->model = LB_PORT_FLUID;
+		net->share = prm->sim_fluid == 2 ? LB_SHARE_RTT : LB_SHARE_FAIR;
+	} else {
+		auto_model(prm, a, net);
+	}
+	return 0;
+}
+
+/* The simulator's time for s on lb_coll_sim_net's network; NaN without
+ * one. */
 static double simulate(const struct run *r, const struct lb_algo *a, const struct lb_schedule *s)
 {
-	struct lb_sim_net net = { .platform = r->prm->platform,
-				  .model = a->sim_logp ? LB_PORT_LOGP : LB_PORT_MULTI };
-	if (!net.platform && !r->cal.bandwidth_median)
+	struct lb_sim_net net;
+	if (lb_coll_sim_net(r->prm, &r->cal, a, &net))
 		return NAN;
-	if (!net.platform)
-		net = (struct lb_sim_net){ .alpha = r->cal.latency_median,
-					   .lane_bw = r->cal.bandwidth_median,
-					   .rank_alpha = r->cal.latency, .rank_bw = r->cal.bandwidth,
-					   .sites = sites_of(r), .site_first = r->prm->site_first,
-					   .wan_alpha = r->cal.latency_median,
-					   .wan_latency = r->prm->wan_latency,
-					   .wan_bw = r->prm->wan_bw };
-	if (r->prm->sim_fluid)
-		net.model = LB_PORT_FLUID;
-	if (r->prm->sim_fluid == 2)
-		net.share = LB_SHARE_RTT;
 	struct lb_sim_result sr = { 0 };
 	char why[256];
 	return lb_sim_run(s, &net, &sr, why, sizeof(why)) == 0 ? sr.seconds : NAN;

@@ -82,10 +82,11 @@ struct lb_coll_params {
 	 * calibrated latency; the table's two-site forms take latency +
 	 * wan_latency as L.  0 and 0: a WAN as fast as the LAN. */
 	double wan_latency, wan_bw;
-	/* The predictions' simulator port model: 0 multi-port on a platform
-	 * (LogP for the algorithms with sim_logp: seed 001's), per-lane
-	 * without; 1 the fluid model (model/sim.h), 2 the fluid
-	 * model shared by round trip (LB_SHARE_RTT). */
+	/* The predictions' simulator port model: 0 auto, multi-port on a
+	 * platform (LogP for the algorithms with sim_logp: seed 001's), the
+	 * fluid model shared by round trip with sites and no platform,
+	 * per-lane without either; 1 the fluid model (model/sim.h), 2 the
+	 * fluid model shared by round trip (LB_SHARE_RTT). */
 	int sim_fluid;
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
@@ -116,6 +117,25 @@ int lb_coll_run(const struct lb_coll_params *prm, const struct lb_sink *sink,
 		 char *err, size_t errlen);
 
 struct lb_job;
+struct lb_calib;
+struct lb_sim_net;
+
+/* The simulator's network for sim_seconds of algorithm a's schedule.  On
+ * prm's platform when there is one (its per-pair links; the calibration
+ * is not read).  Else on the calibration (engine/calibrate.h): each
+ * transfer's overhead the latency median, within a site and across the
+ * WAN (prm's wan_latency in flight, wan_bw a cap), each (rank, lane) its
+ * own bandwidth.  Not each rank's latency: five ping-pongs of 8 bytes, one
+ * lane's figure can be many times the others' on a busy machine, and a
+ * pipelined schedule pays it per slice (one lane at 0.9 ms of a median of
+ * 15 us doubled bench-sites' chain and multilane; the bandwidths are what
+ * hosts of unequal rates differ by).  The port model is prm's sim_fluid's;
+ * auto (0): multi-port on a platform (LogP for a->sim_logp, seed 001's
+ * agents), fluid shared by round trip with sites and no platform, else
+ * per-lane.  Returns 0, or -1 when there is neither a platform nor a
+ * calibration. */
+int lb_coll_sim_net(const struct lb_coll_params *prm, const struct lb_calib *cal,
+		    const struct lb_algo *a, struct lb_sim_net *net);
 
 /* How many messages of -m a rank's buffer holds for these algorithms: the
  * job's size when one of them is not a broadcast (an allgather: -m is each
