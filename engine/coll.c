@@ -418,7 +418,7 @@ static double ratio(double measured, double predicted)
  * root feeds its own site and the WAN from one port, and TCP serves the
  * 10 ms stream after the 0.03 ms ones; per-lane, which interleaves them,
  * predicted binary and binomial 1.33-1.43 x too fast on bench-sites, fluid-rtt
- * 1.00-1.07 x, and for chain and multilane (one stream per port) the two
+ * 0.99-1.07 x, and for chain and multilane (one stream per port) the two
  * are the same to the digit (README, bench-sites).  Otherwise per-lane. */
 static void auto_model(const struct lb_coll_params *prm, const struct lb_algo *a,
 		       struct lb_sim_net *net)
