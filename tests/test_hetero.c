@@ -14,6 +14,7 @@
 #include "algos/algos.h"
 #include "algos/hetero.h"
 #include "algos/platform.h"
+#include "algos/rng.h"
 #include "check.h"
 #include "model/lp.h"
 #include "model/sim.h"
@@ -459,39 +460,30 @@ static void validator(void)
 	lb_platform_free(pf);
 }
 
-/* splitmix64: the random platforms are the same on every run. */
-static uint64_t next_random(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* A random spanning tree plus each other pair with probability 1/3, T in
  * 1..5 (ties on purpose), one-way with probability 1/4; random loads. */
-static struct lb_platform *random_platform(uint64_t *seed, uint32_t p, double *lp)
+static struct lb_platform *random_platform(struct lb_rng *seed, uint32_t p, double *lp)
 {
 	struct arc a[MAXP * MAXP];
 	size_t n = 0;
 	for (uint32_t v = 1; v < p; v++)
-		a[n++] = (struct arc){ (uint32_t)(next_random(seed) % v), v,
-				       (double)(1 + next_random(seed) % 5) };
+		a[n++] = (struct arc){ (uint32_t)(lb_rng_next(seed) % v), v,
+				       (double)(1 + lb_rng_next(seed) % 5) };
 	for (uint32_t u = 0; u < p; u++)
 		for (uint32_t v = u + 1; v < p; v++)
-			if (next_random(seed) % 3 == 0)
-				a[n++] = (struct arc){ u, v, (double)(1 + next_random(seed) % 5) };
+			if (lb_rng_next(seed) % 3 == 0)
+				a[n++] = (struct arc){ u, v, (double)(1 + lb_rng_next(seed) % 5) };
 	struct lb_platform *pf = platform(p, a, n, 1);
 	/* u < v in every pair, and the tree's edges go from the earlier node
 	 * to the later: dropping v -> u keeps every node reachable from 0 */
 	for (size_t i = 0; i < n; i++)
-		if (next_random(seed) % 4 == 0) {
+		if (lb_rng_next(seed) % 4 == 0) {
 			struct lb_link none = { .bw = 0 };
 			lb_platform_set_link(pf, a[i].v, a[i].u, 0, LB_LINK_BW, &none);
 		}
 	lb_platform_seal(pf);
 	for (uint32_t i = 0; i < p * p; i++)
-		lp[i] = (double)(next_random(seed) % 4) / 8;
+		lp[i] = (double)(lb_rng_next(seed) % 4) / 8;
 	return pf;
 }
 
@@ -500,10 +492,10 @@ static struct lb_platform *random_platform(uint64_t *seed, uint32_t p, double *l
  * only order edges by them). */
 static void random_platforms(void)
 {
-	uint64_t seed = 13;
+	struct lb_rng seed = { 13 }; /* the random platforms are the same on every run */
 	double lp[MAXP * MAXP];
 	for (int k = 0; k < 60; k++) {
-		uint32_t p = 1 + (uint32_t)(next_random(&seed) % MAXP);
+		uint32_t p = 1 + (uint32_t)(lb_rng_next(&seed) % MAXP);
 		struct lb_platform *pf = random_platform(&seed, p, lp);
 		char what[48];
 		snprintf(what, sizeof(what), "random %d (p %u)", k, p);

@@ -17,6 +17,7 @@
 #include "algos/algos.h"
 #include "algos/hetero_cap.h"
 #include "algos/platform.h"
+#include "algos/rng.h"
 #include "algos/platgen.h"
 #include "check.h"
 #include "model/lp.h"
@@ -150,31 +151,22 @@ static void reaches_cap(void)
 	}
 }
 
-/* splitmix64: the random platforms are the same on every run. */
-static uint64_t next_random(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* SPEC 2.5's random generator (links ~100 Mbit/s, send_u as the paper's),
  * then each node capped at 50-150 Mbit/s, or uncapped one time in four. */
-static struct lb_platform *random_capped(uint64_t *seed, uint32_t p)
+static struct lb_platform *random_capped(struct lb_rng *seed, uint32_t p)
 {
 	struct lb_platgen g;
 	char err[256] = "";
 	lb_platgen_defaults(&g, LB_PLATGEN_RANDOM, p);
-	g.seed = next_random(seed);
+	g.seed = lb_rng_next(seed);
 	g.nodes = p;
-	g.density = (double)(1 + next_random(seed) % 4) / 4;
+	g.density = (double)(1 + lb_rng_next(seed) % 4) / 4;
 	g.bw_mean = 12.5e6;
 	g.bw_dev = 2.5e6;
 	struct lb_platform *pf = lb_platgen_make(&g, err, sizeof(err));
 	CHECK(pf, "platgen: %s", err);
 	for (uint32_t u = 0; pf && u < p; u++)
-		pf->node[u].rate = next_random(seed) % 4 ? (50 + next_random(seed) % 101) * 1e6 / 8 : 0;
+		pf->node[u].rate = lb_rng_next(seed) % 4 ? (50 + lb_rng_next(seed) % 101) * 1e6 / 8 : 0;
 	return pf;
 }
 
@@ -221,9 +213,9 @@ static void lp_bounds(const struct lb_platform *pf, const char *what)
 
 static void random_platforms(void)
 {
-	uint64_t seed = 21;
+	struct lb_rng seed = { 21 }; /* the random platforms are the same on every run */
 	for (int i = 0; i < 20; i++) {
-		uint32_t p = 2 + (uint32_t)(next_random(&seed) % 11);
+		uint32_t p = 2 + (uint32_t)(lb_rng_next(&seed) % 11);
 		struct lb_platform *pf = random_capped(&seed, p);
 		char what[48];
 		snprintf(what, sizeof(what), "random %d (p %u)", i, p);
