@@ -98,8 +98,17 @@
  *     CPU free + node[dst].recv (o_r) and the message's arrival (the
  *     receiver's overhead overlaps the flight when it is idle, and a
  *     message queued at a busy receiver costs o_r: seed 001's gather
- *     recurrence), and its blocks are at the rank then.  Ranks share no
- *     resource (the seed's switched network).
+ *     recurrence), and its blocks are at the rank then.  The one resource
+ *     ranks share is a node's NIC cap, LogGP's G: on a platform whose
+ *     nodes carry a `rate`, each (rank, lane) has a send cap and a
+ *     receive cap, as in the bounded model, that a message's bytes pass
+ *     one message after the other in the order the sends start; the
+ *     message is in dst's buffer at the later of the start + T_end and
+ *     lat after its turn through both caps ends.  A node that receives
+ *     7 messages of m at once takes 7 m / rate, not m / rate (without the
+ *     caps the mode predicted scripts/bench-allgather's cluster-agent
+ *     rows 7-9 times too fast).  The seed's platforms have no rate: its
+ *     switched network, nodes sending independently.
  */
 #ifndef LB_SIM_H
 #define LB_SIM_H
