@@ -52,7 +52,15 @@
  *     the cap would end them all (n_total / rate) as long as the links do
  *     not bind; the earlier ones end sooner than under sharing, and a link
  *     slower than its share makes the cap's bound optimistic.  Ends are
- *     fixed when a transfer starts, as for the other models.
+ *     fixed when a transfer starts, as for the other models.  The two
+ *     turns are taken at different times, where a flow passes both caps
+ *     at once, and the link is held to the later: with fast and slow
+ *     nodes mixed, a slow node's transfers to slow peers wait for
+ *     receive caps that fast senders took first, its links are all held
+ *     and its send cap idles, so the model is pessimistic there
+ *     (allgather-simultaneous on 4 fast + 4 slow nodes, 4-8 MiB: 1.43-1.54
+ *     x the slow nodes' receive bound, which fluid reaches; on equal nodes
+ *     both give the bound).
  *   LB_PORT_FLUID: flow level, as TCP streams share a shaped port.  The
  *     transfers in progress share bandwidth max-min fairly (model/fluid.h:
  *     progressive filling, rates recomputed whenever a transfer starts or
