@@ -370,9 +370,7 @@ static double multi_port_start(struct sim *x, const struct event *ev, uint32_t s
 	return cpu_done;
 }
 
-/* Bounded: the transfer's bytes take their turn through a cap of `rate`
- * bytes/s (0: none) free at *cap_free; returns when they are through. */
-static double through_cap(double *cap_free, double start, uint64_t bytes, double rate)
+double lb_sim_through_cap(double *cap_free, double start, uint64_t bytes, double rate)
 {
 	if (!(rate > 0))
 		return start;
@@ -388,8 +386,8 @@ static double bounded_end(struct sim *x, uint32_t slot, uint32_t dslot, double a
 {
 	const struct lb_node *node = x->net->platform->node;
 	uint32_t lanes = x->s->lanes;
-	double sent = through_cap(&x->cap_free[2 * (size_t)slot], at, bytes, node[slot / lanes].rate);
-	double got = through_cap(&x->cap_free[2 * (size_t)dslot + 1], at, bytes,
+	double sent = lb_sim_through_cap(&x->cap_free[2 * (size_t)slot], at, bytes, node[slot / lanes].rate);
+	double got = lb_sim_through_cap(&x->cap_free[2 * (size_t)dslot + 1], at, bytes,
 				 node[dslot / lanes].rate);
 	return later(at + occupation, later(sent, got));
 }

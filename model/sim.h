@@ -52,7 +52,15 @@
  *     the cap would end them all (n_total / rate) as long as the links do
  *     not bind; the earlier ones end sooner than under sharing, and a link
  *     slower than its share makes the cap's bound optimistic.  Ends are
- *     fixed when a transfer starts, as for the other models.
+ *     fixed when a transfer starts, as for the other models.  The two
+ *     turns are taken at different times, where a flow passes both caps
+ *     at once, and the link is held to the later: with fast and slow
+ *     nodes mixed, a slow node's transfers to slow peers wait for
+ *     receive caps that fast senders took first, its links are all held
+ *     and its send cap idles, so the model is pessimistic there
+ *     (allgather-simultaneous on 4 fast + 4 slow nodes, 4-8 MiB: 1.43-1.54
+ *     x the slow nodes' receive bound, which fluid reaches; on equal nodes
+ *     both give the bound).
  *   LB_PORT_FLUID: flow level, as TCP streams share a shaped port.  The
  *     transfers in progress share bandwidth max-min fairly (model/fluid.h:
  *     progressive filling, rates recomputed whenever a transfer starts or
@@ -98,8 +106,17 @@
  *     CPU free + node[dst].recv (o_r) and the message's arrival (the
  *     receiver's overhead overlaps the flight when it is idle, and a
  *     message queued at a busy receiver costs o_r: seed 001's gather
- *     recurrence), and its blocks are at the rank then.  Ranks share no
- *     resource (the seed's switched network).
+ *     recurrence), and its blocks are at the rank then.  The one resource
+ *     ranks share is a node's NIC cap, LogGP's G: on a platform whose
+ *     nodes carry a `rate`, each (rank, lane) has a send cap and a
+ *     receive cap, as in the bounded model, that a message's bytes pass
+ *     one message after the other in the order the sends start; the
+ *     message is in dst's buffer at the later of the start + T_end and
+ *     lat after its turn through both caps ends.  A node that receives
+ *     7 messages of m at once takes 7 m / rate, not m / rate (without the
+ *     caps the mode predicted scripts/bench-allgather's cluster-agent
+ *     rows 7-9 times too fast).  The seed's platforms have no rate: its
+ *     switched network, nodes sending independently.
  */
 #ifndef LB_SIM_H
 #define LB_SIM_H

@@ -2,14 +2,20 @@
  * seed 001 section 4): each rank is one process running its ops in program
  * order, sends eager, receives blocking.
  *
- * No resource is shared between ranks (the seed's switched network: nodes
- * send independently), so a message's times follow from its sender's and
- * receiver's clocks alone and the ranks can be run one after another, each
- * as far as its next receive of a message not yet sent: a worklist of
- * ranks, a rank that blocks woken by the send it waits for.  Program
- * order crosses lanes (finalize's chain of lanes, algos/schedule.h);
- * messages of a channel (src, dst, lane) are taken in the order they were
- * sent. */
+ * The one resource ranks share is a node's NIC cap (its `rate`, LogGP's
+ * G): each (rank, lane) a send cap and a receive cap that a message's
+ * bytes pass in the order the sends start, as in the bounded model.  On
+ * the seed's platforms (no rate: its switched network, nodes sending
+ * independently) a message's times follow from its sender's and
+ * receiver's clocks alone; with caps, a message's turn depends on the
+ * sends that started before it anywhere.  So the ranks run one op at a
+ * time in time order: a heap of the runnable ranks by the earliest their
+ * next op can start (a SEND's start; a RECV's CPU, a lower bound on the
+ * sends after it), which hands out the SENDs in start order; a rank that
+ * blocks on a message not yet sent leaves the heap and the send wakes it.
+ * Program order crosses lanes (finalize's chain of lanes,
+ * algos/schedule.h); messages of a channel (src, dst, lane) are taken in
+ * the order they were sent. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +47,8 @@ struct logp {
 	struct logp_rank *rank;
 	uint32_t *seen;     /* [rank * lanes + lane]: ops of the lane run */
 	double *arrival;    /* [rank * nblocks + block]: in its memory */
-	uint32_t *ready, nready; /* worklist of runnable ranks */
+	double *cap_free;   /* [2 * (rank * lanes + lane)] its send cap free, + 1 its receive cap */
+	uint32_t *heap, nheap; /* runnable ranks, the earliest next op first */
 	struct lb_sim_result *res;
 	char *err;
 	size_t errlen;
@@ -98,10 +105,34 @@ static int push_pending(struct logp_rank *rk, uint32_t src, uint32_t lane, doubl
 	return 0;
 }
 
+/* When rank r's next op (a SEND) may start: its CPU free and its gap since
+ * its last send passed. */
+static double send_start(const struct logp *x, uint32_t r)
+{
+	const struct logp_rank *rk = &x->rank[r];
+	return fmax(rk->cpu, rk->last_send + x->pf->node[r].gap);
+}
+
+/* When the message of `bytes` sent from u to v on lane at `start` is in v's
+ * buffer: T_end = lat + occ + bytes / bw after its start (seed 001's T_end,
+ * as lb_agent_model_from_platform reads it), or later when its bytes wait
+ * for their turn through u's send cap or v's receive cap of the lane (the
+ * nodes' `rate`; none without one), lat after their turn ends. */
+static double logp_arrival(struct logp *x, uint32_t u, uint32_t v, uint32_t lane, uint64_t bytes,
+			   double start, const struct lb_link *l)
+{
+	double arrival = start + l->lat + l->occ + (double)bytes / l->bw;
+	size_t su = (size_t)u * x->s->lanes + lane, sv = (size_t)v * x->s->lanes + lane;
+	double sent = lb_sim_through_cap(&x->cap_free[2 * su], start, bytes, x->pf->node[u].rate);
+	double got = lb_sim_through_cap(&x->cap_free[2 * sv + 1], start, bytes, x->pf->node[v].rate);
+	return fmax(arrival, fmax(sent, got) + l->lat);
+}
+
+static void heap_push(struct logp *x, uint32_t r);
+
 /* A send of `bytes` from u to v: starts when u's CPU is free and its gap
  * since the last send has passed, holds the CPU o_s, and is in v's buffer
- * T_end = lat + occ + bytes / bw after its start (seed 001's T_end, as
- * lb_agent_model_from_platform reads it).  Wakes v if it waits for u. */
+ * at logp_arrival.  Wakes v if it waits for u. */
 static int logp_send(struct logp *x, uint32_t u, uint32_t v, uint32_t lane, uint64_t bytes)
 {
 	struct logp_rank *rk = &x->rank[u], *to = &x->rank[v];
@@ -109,14 +140,14 @@ static int logp_send(struct logp *x, uint32_t u, uint32_t v, uint32_t lane, uint
 	if (!(l.bw > 0))
 		return lb_errf(x->err, x->errlen, "sim: rank %u lane %u sends to rank %u over no link",
 			       u, lane, v);
-	double start = fmax(rk->cpu, rk->last_send + x->pf->node[u].gap);
+	double start = send_start(x, u);
 	rk->cpu = start + x->pf->node[u].send;
 	rk->last_send = start;
-	if (push_pending(to, u, lane, start + l.lat + l.occ + (double)bytes / l.bw))
+	if (push_pending(to, u, lane, logp_arrival(x, u, v, lane, bytes, start, &l)))
 		return lb_errf(x->err, x->errlen, "sim: out of memory for the LogP messages");
 	x->res->transfers++, x->res->bytes_moved += bytes;
 	if (to->waits_for == u)
-		to->waits_for = UINT32_MAX, x->ready[x->nready++] = v;
+		to->waits_for = UINT32_MAX, heap_push(x, v);
 	return 0;
 }
 
@@ -142,21 +173,62 @@ static int logp_recv(struct logp *x, uint32_t v, uint32_t u, uint32_t lane)
 	return 0;
 }
 
-/* Rank r's ops from its next on, in program order, until it ends or
- * blocks on a receive. */
-static int logp_advance(struct logp *x, uint32_t r)
+/* The heap's key of runnable rank r: when its next op may start (a
+ * RECV's: its CPU free, no later than any send after it). */
+static double next_time(const struct logp *x, uint32_t r)
 {
-	const struct lb_op *op;
-	while ((op = next_op(x, r))) {
-		if (op->kind == LB_SEND) {
-			uint32_t peer = op->peer, lane = op->lane;
-			if (logp_send(x, r, peer, lane, take_message(x, r, INFINITY)))
-				return -1;
-		} else if (logp_recv(x, r, op->peer, op->lane)) {
-			x->rank[r].waits_for = op->peer;
-			return 0;
-		}
+	const struct lb_op *op = next_op(x, r);
+	return op->kind == LB_SEND ? send_start(x, r) : x->rank[r].cpu;
+}
+
+/* a before b in the heap: earlier, ties by rank (deterministic). */
+static int heap_less(const struct logp *x, uint32_t a, uint32_t b)
+{
+	double ta = next_time(x, a), tb = next_time(x, b);
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void heap_push(struct logp *x, uint32_t r)
+{
+	uint32_t i = x->nheap++;
+	for (; i > 0 && heap_less(x, r, x->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		x->heap[i] = x->heap[(i - 1) / 2];
+	x->heap[i] = r;
+}
+
+static uint32_t heap_pop(struct logp *x)
+{
+	uint32_t top = x->heap[0], last = x->heap[--x->nheap], i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= x->nheap)
+			break;
+		if (c + 1 < x->nheap && heap_less(x, x->heap[c + 1], x->heap[c]))
+			c++;
+		if (!heap_less(x, x->heap[c], last))
+			break;
+		x->heap[i] = x->heap[c], i = c;
 	}
+	if (x->nheap)
+		x->heap[i] = last;
+	return top;
+}
+
+/* Rank r's next op in program order; back in the heap unless it ended or
+ * blocked on a receive. */
+static int logp_step(struct logp *x, uint32_t r)
+{
+	const struct lb_op *op = next_op(x, r);
+	if (op->kind == LB_SEND) {
+		uint32_t peer = op->peer, lane = op->lane;
+		if (logp_send(x, r, peer, lane, take_message(x, r, INFINITY)))
+			return -1;
+	} else if (logp_recv(x, r, op->peer, op->lane)) {
+		x->rank[r].waits_for = op->peer;
+		return 0;
+	}
+	if (next_op(x, r))
+		heap_push(x, r);
 	return 0;
 }
 
@@ -181,9 +253,10 @@ static int logp_alloc(struct logp *x)
 	size_t cells = (size_t)s->ranks * s->nblocks;
 	x->rank = calloc(s->ranks, sizeof(*x->rank));
 	x->seen = calloc((size_t)s->ranks * s->lanes, sizeof(*x->seen));
-	x->ready = malloc(s->ranks * sizeof(*x->ready));
+	x->heap = malloc(s->ranks * sizeof(*x->heap));
 	x->arrival = malloc(cells * sizeof(double));
-	if (!x->rank || !x->seen || !x->ready || !x->arrival)
+	x->cap_free = calloc(2 * (size_t)s->ranks * s->lanes, sizeof(double));
+	if (!x->rank || !x->seen || !x->heap || !x->arrival || !x->cap_free)
 		return lb_errf(x->err, x->errlen, "sim: out of memory for %u ranks x %u blocks",
 			       s->ranks, s->nblocks);
 	for (size_t c = 0; c < cells; c++)
@@ -193,7 +266,8 @@ static int logp_alloc(struct logp *x)
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		x->rank[r] = (struct logp_rank){ .lane = s->rank[r].first_lane,
 						 .last_send = -INFINITY, .waits_for = UINT32_MAX };
-		x->ready[x->nready++] = r;
+		if (next_op(x, r))
+			heap_push(x, r);
 	}
 	return 0;
 }
@@ -214,7 +288,7 @@ static void logp_free(struct logp *x)
 {
 	for (uint32_t r = 0; x->rank && r < x->s->ranks; r++)
 		free(x->rank[r].in);
-	free(x->rank), free(x->seen), free(x->ready), free(x->arrival);
+	free(x->rank), free(x->seen), free(x->heap), free(x->arrival), free(x->cap_free);
 }
 
 int lb_sim_logp(const struct lb_schedule *s, const struct lb_sim_net *net,
@@ -223,8 +297,8 @@ int lb_sim_logp(const struct lb_schedule *s, const struct lb_sim_net *net,
 	struct logp x = { .s = s, .pf = net->platform, .res = res, .err = err, .errlen = errlen };
 	res->transfers = res->bytes_moved = 0;
 	int rc = logp_check(s, err, errlen) || logp_alloc(&x) ? -1 : 0;
-	while (rc == 0 && x.nready)
-		rc = logp_advance(&x, x.ready[--x.nready]);
+	while (rc == 0 && x.nheap)
+		rc = logp_step(&x, heap_pop(&x));
 	if (rc == 0)
 		rc = logp_stuck(&x);
 	if (rc == 0)

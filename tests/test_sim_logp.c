@@ -6,6 +6,15 @@
  * run in program order, across lanes too (a 2-lane allgather); the
  * refusals (no platform, a barrier) and a stuck program.
  *
+ * The nodes' NIC caps (`rate`, LogGP's G): two messages into a capped
+ * receiver pass its cap one after the other in the order they were sent,
+ * not the order the ranks are run in; and on the platform of
+ * scripts/bench-allgather (4 nodes at 200 Mbit/s, 4 at 50, the scaled
+ * rates of its 2026-11-24 run) cluster-agent-gb/-ts take at least the
+ * (p - 1) m a slow rank must receive over its cap (the schedules use one
+ * lane), as the bounded model says: without the caps the LogP mode
+ * predicted m / rate, 7 times less, when all 8 nodes are agents.
+ *
  * Seed 001 (SPEC 4.5) on lb_agent_wu8, the platform `platform gen wu-8`
  * prints, 1-byte contributions: cluster-agent-gb / -ts at every agent count
  * against the closed form of algos/agent.c at the same bytes.  The tolerance
@@ -165,6 +174,91 @@ static void ring_steps_together(void)
 	lb_platform_free(pf);
 }
 
+/* Rank 1 sends block 1 (200 bytes) to rank 2 at 0; rank 0 first receives
+ * block 3 from rank 3 (there at 100), then sends it with block 0, one
+ * message of 400 bytes, to rank 2 at 100.  Rank 2's receive cap passes 1
+ * byte per unit: rank 1's bytes through it 0-200 (there at 300), rank
+ * 0's, sent later, 200-600 (there at 700); rank 2 takes them at 300 and
+ * 700.  Had rank 0 the cap first (run before rank 1), it would be 800. */
+static void caps_in_send_order(void)
+{
+	char err[256] = "";
+	struct lb_platform *pf = lb_platform_new(4, 1);
+	pf->dflt = (struct lb_link){ .lat = 100, .bw = 1e18 };
+	for (uint32_t u = 0; u < 4; u++)
+		pf->node[u].send = pf->node[u].gap = 10, pf->node[u].recv = 30;
+	pf->node[2].rate = 1;
+	lb_platform_seal(pf);
+	struct lb_schedule *s = lb_sched_new("caps", 4, 2, 1, 4, 800);
+	lb_sched_add(s, 3, LB_SEND, 0, 0, 3, 1);
+	lb_sched_add(s, 0, LB_RECV, 3, 0, 3, 1), lb_sched_add(s, 0, LB_SEND, 2, 0, 0, 1);
+	lb_sched_add(s, 0, LB_SEND, 2, 0, 3, 1);
+	lb_sched_add(s, 1, LB_SEND, 2, 0, 1, 1);
+	lb_sched_add(s, 2, LB_RECV, 1, 0, 1, 1), lb_sched_add(s, 2, LB_RECV, 0, 0, 0, 1);
+	lb_sched_add(s, 2, LB_RECV, 0, 0, 3, 1);
+	s->rank[0].ops[2].flags = s->rank[2].ops[2].flags = LB_OP_CONT;
+	uint32_t *owner = lb_sched_set_owners(s);
+	for (uint32_t b = 0; b < 4; b++)
+		owner[b] = b;
+	s->want = LB_WANT_ROOT;
+	struct lb_sim_net net = { .platform = pf, .model = LB_PORT_LOGP };
+	struct lb_sim_result res = { 0 };
+	lb_sched_finalize(s);
+	CHECK(lb_sim_run(s, &net, &res, err, sizeof(err)) == 0 && fabs(res.seconds - 700) < 1e-9,
+	      "capped receiver: %g, want 700 (%s)", res.seconds, err);
+	lb_sched_free(s);
+	lb_platform_free(pf);
+}
+
+/* scripts/bench-allgather's platform (results of 2026-11-24): 2 lanes,
+ * every link and the fast nodes at 23,907,500 B/s, the slow at a quarter,
+ * 10 us overheads. */
+static struct lb_platform *bench_allgather_platform(void)
+{
+	struct lb_platform *pf = lb_platform_new(8, 2);
+	pf->dflt = (struct lb_link){ .bw = 23907500 };
+	for (uint32_t u = 0; u < 8; u++) {
+		pf->node[u].send = pf->node[u].recv = 10e-6;
+		pf->node[u].rate = u < 4 ? 23907500 : 23907500 / 4.0;
+	}
+	lb_platform_seal(pf);
+	return pf;
+}
+
+static double simulate_on(const struct lb_platform *pf, const char *name, uint64_t m,
+			  enum lb_port_model model)
+{
+	char err[256] = "";
+	struct lb_algo_params prm = { .ranks = 8, .lanes = 2, .bytes = m, .platform = pf };
+	struct lb_schedule *s = lb_algo_build(lb_algo_find(name), &prm, err, sizeof(err));
+	struct lb_sim_net net = { .platform = pf, .model = model };
+	struct lb_sim_result res = { 0 };
+	CHECK(s && lb_sim_run(s, &net, &res, err, sizeof(err)) == 0, "%s %llu: %s", name,
+	      (unsigned long long)m, err);
+	lb_sched_free(s);
+	return res.seconds;
+}
+
+/* Every slow rank receives 7 m, on lane 0 (the agents' schedules use one
+ * lane), through its cap: at least 7 m / rate, and the bounded model's
+ * time within 1 % (the caps are all of it). */
+static void bench_allgather(void)
+{
+	struct lb_platform *pf = bench_allgather_platform();
+	const char *names[] = { "cluster-agent-gb", "cluster-agent-ts" };
+	for (int a = 0; a < 2; a++)
+		for (uint64_t m = 1 << 20; m <= 8 << 20; m *= 8) {
+			double bound = 7.0 * (double)m / pf->node[7].rate;
+			double logp = simulate_on(pf, names[a], m, LB_PORT_LOGP);
+			double bounded = simulate_on(pf, names[a], m, LB_PORT_BOUNDED);
+			CHECK(logp >= bound * (1 - 1e-9), "%s m %llu: LogP %g s, under 7 m / rate %g s",
+			      names[a], (unsigned long long)m, logp, bound);
+			CHECK(fabs(logp / bounded - 1) < 0.01, "%s m %llu: LogP %g s, bounded %g s",
+			      names[a], (unsigned long long)m, logp, bounded);
+		}
+	lb_platform_free(pf);
+}
+
 static double closed_form(const struct lb_platform *pf, uint32_t m, enum lb_agent_algo algo)
 {
 	struct lb_agent_model md;
@@ -221,6 +315,8 @@ int main(void)
 	order_and_refusals();
 	two_lanes();
 	ring_steps_together();
+	caps_in_send_order();
+	bench_allgather();
 	seed001();
 	return check_status("test_sim_logp");
 }

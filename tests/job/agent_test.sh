@@ -7,8 +7,12 @@
 # all 4 contributions: verified_bytes = 4 ranks x 4 x m per iteration.
 # The rows say allgather, and their sim_seconds is the simulator's LogP
 # mode on the platform (`sim --model logp`, seed 001's model), not
-# multi-port (which differs on some row).  Ranks wait for each other in
-# the bootstrap, never on sleeps.
+# multi-port (which differs on some row).  On a platform whose slow nodes
+# carry a NIC cap (`rate`) the LogP sim_seconds is at least the (p - 1) m
+# a slow rank must receive over its cap (one lane), and still `sim
+# --model logp`'s (scripts/bench-allgather's cluster-agent rows were m /
+# rate, 7 times too fast, when the LogP mode ignored the caps).  Ranks
+# wait for each other in the bootstrap, never on sleeps.
 set -uo pipefail
 usage="usage: agent_test.sh path/to/tests/lib.sh path/to/lanebench"
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -66,6 +70,36 @@ for agents in auto 1 4; do
 	done <"$tmp/rows"
 	same_sim "$agents"
 done
+# NIC caps: 2 nodes at 100 Mbit/s, 2 at 25 (3,125,000 B/s)
+cat >"$tmp/capped.platform" <<'PLATFORM'
+nodes 4
+lanes 2
+default lat 100us bw 100mbit
+node 0 send 10us recv 10us rate 100mbit
+node 1 send 10us recv 10us rate 100mbit
+node 2 send 10us recv 10us rate 25mbit
+node 3 send 10us recv 10us rate 25mbit
+PLATFORM
+m=100000
+rc=0
+local_job capped 4 bcast --nics 127.0.0.1,127.0.0.1 --no-pin --timeout 30 -a cluster-agent-gb,cluster-agent-ts \
+	--platform "$tmp/capped.platform" -m "$m" -i 1 -x 0 -o "$tmp/capped.csv" || rc=$?
+"${LB[@]}" sim --platform "$tmp/capped.platform" --model logp -a cluster-agent-gb,cluster-agent-ts \
+	-m "$m" -o "$tmp/capped-logp.csv" >/dev/null || fail "sim --model logp on the capped platform failed"
+if [ "$rc" = 0 ]; then
+	bound=$(awk -v m="$m" 'BEGIN { printf "%.9g", 3 * m / 3125000 }')
+	while read -r algo sim; do
+		logp=$(csv_awk -v a="$algo" '$c["algorithm"] == a { print $c["sim_seconds"] }' "$tmp/capped-logp.csv")
+		awk -v s="$sim" -v b="$bound" 'BEGIN { exit !(s >= b * (1 - 1e-5)) }' ||
+			fail "capped $algo: sim_seconds $sim under 3 m / the slow rate, $bound"
+		awk -v s="$sim" -v l="$logp" 'BEGIN { exit !(l > 0 && (s - l) / l < 1e-5 && (l - s) / l < 1e-5) }' ||
+			fail "capped $algo: sim_seconds $sim, want sim --model logp's $logp"
+	done < <(csv_awk '{ print $c["algorithm"], $c["sim_seconds"] }' "$tmp/capped.csv")
+	[ "$(csv_awk '{ print }' "$tmp/capped.csv" | wc -l)" = 2 ] || fail "capped: want 2 rows"
+else
+	fail "capped platform: exit $rc: $(tail -n 3 "$tmp"/capped.err*)"
+fi
+
 # more agents than ranks: every rank refuses the configuration, naming it
 rc=0
 local_job a5 4 bcast --nics 127.0.0.1,127.0.0.1 --no-pin --timeout 30 -a cluster-agent-gb --agents 5 \
