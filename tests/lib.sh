@@ -238,6 +238,18 @@ cluster_down() {
 	"$cluster" down --name "$name" >/dev/null 2>&1
 }
 
+# h I: the namespace of the cluster's host I.
+h() { echo "$name-h$1"; }
+
+# needs_tools TOOL...: the test fails at once (exit 1), naming the first
+# TOOL not installed (scripts/deps installs them all).
+needs_tools() {
+	local tool
+	for tool; do
+		command -v "$tool" >/dev/null || { echo "FAIL: $tool not installed"; exit 1; }
+	done
+}
+
 # --- measuring the emulated WAN (tests/cluster/wan*_test.sh) ---------------------
 # The WAN shares a loaded 2-core machine with everything else: one
 # measurement can land on a moment when the hosts' own network processing

@@ -12,10 +12,7 @@ source "${1:?$usage}"
 shift
 use_cluster "${1:?$usage}" lbn
 trap 'exit 1' INT TERM
-for tool in nft iperf3 python3 ping; do
-	command -v $tool >/dev/null || { echo "FAIL: $tool not installed"; exit 1; }
-done
-h() { echo "$name-h$1"; } # host -> namespace
+needs_tools nft iperf3 python3 ping
 
 # 4 hosts at 400mbit; host 0 -> 1 at 100mbit (written as %g prints it),
 # host 2 -> 3 at 25mbit, host 1 -> 2 above the host's rate (capped), and

@@ -22,12 +22,8 @@ use_lanebench "${3:?$usage}"
 # (the pairs' windows, 4-9, 10-15 and 16-21 ms on the minimum, do not overlap:
 # a pair given another's delay still fails)
 readonly MIN_SLACK_MS=5 MEDIAN_SLACK_MS=10 TCP_FLOOR=0.1
-for tool in iperf3 ping; do
-	command -v $tool >/dev/null || { fail "$tool not installed"; finish wan_pairs; }
-done
+needs_tools iperf3 ping
 trap 'exit 1' INT TERM
-
-h() { echo "$name-h$1"; } # host -> namespace
 
 # up PLATFORM: the cluster from PLATFORM's sites and wan lines, one rail
 up() {

@@ -43,12 +43,8 @@ use_lanebench "${3:?$usage}"
 # rerun right after: no priority inside the guest wins that back); a line that did
 # not delay (< 10 ms) or delayed twice (>= 20 ms) still fails.
 readonly DELAY_MS=5 MIN_SLACK_MS=5 MEDIAN_SLACK_MS=10 TCP_FLOOR=0.1
-for tool in iperf3 ping; do
-	command -v $tool >/dev/null || { fail "$tool not installed"; finish wan; }
-done
+needs_tools iperf3 ping
 trap 'exit 1' INT TERM
-
-h() { echo "$name-h$1"; } # host -> namespace
 
 # refused WANT ARGS...: `cluster up ARGS` exits 2 naming WANT, builds nothing
 refused() {

@@ -86,6 +86,16 @@ memif_job "memif: seed 004's gathers and broadcasts, bytes verified" \
 gathers=$(grep -c ',hbsp[12]-gather,.*,gather,' "$tmp/hbsp.csv" 2>/dev/null)
 [ "$gathers" = 2 ] && ok "2 gather rows" || fail "$gathers gather rows, want 2"
 
+# Seed 002's coordinator orders between the same two sites, each composed
+# with the default inside every site (verified_bytes = the 3 ranks other
+# than the root x m x 3 iterations).
+memif_job "memif: seed 002's coordinator orders between sites, bytes verified" \
+	-a flat,ecef,ecef-la,bottomup,mostcrit --platform "$tmp/sites.platform" \
+	-m 100000 -i 2 -x 1 -o "$tmp/coord.csv"
+coords=$(grep -c ',bcast,.*,900000,' "$tmp/coord.csv" 2>/dev/null)
+[ "$coords" = 5 ] && ok "5 coordinator rows, every byte verified" ||
+	fail "$coords coordinator rows with 900000 verified bytes, want 5"
+
 # The allgather collective: every rank's -m to every rank, each byte
 # verified at every rank (verified_bytes = 4 x 4 x m x 3 iterations).
 memif_job "memif: allgather ring, doubling and simultaneous, bytes verified" \
