@@ -413,7 +413,12 @@ static double ratio(double measured, double predicted)
  * model, one SEND at a time, predicted trees with fan-out up to 3 times
  * too slow on the emulated cluster (scripts/bench-hetero).  Seed 001's
  * cluster-agent allgathers (a->sim_logp) take the LogP mode instead, the
- * model their plans are built for (repro seed001's `sim us`).  Without a
+ * model their plans are built for (repro seed001's `sim us`); the other
+ * allgathers fluid: p - 1 flows converge on every rank, and multi-port,
+ * which books a transfer's sender and receiver at different times, put
+ * allgather-simultaneous 1.43-1.54 x slow on 4 fast + 4 slow hosts where
+ * fluid fitted it within 1.02-1.12 (26 of bench-allgather's 30 rows
+ * within 15 %, multi-port 24; README).  Without a
  * platform, with sites, fluid shared by round trip: a site-aware tree's
  * root feeds its own site and the WAN from one port, and TCP serves the
  * 10 ms stream after the 0.03 ms ones; per-lane, which interleaves them,
@@ -423,8 +428,13 @@ static double ratio(double measured, double predicted)
 static void auto_model(const struct lb_coll_params *prm, const struct lb_algo *a,
 		       struct lb_sim_net *net)
 {
-	if (prm->platform) {
-		net->model = a->sim_logp ? LB_PORT_LOGP : LB_PORT_MULTI;
+	if (prm->platform && a->sim_logp) {
+		net->model = LB_PORT_LOGP;
+	} else if (prm->platform && a->collective && strcmp(a->collective, "allgather") == 0) {
+		net->model = LB_PORT_FLUID;
+		net->share = LB_SHARE_FAIR;
+	} else if (prm->platform) {
+		net->model = LB_PORT_MULTI;
 	} else if (net->sites > 1) {
 		net->model = LB_PORT_FLUID;
 		net->share = LB_SHARE_RTT;
