@@ -131,9 +131,9 @@ static void config_at(const struct lb_coll_params *p, size_t i, const struct lb_
 }
 
 /* The run's site count (1: none). */
-static uint32_t sites_of(const struct run *r)
+static uint32_t sites_of(const struct lb_coll_params *prm)
 {
-	return r->prm->sites ? r->prm->sites : 1;
+	return prm->sites ? prm->sites : 1;
 }
 
 /* Without calibration --slice auto has no latency or bandwidth to model:
@@ -148,7 +148,7 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 	struct lb_algo_params p = { .ranks = r->job.size, .lanes = r->job.lanes,
 				    .stripe_off = r->prm->stripe_off,
 				    .allgather = r->prm->allgather,
-				    .sites = sites_of(r),
+				    .sites = sites_of(r->prm),
 				    .site_first = r->prm->site_first,
 				    .platform = r->prm->platform,
 				    .site_algo = r->prm->site_algo,
@@ -453,7 +453,7 @@ int lb_coll_sim_net(const struct lb_coll_params *prm, const struct lb_calib *cal
 		*net = (struct lb_sim_net){ .alpha = cal->latency_median,
 					    .lane_bw = cal->bandwidth_median,
 					    .rank_bw = cal->bandwidth,
-					    .sites = prm->sites ? prm->sites : 1,
+					    .sites = sites_of(prm),
 					    .site_first = prm->site_first,
 					    .wan_alpha = cal->latency_median,
 					    .wan_latency = prm->wan_latency,
@@ -499,7 +499,7 @@ static void predict(const struct run *r, const struct lb_algo *a, const struct l
 	res->sim = simulate(r, a, s);
 	if (!r->cal.bandwidth_median || a->needs)
 		return;
-	uint32_t sites = sites_of(r);
+	uint32_t sites = sites_of(r->prm);
 	struct lb_cost_in in = { .ranks = s->ranks, .lanes = s->lanes, .bytes = message_bytes(s),
 				 .slice_bytes = res->slice_bytes, .latency = r->cal.latency_median,
 				 .lane_bw = r->cal.bandwidth_median, .sites = sites,
@@ -699,7 +699,7 @@ static int run_config(struct run *r, const struct lb_sink *sink, char *err, size
  * another site: then it measured the WAN, not its lanes. */
 static int calibrated_across(const struct run *r, uint32_t k)
 {
-	uint32_t n = r->job.size, sites = sites_of(r);
+	uint32_t n = r->job.size, sites = sites_of(r->prm);
 	int q = lb_calib_partner(k, n, 0);
 	if (q < 0)
 		q = lb_calib_partner(k, n, 1);

@@ -83,7 +83,8 @@ struct lb_coll_params {
 	 * wan_latency as L.  0 and 0: a WAN as fast as the LAN. */
 	double wan_latency, wan_bw;
 	/* The predictions' simulator port model: 0 auto, multi-port on a
-	 * platform (LogP for the algorithms with sim_logp: seed 001's), the
+	 * platform (LogP for the algorithms with sim_logp: seed 001's; fluid
+	 * for the other allgathers), the
 	 * fluid model shared by round trip with sites and no platform,
 	 * per-lane without either; 1 the fluid model (model/sim.h), 2 the
 	 * fluid model shared by round trip (LB_SHARE_RTT). */
@@ -131,7 +132,7 @@ struct lb_sim_net;
  * 15 us doubled bench-sites' chain and multilane; the bandwidths are what
  * hosts of unequal rates differ by).  The port model is prm's sim_fluid's;
  * auto (0): multi-port on a platform (LogP for a->sim_logp, seed 001's
- * agents), fluid shared by round trip with sites and no platform, else
+ * agents; fluid for the other allgathers), fluid shared by round trip with sites and no platform, else
  * per-lane.  Returns 0, or -1 when there is neither a platform nor a
  * calibration. */
 int lb_coll_sim_net(const struct lb_coll_params *prm, const struct lb_calib *cal,
