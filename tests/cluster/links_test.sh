@@ -33,26 +33,29 @@ result $? "one warning counts the 2 links with a latency or occupation" \
 
 # --------------------------------------------------------------------------
 # Read back from tc: class, rate, ceil, and the filters that lead to it.
-class_is() { # host classid rate
+class_is() { # host classid rate ceil
 	# (grep without -q: with pipefail, tc killed by SIGPIPE would fail the test)
-	tc -n "$(h "$1")" class show dev rail0 | grep "^class htb $2 .* rate $3 ceil $3 " >/dev/null
+	tc -n "$(h "$1")" class show dev rail0 | grep "^class htb $2 .* rate $3 ceil $4 " >/dev/null
 }
-class_is 0 2:101 100Mbit && class_is 2 2:103 25Mbit && class_is 1 2:102 400Mbit &&
-	class_is 0 2:ffff 400Mbit
-result $? "tc classes: 0->1 2:101 at 100Mbit, 2->3 2:103 at 25Mbit, 1->2 capped at the host's 400Mbit, default 2:ffff" \
+# A link's class never borrows (rate = ceil); a peer without a link line,
+# and the default class, are guaranteed 400 / 3 and borrow up to 400.
+class_is 0 2:101 100Mbit 100Mbit && class_is 2 2:103 25Mbit 25Mbit && class_is 1 2:102 400Mbit 400Mbit &&
+	class_is 0 2:102 133333Kbit 400Mbit && class_is 0 2:ffff 133333Kbit 400Mbit
+result $? "tc classes: 0->1 2:101 at 100Mbit, 2->3 2:103 at 25Mbit, 1->2 capped at the host's 400Mbit, 0->2 and default 2:ffff borrowing up to 400" \
 	"tc classes: $(for i in 0 1 2; do tc -n "$(h $i)" class show dev rail0; done)"
 filters=$(tc -n "$(h 0)" filter show dev rail0 parent 2:)
 # 10.10.0.2 at offset 16 of the IPv4 header; MAC 02:00:00:00:00:01 as 0x0200 at -16 (masked) and 0x00000001 at -12
 awk '/flowid 2:101/ { c = 1; next } /^filter/ { c = 0 } c && /match/ { print $2, $4 }' <<<"$filters" |
 	sort | paste -sd, | grep -qx '00000001/ffffffff -12,00000200/0000ffff -16,0a0a0002/ffffffff 16'
 result $? "tc filters of 2:101: destination 10.10.0.2 and MAC 02:00:00:00:00:01" "tc filters: $filters"
-# (sorted: tc lists a device's qdiscs in the order of their handles' hash,
-# and the two bfifos take kernel-chosen handles -- a fresh-clone CI run
-# listed tbf,bfifo,htb,bfifo)
-[ "$(tc -n "$(h 3)" qdisc show dev rail0 | awk '{ print $2 }' | sort | paste -sd,)" = bfifo,bfifo,htb,tbf ] &&
-	[ "$(tc -n "$(h 3)" class show dev rail0 | awk '$2 == "htb" { print $3 }' | sort | paste -sd,)" = 2:1,2:ffff ]
-result $? "host 3 (no link line): its tbf and control-first HTB (2:1, 2:ffff) alone, as without --links" \
-	"host 3's qdiscs: $(tc -n "$(h 3)" qdisc show dev rail0)"
+# Host 3 has no link line: a queue per peer (2:100-2:102) borrowing up to
+# its 400, as without --links.  (Sorted: tc lists a device's qdiscs in the
+# order of their handles' hash, and the bfifos take kernel-chosen handles.)
+[ "$(tc -n "$(h 3)" qdisc show dev rail0 | awk '{ print $2 }' | sort | uniq -c | awk '{ print $2 "x" $1 }' | paste -sd,)" = bfifox4,htbx1,tbfx1 ] &&
+	[ "$(tc -n "$(h 3)" class show dev rail0 | awk '$2 == "htb" { print $3 }' | sort | paste -sd,)" = 2:1,2:100,2:101,2:102,2:ffff ] &&
+	class_is 3 2:100 133333Kbit 400Mbit
+result $? "host 3 (no link line): its tbf and per-peer HTB (2:1, 2:100-2:102 borrowing up to 400, 2:ffff) alone, as without --links" \
+	"host 3's qdiscs: $(tc -n "$(h 3)" qdisc show dev rail0; tc -n "$(h 3)" class show dev rail0)"
 
 # A raw frame of DPDK's ethertype (0x88B5) from host 0 to host 1's MAC goes
 # through class 2:101: the MAC filter, not the IPv4 one, classified it.
