@@ -15,12 +15,13 @@
  * one network); other lanes stay idle.
  *
  * The platform gives the model as lb_agent_model_from_platform reads it:
- * T_send and T_recv are each node's send and recv overheads, T_end the
- * link's lat + occ + m / bw for one contribution of m bytes.  A platform
- * whose nodes carry no send overhead is refused (lb_check_agent): the
- * agents are the nodes of smallest T_send and k sends go out before the
- * first receive by T_max / T_send, so nothing derived from rates would be
- * the seed's figure. */
+ * T_send and T_recv are each node's send and recv overheads, plus m / rate
+ * where the node has a NIC cap (so a node slow in bandwidth is a slow node:
+ * a client), T_end the link's lat + occ + m / bw for one contribution of m
+ * bytes.  A platform whose nodes carry no send overhead is refused
+ * (lb_check_agent): k sends go out before the first receive by T_max /
+ * T_send, and the seed's figures are per-message overheads, which no rate
+ * gives. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,11 @@ int lb_check_agent(const struct lb_algo_params *prm, char *err, size_t errlen)
 				return -1;
 			}
 	return 0;
+}
+
+int lb_agent_model_of(const struct lb_algo_params *prm, struct lb_agent_model *md)
+{
+	return lb_agent_model_from_platform(prm->platform, 1, prm->bytes, md);
 }
 
 uint32_t lb_agent_count_of(const struct lb_agent_model *md, const struct lb_algo_params *prm,
@@ -150,7 +156,7 @@ static struct lb_schedule *build_agent(const struct lb_algo_params *prm, enum lb
 	struct lb_agent_model md;
 	struct lb_agent_plan plan = { 0 };
 	struct lb_schedule *s = NULL;
-	if (lb_agent_model_from_platform(prm->platform, 0, prm->bytes, &md))
+	if (lb_agent_model_of(prm, &md))
 		return NULL;
 	uint32_t m = lb_agent_count_of(&md, prm, algo);
 	if (m && lb_agent_plan(&md, m, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &plan) == 0)
@@ -166,7 +172,7 @@ static double closed_form(const struct lb_algo_params *prm, enum lb_agent_algo a
 	struct lb_agent_model md;
 	struct lb_agent_plan plan = { 0 };
 	double t = NAN;
-	if (lb_agent_model_from_platform(prm->platform, 0, prm->bytes, &md))
+	if (lb_agent_model_of(prm, &md))
 		return NAN;
 	uint32_t m = lb_agent_count_of(&md, prm, algo);
 	if (m && lb_agent_plan(&md, m, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &plan) == 0)

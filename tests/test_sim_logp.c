@@ -10,10 +10,10 @@
  * receiver pass its cap one after the other in the order they were sent,
  * not the order the ranks are run in; and on the platform of
  * scripts/bench-allgather (4 nodes at 200 Mbit/s, 4 at 50, the scaled
- * rates of its 2026-11-24 run) cluster-agent-gb/-ts take at least the
- * (p - 1) m a slow rank must receive over its cap (the schedules use one
- * lane), as the bounded model says: without the caps the LogP mode
- * predicted m / rate, 7 times less, when all 8 nodes are agents.
+ * rates of its 2026-11-24 run) cluster-agent-gb/-ts with all 8 nodes
+ * agents take at least the (p - 1) m a slow rank must receive over its cap
+ * (the schedules use one lane), as the bounded model says: without the
+ * caps the LogP mode predicted m / rate, 7 times less.
  *
  * Seed 001 (SPEC 4.5) on lb_agent_wu8, the platform `platform gen wu-8`
  * prints, 1-byte contributions: cluster-agent-gb / -ts at every agent count
@@ -229,7 +229,8 @@ static double simulate_on(const struct lb_platform *pf, const char *name, uint64
 			  enum lb_port_model model)
 {
 	char err[256] = "";
-	struct lb_algo_params prm = { .ranks = 8, .lanes = 2, .bytes = m, .platform = pf };
+	struct lb_algo_params prm = { .ranks = 8, .lanes = 2, .bytes = m, .platform = pf,
+				      .agents = 8 };
 	struct lb_schedule *s = lb_algo_build(lb_algo_find(name), &prm, err, sizeof(err));
 	struct lb_sim_net net = { .platform = pf, .model = model };
 	struct lb_sim_result res = { 0 };
@@ -263,7 +264,7 @@ static double closed_form(const struct lb_platform *pf, uint32_t m, enum lb_agen
 {
 	struct lb_agent_model md;
 	struct lb_agent_plan p;
-	lb_agent_model_from_platform(pf, 0, 1, &md);
+	lb_agent_model_from_platform(pf, 1, 1, &md);
 	lb_agent_plan(&md, m, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &p);
 	double t = p.all[algo];
 	lb_agent_plan_free(&p);
