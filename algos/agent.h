@@ -89,7 +89,14 @@ static inline double lb_agent_end(const struct lb_agent_model *md, uint32_t u, u
  * was: T_send and T_recv the overheads, T_end = lat + occ + bytes / bw
  * (repro seed001 reads it at 0 bytes).  Like the seed, the model charges
  * every message one contribution's bytes; a concatenated one (a cluster's
- * blocks, a client's whole result) is larger in the schedules.
+ * blocks, a client's whole result: n - 1 contributions) is larger in the
+ * schedules.  Where bandwidth dominates, that under-rates stages 2 and 3
+ * of a plan with clients, and T_B's (m - 1) T_send + (n - 1) T_recv adds
+ * a node's send-cap time to its receive-cap time, which the NIC overlaps
+ * (the plan of n agents is over-rated up to 2 x), so the planner then
+ * picks fewer agents than the simulators would (on 4 fast + 4
+ * slow-by-rate nodes: 2, which `sim --model logp|bounded|fluid` puts
+ * slower than 8); a model of message sizes and separate caps is open.
  * md->nic is part / rate (0 without a cap).
  * *send, *recv, *end and *nic are malloc'd into md (lb_agent_model_free).
  * Returns 0 or -1 (no memory, lanes 0 or more than the platform's). */
