@@ -5,32 +5,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lb_agent_model_from_platform(const struct lb_platform *pf, uint32_t lane,
+/* A node's NIC time for `part` bytes on one lane: 0 without a cap. */
+static double nic_time(const struct lb_node *node, double part)
+{
+	return node->rate > 0 ? part / node->rate : 0;
+}
+
+/* T_end(u, v) of a message cut in `lanes` parts of `part` bytes, one per
+ * lane: when its last part is in v's buffer; INFINITY when a lane has no
+ * link u -> v. */
+static double end_over_lanes(const struct lb_platform *pf, uint32_t u, uint32_t v,
+			     uint32_t lanes, double part)
+{
+	double t = 0;
+	for (uint32_t lane = 0; lane < lanes; lane++) {
+		struct lb_link l = lb_platform_link(pf, u, v, lane);
+		if (!(l.bw > 0))
+			return INFINITY;
+		t = fmax(t, l.lat + l.occ + part / l.bw);
+	}
+	return t;
+}
+
+int lb_agent_model_from_platform(const struct lb_platform *pf, uint32_t lanes,
 				 uint64_t bytes, struct lb_agent_model *md)
 {
 	uint32_t n = pf->nodes;
 	double *send = malloc(n * sizeof(*send)), *recv = malloc(n * sizeof(*recv));
-	double *end = malloc((size_t)n * n * sizeof(*end));
+	double *end = malloc((size_t)n * n * sizeof(*end)), *nic = malloc(n * sizeof(*nic));
 	memset(md, 0, sizeof(*md));
-	if (!send || !recv || !end || lane >= pf->lanes) {
-		free(send), free(recv), free(end);
+	if (!send || !recv || !end || !nic || lanes == 0 || lanes > pf->lanes) {
+		free(send), free(recv), free(end), free(nic);
 		return -1;
 	}
+	double part = (double)bytes / lanes;
 	for (uint32_t u = 0; u < n; u++) {
-		send[u] = pf->node[u].send, recv[u] = pf->node[u].recv;
-		for (uint32_t v = 0; v < n; v++) {
-			struct lb_link l = u == v ? (struct lb_link){ 0 } : lb_platform_link(pf, u, v, lane);
-			end[(size_t)u * n + v] = u == v ? 0 : l.bw > 0 ? l.lat + l.occ + (double)bytes / l.bw
-								     : INFINITY;
-		}
+		const struct lb_node *node = &pf->node[u];
+		nic[u] = nic_time(node, part);
+		send[u] = lanes * node->send + nic[u];
+		recv[u] = lanes * node->recv + nic[u];
+		for (uint32_t v = 0; v < n; v++)
+			end[(size_t)u * n + v] = u == v ? 0 : end_over_lanes(pf, u, v, lanes, part);
 	}
-	*md = (struct lb_agent_model){ .n = n, .send = send, .recv = recv, .end = end };
+	*md = (struct lb_agent_model){ .n = n, .send = send, .recv = recv, .end = end, .nic = nic };
 	return 0;
 }
 
 void lb_agent_model_free(struct lb_agent_model *md)
 {
-	free((void *)md->send), free((void *)md->recv), free((void *)md->end);
+	free((void *)md->send), free((void *)md->recv), free((void *)md->end), free((void *)md->nic);
 	memset(md, 0, sizeof(*md));
 }
 
@@ -85,7 +108,8 @@ uint32_t lb_agent_sends_first(const struct lb_agent_model *md, const uint32_t *a
 	for (uint32_t j = 0; j < m; j++)
 		if (agents[j] != agent)
 			tmax = fmax(tmax, lb_agent_end(md, agents[j], agent));
-	double k = md->send[agent] > 0 ? ceil(tmax / md->send[agent]) : INFINITY;
+	double cpu = md->send[agent] - (md->nic ? md->nic[agent] : 0);
+	double k = cpu > 0 ? ceil(tmax / cpu) : INFINITY;
 	return m == 0 ? 0 : k < m - 1 ? (uint32_t)k : m - 1;
 }
 

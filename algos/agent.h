@@ -17,7 +17,9 @@
  *     equal latencies in assignment order; stage 3 (Def. 4) sends in
  *     assignment order.
  * Agents are the m fastest nodes (smallest T_send, ties by id); clients
- * are the others in the same order, fastest first.
+ * are the others in the same order, fastest first.  On a platform whose
+ * nodes have NIC caps, T_send and T_recv include bytes / rate
+ * (lb_agent_model_from_platform), so "fastest" is in bandwidth too.
  */
 #ifndef LB_AGENT_H
 #define LB_AGENT_H
@@ -50,6 +52,11 @@ struct lb_agent_model {
 	uint32_t n;
 	const double *send, *recv; /* [n] */
 	const double *end;         /* [n * n] */
+	/* [n] or NULL (none): the part of each node's send and recv that is
+	 * its NIC's time for a message (lb_agent_model_from_platform), which
+	 * the CPU does not wait for: a send is eager, its bytes queue at the
+	 * cap while the CPU issues the next (lb_agent_sends_first). */
+	const double *nic;
 };
 
 static inline double lb_agent_end(const struct lb_agent_model *md, uint32_t u, uint32_t v)
@@ -57,13 +64,43 @@ static inline double lb_agent_end(const struct lb_agent_model *md, uint32_t u, u
 	return md->end[(size_t)u * md->n + v];
 }
 
-/* A model read from a sealed platform on `lane`: T_send and T_recv are the
- * nodes' send and recv overheads, T_end(u, v) = lat + occ + bytes / bw of
- * the link u -> v (the time from the start of a send of `bytes` to the
- * message in the receiver's buffer; INFINITY where there is no link).
- * *send, *recv and *end are malloc'd into md (lb_agent_model_free).
- * Returns 0 or -1 (no memory, lane out of range). */
-int lb_agent_model_from_platform(const struct lb_platform *pf, uint32_t lane,
+/* A model read from a sealed platform for a schedule that cuts each
+ * message into `lanes` parts of bytes / lanes, part l on lane l (lanes 0 ..
+ * lanes - 1; 1: the seed's one network, lane 0):
+ *   T_send(u) = lanes x send(u) + part / rate(u)
+ *   T_recv(u) = lanes x recv(u) + part / rate(u)
+ *   T_end(u, v) = the largest over the lanes of lat + occ + part / bw of the
+ *     link u -> v (the time from the start of a send to the message in the
+ *     receiver's buffer: its last part's; INFINITY where a lane has no link),
+ * with rate(u) the node's NIC cap on each lane (no term when it has none).
+ * Why rate enters T_send and T_recv: the seed's nodes differ in CPU
+ * overheads on one fast network, so its model has no bandwidth but T_end's;
+ * a node whose NIC is slow is as slow a sender and receiver as one whose
+ * CPU is (LogGP charges a k-byte message o + (k-1) G at each end), and its
+ * sends and receives queue at its cap as they do at its CPU: the seed's
+ * T_hold = T_send then spaces its sends by part / rate, Definition 1 its
+ * receives, so the planner ranks such a node among the slow (a client) and
+ * the inter-agent broadcast (m - 1 sends and receives per agent) costs what
+ * its cap makes it cost.  Without the rate term a capped node counted as
+ * fast: on 4 fast + 4 slow-by-rate nodes the planner took all 8 as agents.
+ * The overheads count once per part (the schedule's k parts are k messages
+ * to the CPU), the NIC time once (the parts cross the lanes' caps at once).
+ * On a platform without rates and one lane this is the seed's model as it
+ * was: T_send and T_recv the overheads, T_end = lat + occ + bytes / bw
+ * (repro seed001 reads it at 0 bytes).  Like the seed, the model charges
+ * every message one contribution's bytes; a concatenated one (a cluster's
+ * blocks, a client's whole result: n - 1 contributions) is larger in the
+ * schedules.  Where bandwidth dominates, that under-rates stages 2 and 3
+ * of a plan with clients, and T_B's (m - 1) T_send + (n - 1) T_recv adds
+ * a node's send-cap time to its receive-cap time, which the NIC overlaps
+ * (the plan of n agents is over-rated up to 2 x), so the planner then
+ * picks fewer agents than the simulators would (on 4 fast + 4
+ * slow-by-rate nodes: 2, which `sim --model logp|bounded|fluid` puts
+ * slower than 8); a model of message sizes and separate caps is open.
+ * md->nic is part / rate (0 without a cap).
+ * *send, *recv, *end and *nic are malloc'd into md (lb_agent_model_free).
+ * Returns 0 or -1 (no memory, lanes 0 or more than the platform's). */
+int lb_agent_model_from_platform(const struct lb_platform *pf, uint32_t lanes,
 				 uint64_t bytes, struct lb_agent_model *md);
 void lb_agent_model_free(struct lb_agent_model *md);
 
@@ -81,7 +118,8 @@ double lb_agent_bcast(const struct lb_agent_model *md, const uint32_t *agents,
 
 /* Section 4.2: the sends an agent issues before its first receive,
  * k = min(m - 1, ceil(T_max / T_send)), T_max the largest T_end from the
- * other agents to it. */
+ * other agents to it, T_send its send less its NIC time (md->nic): the
+ * sends it can issue before the first message can be there. */
 uint32_t lb_agent_sends_first(const struct lb_agent_model *md, const uint32_t *agents,
 			      uint32_t m, uint32_t agent);
 

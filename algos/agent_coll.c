@@ -1,26 +1,35 @@
 /* Seed 001's Gather-Broadcast and Two-Step (SPEC 4.2) as allgather
- * schedules: the planner of algos/agent.h on the platform's lane 0, its
+ * schedules: the planner of algos/agent.h on the platform's lanes, its
  * per-rank op lists (algos/agent_sched.h) turned into struct lb_schedule.
  *
- * Block b is rank b's contribution (owner[b] = b, every rank wants every
- * block; one block per rank: the seed's messages are short and never
- * split, so --slice does not cut them).  A message of the seed carries
+ * On k lanes (-k) each rank's contribution is cut into k parts, part l on
+ * lane l: block l * n + r is part l of rank r's contribution (owner r,
+ * every rank wants every block; k = 1: block r is rank r's, the seed's
+ * one network).  The seed's messages are short and never split, so
+ * --slice does not cut them; the lanes do, so that every lane carries its
+ * share: each message of the op lists becomes k messages, one per lane,
+ * lane 0's first, the same peer, each carrying its lane's parts of the
+ * message's contributions.  Numbering the parts lane-major keeps a lane's
+ * parts of consecutive ranks one range.  A message of the seed carries
  * several ranks' blocks (an agent's cluster to another agent, everything
  * to a client); those blocks are no one contiguous range in general, so a
  * message is consecutive ops to one peer: its blocks ascending, each run
  * of consecutive ranks one op, every op after the first flagged
- * LB_OP_CONT (the LogP simulation charges one overhead per message).  The
- * receiver's ops are built from the same list, so the k-th SEND of a
- * channel still meets its k-th RECV.  Every op is on lane 0 (the seed's
- * one network); other lanes stay idle.
+ * LB_OP_CONT (the LogP simulation charges one overhead per message, so k
+ * per message of the seed: the model's lanes x send).  The receiver's ops
+ * are built from the same list, so the k-th SEND of a channel still meets
+ * its k-th RECV, and the program order (a message's lanes in turn) keeps
+ * the op lists' order, so a plan that runs to completion on one lane does
+ * on k.
  *
  * The platform gives the model as lb_agent_model_from_platform reads it:
- * T_send and T_recv are each node's send and recv overheads, T_end the
- * link's lat + occ + m / bw for one contribution of m bytes.  A platform
- * whose nodes carry no send overhead is refused (lb_check_agent): the
- * agents are the nodes of smallest T_send and k sends go out before the
- * first receive by T_max / T_send, so nothing derived from rates would be
- * the seed's figure. */
+ * T_send and T_recv are each node's send and recv overheads, plus m / rate
+ * where the node has a NIC cap (so a node slow in bandwidth is a slow node:
+ * a client), T_end the link's lat + occ + m / bw for one contribution of m
+ * bytes.  A platform whose nodes carry no send overhead is refused
+ * (lb_check_agent): k sends go out before the first receive by T_max /
+ * T_send, and the seed's figures are per-message overheads, which no rate
+ * gives. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +41,23 @@
 
 uint64_t lb_blocks_agent(const struct lb_algo_params *prm)
 {
-	return prm->ranks;
+	return lb_mul_sat(prm->ranks, prm->lanes ? prm->lanes : 1);
+}
+
+/* Every ordered pair has a link on every lane the schedule uses: 0, or -1
+ * with why not in err. */
+static int check_links(const struct lb_algo_params *prm, char *err, size_t errlen)
+{
+	const struct lb_platform *pf = prm->platform;
+	for (uint32_t lane = 0; lane < prm->lanes; lane++)
+		for (uint32_t u = 0; u < pf->nodes; u++)
+			for (uint32_t v = 0; v < pf->nodes; v++)
+				if (u != v && !lb_platform_has_link(pf, u, v, lane)) {
+					snprintf(err, errlen, "no link %u -> %u on lane %u: any client may talk to any agent, on every lane (-k %u)",
+						 u, v, lane, prm->lanes);
+					return -1;
+				}
+	return 0;
 }
 
 int lb_check_agent(const struct lb_algo_params *prm, char *err, size_t errlen)
@@ -48,13 +73,12 @@ int lb_check_agent(const struct lb_algo_params *prm, char *err, size_t errlen)
 				 u, u);
 			return -1;
 		}
-	for (uint32_t u = 0; u < pf->nodes; u++)
-		for (uint32_t v = 0; v < pf->nodes; v++)
-			if (u != v && !lb_platform_has_link(pf, u, v, 0)) {
-				snprintf(err, errlen, "no link %u -> %u on lane 0: any client may talk to any agent", u, v);
-				return -1;
-			}
-	return 0;
+	return check_links(prm, err, errlen);
+}
+
+int lb_agent_model_of(const struct lb_algo_params *prm, struct lb_agent_model *md)
+{
+	return lb_agent_model_from_platform(prm->platform, prm->lanes, prm->bytes, md);
 }
 
 uint32_t lb_agent_count_of(const struct lb_agent_model *md, const struct lb_algo_params *prm,
@@ -76,19 +100,20 @@ static void sort_blocks(uint32_t *b, uint32_t k)
 	}
 }
 
-/* One message (op[0..k-1], one msg) of rank r: its blocks ascending, a run
- * of consecutive ones an op, the ops after the first continuing it. */
+/* Lane `lane`'s part of one message (op[0..k-1], one msg) of rank r: the
+ * parts' blocks ascending (lane * n + the contribution's rank), a run of
+ * consecutive ones an op, the ops after the first continuing it. */
 static int emit_message(struct lb_schedule *s, uint32_t r, const struct lb_agent_op *op,
-			uint32_t k, uint32_t *blocks)
+			uint32_t k, uint32_t lane, uint32_t *blocks)
 {
 	enum lb_op_kind kind = op->send ? LB_SEND : LB_RECV;
 	for (uint32_t i = 0; i < k; i++)
-		blocks[i] = op[i].block;
+		blocks[i] = lane * s->ranks + op[i].block;
 	sort_blocks(blocks, k);
 	for (uint32_t i = 0, run; i < k; i += run) {
 		for (run = 1; i + run < k && blocks[i + run] == blocks[i] + run; run++)
 			;
-		if (lb_sched_add(s, r, kind, op->peer, 0, blocks[i], run))
+		if (lb_sched_add(s, r, kind, op->peer, lane, blocks[i], run))
 			return -1;
 		if (i)
 			s->rank[r].ops[s->rank[r].count - 1].flags = LB_OP_CONT;
@@ -96,7 +121,8 @@ static int emit_message(struct lb_schedule *s, uint32_t r, const struct lb_agent
 	return 0;
 }
 
-/* Every rank's op list of a as ops of s. */
+/* Every rank's op list of a as ops of s: each message once per lane, in
+ * lane order. */
 static int emit_all(struct lb_schedule *s, const struct lb_agent_sched *a, uint32_t *blocks)
 {
 	for (uint32_t r = 0; r < a->n; r++) {
@@ -105,26 +131,30 @@ static int emit_all(struct lb_schedule *s, const struct lb_agent_sched *a, uint3
 			uint32_t k = 1;
 			while (i + k < end && a->op[i + k].msg == a->op[i].msg)
 				k++;
-			if (emit_message(s, r, &a->op[i], k, blocks))
-				return -1;
+			for (uint32_t lane = 0; lane < s->lanes; lane++)
+				if (emit_message(s, r, &a->op[i], k, lane, blocks))
+					return -1;
 			i += k;
 		}
 	}
 	return 0;
 }
 
-/* The allgather schedule of n ranks (one block each, owned by its rank). */
+/* The allgather schedule of n ranks on k lanes (block l * n + r: part l
+ * of rank r's contribution, owned by r). */
 static struct lb_schedule *allgather_for(const struct lb_algo_params *prm, const char *name)
 {
-	struct lb_schedule *s = lb_sched_for(prm, name, prm->ranks);
+	uint64_t nblocks = lb_blocks_agent(prm);
+	struct lb_schedule *s = nblocks <= UINT32_MAX ? lb_sched_for(prm, name, (uint32_t)nblocks)
+						       : NULL;
 	if (!s)
 		return NULL;
 	s->bytes = lb_mul_sat(prm->bytes, prm->ranks);
 	uint32_t *owner = lb_sched_set_owners(s);
 	if (!owner)
 		return lb_sched_abandon(s);
-	for (uint32_t b = 0; b < prm->ranks; b++)
-		owner[b] = b;
+	for (uint32_t b = 0; b < s->nblocks; b++)
+		owner[b] = b % prm->ranks;
 	return s;
 }
 
@@ -150,7 +180,7 @@ static struct lb_schedule *build_agent(const struct lb_algo_params *prm, enum lb
 	struct lb_agent_model md;
 	struct lb_agent_plan plan = { 0 };
 	struct lb_schedule *s = NULL;
-	if (lb_agent_model_from_platform(prm->platform, 0, prm->bytes, &md))
+	if (lb_agent_model_of(prm, &md))
 		return NULL;
 	uint32_t m = lb_agent_count_of(&md, prm, algo);
 	if (m && lb_agent_plan(&md, m, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &plan) == 0)
@@ -166,7 +196,7 @@ static double closed_form(const struct lb_algo_params *prm, enum lb_agent_algo a
 	struct lb_agent_model md;
 	struct lb_agent_plan plan = { 0 };
 	double t = NAN;
-	if (lb_agent_model_from_platform(prm->platform, 0, prm->bytes, &md))
+	if (lb_agent_model_of(prm, &md))
 		return NAN;
 	uint32_t m = lb_agent_count_of(&md, prm, algo);
 	if (m && lb_agent_plan(&md, m, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &plan) == 0)

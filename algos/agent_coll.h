@@ -6,6 +6,11 @@
 #include "agent.h"
 #include "algos.h"
 
+/* The model the builders plan on: prm->platform read at prm->bytes for a
+ * schedule that cuts each message over prm->lanes lanes
+ * (lb_agent_model_from_platform).  Returns 0 or -1. */
+int lb_agent_model_of(const struct lb_algo_params *prm, struct lb_agent_model *md);
+
 /* prm->agents, or when 0 (auto) the planner's choice on md (lb_agent_choose
  * with the fewest-clients tie rule and T_R(i, n)); 0 on no memory. */
 uint32_t lb_agent_count_of(const struct lb_agent_model *md, const struct lb_algo_params *prm,

@@ -257,14 +257,15 @@ double lb_hbsp_seconds_hbsp1_bcast(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp1_bcast_1phase(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp2_bcast(const struct lb_algo_params *prm);
 /* Seed 001's Cluster-Agent allgathers (algos/agent_coll.c): Gather-
- * Broadcast and Two-Step on prm->platform's lane 0, prm->agents agents. */
+ * Broadcast and Two-Step on prm->platform, prm->agents agents, each
+ * message cut into prm->lanes parts, one per lane. */
 struct lb_schedule *lb_build_cluster_agent_gb(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_cluster_agent_ts(const struct lb_algo_params *prm);
 /* Their closed form (SPEC 4.3, Definition 5's T_all) in seconds on the
  * platform, T_end read at prm->bytes; NaN when it cannot plan. */
 double lb_makespan_cluster_agent_gb(const struct lb_algo_params *prm);
 double lb_makespan_cluster_agent_ts(const struct lb_algo_params *prm);
-/* Every node has a send overhead, every ordered pair a link on lane 0,
+/* Every node has a send overhead, every ordered pair a link on every lane,
  * agents <= ranks. */
 int lb_check_agent(const struct lb_algo_params *prm, char *err, size_t errlen);
 uint64_t lb_blocks_agent(const struct lb_algo_params *prm);

@@ -8,7 +8,7 @@
 
 /* The option row, its target a uint32_t at `offset`. */
 #define LB_AGENTS_OPT(offset)                                                                 \
-	{ LB_OPT("agents", 0, "auto|N", "seed 001's cluster-agent-gb/-ts: N agents (the N fastest nodes of the --platform by their send overhead), or auto: the count of least modelled time (SPEC 4.4)", \
+	{ LB_OPT("agents", 0, "auto|N", "seed 001's cluster-agent-gb/-ts: N agents (the N fastest nodes of the --platform by their send overhead, plus m / (k x rate) where a node has a rate), or auto: the count of least modelled time (SPEC 4.4)", \
 		 LB_OPT_HANDLER, (offset)), .def = "auto", .handler = lb_cli_set_agents,   \
 	  .show = lb_cli_show_agents }
 

@@ -454,7 +454,7 @@ static void print_agents(FILE *out, const struct plan_opts *o, const struct lb_a
 	if (a->build != lb_build_cluster_agent_gb && a->build != lb_build_cluster_agent_ts)
 		return;
 	enum lb_agent_algo algo = a->build == lb_build_cluster_agent_gb ? LB_AGENT_GB : LB_AGENT_TS;
-	if (lb_agent_model_from_platform(prm->platform, 0, prm->bytes, &md))
+	if (lb_agent_model_of(prm, &md))
 		return;
 	fprintf(out, "%sagents %u (%s), model T_all %.9g s (SPEC 4.3)\n",
 		o->format == FMT_DOT ? "// " : "", lb_agent_count_of(&md, prm, algo),

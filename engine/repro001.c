@@ -169,7 +169,7 @@ int lb_repro001_run(const struct lb_repro001_params *p, const struct lb_sink *si
 {
 	struct lb_platform *pf = lb_agent_wu8();
 	struct lb_agent_model md;
-	if (!pf || lb_agent_model_from_platform(pf, 0, 0, &md)) {
+	if (!pf || lb_agent_model_from_platform(pf, 1, 0, &md)) {
 		lb_platform_free(pf);
 		snprintf(err, errlen, "seed001: out of memory");
 		return -1;

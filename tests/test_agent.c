@@ -2,7 +2,18 @@
  * network (SPEC 4.5: 4 fast, 4 slow; microseconds, so every sum is exact):
  * Appendix C.1's intermediate values at m = 3, the whole 4.5 table under
  * both assignment tie rules, the printed T_R(i, n - 1) variant at m = 5,
- * and the published agent counts (GB 4, tied with 3 at 1270 us; TS 3). */
+ * and the published agent counts (GB 4, tied with 3 at 1270 us; TS 3).
+ *
+ * Bandwidth (lb_agent_model_from_platform's rate term): on 8 nodes of equal
+ * overheads, 4 of them capped at a quarter of the others' rate (the slow
+ * ones numbered first, so that ids alone would make them the agents; the
+ * platform of scripts/bench-allgather otherwise), T_send and T_recv carry
+ * bytes / rate, the planner takes only fast nodes as agents and fewer than
+ * all 8 for both algorithms at 32 B to 2 MiB (it took all 8 when it read no
+ * rate), and at 2 MiB (where a message is in flight longer than
+ * 7 sends' overheads) an agent issues all its sends before its first
+ * receive (the CPU's overhead, not the NIC's time, spaces them); at 0 bytes the
+ * caps change nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +153,7 @@ static void check_platform(void)
 	CHECK(text && strstr(text, "node 7 send 0.00016000000000000001 recv 0.00012999999999999999"), "wu8: no slow recv in\n%s", text ? text : "");
 	struct lb_agent_model md;
 	struct lb_agent_plan p;
-	if (back && lb_agent_model_from_platform(back, 0, 0, &md) == 0) {
+	if (back && lb_agent_model_from_platform(back, 1, 0, &md) == 0) {
 		CHECK(lb_agent_end(&md, 0, 4) == 350e-6 && lb_agent_end(&md, 5, 6) == 450e-6 &&
 			      md.recv[7] == 130e-6, "wu8: model %g %g %g", lb_agent_end(&md, 0, 4),
 		      lb_agent_end(&md, 5, 6), md.recv[7]);
@@ -162,6 +173,75 @@ static void check_platform(void)
 	lb_platform_free(pf), lb_platform_free(back);
 }
 
+/* 8 nodes, 10 us overheads, 2 lanes, links at FAST_RATE; nodes 0-3 capped
+ * at a quarter of it (slow), 4-7 at it. */
+#define FAST_RATE 23907500.0
+static struct lb_platform *fast_slow(void)
+{
+	struct lb_platform *pf = lb_platform_new(8, 2);
+	pf->dflt = (struct lb_link){ .bw = FAST_RATE };
+	for (uint32_t u = 0; u < 8; u++) {
+		pf->node[u].send = pf->node[u].recv = 10e-6;
+		pf->node[u].rate = u < 4 ? FAST_RATE / 4 : FAST_RATE;
+	}
+	CHECK(lb_platform_seal(pf) == 0, "fast_slow: seal");
+	return pf;
+}
+
+/* Every agent of the plan for m agents is a fast node (4-7). */
+static int fast_agents(const struct lb_agent_model *md, uint32_t m)
+{
+	struct lb_agent_plan p;
+	int fast = lb_agent_plan(md, m, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &p) == 0;
+	for (uint32_t a = 0; fast && a < m; a++)
+		fast = p.agent[a] >= 4;
+	lb_agent_plan_free(&p);
+	return fast;
+}
+
+static void check_rates(void)
+{
+	struct lb_platform *pf = fast_slow();
+	struct lb_agent_model md;
+	for (uint64_t bytes = 32; bytes <= 2u << 20; bytes *= 16) {
+		if (lb_agent_model_from_platform(pf, 1, bytes, &md)) {
+			CHECK(0, "rates %llu: no model", (unsigned long long)bytes);
+			continue;
+		}
+		double slow = 10e-6 + (double)bytes / (FAST_RATE / 4), fast = 10e-6 + bytes / FAST_RATE;
+		CHECK(check_close(md.send[0], slow, 1e-12) && check_close(md.recv[3], slow, 1e-12) &&
+			      check_close(md.send[4], fast, 1e-12) && check_close(md.recv[7], fast, 1e-12),
+		      "rates %llu: T_send %g %g T_recv %g %g, want %g (slow) %g (fast)",
+		      (unsigned long long)bytes, md.send[0], md.send[4], md.recv[3], md.recv[7], slow, fast);
+		CHECK(check_close(lb_agent_end(&md, 4, 0), (double)bytes / (FAST_RATE / 4), 1e-12),
+		      "rates %llu: T_end 4 -> 0 %g", (unsigned long long)bytes, lb_agent_end(&md, 4, 0));
+		for (int g = 0; g < LB_AGENT_NALGOS; g++) {
+			uint32_t m = lb_agent_choose(&md, (enum lb_agent_algo)g, LB_AGENT_TIE_FEWEST,
+						     LB_AGENT_COUNT_N);
+			CHECK(m >= 1 && m <= 4 && fast_agents(&md, m),
+			      "rates %llu %s: %u agents (or a slow one among them), want 1-4 fast",
+			      (unsigned long long)bytes, g ? "TS" : "GB", m);
+		}
+		CHECK(fast_agents(&md, 4), "rates %llu: m 4's agents not nodes 4-7",
+		      (unsigned long long)bytes);
+		static const uint32_t all[8] = { 4, 5, 6, 7, 0, 1, 2, 3 };
+		CHECK(bytes < 1u << 20 || lb_agent_sends_first(&md, all, 8, 0) == 7,
+		      "rates %llu: %u sends before the first receive, want all 7 (a send's CPU is "
+		      "its overhead; its bytes queue at the cap)", (unsigned long long)bytes,
+		      lb_agent_sends_first(&md, all, 8, 0));
+		lb_agent_model_free(&md);
+	}
+	if (lb_agent_model_from_platform(pf, 1, 0, &md) == 0) {
+		CHECK(md.send[0] == 10e-6 && md.recv[0] == 10e-6 && lb_agent_end(&md, 4, 0) == 0,
+		      "rates at 0 bytes: %g %g %g", md.send[0], md.recv[0], lb_agent_end(&md, 4, 0));
+		lb_agent_model_free(&md);
+	}
+	CHECK(lb_agent_model_from_platform(pf, 0, 32, &md) == -1 &&
+		      lb_agent_model_from_platform(pf, 3, 32, &md) == -1,
+	      "lanes 0 and 3 of a 2-lane platform accepted");
+	lb_platform_free(pf);
+}
+
 int main(void)
 {
 	struct lb_agent_model md = wu8();
@@ -173,5 +253,6 @@ int main(void)
 	check_printed_count(&md);
 	check_choice(&md);
 	check_platform();
+	check_rates();
 	return check_status("test_agent");
 }

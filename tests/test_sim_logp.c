@@ -10,10 +10,11 @@
  * receiver pass its cap one after the other in the order they were sent,
  * not the order the ranks are run in; and on the platform of
  * scripts/bench-allgather (4 nodes at 200 Mbit/s, 4 at 50, the scaled
- * rates of its 2026-11-24 run) cluster-agent-gb/-ts take at least the
- * (p - 1) m a slow rank must receive over its cap (the schedules use one
- * lane), as the bounded model says: without the caps the LogP mode
- * predicted m / rate, 7 times less, when all 8 nodes are agents.
+ * rates of its 2026-11-24 run) cluster-agent-gb/-ts with all 8 nodes
+ * agents take at least the (p - 1) m a slow rank must receive over its
+ * caps, as the bounded model says (without the caps the LogP mode
+ * predicted m / rate, 7 times less), and on 2 lanes (each contribution cut
+ * in 2, one part per lane, the lanes' caps separate ports) half that.
  *
  * Seed 001 (SPEC 4.5) on lb_agent_wu8, the platform `platform gen wu-8`
  * prints, 1-byte contributions: cluster-agent-gb / -ts at every agent count
@@ -226,10 +227,11 @@ static struct lb_platform *bench_allgather_platform(void)
 }
 
 static double simulate_on(const struct lb_platform *pf, const char *name, uint64_t m,
-			  enum lb_port_model model)
+			  uint32_t lanes, enum lb_port_model model)
 {
 	char err[256] = "";
-	struct lb_algo_params prm = { .ranks = 8, .lanes = 2, .bytes = m, .platform = pf };
+	struct lb_algo_params prm = { .ranks = 8, .lanes = lanes, .bytes = m, .platform = pf,
+				      .agents = 8 };
 	struct lb_schedule *s = lb_algo_build(lb_algo_find(name), &prm, err, sizeof(err));
 	struct lb_sim_net net = { .platform = pf, .model = model };
 	struct lb_sim_result res = { 0 };
@@ -239,22 +241,30 @@ static double simulate_on(const struct lb_platform *pf, const char *name, uint64
 	return res.seconds;
 }
 
-/* Every slow rank receives 7 m, on lane 0 (the agents' schedules use one
- * lane), through its cap: at least 7 m / rate, and the bounded model's
- * time within 1 % (the caps are all of it). */
+/* Every slow rank receives 7 m through its caps, half on each lane when
+ * the schedule cuts each contribution over 2 lanes (one cap per lane): at
+ * least 7 m / (k rate), and the bounded model's time within 1 % (the caps
+ * are all of it) -- on 2 lanes half the time on one. */
 static void bench_allgather(void)
 {
 	struct lb_platform *pf = bench_allgather_platform();
 	const char *names[] = { "cluster-agent-gb", "cluster-agent-ts" };
 	for (int a = 0; a < 2; a++)
 		for (uint64_t m = 1 << 20; m <= 8 << 20; m *= 8) {
-			double bound = 7.0 * (double)m / pf->node[7].rate;
-			double logp = simulate_on(pf, names[a], m, LB_PORT_LOGP);
-			double bounded = simulate_on(pf, names[a], m, LB_PORT_BOUNDED);
-			CHECK(logp >= bound * (1 - 1e-9), "%s m %llu: LogP %g s, under 7 m / rate %g s",
-			      names[a], (unsigned long long)m, logp, bound);
-			CHECK(fabs(logp / bounded - 1) < 0.01, "%s m %llu: LogP %g s, bounded %g s",
-			      names[a], (unsigned long long)m, logp, bounded);
+			double logp[3];
+			for (uint32_t k = 1; k <= 2; k++) {
+				double bound = 7.0 * (double)m / (k * pf->node[7].rate);
+				double bounded = simulate_on(pf, names[a], m, k, LB_PORT_BOUNDED);
+				logp[k] = simulate_on(pf, names[a], m, k, LB_PORT_LOGP);
+				CHECK(logp[k] >= bound * (1 - 1e-9),
+				      "%s m %llu k %u: LogP %g s, under 7 m / (k rate) %g s", names[a],
+				      (unsigned long long)m, k, logp[k], bound);
+				CHECK(fabs(logp[k] / bounded - 1) < 0.01,
+				      "%s m %llu k %u: LogP %g s, bounded %g s", names[a],
+				      (unsigned long long)m, k, logp[k], bounded);
+			}
+			CHECK(fabs(logp[2] / logp[1] - 0.5) < 0.01, "%s m %llu: LogP %g s on 2 lanes, %g on 1",
+			      names[a], (unsigned long long)m, logp[2], logp[1]);
 		}
 	lb_platform_free(pf);
 }
@@ -263,7 +273,7 @@ static double closed_form(const struct lb_platform *pf, uint32_t m, enum lb_agen
 {
 	struct lb_agent_model md;
 	struct lb_agent_plan p;
-	lb_agent_model_from_platform(pf, 0, 1, &md);
+	lb_agent_model_from_platform(pf, 1, 1, &md);
 	lb_agent_plan(&md, m, LB_AGENT_TIE_FEWEST, LB_AGENT_COUNT_N, &p);
 	double t = p.all[algo];
 	lb_agent_plan_free(&p);

@@ -6,7 +6,9 @@
 # the simulated column (each plan's schedule in sim's logp mode): 2030 us at
 # m = 8 (the simultaneous broadcast, where the closed form is exact), the
 # closed form less one T_send at m = 1, never above the closed form;
-# `platform gen wu-8` writes the 8 workstations it plans on.
+# `platform gen wu-8` writes the 8 workstations it plans on.  On 4 fast + 4
+# slow-by-rate hosts (scripts/bench-allgather's, 2 lanes) `plan -k 2`
+# plans fewer than 8 agents, all fast, and puts ops on both lanes.
 set -u
 usage="usage: seed001_test.sh path/to/tests/lib.sh path/to/lanebench"
 source "${1:?$usage}"
@@ -53,5 +55,26 @@ for line in 'nodes 8' '^node 4 send 0.00016000000000000001 recv 0.00012999999999
 done
 check "gen wu-8's file reads back" "$B" platform show "$tmp/wu8.platform"
 expect_status 2 "takes -o only" platform gen wu-8 --seed 3
+
+{
+	printf 'nodes 8\nlanes 2\ndefault bw 200mbit\n'
+	for h in 0 1 2 3 4 5 6 7; do
+		echo "node $h send 10us recv 10us rate $([ "$h" -lt 4 ] && echo 50mbit || echo 200mbit)"
+	done
+} >"$tmp/fast-slow.platform"
+for algo in cluster-agent-gb cluster-agent-ts; do
+	expect_ok plan -a "$algo" -k 2 -m 1M --platform "$tmp/fast-slow.platform"
+	agents=$(sed -n 's/^agents \([0-9]*\) (auto.*/\1/p' "$tmp/out")
+	[ -n "$agents" ] && [ "$agents" -lt 8 ] || fail "$algo on fast-slow: agents '$agents', want fewer than 8"
+	for lane in 0 1; do
+		grep -qE "^  lane $lane: (send|recv)" "$tmp/out" || fail "$algo -k 2: no op on lane $lane: $(cat "$tmp/out")"
+	done
+	grep -q '(idle)' "$tmp/out" && fail "$algo -k 2: an idle lane: $(cat "$tmp/out")"
+	for r in 0 1 2 3; do # the slow hosts are clients: one message out, one in, per lane
+		ops=$(awk -v r="$r" '/^rank / { on = $2 == r || $2 == r ":" } on && /lane 0:/' "$tmp/out")
+		case $ops in *"send->"*"recv<-"*) ;; *) fail "$algo: slow rank $r is no client: $ops" ;; esac
+		[ "$(grep -o 'send->' <<<"$ops" | wc -l)" = 1 ] || fail "$algo: slow rank $r sends more than once: $ops"
+	done
+done
 
 finish seed001
