@@ -97,6 +97,10 @@ static inline double lb_agent_end(const struct lb_agent_model *md, uint32_t u, u
  * picks fewer agents than the simulators would (on 4 fast + 4
  * slow-by-rate nodes: 2, which `sim --model logp|bounded|fluid` puts
  * slower than 8); a model of message sizes and separate caps is open.
+ * So on a platform with rates --agents auto is not this planner's count
+ * but the simulator's (model/agent_auto.h: every count's plan simulated
+ * in the LogP mode, the fastest taken); this model still ranks the nodes
+ * and assigns the clients for each count.
  * md->nic is part / rate (0 without a cap).
  * *send, *recv, *end and *nic are malloc'd into md (lb_agent_model_free).
  * Returns 0 or -1 (no memory, lanes 0 or more than the platform's). */

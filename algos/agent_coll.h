@@ -12,7 +12,10 @@
 int lb_agent_model_of(const struct lb_algo_params *prm, struct lb_agent_model *md);
 
 /* prm->agents, or when 0 (auto) the planner's choice on md (lb_agent_choose
- * with the fewest-clients tie rule and T_R(i, n)); 0 on no memory. */
+ * with the fewest-clients tie rule and T_R(i, n)); 0 on no memory.  On a
+ * platform with rates the callers (plan, sim, bcast) have set prm->agents
+ * to the simulator's choice first (model/agent_auto.h: algos cannot run the
+ * simulator), so auto reaches here only where the closed form decides. */
 uint32_t lb_agent_count_of(const struct lb_agent_model *md, const struct lb_algo_params *prm,
 			   enum lb_agent_algo algo);
 

@@ -115,7 +115,8 @@ const struct lb_algo lb_algos[] = {
 	},
 	/* Seed 001's Cluster-Agent allgathers (algos/agent_coll.c): the m
 	 * fastest nodes of the platform are agents (--agents, auto: the
-	 * planner's m), each the agent of a cluster of slower clients. */
+	 * planner's m, or on a platform with rates the m of least LogP time,
+	 * model/agent_auto.h), each the agent of a cluster of slower clients. */
 	{
 		.name = "cluster-agent-gb",
 		.summary = "seed 001 Gather-Broadcast allgather: clients to agents, agents to each other, agents to clients",

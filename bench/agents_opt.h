@@ -1,6 +1,7 @@
 /* --agents auto|N for plan, sim and bcast: seed 001's cluster-agent
- * allgathers' agent count (struct lb_algo_params.agents; auto = 0, the
- * planner's choice on the platform). */
+ * allgathers' agent count (struct lb_algo_params.agents; auto = 0,
+ * resolved by model/agent_auto.h: the simulator's choice on a platform
+ * with rates, else the planner's). */
 #ifndef LB_AGENTS_OPT_H
 #define LB_AGENTS_OPT_H
 
@@ -8,7 +9,7 @@
 
 /* The option row, its target a uint32_t at `offset`. */
 #define LB_AGENTS_OPT(offset)                                                                 \
-	{ LB_OPT("agents", 0, "auto|N", "seed 001's cluster-agent-gb/-ts: N agents (the N fastest nodes of the --platform by their send overhead, plus m / (k x rate) where a node has a rate), or auto: the count of least modelled time (SPEC 4.4)", \
+	{ LB_OPT("agents", 0, "auto|N", "seed 001's cluster-agent-gb/-ts: N agents (the N fastest nodes of the --platform by their send overhead, plus m / (k x rate) where a node has a rate), or auto: where the --platform gives nodes a rate, the count 1..p whose plan the LogP simulation (sim --model logp; bcast predicts them with it) finishes first, a tie to fewer agents (up to 64 nodes); without rates or beyond the count of least closed-form T_all (SPEC 4.4, seed 001's model)", \
 		 LB_OPT_HANDLER, (offset)), .def = "auto", .handler = lb_cli_set_agents,   \
 	  .show = lb_cli_show_agents }
 

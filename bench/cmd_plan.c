@@ -13,6 +13,7 @@
 #include "algos/coord_platform.h"
 #include "algos/platform.h"
 #include "cli.h"
+#include "model/agent_auto.h"
 #include "model/lp.h"
 #include "model/slice.h"
 #include "lib/units.h"
@@ -445,20 +446,33 @@ static void print_period(FILE *out, const struct plan_opts *o, const struct lb_a
 			o->format == FMT_DOT ? "// " : "", tp_star, 1 / period / tp_star);
 }
 
-/* Seed 001's: the agent count (given or the planner's) and the closed
- * form's T_all (algos/agent_coll.h). */
+/* Seed 001's: the agent count (given; auto: the simulator's or the
+ * planner's, model/agent_auto.h) and the closed form's T_all
+ * (algos/agent_coll.h).  prm carries the count resolved. */
 static void print_agents(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm)
 {
 	const struct lb_algo *a = o->algo.algo;
+	struct lb_algo_params asked = *prm;
 	struct lb_agent_model md;
+	char why[96];
 	if (a->build != lb_build_cluster_agent_gb && a->build != lb_build_cluster_agent_ts)
 		return;
 	enum lb_agent_algo algo = a->build == lb_build_cluster_agent_gb ? LB_AGENT_GB : LB_AGENT_TS;
 	if (lb_agent_model_of(prm, &md))
 		return;
+	asked.agents = o->agents;
+	if (o->agents)
+		snprintf(why, sizeof(why), "--agents");
+	else if (lb_agent_auto_simulated(a, &asked)) {
+		double t;
+		lb_agent_auto(a, &asked, &t);
+		snprintf(why, sizeof(why), "auto: the least LogP time of m = 1..%u, %.9g s",
+			 prm->ranks, t);
+	} else
+		snprintf(why, sizeof(why), "auto: the planner's least T_all");
 	fprintf(out, "%sagents %u (%s), model T_all %.9g s (SPEC 4.3)\n",
-		o->format == FMT_DOT ? "// " : "", lb_agent_count_of(&md, prm, algo),
-		prm->agents ? "--agents" : "auto: the planner's least T_all", a->makespan(prm));
+		o->format == FMT_DOT ? "// " : "", lb_agent_count_of(&md, prm, algo), why,
+		a->makespan(prm));
 	lb_agent_model_free(&md);
 }
 
@@ -611,6 +625,7 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 	};
 	if (e->slice == LB_SLICE_AUTO)
 		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);
+	prm.agents = lb_agent_auto(e->algo.algo, &prm, NULL);
 	struct lb_lp_result lp = { .tp = NAN };
 	int rc = solve_lp(cmd, e->algo.algo, &prm, &lp);
 	struct lb_schedule *s = rc ? NULL : lb_algo_build(e->algo.algo, &prm, err, sizeof(err));

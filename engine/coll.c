@@ -10,6 +10,7 @@
 
 #include "algos/sites.h"
 #include "algos/slice.h"
+#include "model/agent_auto.h"
 #include "model/slice.h"
 #include "bcastlp.h"
 #include "calibrate.h"
@@ -54,6 +55,10 @@ struct run {
 	struct lb_job job;
 	struct lb_calib cal;
 	struct lb_lp_set lp; /* the lp-* algorithms' edge loads */
+	/* With a platform, [nconfigs]: each configuration's --agents, auto
+	 * resolved once (model/agent_auto.h simulates every count where nodes
+	 * have rates: not per iteration); NULL: prm->agents as it is. */
+	uint32_t *agents;
 	char platform_hash[17]; /* 16 hex digits, with a platform */
 	uint32_t pattern_id;   /* distinct per iteration of the whole run */
 	size_t config, nconfigs;
@@ -153,7 +158,7 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 				    .platform = r->prm->platform,
 				    .site_algo = r->prm->site_algo,
 				    .balance = r->prm->balance, .super2 = r->prm->super2,
-				    .agents = r->prm->agents };
+				    .agents = r->agents ? r->agents[i] : r->prm->agents };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
 		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
@@ -809,7 +814,29 @@ static int solve_lps(struct run *r, char *err, size_t len)
 	return rc;
 }
 
-/* With a platform: it fits, every rank has it, its LPs are solved. */
+/* Every configuration's agent count (r->agents): auto resolved on the
+ * platform, alike on every rank (the same platform, the same simulation);
+ * a configuration of the previous one's algorithm and size (another slice
+ * or root) takes its count.  0 or -1 (err). */
+static int resolve_agents(struct run *r, char *err, size_t len)
+{
+	uint32_t *agents = calloc(r->nconfigs + 1, sizeof(*agents));
+	if (!agents)
+		return lb_errf(err, len, "out of memory");
+	const struct lb_algo *a, *prev_a = NULL;
+	uint64_t prev_bytes = 0;
+	for (size_t i = 0; i < r->nconfigs; i++) {
+		struct lb_algo_params p = config_params(r, i, &a);
+		agents[i] = a == prev_a && p.bytes == prev_bytes ? agents[i - 1]
+								 : lb_agent_auto(a, &p, NULL);
+		prev_a = a, prev_bytes = p.bytes;
+	}
+	r->agents = agents;
+	return 0;
+}
+
+/* With a platform: it fits, every rank has it, its agent counts are
+ * resolved and its LPs solved. */
 static int platform_ready(struct run *r, char *err, size_t len)
 {
 	const struct lb_platform *pf = r->prm->platform;
@@ -820,6 +847,8 @@ static int platform_ready(struct run *r, char *err, size_t len)
 	int rc = lb_job_agree(&r->job, platform_fits(r, err, len), err, len);
 	if (rc == 0)
 		rc = same_platform(r, hash, err, len);
+	if (rc == 0)
+		rc = lb_job_agree(&r->job, resolve_agents(r, err, len), err, len);
 	if (rc == 0)
 		rc = solve_lps(r, err, len);
 	return rc;
@@ -901,6 +930,7 @@ int lb_coll_run(const struct lb_coll_params *prm, const struct lb_sink *sink,
 		rc = sweep(&r, sink, err, len);
 	lb_calib_free(&r.cal);
 	lb_lp_set_free(&r.lp);
+	free(r.agents);
 	lb_job_close(&r.job);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "model/agent_auto.h"
 #include "model/slice.h"
 #include "lib/error.h"
 #include "lib/memory.h"
@@ -181,7 +182,8 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 enum resolve { RESOLVE_RUN, RESOLVE_ESTIMATE };
 
 /* The configuration's parameters, a slice of LB_SLICE_AUTO resolved with
- * this sweep's alpha and bandwidth. */
+ * this sweep's alpha and bandwidth, --agents auto with the platform
+ * (model/agent_auto.h: the simulator's choice where nodes have rates). */
 static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 				       const struct lb_algo *a, uint32_t ranks, uint64_t bytes,
 				       uint64_t slice, uint32_t root, enum resolve how)
@@ -196,6 +198,7 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 	if (slice == LB_SLICE_AUTO)
 		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)
 						     : lb_slice_refined(a, &prm, p->alpha, p->lane_bw);
+	prm.agents = lb_agent_auto(a, &prm, NULL);
 	return prm;
 }
 

@@ -7,8 +7,17 @@
 # m = 8 (the simultaneous broadcast, where the closed form is exact), the
 # closed form less one T_send at m = 1, never above the closed form;
 # `platform gen wu-8` writes the 8 workstations it plans on.  On 4 fast + 4
-# slow-by-rate hosts (scripts/bench-allgather's, 2 lanes) `plan -k 2`
-# plans fewer than 8 agents, all fast, and puts ops on both lanes.
+# slow-by-rate hosts (scripts/bench-allgather's, 2 lanes) `plan -k 2
+# --agents 2` takes fast agents, the slow hosts its clients, and puts ops on
+# both lanes.
+# --agents auto (model/agent_auto.h): where the platform has rates, the
+# count of least LogP time -- plan's and sim's auto equal the best of an
+# explicit sweep `sim --model logp --agents 1..8` (ties to fewer): on the 4
+# fast + 4 slow hosts at 1 MiB on 2 lanes that is 8, not the closed form's
+# 2, which the sweep puts slower; on wu-8 with every node given a 1 Gbit/s
+# rate at 32 B, Two-Step's is 2 where the closed form takes 3.  Without
+# rates (wu-8 as generated) auto stays the closed form's: GB 4, TS 3 (LogP
+# would take 2), plan saying so.
 set -u
 usage="usage: seed001_test.sh path/to/tests/lib.sh path/to/lanebench"
 source "${1:?$usage}"
@@ -63,9 +72,8 @@ expect_status 2 "takes -o only" platform gen wu-8 --seed 3
 	done
 } >"$tmp/fast-slow.platform"
 for algo in cluster-agent-gb cluster-agent-ts; do
-	expect_ok plan -a "$algo" -k 2 -m 1M --platform "$tmp/fast-slow.platform"
-	agents=$(sed -n 's/^agents \([0-9]*\) (auto.*/\1/p' "$tmp/out")
-	[ -n "$agents" ] && [ "$agents" -lt 8 ] || fail "$algo on fast-slow: agents '$agents', want fewer than 8"
+	expect_ok plan -a "$algo" -k 2 -m 1M --agents 2 --platform "$tmp/fast-slow.platform"
+	grep -q '^agents 2 (--agents)' "$tmp/out" || fail "$algo --agents 2: $(grep '^agents' "$tmp/out")"
 	for lane in 0 1; do
 		grep -qE "^  lane $lane: (send|recv)" "$tmp/out" || fail "$algo -k 2: no op on lane $lane: $(cat "$tmp/out")"
 	done
@@ -75,6 +83,50 @@ for algo in cluster-agent-gb cluster-agent-ts; do
 		case $ops in *"send->"*"recv<-"*) ;; *) fail "$algo: slow rank $r is no client: $ops" ;; esac
 		[ "$(grep -o 'send->' <<<"$ops" | wc -l)" = 1 ] || fail "$algo: slow rank $r sends more than once: $ops"
 	done
+done
+
+# The LogP sweep of algo ($1) at -m $2 -k $3 on platform $4: "m seconds" lines.
+logp_sweep() {
+	for m in 1 2 3 4 5 6 7 8; do
+		expect_ok sim --model logp --no-lp -a "$1" -m "$2" -k "$3" --agents "$m" --platform "$4"
+		csv_awk -v m="$m" '{ printf "%s %.17g\n", m, $c["sim_seconds"] }' "$tmp/out"
+	done
+}
+# The fastest of a sweep, the first of equal ones (fewer agents): "m seconds".
+fastest() {
+	awk '!n++ || $2 < best * (1 - 1e-9) { best = $2; m = $1 } END { printf "%s %.17g\n", m, best }'
+}
+# plan's auto count of algo ($1) at -m $2 -k $3 on platform $4, with its reason.
+plan_auto() {
+	expect_ok plan -a "$1" -m "$2" -k "$3" --platform "$4"
+	sed -n 's/^agents \([0-9]*\) (\(auto: [^,]*\).*/\1 \2/p' "$tmp/out"
+}
+# auto == the sweep's fastest (plan's count, sim's seconds): prints the count.
+auto_is_fastest() {
+	local sweep best auto t
+	sweep=$(logp_sweep "$@")
+	best=$(fastest <<<"$sweep")
+	auto=$(plan_auto "$@")
+	[ "${auto%% *}" = "${best%% *}" ] && [[ $auto == *"least LogP time"* ]] ||
+		fail "$1 -m $2 -k $3 on $4: plan's auto '$auto', the LogP sweep's fastest ${best%% *} of: $sweep"
+	expect_ok sim --model logp --no-lp -a "$1" -m "$2" -k "$3" --platform "$4"
+	t=$(csv_awk '{ printf "%.17g", $c["sim_seconds"] }' "$tmp/out")
+	[ "$t" = "${best#* }" ] || fail "$1 -m $2 -k $3: sim's auto $t s, the sweep's best ${best#* } s"
+	echo "${best%% *} $(awk -v b="${best#* }" '$1 == 2 { print ($2 > b * (1 + 1e-9) ? "2-slower" : "2-not-slower") }' <<<"$sweep")"
+}
+for algo in cluster-agent-gb cluster-agent-ts; do
+	got=$(auto_is_fastest "$algo" 1M 2 "$tmp/fast-slow.platform")
+	[ "$got" = "8 2-slower" ] || fail "$algo on fast-slow, 1M, 2 lanes: auto and m 2 '$got', want 8, 2 slower"
+done
+
+expect_ok platform gen wu-8 -o "$tmp/wu8.platform"
+{ cat "$tmp/wu8.platform"; for h in 0 1 2 3 4 5 6 7; do echo "node $h rate 1gbit"; done; } >"$tmp/wu8-rates.platform"
+got=$(auto_is_fastest cluster-agent-ts 32 1 "$tmp/wu8-rates.platform")
+[ "${got%% *}" = 2 ] || fail "TS on wu-8 with rates, 32 B: auto ${got%% *}, want LogP's 2"
+for want in cluster-agent-gb/4 cluster-agent-ts/3; do
+	auto=$(plan_auto "${want%/*}" 32 1 "$tmp/wu8.platform")
+	[ "$auto" = "${want#*/} auto: the planner's least T_all)" ] ||
+		fail "${want%/*} on wu-8 (no rates): auto '$auto', want the closed form's ${want#*/}"
 done
 
 finish seed001

@@ -11,8 +11,11 @@
 # carry a NIC cap (`rate`) the LogP sim_seconds is at least the (p - 1) m
 # a slow rank must receive over its 2 lanes' caps, and still `sim
 # --model logp`'s (scripts/bench-allgather's cluster-agent rows were m /
-# rate, 7 times too fast, when the LogP mode ignored the caps).  Ranks
-# wait for each other in the bootstrap, never on sleeps.
+# rate, 7 times too fast, when the LogP mode ignored the caps).  There
+# --agents auto is the simulator's (model/agent_auto.h): bcast's row is
+# the fastest of `sim --model logp --agents 1..4` (4 agents; the closed
+# form took 2, the slowest).  Ranks wait for each other in the bootstrap,
+# never on sleeps.
 set -uo pipefail
 usage="usage: agent_test.sh path/to/tests/lib.sh path/to/lanebench"
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -86,6 +89,11 @@ local_job capped 4 bcast --nics 127.0.0.1,127.0.0.1 --no-pin --timeout 30 -a clu
 	--platform "$tmp/capped.platform" -m "$m" -i 1 -x 0 -o "$tmp/capped.csv" || rc=$?
 "${LB[@]}" sim --platform "$tmp/capped.platform" --model logp -a cluster-agent-gb,cluster-agent-ts \
 	-m "$m" -o "$tmp/capped-logp.csv" >/dev/null || fail "sim --model logp on the capped platform failed"
+for agents in 1 2 3 4; do
+	"${LB[@]}" sim --platform "$tmp/capped.platform" --model logp -a cluster-agent-gb,cluster-agent-ts \
+		--agents "$agents" -m "$m" -o "$tmp/capped-$agents.csv" >/dev/null ||
+		fail "sim --model logp --agents $agents on the capped platform failed"
+done
 if [ "$rc" = 0 ]; then
 	bound=$(awk -v m="$m" 'BEGIN { printf "%.9g", 3 * m / (2 * 3125000) }')
 	while read -r algo sim; do
@@ -94,6 +102,11 @@ if [ "$rc" = 0 ]; then
 			fail "capped $algo: sim_seconds $sim under 3 m / (2 lanes x the slow rate), $bound"
 		awk -v s="$sim" -v l="$logp" 'BEGIN { exit !(l > 0 && (s - l) / l < 1e-5 && (l - s) / l < 1e-5) }' ||
 			fail "capped $algo: sim_seconds $sim, want sim --model logp's $logp"
+		fastest=$(for agents in 1 2 3 4; do
+			csv_awk -v a="$algo" '$c["algorithm"] == a { print $c["sim_seconds"] }' "$tmp/capped-$agents.csv"
+		done | sort -g | head -1)
+		awk -v s="$sim" -v f="$fastest" 'BEGIN { exit !(f > 0 && (s - f) / f < 1e-5 && (f - s) / f < 1e-5) }' ||
+			fail "capped $algo: --agents auto's sim_seconds $sim, want the LogP sweep's fastest $fastest"
 	done < <(csv_awk '{ print $c["algorithm"], $c["sim_seconds"] }' "$tmp/capped.csv")
 	[ "$(csv_awk '{ print }' "$tmp/capped.csv" | wc -l)" = 2 ] || fail "capped: want 2 rows"
 else
