@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/heap.h"
+
 #define LB_FLUID_MAX_RES 3 /* a sender's port, a receiver's port, a WAN link */
 #define LB_FLUID_NONE UINT32_MAX
 
@@ -43,7 +45,6 @@ struct lb_fluid_flow {
 	uint32_t nres;
 	uint32_t tag;   /* the caller's name for it */
 	uint32_t order; /* its place in `order`; a free id: the next free one */
-	uint32_t heap;  /* its place in `heap` */
 	uint32_t mark;  /* the recomputation that collected it last */
 	uint8_t frozen; /* scratch of the filling */
 };
@@ -60,7 +61,7 @@ struct lb_fluid {
 	struct lb_fluid_flow *flow; /* [flow_cap], by id */
 	uint32_t *order;  /* [nflows]: the flows in progress, oldest first but for
 			   * the last moved into a removed one's place */
-	uint32_t *heap;   /* [nflows]: binary heap of ids by end */
+	struct lb_heap ends; /* the flows in progress by end, positions tracked */
 	uint32_t *comp;   /* [flow_cap]: the component being recomputed */
 	uint32_t ncomp;
 	uint64_t *ended;  /* [flow_cap]: the batch of ended flows, (order, id) */
@@ -74,7 +75,8 @@ struct lb_fluid {
 };
 
 /* A sharing of `resources` resources of the given capacities (kept by
- * pointer).  Returns 0 or -1 (no memory). */
+ * pointer).  f stays where it is until lb_fluid_free (its heap's
+ * comparison holds it).  Returns 0 or -1 (no memory). */
 int lb_fluid_init(struct lb_fluid *f, const double *capacity, uint32_t resources);
 void lb_fluid_free(struct lb_fluid *f);
 
