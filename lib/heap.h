@@ -1,12 +1,14 @@
 /* A binary heap of ids: the simulators' queues of flows by end, links by
  * release, ranks by their next op.  It holds ids 0 .. cap - 1, each at
- * most once, ordered by the caller's comparison, which reads the keys
- * wherever the caller keeps them (a flow's end, a rank's clock): the heap
- * stores ids only.  With tracking on it keeps pos[id], the id's place in
+ * most once, ordered by a key array the caller owns (key[id], the least
+ * first) or by the caller's comparison, which reads the keys wherever the
+ * caller keeps them (a rank's clock, ties by rank): the heap stores ids
+ * only.  The key array is the fast way (no call per comparison: the fluid
+ * simulator sifts once per flow recomputed).  With tracking on it keeps pos[id], the id's place in
  * the array, current, so a queued id can be removed or, its key changed,
  * moved to its new place.
  *
- * The order among ids the comparison calls equal is the heap's own (it
+ * The order among ids of equal keys, or that the comparison calls equal, is the heap's own (it
  * depends on the pushes and pops before), deterministic and the same as
  * the simulators' hand-written heaps had: sift-up passes a parent only when
  * strictly before it, sift-down takes the right child only when strictly
@@ -25,14 +27,19 @@ struct lb_heap {
 	uint32_t *pos; /* [cap] when tracking: an id's index in `id` while it is queued */
 	uint32_t n, cap;
 	int track;
+	const double *key; /* [cap], the caller's (it may move it: set key again); NULL: before */
 	lb_heap_before_fn *before;
 	const void *ctx; /* passed to before; must outlive the heap */
 };
 
-/* An empty heap for ids below cap (0: none until lb_heap_grow), tracking
- * positions when track is nonzero.  Returns 0 or -1 (no memory). */
+/* An empty heap for ids below cap (0: none until lb_heap_grow) ordered by
+ * before(a, b, ctx), tracking positions when track is nonzero.  Returns 0
+ * or -1 (no memory). */
 int lb_heap_init(struct lb_heap *h, uint32_t cap, int track, lb_heap_before_fn *before,
 		 const void *ctx);
+
+/* The same, ordered by key[id], never NaN. */
+int lb_heap_init_by_key(struct lb_heap *h, uint32_t cap, int track, const double *key);
 
 /* Room for ids below cap (>= the current cap), the heap kept.  Returns 0
  * or -1 (no memory; the heap unchanged). */

@@ -11,13 +11,6 @@
  * rate leave a rounding residue of that order, never a real remainder. */
 #define END_SLACK 1e-12
 
-/* The heap's order: the earlier end first. */
-static int ends_before(uint32_t a, uint32_t b, const void *ctx)
-{
-	const struct lb_fluid *f = ctx;
-	return f->flow[a].end < f->flow[b].end;
-}
-
 int lb_fluid_init(struct lb_fluid *f, const double *capacity, uint32_t resources)
 {
 	size_t n = resources ? resources : 1;
@@ -28,7 +21,7 @@ int lb_fluid_init(struct lb_fluid *f, const double *capacity, uint32_t resources
 				.touched = malloc(n * sizeof(uint32_t)),
 				.resources = resources, .free_id = LB_FLUID_NONE, .epoch = 1 };
 	if (f->spare && f->users && f->head && f->res_mark && f->touched &&
-	    lb_heap_init(&f->ends, 0, 1, ends_before, f) == 0) {
+	    lb_heap_init_by_key(&f->ends, 0, 1, NULL) == 0) { /* keys: grow's */
 		memset(f->head, 0xff, n * sizeof(uint32_t)); /* LB_FLUID_NONE: no flows */
 		return 0;
 	}
@@ -45,6 +38,7 @@ void lb_fluid_free(struct lb_fluid *f)
 	free(f->touched);
 	free(f->flow);
 	free(f->order);
+	free(f->end);
 	lb_heap_free(&f->ends);
 	free(f->comp);
 	free(f->ended);
@@ -62,6 +56,10 @@ static int grow(struct lb_fluid *f)
 	if (!fl)
 		return -1;
 	f->flow = fl;
+	double *end = realloc(f->end, n * sizeof(*end));
+	if (!end)
+		return -1;
+	f->end = end, f->ends.key = end; /* the heap's keys, moved */
 	if (lb_heap_grow(&f->ends, (uint32_t)n))
 		return -1;
 	uint32_t **arr[] = { &f->order, &f->comp };
@@ -251,7 +249,8 @@ static void recompute(struct lb_fluid *f)
 	fill(f);
 	for (uint32_t c = 0; c < f->ncomp; c++) {
 		struct lb_fluid_flow *fl = &f->flow[f->comp[c]];
-		fl->end = isinf(fl->rate) || fl->left <= 0 ? f->now : f->now + fl->left / fl->rate;
+		f->end[f->comp[c]] = isinf(fl->rate) || fl->left <= 0 ? f->now
+									: f->now + fl->left / fl->rate;
 		lb_heap_update(&f->ends, f->comp[c]);
 	}
 	f->ncomp = f->ntouched = 0;
@@ -278,11 +277,11 @@ int lb_fluid_add(struct lb_fluid *f, double at, double bytes, double cap, double
 	struct lb_fluid_flow *fl = &f->flow[id];
 	f->free_id = fl->order;
 	*fl = (struct lb_fluid_flow){ .left = bytes, .since = f->now, .cap = cap, .weight = weight,
-				      .end = INFINITY,
 				      .nres = nres, .tag = tag, .order = (uint32_t)f->nflows };
 	memcpy(fl->res, res, nres * sizeof(*res));
 	link_flow(f, id);
 	f->order[f->nflows++] = id;
+	f->end[id] = INFINITY;
 	lb_heap_push(&f->ends, id); /* last: its end is INFINITY until recomputed */
 	touch_flow(f, id);
 	f->dirty = 1, f->batch = 0;
@@ -293,7 +292,7 @@ double lb_fluid_next_end(struct lb_fluid *f)
 {
 	if (f->dirty)
 		recompute(f);
-	return f->nflows ? fmax(f->flow[f->ends.id[0]].end, f->now) : INFINITY;
+	return f->nflows ? fmax(f->end[f->ends.id[0]], f->now) : INFINITY;
 }
 
 /* Whether the flow has passed its bytes by `now`, to within the slack. */
@@ -310,7 +309,7 @@ static void find_ended(struct lb_fluid *f, uint32_t pos, double limit)
 	if (pos >= f->ends.n)
 		return;
 	const struct lb_fluid_flow *fl = &f->flow[f->ends.id[pos]];
-	if (fl->end > limit)
+	if (f->end[f->ends.id[pos]] > limit)
 		return;
 	if (has_ended(fl, f->now))
 		f->ended[f->nended++] = (uint64_t)fl->order << 32 | f->ends.id[pos];

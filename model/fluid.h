@@ -37,7 +37,6 @@ struct lb_fluid_flow {
 	double rate;  /* bytes/s from `since`; INFINITY: unconstrained */
 	double cap;   /* its own limit (a link's bandwidth); INFINITY: none */
 	double weight; /* its share against the others', > 0 (1: fair) */
-	double end;   /* when it ends at `rate`: its key in the heap */
 	uint32_t res[LB_FLUID_MAX_RES];
 	/* Its place in each resource's list of flows: neighbours as nodes
 	 * (flow id x LB_FLUID_MAX_RES + k, LB_FLUID_NONE: none). */
@@ -61,7 +60,8 @@ struct lb_fluid {
 	struct lb_fluid_flow *flow; /* [flow_cap], by id */
 	uint32_t *order;  /* [nflows]: the flows in progress, oldest first but for
 			   * the last moved into a removed one's place */
-	struct lb_heap ends; /* the flows in progress by end, positions tracked */
+	double *end;      /* [flow_cap]: when the flow ends at its rate */
+	struct lb_heap ends; /* the flows in progress by `end`, positions tracked */
 	uint32_t *comp;   /* [flow_cap]: the component being recomputed */
 	uint32_t ncomp;
 	uint64_t *ended;  /* [flow_cap]: the batch of ended flows, (order, id) */
@@ -75,8 +75,7 @@ struct lb_fluid {
 };
 
 /* A sharing of `resources` resources of the given capacities (kept by
- * pointer).  f stays where it is until lb_fluid_free (its heap's
- * comparison holds it).  Returns 0 or -1 (no memory). */
+ * pointer).  Returns 0 or -1 (no memory). */
 int lb_fluid_init(struct lb_fluid *f, const double *capacity, uint32_t resources);
 void lb_fluid_free(struct lb_fluid *f);
 

@@ -139,7 +139,8 @@ struct sim {
 	size_t *queued_next;      /* [like sends]: the next SEND queued on its link */
 	uint32_t *inflight;       /* [slot]: its SENDs started or queued, not ended */
 	double *release_at;       /* [link]: when its overhead ends, its next queued SEND may start */
-	struct lb_heap releases;  /* the links whose release is pending, by release_at */
+	struct lb_heap releases;  /* the links whose release is pending, by release_at (at a
+				   * tie the heap's order: that of the (at, link) heap it replaced) */
 };
 
 /* Times are never NaN (check_net), so a comparison does what fmax and
@@ -504,14 +505,6 @@ static double queue_peek_at(struct queue *q)
 	double t;
 	memcpy(&t, &least, sizeof(t));
 	return t;
-}
-
-/* The releases' order: the earlier first; at a tie the heap's own order
- * (lib/heap.h: the same as this file's former heap of (at, link)). */
-static int releases_before(uint32_t a, uint32_t b, const void *ctx)
-{
-	const struct sim *x = ctx;
-	return x->release_at[a] < x->release_at[b];
 }
 
 /* The flow of a transfer src -> dst on lane: its resources (those with a
@@ -941,7 +934,7 @@ static int fluid_setup(struct sim *x, char *err, size_t len)
 	for (uint32_t l = 0; x->flight && l < x->links; l++)
 		x->flight[l] = (struct in_flight){ .head = NO_SEND, .tail = NO_SEND };
 	if (!x->fluid_cap || !x->flight || !x->queued_next || !x->inflight || !x->release_at ||
-	    lb_heap_init(&x->releases, x->links, 0, releases_before, x) || !x->fl ||
+	    lb_heap_init_by_key(&x->releases, x->links, 0, x->release_at) || !x->fl ||
 	    lb_fluid_init(x->fl, x->fluid_cap, (uint32_t)(2 * slots + wan))) {
 		free(x->fl);
 		x->fl = NULL;

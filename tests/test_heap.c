@@ -1,13 +1,14 @@
 /* lib/heap: ids come out in the comparison's order (ties broken by it
  * when it breaks them), positions stay current under push, pop, remove
- * and key updates, growth keeps the heap, and with ties left to the heap
- * the order is exactly that of the simulators' former hand-written heaps
- * (their results depend on it). */
+ * and key updates, by a comparison and by a key array, growth keeps the
+ * heap, and with ties left to the heap the order is exactly that of the
+ * simulators' former hand-written heaps (their results depend on it). */
 #include "check.h"
 #include "lib/heap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N 1000
 
@@ -46,7 +47,10 @@ static int consistent(const struct lb_heap *h)
 	for (uint32_t i = 0; i < h->n; i++) {
 		if (h->track && h->pos[h->id[i]] != i)
 			return 0;
-		if (i > 0 && h->before(h->id[i], h->id[(i - 1) / 2], h->ctx))
+		if (i == 0)
+			continue;
+		uint32_t id = h->id[i], parent = h->id[(i - 1) / 2];
+		if (h->key ? h->key[id] < h->key[parent] : h->before(id, parent, h->ctx))
 			return 0;
 	}
 	return 1;
@@ -98,13 +102,17 @@ static void test_order(void)
 
 /* Random pushes, pops, removals and key changes on a tracked heap that
  * starts with no room and grows: the heap stays consistent, and pops give
- * what a scan of the queued ids finds first. */
-static void test_tracking(void)
+ * what a scan of the queued ids finds first (by key, then id; by key
+ * alone: one of the least keys). */
+static void test_tracking(int by_key_array)
 {
 	static double key[N];
 	static uint8_t queued[N];
+	memset(queued, 0, sizeof(queued));
 	struct lb_heap h;
-	CHECK(lb_heap_init(&h, 0, 1, by_key_then_id, key) == 0, "init with no room");
+	CHECK((by_key_array ? lb_heap_init_by_key(&h, 0, 1, key)
+			    : lb_heap_init(&h, 0, 1, by_key_then_id, key)) == 0,
+	      "init with no room");
 	uint32_t room = 0, bad = 0;
 	for (int step = 0; step < 20000; step++) {
 		uint32_t id = rnd(N), op = rnd(4);
@@ -131,7 +139,7 @@ static void test_tracking(void)
 					want = i;
 			uint32_t got = lb_heap_pop(&h);
 			queued[got] = 0;
-			bad += got != want;
+			bad += by_key_array ? key[got] != key[want] : got != want;
 		}
 		if (!consistent(&h)) {
 			CHECK(0, "step %d: heap or positions inconsistent", step);
@@ -181,15 +189,18 @@ static struct entry ref_pop(struct entry *a, size_t *n)
 }
 
 /* Keys from three values, so most comparisons tie: every pop names the
- * link the hand-written heap names. */
-static void test_ties_as_before(void)
+ * link the hand-written heap names, ordered by the key array or by a
+ * comparison of the keys. */
+static void test_ties_as_before(int by_key_array)
 {
 	static double key[N];
 	static struct entry ref[N];
 	static uint8_t queued[N];
+	memset(queued, 0, sizeof(queued));
 	size_t nref = 0;
 	struct lb_heap h;
-	CHECK(lb_heap_init(&h, N, 0, by_key, key) == 0, "init");
+	CHECK((by_key_array ? lb_heap_init_by_key(&h, N, 0, key) : lb_heap_init(&h, N, 0, by_key, key)) == 0,
+	      "init");
 	uint32_t differ = 0, pops = 0;
 	for (int step = 0; step < 50000; step++) {
 		uint32_t link = rnd(N);
@@ -203,15 +214,17 @@ static void test_ties_as_before(void)
 			queued[got] = 0, queued[want] = 0;
 		}
 	}
-	CHECK(pops > 10000 && differ == 0, "%u of %u pops differ from the hand-written heap's",
-	      differ, pops);
+	CHECK(pops > 10000 && differ == 0, "%s: %u of %u pops differ from the hand-written heap's",
+	      by_key_array ? "key array" : "comparison", differ, pops);
 	lb_heap_free(&h);
 }
 
 int main(void)
 {
 	test_order();
-	test_tracking();
-	test_ties_as_before();
+	test_tracking(0);
+	test_tracking(1);
+	test_ties_as_before(0);
+	test_ties_as_before(1);
 	return check_status("heap");
 }
