@@ -3,22 +3,14 @@
 
 #include <stdlib.h>
 
-int lb_heap_init(struct lb_heap *h, uint32_t cap, int track, lb_heap_before_fn *before,
-		 const void *ctx)
+int lb_heap_init(struct lb_heap *h, uint32_t cap, int flags, const double *key)
 {
-	*h = (struct lb_heap){ .before = before, .ctx = ctx, .track = track != 0 };
+	*h = (struct lb_heap){ .flags = flags, .key = key };
 	if (lb_heap_grow(h, cap)) {
 		lb_heap_free(h);
 		return -1;
 	}
 	return 0;
-}
-
-int lb_heap_init_by_key(struct lb_heap *h, uint32_t cap, int track, const double *key)
-{
-	int rc = lb_heap_init(h, cap, track, NULL, NULL);
-	h->key = key;
-	return rc;
 }
 
 int lb_heap_grow(struct lb_heap *h, uint32_t cap)
@@ -29,7 +21,7 @@ int lb_heap_grow(struct lb_heap *h, uint32_t cap)
 	if (!id)
 		return -1;
 	h->id = id;
-	if (h->track) {
+	if (h->flags & LB_HEAP_TRACK) {
 		uint32_t *pos = realloc(h->pos, (size_t)cap * sizeof(*pos));
 		if (!pos)
 			return -1; /* id grown, cap not: still consistent */
@@ -47,26 +39,23 @@ void lb_heap_free(struct lb_heap *h)
 	h->n = h->cap = 0;
 }
 
-/* What a sift reads, in locals (a store into the id array might alias the
- * heap's n and track for all the compiler knows), and whether the order is
- * the key array's: a constant in each of place's two copies, so the one by
- * key is a loop of loads and compares with no call in it, as the
- * simulators' own heaps were (with the test inside each comparison and
- * one copy, a sift ran 1.6 times their instructions). */
+/* What a sift reads, in locals: a store into the id array might alias the
+ * heap's n and flags for all the compiler knows, and reloading them at
+ * every step cost a sift half again its instructions. */
 struct sift {
 	uint32_t *id, *pos; /* pos NULL: not tracked */
 	uint32_t n;
-	int by_key;
 	const double *key;
-	lb_heap_before_fn *before;
-	const void *ctx;
+	int ties_by_id;
 };
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 static ALWAYS_INLINE int comes_before(const struct sift *s, uint32_t a, uint32_t b)
 {
-	return s->by_key ? s->key[a] < s->key[b] : s->before(a, b, s->ctx);
+	if (s->ties_by_id)
+		return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
+	return s->key[a] < s->key[b];
 }
 
 static ALWAYS_INLINE void put(const struct sift *s, uint32_t i, uint32_t id)
@@ -99,48 +88,51 @@ static ALWAYS_INLINE uint32_t sift_down(const struct sift *s, uint32_t i, uint32
 }
 
 /* id put in its place, starting from the free place i (i < n).  Moved up,
- * it is before its new children already (the comparison is a strict weak
- * order), so it goes one way only. */
-static ALWAYS_INLINE void place_as(const struct lb_heap *h, uint32_t i, uint32_t id, int by_key)
+ * it is before its new children already (the order is a strict weak
+ * order), so it goes one way only.  ties_by_id is a constant in each of
+ * place's two copies, tested once per sift instead of once per step. */
+static ALWAYS_INLINE void place_as(const struct lb_heap *h, uint32_t i, uint32_t id,
+				   int ties_by_id)
 {
-	struct sift s = { h->id, h->track ? h->pos : NULL, h->n, by_key, h->key, h->before, h->ctx };
+	struct sift s = { h->id, h->flags & LB_HEAP_TRACK ? h->pos : NULL, h->n, h->key,
+			  ties_by_id };
 	uint32_t up = sift_up(&s, i, id);
 	put(&s, up != i ? up : sift_down(&s, i, id), id);
 }
 
-/* Apart, so that the one by key saves no registers for a call it never
- * makes. */
 static void place_by_key(const struct lb_heap *h, uint32_t i, uint32_t id)
-{
-	place_as(h, i, id, 1);
-}
-
-static void place_by_call(const struct lb_heap *h, uint32_t i, uint32_t id)
 {
 	place_as(h, i, id, 0);
 }
 
-static void place(const struct lb_heap *h, uint32_t i, uint32_t id)
+static void place_by_key_then_id(const struct lb_heap *h, uint32_t i, uint32_t id)
 {
-	if (h->key)
-		place_by_key(h, i, id);
-	else
-		place_by_call(h, i, id);
+	place_as(h, i, id, 1);
 }
 
-/* Most pushes by key stay at the bottom (fluid's new flows: their end is
- * INFINITY until recomputed), found without the call to place: 1.7 % of
- * the fluid simulator's instructions. */
+static void place(const struct lb_heap *h, uint32_t i, uint32_t id)
+{
+	if (h->flags & LB_HEAP_TIES_BY_ID)
+		place_by_key_then_id(h, i, id);
+	else
+		place_by_key(h, i, id);
+}
+
+/* Most pushes stay at the bottom (fluid's new flows: their end is INFINITY
+ * until recomputed), found here without the call to place: 1.7 % of the
+ * fluid simulator's instructions. */
 void lb_heap_push(struct lb_heap *h, uint32_t id)
 {
-	uint32_t i = h->n++;
-	if (h->key && (i == 0 || !(h->key[id] < h->key[h->id[(i - 1) / 2]]))) {
-		h->id[i] = id;
-		if (h->track)
-			h->pos[id] = i;
+	uint32_t i = h->n++, parent = i ? h->id[(i - 1) / 2] : 0;
+	const double *k = h->key;
+	if (i > 0 && (k[id] < k[parent] || ((h->flags & LB_HEAP_TIES_BY_ID) && k[id] == k[parent] &&
+					    id < parent))) {
+		place(h, i, id);
 		return;
 	}
-	place(h, i, id);
+	h->id[i] = id;
+	if (h->flags & LB_HEAP_TRACK)
+		h->pos[id] = i;
 }
 
 uint32_t lb_heap_pop(struct lb_heap *h)

@@ -21,7 +21,7 @@ int lb_fluid_init(struct lb_fluid *f, const double *capacity, uint32_t resources
 				.touched = malloc(n * sizeof(uint32_t)),
 				.resources = resources, .free_id = LB_FLUID_NONE, .epoch = 1 };
 	if (f->spare && f->users && f->head && f->res_mark && f->touched &&
-	    lb_heap_init_by_key(&f->ends, 0, 1, NULL) == 0) { /* keys: grow's */
+	    lb_heap_init(&f->ends, 0, LB_HEAP_TRACK, NULL) == 0) { /* keys: grow's */
 		memset(f->head, 0xff, n * sizeof(uint32_t)); /* LB_FLUID_NONE: no flows */
 		return 0;
 	}

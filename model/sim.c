@@ -941,7 +941,7 @@ static int fluid_setup(struct sim *x, char *err, size_t len)
 	for (uint32_t l = 0; x->flight && l < x->links; l++)
 		x->flight[l] = (struct in_flight){ .head = NO_SEND, .tail = NO_SEND };
 	if (!x->fluid_cap || !x->flight || !x->queued_next || !x->inflight || !x->release_at ||
-	    lb_heap_init_by_key(&x->releases, x->links, 0, x->release_at) || !x->fl ||
+	    lb_heap_init(&x->releases, x->links, 0, x->release_at) || !x->fl ||
 	    lb_fluid_init(x->fl, x->fluid_cap, (uint32_t)(2 * slots + wan))) {
 		free(x->fl);
 		x->fl = NULL;

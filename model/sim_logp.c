@@ -49,7 +49,8 @@ struct logp {
 	uint32_t *seen;     /* [rank * lanes + lane]: ops of the lane run */
 	double *arrival;    /* [rank * nblocks + block]: in its memory */
 	double *cap_free;   /* [2 * (rank * lanes + lane)] its send cap free, + 1 its receive cap */
-	struct lb_heap runnable; /* ranks, the earliest next op first */
+	double *next_at;    /* [rank]: when its next op may start, while it is runnable */
+	struct lb_heap runnable; /* ranks by next_at, ties by rank (deterministic) */
 	struct lb_sim_result *res;
 	char *err;
 	size_t errlen;
@@ -129,6 +130,8 @@ static double logp_arrival(struct logp *x, uint32_t u, uint32_t v, uint32_t lane
 	return fmax(arrival, fmax(sent, got) + l->lat);
 }
 
+static void make_runnable(struct logp *x, uint32_t r);
+
 /* A send of `bytes` from u to v: starts when u's CPU is free and its gap
  * since the last send has passed, holds the CPU o_s, and is in v's buffer
  * at logp_arrival.  Wakes v if it waits for u. */
@@ -146,7 +149,7 @@ static int logp_send(struct logp *x, uint32_t u, uint32_t v, uint32_t lane, uint
 		return lb_errf(x->err, x->errlen, "sim: out of memory for the LogP messages");
 	x->res->transfers++, x->res->bytes_moved += bytes;
 	if (to->waits_for == u)
-		to->waits_for = UINT32_MAX, lb_heap_push(&x->runnable, v);
+		to->waits_for = UINT32_MAX, make_runnable(x, v);
 	return 0;
 }
 
@@ -180,12 +183,13 @@ static double next_time(const struct logp *x, uint32_t r)
 	return op->kind == LB_SEND ? send_start(x, r) : x->rank[r].cpu;
 }
 
-/* a before b in the heap: earlier, ties by rank (deterministic). */
-static int runs_before(uint32_t a, uint32_t b, const void *ctx)
+/* Rank r can run: queued by when its next op may start, which stays as it
+ * is until r runs again (only r's own ops move its clock and program
+ * counter; the others' sends only add to its buffer). */
+static void make_runnable(struct logp *x, uint32_t r)
 {
-	const struct logp *x = ctx;
-	double ta = next_time(x, a), tb = next_time(x, b);
-	return ta < tb || (ta == tb && a < b);
+	x->next_at[r] = next_time(x, r);
+	lb_heap_push(&x->runnable, r);
 }
 
 /* Rank r's next op in program order; back in the heap unless it ended or
@@ -202,7 +206,7 @@ static int logp_step(struct logp *x, uint32_t r)
 		return 0;
 	}
 	if (next_op(x, r))
-		lb_heap_push(&x->runnable, r);
+		make_runnable(x, r);
 	return 0;
 }
 
@@ -229,8 +233,9 @@ static int logp_alloc(struct logp *x)
 	x->seen = calloc((size_t)s->ranks * s->lanes, sizeof(*x->seen));
 	x->arrival = malloc(cells * sizeof(double));
 	x->cap_free = calloc(2 * (size_t)s->ranks * s->lanes, sizeof(double));
-	if (!x->rank || !x->seen || !x->arrival || !x->cap_free ||
-	    lb_heap_init(&x->runnable, s->ranks, 0, runs_before, x))
+	x->next_at = malloc(s->ranks * sizeof(double));
+	if (!x->rank || !x->seen || !x->arrival || !x->cap_free || !x->next_at ||
+	    lb_heap_init(&x->runnable, s->ranks, LB_HEAP_TIES_BY_ID, x->next_at))
 		return lb_errf(x->err, x->errlen, "sim: out of memory for %u ranks x %u blocks",
 			       s->ranks, s->nblocks);
 	for (size_t c = 0; c < cells; c++)
@@ -241,7 +246,7 @@ static int logp_alloc(struct logp *x)
 		x->rank[r] = (struct logp_rank){ .lane = s->rank[r].first_lane,
 						 .last_send = -INFINITY, .waits_for = UINT32_MAX };
 		if (next_op(x, r))
-			lb_heap_push(&x->runnable, r);
+			make_runnable(x, r);
 	}
 	return 0;
 }
@@ -263,6 +268,7 @@ static void logp_free(struct logp *x)
 	for (uint32_t r = 0; x->rank && r < x->s->ranks; r++)
 		free(x->rank[r].in);
 	lb_heap_free(&x->runnable);
+	free(x->next_at);
 	free(x->rank), free(x->seen), free(x->arrival), free(x->cap_free);
 }
 

@@ -1,8 +1,8 @@
-/* lib/heap: ids come out in the comparison's order (ties broken by it
- * when it breaks them), positions stay current under push, pop, remove
- * and key updates, by a comparison and by a key array, growth keeps the
- * heap, and with ties left to the heap the order is exactly that of the
- * simulators' former hand-written heaps (their results depend on it). */
+/* lib/heap: ids come out by key, ties by the smaller id when asked;
+ * positions stay current under push, pop, remove and key updates, and
+ * growth keeps the heap; with ties left to the heap the order is exactly
+ * that of the simulators' former hand-written heaps (their results depend
+ * on it). */
 #include "check.h"
 #include "lib/heap.h"
 
@@ -20,37 +20,21 @@ static uint32_t rnd(uint32_t below)
 	return (uint32_t)(rng_state % below);
 }
 
-/* By key, ties by id: a total order. */
-static int by_key_then_id(uint32_t a, uint32_t b, const void *ctx)
+/* a strictly before b in the heap's order. */
+static int before(const struct lb_heap *h, uint32_t a, uint32_t b)
 {
-	const double *key = ctx;
-	return key[a] != key[b] ? key[a] < key[b] : a < b;
+	if (h->key[a] != h->key[b])
+		return h->key[a] < h->key[b];
+	return (h->flags & LB_HEAP_TIES_BY_ID) && a < b;
 }
 
-/* By key alone: ties are the heap's. */
-static int by_key(uint32_t a, uint32_t b, const void *ctx)
-{
-	const double *key = ctx;
-	return key[a] < key[b];
-}
-
-/* Equal keys: the larger id first. */
-static int by_key_then_larger_id(uint32_t a, uint32_t b, const void *ctx)
-{
-	const double *key = ctx;
-	return key[a] != key[b] ? key[a] < key[b] : a > b;
-}
-
-/* Every queued id at its tracked place, none after a child. */
+/* Every queued id at its tracked place, none before its parent. */
 static int consistent(const struct lb_heap *h)
 {
 	for (uint32_t i = 0; i < h->n; i++) {
-		if (h->track && h->pos[h->id[i]] != i)
+		if ((h->flags & LB_HEAP_TRACK) && h->pos[h->id[i]] != i)
 			return 0;
-		if (i == 0)
-			continue;
-		uint32_t id = h->id[i], parent = h->id[(i - 1) / 2];
-		if (h->key ? h->key[id] < h->key[parent] : h->before(id, parent, h->ctx))
+		if (i > 0 && before(h, h->id[i], h->id[(i - 1) / 2]))
 			return 0;
 	}
 	return 1;
@@ -64,9 +48,9 @@ static void shuffle(uint32_t *a, uint32_t n)
 	}
 }
 
-/* Pushed in random order, keys drawn from a few values: popped in (key, id)
- * order; then the same with the larger id first at ties. */
-static void test_order(void)
+/* Pushed in random order, keys drawn from a few values (many ties): popped
+ * in (key, id) order, every id once. */
+static void test_ties_by_id(void)
 {
 	static double key[N];
 	static uint32_t ids[N];
@@ -74,46 +58,33 @@ static void test_order(void)
 		key[i] = rnd(20) * 0.5, ids[i] = i;
 	shuffle(ids, N);
 	struct lb_heap h;
-	CHECK(lb_heap_init(&h, N, 0, by_key_then_id, key) == 0, "init");
+	CHECK(lb_heap_init(&h, N, LB_HEAP_TIES_BY_ID, key) == 0, "init");
 	for (uint32_t i = 0; i < N; i++)
 		lb_heap_push(&h, ids[i]);
 	CHECK(h.n == N && consistent(&h), "after pushes: %u queued or out of order", h.n);
 	uint32_t prev = lb_heap_pop(&h), out = 1;
 	while (h.n) {
 		uint32_t id = lb_heap_pop(&h);
-		CHECK(by_key_then_id(prev, id, key), "%u (key %g) came after %u (key %g)", id, key[id],
-		      prev, key[prev]);
+		CHECK(key[prev] < key[id] || (key[prev] == key[id] && prev < id),
+		      "%u (key %g) came after %u (key %g)", id, key[id], prev, key[prev]);
 		prev = id, out++;
 	}
 	CHECK(out == N, "%u popped, want %u", out, N);
-
-	h.before = by_key_then_larger_id;
-	for (uint32_t i = 0; i < N; i++)
-		lb_heap_push(&h, ids[i]);
-	prev = lb_heap_pop(&h);
-	while (h.n) {
-		uint32_t id = lb_heap_pop(&h);
-		CHECK(key[prev] < key[id] || (key[prev] == key[id] && prev > id),
-		      "ties by the larger id: %u after %u (keys %g, %g)", id, prev, key[id], key[prev]);
-		prev = id;
-	}
 	lb_heap_free(&h);
 }
 
 /* Random pushes, pops, removals and key changes on a tracked heap that
- * starts with no room and grows: the heap stays consistent, and pops give
- * what a scan of the queued ids finds first (by key, then id; by key
- * alone: one of the least keys). */
-static void test_tracking(int by_key_array)
+ * starts with no room and grows: the heap stays consistent, and each pop
+ * gives what a scan of the queued ids finds first (with ties by id that
+ * very id, else one of the least key). */
+static void test_tracking(int flags)
 {
 	static double key[N];
 	static uint8_t queued[N];
 	memset(queued, 0, sizeof(queued));
 	struct lb_heap h;
-	CHECK((by_key_array ? lb_heap_init_by_key(&h, 0, 1, key)
-			    : lb_heap_init(&h, 0, 1, by_key_then_id, key)) == 0,
-	      "init with no room");
-	uint32_t room = 0, bad = 0;
+	CHECK(lb_heap_init(&h, 0, LB_HEAP_TRACK | flags, key) == 0, "init with no room");
+	uint32_t room = 0, bad = 0, pops = 0, updates = 0, removes = 0;
 	for (int step = 0; step < 20000; step++) {
 		uint32_t id = rnd(N), op = rnd(4);
 		if (id >= room) { /* as fluid: room doubles when an id needs it */
@@ -129,24 +100,27 @@ static void test_tracking(int by_key_array)
 			lb_heap_push(&h, id), queued[id] = 1;
 		} else if (queued[id] && op == 0) {
 			key[id] = rnd(50); /* earlier or later */
-			lb_heap_update(&h, id);
+			lb_heap_update(&h, id), updates++;
 		} else if (queued[id] && op == 1) {
-			lb_heap_remove(&h, id), queued[id] = 0;
+			lb_heap_remove(&h, id), queued[id] = 0, removes++;
 		} else if (h.n && op == 2) {
 			uint32_t want = UINT32_MAX;
 			for (uint32_t i = 0; i < room; i++)
-				if (queued[i] && (want == UINT32_MAX || by_key_then_id(i, want, key)))
-					want = i;
+				if (queued[i] && (want == UINT32_MAX || key[i] < key[want]))
+					want = i; /* the least key, the smallest id of it */
 			uint32_t got = lb_heap_pop(&h);
-			queued[got] = 0;
-			bad += by_key_array ? key[got] != key[want] : got != want;
+			queued[got] = 0, pops++;
+			bad += (flags & LB_HEAP_TIES_BY_ID) ? got != want : key[got] != key[want];
 		}
 		if (!consistent(&h)) {
 			CHECK(0, "step %d: heap or positions inconsistent", step);
 			break;
 		}
 	}
-	CHECK(bad == 0, "%u pops gave an id other than the first queued", bad);
+	CHECK(pops > 1000 && updates > 1000 && removes > 1000, "%u pops, %u updates, %u removes",
+	      pops, updates, removes);
+	CHECK(bad == 0, "flags %d: %u of %u pops gave an id other than the first queued", flags,
+	      bad, pops);
 	uint32_t count = 0;
 	for (uint32_t i = 0; i < N; i++)
 		count += queued[i];
@@ -189,9 +163,8 @@ static struct entry ref_pop(struct entry *a, size_t *n)
 }
 
 /* Keys from three values, so most comparisons tie: every pop names the
- * link the hand-written heap names, ordered by the key array or by a
- * comparison of the keys. */
-static void test_ties_as_before(int by_key_array)
+ * link the hand-written heap names, tracked or not. */
+static void test_ties_as_before(int flags)
 {
 	static double key[N];
 	static struct entry ref[N];
@@ -199,8 +172,7 @@ static void test_ties_as_before(int by_key_array)
 	memset(queued, 0, sizeof(queued));
 	size_t nref = 0;
 	struct lb_heap h;
-	CHECK((by_key_array ? lb_heap_init_by_key(&h, N, 0, key) : lb_heap_init(&h, N, 0, by_key, key)) == 0,
-	      "init");
+	CHECK(lb_heap_init(&h, N, flags, key) == 0, "init");
 	uint32_t differ = 0, pops = 0;
 	for (int step = 0; step < 50000; step++) {
 		uint32_t link = rnd(N);
@@ -214,17 +186,17 @@ static void test_ties_as_before(int by_key_array)
 			queued[got] = 0, queued[want] = 0;
 		}
 	}
-	CHECK(pops > 10000 && differ == 0, "%s: %u of %u pops differ from the hand-written heap's",
-	      by_key_array ? "key array" : "comparison", differ, pops);
+	CHECK(pops > 10000 && differ == 0, "flags %d: %u of %u pops differ from the hand-written heap's",
+	      flags, differ, pops);
 	lb_heap_free(&h);
 }
 
 int main(void)
 {
-	test_order();
+	test_ties_by_id();
 	test_tracking(0);
-	test_tracking(1);
+	test_tracking(LB_HEAP_TIES_BY_ID);
 	test_ties_as_before(0);
-	test_ties_as_before(1);
+	test_ties_as_before(LB_HEAP_TRACK);
 	return check_status("heap");
 }
