@@ -88,11 +88,12 @@ struct event {
  * bucket is a list linked through link[slot].
  *
  * The tie heap is its own, not lib/heap's: its entries carry their key, so
- * a sift reads the heap's array alone, where lib/heap's ids would send
- * every comparison to ev[slot] (40 bytes a slot, spread over megabytes)
- * through a call ((ready, slot) is no single key).  Tried: the per-lane
- * run `sim -a all -p 4096 -k 4 -m 64M -s 1M` took 1.30 times the
- * instructions, and 1.20 times the CPU at 256M. */
+ * a sift reads the heap's array alone and inline, where lib/heap's ids
+ * read a key array at random and pay a call per push and pop -- and this
+ * queue is the per-lane run's inner loop.  Tried, with ready[slot] as
+ * the keys and ties by slot (the same results): `sim -a all -p 4096 -k 4
+ * -m 64M -s 1M` took 1.15 times the instructions (callgrind), and 1.04
+ * times the CPU at 256M. */
 #define NO_SLOT UINT32_MAX
 
 struct tie {
