@@ -1,21 +1,23 @@
-/* A binary heap of ids: the simulators' queues of flows by end, links by
- * release, ranks by their next op.  It holds ids 0 .. cap - 1, each at
- * most once, ordered by a key array the caller owns: key[id], the least
- * first.  The caller sets an id's key before pushing it and leaves it
- * alone while the id is queued (or, tracking, calls lb_heap_update after
- * changing it).  With tracking on the heap keeps pos[id], the id's place in
- * its array, current, so a queued id can be removed or moved.
+/* A binary heap of ids: the simulators' queues of flows by end (fluid.c)
+ * and of ranks by their next op (sim_logp.c).  sim.c's tie and release
+ * heaps stay its own, their entries carrying their keys (sim.c says what
+ * the port cost).  It holds ids 0 .. cap - 1, each at most once, ordered
+ * by a key array the caller owns: key[id], the least first.  The caller
+ * sets an id's key before pushing it and leaves it alone while the id is
+ * queued (or, tracking, calls lb_heap_update after changing it).  With
+ * tracking on the heap keeps pos[id], the id's place in its array,
+ * current, so a queued id can be removed or moved.
  *
  * Equal keys: with LB_HEAP_TIES_BY_ID the smaller id first; without it the
  * heap's own order (it depends on the pushes and pops before),
  * deterministic and the same as the simulators' hand-written heaps had:
  * sift-up passes a parent only when strictly before it, sift-down takes
  * the right child only when strictly before the left and passes a child
- * only when strictly before it.  Their results depend on it.
+ * only when strictly before it.
  *
- * Why keys and not a comparison callback: a call per comparison, with the
- * key behind it reloaded every time, cost the LogP simulator 1.34 times
- * its instructions; by key a sift is loads and compares. */
+ * Why keys and not a comparison callback: a call per comparison, the key
+ * behind it recomputed every time, cost the LogP simulator 1.34 times its
+ * instructions; by key a sift is loads and compares. */
 #ifndef LB_HEAP_H
 #define LB_HEAP_H
 
