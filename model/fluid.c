@@ -20,7 +20,8 @@ int lb_fluid_init(struct lb_fluid *f, const double *capacity, uint32_t resources
 				.res_mark = calloc(n, sizeof(uint32_t)),
 				.touched = malloc(n * sizeof(uint32_t)),
 				.resources = resources, .free_id = LB_FLUID_NONE, .epoch = 1 };
-	if (f->spare && f->users && f->head && f->res_mark && f->touched) {
+	if (f->spare && f->users && f->head && f->res_mark && f->touched &&
+	    lb_heap_init(&f->ends, 0, LB_HEAP_TRACK, NULL) == 0) { /* keys: grow's */
 		memset(f->head, 0xff, n * sizeof(uint32_t)); /* LB_FLUID_NONE: no flows */
 		return 0;
 	}
@@ -37,7 +38,8 @@ void lb_fluid_free(struct lb_fluid *f)
 	free(f->touched);
 	free(f->flow);
 	free(f->order);
-	free(f->heap);
+	free(f->end);
+	lb_heap_free(&f->ends);
 	free(f->comp);
 	free(f->ended);
 	*f = (struct lb_fluid){ 0 };
@@ -54,7 +56,13 @@ static int grow(struct lb_fluid *f)
 	if (!fl)
 		return -1;
 	f->flow = fl;
-	uint32_t **arr[] = { &f->order, &f->heap, &f->comp };
+	double *end = realloc(f->end, n * sizeof(*end));
+	if (!end)
+		return -1;
+	f->end = end, f->ends.key = end; /* the heap's keys, moved */
+	if (lb_heap_grow(&f->ends, (uint32_t)n))
+		return -1;
+	uint32_t **arr[] = { &f->order, &f->comp };
 	for (size_t a = 0; a < sizeof(arr) / sizeof(arr[0]); a++) {
 		uint32_t *p = realloc(*arr[a], n * sizeof(uint32_t));
 		if (!p)
@@ -69,26 +77,6 @@ static int grow(struct lb_fluid *f)
 		f->flow[id] = (struct lb_fluid_flow){ .order = f->free_id }, f->free_id = (uint32_t)id;
 	f->flow_cap = n;
 	return 0;
-}
-
-/* The heap of ids by end: the entry at pos moved up or down to its place. */
-static void heap_place(struct lb_fluid *f, uint32_t pos)
-{
-	uint32_t *h = f->heap, id = h[pos], n = (uint32_t)f->nflows;
-	double end = f->flow[id].end;
-	while (pos > 0 && end < f->flow[h[(pos - 1) / 2]].end) {
-		h[pos] = h[(pos - 1) / 2], f->flow[h[pos]].heap = pos;
-		pos = (pos - 1) / 2;
-	}
-	for (uint32_t c = 2 * pos + 1; c < n; c = 2 * pos + 1) {
-		if (c + 1 < n && f->flow[h[c + 1]].end < f->flow[h[c]].end)
-			c++;
-		if (!(f->flow[h[c]].end < end))
-			break;
-		h[pos] = h[c], f->flow[h[pos]].heap = pos;
-		pos = c;
-	}
-	h[pos] = id, f->flow[id].heap = pos;
 }
 
 /* Resource r is part of the pending recomputation. */
@@ -261,8 +249,9 @@ static void recompute(struct lb_fluid *f)
 	fill(f);
 	for (uint32_t c = 0; c < f->ncomp; c++) {
 		struct lb_fluid_flow *fl = &f->flow[f->comp[c]];
-		fl->end = isinf(fl->rate) || fl->left <= 0 ? f->now : f->now + fl->left / fl->rate;
-		heap_place(f, fl->heap);
+		f->end[f->comp[c]] = isinf(fl->rate) || fl->left <= 0 ? f->now
+									: f->now + fl->left / fl->rate;
+		lb_heap_update(&f->ends, f->comp[c]);
 	}
 	f->ncomp = f->ntouched = 0;
 	next_epoch(f);
@@ -288,13 +277,12 @@ int lb_fluid_add(struct lb_fluid *f, double at, double bytes, double cap, double
 	struct lb_fluid_flow *fl = &f->flow[id];
 	f->free_id = fl->order;
 	*fl = (struct lb_fluid_flow){ .left = bytes, .since = f->now, .cap = cap, .weight = weight,
-				      .end = INFINITY,
-				      .nres = nres, .tag = tag, .order = (uint32_t)f->nflows,
-				      .heap = (uint32_t)f->nflows };
+				      .nres = nres, .tag = tag, .order = (uint32_t)f->nflows };
 	memcpy(fl->res, res, nres * sizeof(*res));
 	link_flow(f, id);
-	f->order[f->nflows] = f->heap[f->nflows] = id;
-	f->nflows++;
+	f->order[f->nflows++] = id;
+	f->end[id] = INFINITY;
+	lb_heap_push(&f->ends, id); /* last: its end is INFINITY until recomputed */
 	touch_flow(f, id);
 	f->dirty = 1, f->batch = 0;
 	return 0;
@@ -304,7 +292,7 @@ double lb_fluid_next_end(struct lb_fluid *f)
 {
 	if (f->dirty)
 		recompute(f);
-	return f->nflows ? fmax(f->flow[f->heap[0]].end, f->now) : INFINITY;
+	return f->nflows ? fmax(f->end[f->ends.id[0]], f->now) : INFINITY;
 }
 
 /* Whether the flow has passed its bytes by `now`, to within the slack. */
@@ -318,13 +306,13 @@ static int has_ended(const struct lb_fluid_flow *fl, double now)
  * ended, appended to f->ended as (order, id). */
 static void find_ended(struct lb_fluid *f, uint32_t pos, double limit)
 {
-	if (pos >= f->nflows)
+	if (pos >= f->ends.n)
 		return;
-	const struct lb_fluid_flow *fl = &f->flow[f->heap[pos]];
-	if (fl->end > limit)
+	const struct lb_fluid_flow *fl = &f->flow[f->ends.id[pos]];
+	if (f->end[f->ends.id[pos]] > limit)
 		return;
 	if (has_ended(fl, f->now))
-		f->ended[f->nended++] = (uint64_t)fl->order << 32 | f->heap[pos];
+		f->ended[f->nended++] = (uint64_t)fl->order << 32 | f->ends.id[pos];
 	find_ended(f, 2 * pos + 1, limit);
 	find_ended(f, 2 * pos + 2, limit);
 }
@@ -347,17 +335,6 @@ static void batch_ended(struct lb_fluid *f)
 	f->batch = 1;
 }
 
-/* Flow id leaves the heap, nflows already one less: the entry past the
- * end takes its place. */
-static void heap_remove(struct lb_fluid *f, uint32_t id)
-{
-	uint32_t pos = f->flow[id].heap, last = f->heap[f->nflows];
-	if (pos == f->nflows)
-		return;
-	f->heap[pos] = last, f->flow[last].heap = pos;
-	heap_place(f, pos);
-}
-
 /* Flow id ends: its resources are touched, its id freed. */
 static void remove_flow(struct lb_fluid *f, uint32_t id)
 {
@@ -371,7 +348,7 @@ static void remove_flow(struct lb_fluid *f, uint32_t id)
 	unlink_flow(f, id);
 	uint32_t moved = f->order[--f->nflows];
 	f->order[fl->order] = moved, f->flow[moved].order = fl->order;
-	heap_remove(f, id);
+	lb_heap_remove(&f->ends, id);
 	fl->order = f->free_id, f->free_id = id;
 	f->dirty = 1;
 }

@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/heap.h"
+
 #define LB_FLUID_MAX_RES 3 /* a sender's port, a receiver's port, a WAN link */
 #define LB_FLUID_NONE UINT32_MAX
 
@@ -35,7 +37,6 @@ struct lb_fluid_flow {
 	double rate;  /* bytes/s from `since`; INFINITY: unconstrained */
 	double cap;   /* its own limit (a link's bandwidth); INFINITY: none */
 	double weight; /* its share against the others', > 0 (1: fair) */
-	double end;   /* when it ends at `rate`: its key in the heap */
 	uint32_t res[LB_FLUID_MAX_RES];
 	/* Its place in each resource's list of flows: neighbours as nodes
 	 * (flow id x LB_FLUID_MAX_RES + k, LB_FLUID_NONE: none). */
@@ -43,7 +44,6 @@ struct lb_fluid_flow {
 	uint32_t nres;
 	uint32_t tag;   /* the caller's name for it */
 	uint32_t order; /* its place in `order`; a free id: the next free one */
-	uint32_t heap;  /* its place in `heap` */
 	uint32_t mark;  /* the recomputation that collected it last */
 	uint8_t frozen; /* scratch of the filling */
 };
@@ -60,7 +60,8 @@ struct lb_fluid {
 	struct lb_fluid_flow *flow; /* [flow_cap], by id */
 	uint32_t *order;  /* [nflows]: the flows in progress, oldest first but for
 			   * the last moved into a removed one's place */
-	uint32_t *heap;   /* [nflows]: binary heap of ids by end */
+	double *end;      /* [flow_cap]: when the flow ends at its rate */
+	struct lb_heap ends; /* the flows in progress by `end`, positions tracked */
 	uint32_t *comp;   /* [flow_cap]: the component being recomputed */
 	uint32_t ncomp;
 	uint64_t *ended;  /* [flow_cap]: the batch of ended flows, (order, id) */

@@ -23,6 +23,7 @@
 #include "sim_private.h"
 #include "algos/platform.h"
 #include "lib/error.h"
+#include "lib/heap.h"
 
 /* A message sent and not yet taken, in its receiver's list. */
 struct pending {
@@ -48,7 +49,8 @@ struct logp {
 	uint32_t *seen;     /* [rank * lanes + lane]: ops of the lane run */
 	double *arrival;    /* [rank * nblocks + block]: in its memory */
 	double *cap_free;   /* [2 * (rank * lanes + lane)] its send cap free, + 1 its receive cap */
-	uint32_t *heap, nheap; /* runnable ranks, the earliest next op first */
+	double *next_at;    /* [rank]: when its next op may start, while it is runnable */
+	struct lb_heap runnable; /* ranks by next_at, ties by rank (deterministic) */
 	struct lb_sim_result *res;
 	char *err;
 	size_t errlen;
@@ -128,7 +130,7 @@ static double logp_arrival(struct logp *x, uint32_t u, uint32_t v, uint32_t lane
 	return fmax(arrival, fmax(sent, got) + l->lat);
 }
 
-static void heap_push(struct logp *x, uint32_t r);
+static void make_runnable(struct logp *x, uint32_t r);
 
 /* A send of `bytes` from u to v: starts when u's CPU is free and its gap
  * since the last send has passed, holds the CPU o_s, and is in v's buffer
@@ -147,7 +149,7 @@ static int logp_send(struct logp *x, uint32_t u, uint32_t v, uint32_t lane, uint
 		return lb_errf(x->err, x->errlen, "sim: out of memory for the LogP messages");
 	x->res->transfers++, x->res->bytes_moved += bytes;
 	if (to->waits_for == u)
-		to->waits_for = UINT32_MAX, heap_push(x, v);
+		to->waits_for = UINT32_MAX, make_runnable(x, v);
 	return 0;
 }
 
@@ -181,37 +183,13 @@ static double next_time(const struct logp *x, uint32_t r)
 	return op->kind == LB_SEND ? send_start(x, r) : x->rank[r].cpu;
 }
 
-/* a before b in the heap: earlier, ties by rank (deterministic). */
-static int heap_less(const struct logp *x, uint32_t a, uint32_t b)
+/* Rank r can run: queued by when its next op may start, which stays as it
+ * is until r runs again (only r's own ops move its clock and program
+ * counter; the others' sends only add to its buffer). */
+static void make_runnable(struct logp *x, uint32_t r)
 {
-	double ta = next_time(x, a), tb = next_time(x, b);
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void heap_push(struct logp *x, uint32_t r)
-{
-	uint32_t i = x->nheap++;
-	for (; i > 0 && heap_less(x, r, x->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		x->heap[i] = x->heap[(i - 1) / 2];
-	x->heap[i] = r;
-}
-
-static uint32_t heap_pop(struct logp *x)
-{
-	uint32_t top = x->heap[0], last = x->heap[--x->nheap], i = 0;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= x->nheap)
-			break;
-		if (c + 1 < x->nheap && heap_less(x, x->heap[c + 1], x->heap[c]))
-			c++;
-		if (!heap_less(x, x->heap[c], last))
-			break;
-		x->heap[i] = x->heap[c], i = c;
-	}
-	if (x->nheap)
-		x->heap[i] = last;
-	return top;
+	x->next_at[r] = next_time(x, r);
+	lb_heap_push(&x->runnable, r);
 }
 
 /* Rank r's next op in program order; back in the heap unless it ended or
@@ -228,7 +206,7 @@ static int logp_step(struct logp *x, uint32_t r)
 		return 0;
 	}
 	if (next_op(x, r))
-		heap_push(x, r);
+		make_runnable(x, r);
 	return 0;
 }
 
@@ -253,10 +231,11 @@ static int logp_alloc(struct logp *x)
 	size_t cells = (size_t)s->ranks * s->nblocks;
 	x->rank = calloc(s->ranks, sizeof(*x->rank));
 	x->seen = calloc((size_t)s->ranks * s->lanes, sizeof(*x->seen));
-	x->heap = malloc(s->ranks * sizeof(*x->heap));
 	x->arrival = malloc(cells * sizeof(double));
 	x->cap_free = calloc(2 * (size_t)s->ranks * s->lanes, sizeof(double));
-	if (!x->rank || !x->seen || !x->heap || !x->arrival || !x->cap_free)
+	x->next_at = malloc(s->ranks * sizeof(double));
+	if (!x->rank || !x->seen || !x->arrival || !x->cap_free || !x->next_at ||
+	    lb_heap_init(&x->runnable, s->ranks, LB_HEAP_TIES_BY_ID, x->next_at))
 		return lb_errf(x->err, x->errlen, "sim: out of memory for %u ranks x %u blocks",
 			       s->ranks, s->nblocks);
 	for (size_t c = 0; c < cells; c++)
@@ -267,7 +246,7 @@ static int logp_alloc(struct logp *x)
 		x->rank[r] = (struct logp_rank){ .lane = s->rank[r].first_lane,
 						 .last_send = -INFINITY, .waits_for = UINT32_MAX };
 		if (next_op(x, r))
-			heap_push(x, r);
+			make_runnable(x, r);
 	}
 	return 0;
 }
@@ -288,7 +267,9 @@ static void logp_free(struct logp *x)
 {
 	for (uint32_t r = 0; x->rank && r < x->s->ranks; r++)
 		free(x->rank[r].in);
-	free(x->rank), free(x->seen), free(x->heap), free(x->arrival), free(x->cap_free);
+	lb_heap_free(&x->runnable);
+	free(x->next_at);
+	free(x->rank), free(x->seen), free(x->arrival), free(x->cap_free);
 }
 
 int lb_sim_logp(const struct lb_schedule *s, const struct lb_sim_net *net,
@@ -297,8 +278,8 @@ int lb_sim_logp(const struct lb_schedule *s, const struct lb_sim_net *net,
 	struct logp x = { .s = s, .pf = net->platform, .res = res, .err = err, .errlen = errlen };
 	res->transfers = res->bytes_moved = 0;
 	int rc = logp_check(s, err, errlen) || logp_alloc(&x) ? -1 : 0;
-	while (rc == 0 && x.nheap)
-		rc = logp_step(&x, heap_pop(&x));
+	while (rc == 0 && x.runnable.n)
+		rc = logp_step(&x, lb_heap_pop(&x.runnable));
 	if (rc == 0)
 		rc = logp_stuck(&x);
 	if (rc == 0)
