@@ -448,11 +448,12 @@ static void print_period(FILE *out, const struct plan_opts *o, const struct lb_a
 
 /* Seed 001's: the agent count (given; auto: the simulator's or the
  * planner's, model/agent_auto.h) and the closed form's T_all
- * (algos/agent_coll.h).  prm carries the count resolved. */
-static void print_agents(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm)
+ * (algos/agent_coll.h).  prm carries the count resolved; auto_s the
+ * simulated seconds of the count auto chose (NaN: the planner chose). */
+static void print_agents(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm,
+			 double auto_s)
 {
 	const struct lb_algo *a = o->algo.algo;
-	struct lb_algo_params asked = *prm;
 	struct lb_agent_model md;
 	char why[96];
 	if (a->build != lb_build_cluster_agent_gb && a->build != lb_build_cluster_agent_ts)
@@ -460,15 +461,12 @@ static void print_agents(FILE *out, const struct plan_opts *o, const struct lb_a
 	enum lb_agent_algo algo = a->build == lb_build_cluster_agent_gb ? LB_AGENT_GB : LB_AGENT_TS;
 	if (lb_agent_model_of(prm, &md))
 		return;
-	asked.agents = o->agents;
 	if (o->agents)
 		snprintf(why, sizeof(why), "--agents");
-	else if (lb_agent_auto_simulated(a, &asked)) {
-		double t;
-		lb_agent_auto(a, &asked, &t);
+	else if (!isnan(auto_s))
 		snprintf(why, sizeof(why), "auto: the least LogP time of m = 1..%u, %.9g s",
-			 prm->ranks, t);
-	} else
+			 prm->ranks, auto_s);
+	else
 		snprintf(why, sizeof(why), "auto: the planner's least T_all");
 	fprintf(out, "%sagents %u (%s), model T_all %.9g s (SPEC 4.3)\n",
 		o->format == FMT_DOT ? "// " : "", lb_agent_count_of(&md, prm, algo), why,
@@ -528,7 +526,8 @@ static int print_plan(FILE *out, const struct lb_schedule *s, const struct lb_al
 /* Validates s, then prints it (and the JSON document): 0, 1, or 2 when
  * the schedule needs a link the --platform lacks (the user's input). */
 static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
-		     const struct lb_schedule *s, const struct lb_algo_params *prm, double tp_star)
+		     const struct lb_schedule *s, const struct lb_algo_params *prm, double tp_star,
+		     double agents_auto_s)
 {
 	char err[512];
 	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
@@ -543,7 +542,7 @@ static int show_plan(const struct lb_cmd *cmd, const struct plan_opts *o,
 	print_auto_slice(out, o, prm->slice_bytes);
 	print_period(out, o, prm, tp_star);
 	print_coord(out, o, prm);
-	print_agents(out, o, prm);
+	print_agents(out, o, prm, agents_auto_s);
 	if (print_plan(out, s, o->algo.algo, o->format)) {
 		lb_cli_error(cmd, NULL, "out of memory");
 		return 1;
@@ -625,7 +624,8 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 	};
 	if (e->slice == LB_SLICE_AUTO)
 		prm.slice_bytes = lb_slice_auto(e->algo.algo, &prm, e->alpha, e->bw);
-	prm.agents = lb_agent_auto(e->algo.algo, &prm, NULL);
+	double agents_auto_s;
+	prm.agents = lb_agent_auto(e->algo.algo, &prm, &agents_auto_s);
 	struct lb_lp_result lp = { .tp = NAN };
 	int rc = solve_lp(cmd, e->algo.algo, &prm, &lp);
 	struct lb_schedule *s = rc ? NULL : lb_algo_build(e->algo.algo, &prm, err, sizeof(err));
@@ -634,7 +634,7 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 		rc = LB_EXIT_USAGE;
 	}
 	if (s)
-		rc = show_plan(cmd, o, s, &prm, lp.tp);
+		rc = show_plan(cmd, o, s, &prm, lp.tp, agents_auto_s);
 	lb_sched_free(s);
 	lb_lp_result_free(&lp);
 	return rc;

@@ -182,8 +182,9 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 enum resolve { RESOLVE_RUN, RESOLVE_ESTIMATE };
 
 /* The configuration's parameters, a slice of LB_SLICE_AUTO resolved with
- * this sweep's alpha and bandwidth, --agents auto with the platform
- * (model/agent_auto.h: the simulator's choice where nodes have rates). */
+ * this sweep's alpha and bandwidth.  (--agents auto is resolved in
+ * run_job only: it simulates every agent count, and the estimates and the
+ * LP pass call this too.) */
 static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 				       const struct lb_algo *a, uint32_t ranks, uint64_t bytes,
 				       uint64_t slice, uint32_t root, enum resolve how)
@@ -198,7 +199,6 @@ static struct lb_algo_params params_of(const struct lb_simsweep_params *p,
 	if (slice == LB_SLICE_AUTO)
 		prm.slice_bytes = how == RESOLVE_RUN ? lb_slice_auto(a, &prm, p->alpha, p->lane_bw)
 						     : lb_slice_refined(a, &prm, p->alpha, p->lane_bw);
-	prm.agents = lb_agent_auto(a, &prm, NULL);
 	return prm;
 }
 
@@ -328,6 +328,7 @@ static void run_job(struct pool *pl, struct job *j)
 	char err[512];
 	struct lb_algo_params prm = params_of(pl->p, j->row.algo, j->row.ranks, j->row.bytes,
 					      j->row.slice, j->row.root, RESOLVE_RUN);
+	prm.agents = lb_agent_auto(j->row.algo, &prm, NULL); /* model/agent_auto.h */
 	j->row.slice = prm.slice_bytes;
 	const struct lb_lp_result *lp = lb_lp_set_find(&pl->lp, j->row.root, prm.slice_bytes);
 	prm.lp_load = lp ? lp->load : NULL;

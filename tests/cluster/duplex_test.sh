@@ -25,10 +25,7 @@ shift
 use_cluster "${1:?$usage}" lbd
 use_lanebench "${2:?$usage}"
 trap 'exit 1' INT TERM
-for tool in iperf3 python3 ping; do
-	command -v $tool >/dev/null || { echo "FAIL: $tool not installed"; exit 1; }
-done
-h() { echo "$name-h$1"; } # host -> namespace
+needs_tools iperf3 python3 ping
 read -r -a up_opts <<<"${DUPLEX_TEST_UP_OPTS:-}"
 
 check "up 3 --rails 2 --rates 50mbit,200mbit,200mbit ${up_opts[*]}" \
