@@ -161,18 +161,24 @@ static int send_ack(const struct lb_p2p_cfg *c, uint32_t *sends, char *err, size
 	return 0;
 }
 
-/* One round trip; the initiator returns its duration in *t. */
-static int round_trip(const struct lb_p2p_cfg *c, uint32_t *sends, double *t, char *err,
-		      size_t len)
+/* One round trip; the initiator returns its duration in *t.  Each side's
+ * receive is posted before the message it waits for can come: the
+ * initiator's before it sends, the responder's for the next round (`next`:
+ * there is one) before it answers this one.  Posted after its answer, the
+ * responder's receive could come after the next message, which a SEND
+ * transport (rdma op=send) refuses with a receiver-not-ready NAK and
+ * retries a timer later: Soft-RoCE's runs in jiffies, and 2 rounds of 3
+ * read a 4 ms median. */
+static int round_trip(const struct lb_p2p_cfg *c, uint32_t *sends, int next, double *t,
+		      char *err, size_t len)
 {
 	double t0 = now();
-	if (post(c, 0, c->bytes, err, len))
-		return -1;
 	if (c->initiator) {
-		if (send_one(c, c->bytes, sends, err, len) ||
+		if (post(c, 0, c->bytes, err, len) || send_one(c, c->bytes, sends, err, len) ||
 		    progress(c, 1, sends, SENDS_IN_FLIGHT, err, len))
 			return -1;
 	} else if (progress(c, 1, sends, SENDS_IN_FLIGHT, err, len) ||
+		   (next && post(c, 0, c->bytes, err, len)) ||
 		   send_one(c, c->bytes, sends, err, len)) {
 		return -1;
 	}
@@ -182,10 +188,12 @@ static int round_trip(const struct lb_p2p_cfg *c, uint32_t *sends, double *t, ch
 
 int lb_p2p_latency(const struct lb_p2p_cfg *c, double *samples, char *err, size_t len)
 {
-	uint32_t sends = 0;
-	for (uint32_t i = 0; i < c->warmup + c->iters; i++) {
+	uint32_t sends = 0, rounds = c->warmup + c->iters;
+	if (!c->initiator && rounds > 0 && post(c, 0, c->bytes, err, len))
+		return -1; /* the first round's; round_trip posts the others' */
+	for (uint32_t i = 0; i < rounds; i++) {
 		double t;
-		if (round_trip(c, &sends, &t, err, len))
+		if (round_trip(c, &sends, i + 1 < rounds, &t, err, len))
 			return -1;
 		if (samples && i >= c->warmup)
 			samples[i - c->warmup] = t / 2;

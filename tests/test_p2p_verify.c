@@ -2,7 +2,11 @@
  * loopback TCP, ranks 0 and 1 as threads of this process: clean runs count
  * every byte of latency, one-way and two-way repetitions; a transport that
  * flips one received byte makes the receiving rank fail naming the sender,
- * the lane and the byte, and its peer fail with LB_EPEER, nobody hanging. */
+ * the lane and the byte, and its peer fail with LB_EPEER, nobody hanging.
+ * And a ping-pong of many rounds (lb_p2p_latency, as calibration runs it)
+ * posts every receive before the message it waits for can be sent: a SEND
+ * transport (rdma op=send) refuses one that comes first and retries it a
+ * timer later (2-4 ms on Soft-RoCE). */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -26,6 +30,8 @@ static struct {
 	uint64_t posted[2][4096]; /* offsets of MSG-byte receives, in posting order */
 	uint32_t nposted[2], ndone[2];
 	uint32_t victim, nth;
+	uint32_t outstanding[2]; /* receives posted and not yet completed */
+	uint32_t bare_sends[2];  /* sends posted while none was */
 } flip;
 
 static uint32_t rank_of(const struct lb_tp *tp)
@@ -41,7 +47,15 @@ static int flip_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64
 	int rc = lb_transport_tcp.post_recv(tp, lane, peer, off, len, id | mark, err, errlen);
 	if (rc == 0 && len == MSG)
 		flip.posted[r][flip.nposted[r]++ % 4096] = off;
+	flip.outstanding[r] += rc == 0;
 	return rc;
+}
+
+static int flip_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
+			  uint64_t len, uint32_t id, char *err, size_t errlen)
+{
+	flip.bare_sends[rank_of(tp)] += flip.outstanding[rank_of(tp)] == 0;
+	return lb_transport_tcp.post_send(tp, lane, peer, off, len, id, err, errlen);
 }
 
 static int flip_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
@@ -50,6 +64,7 @@ static int flip_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	uint32_t r = rank_of(tp);
 	int k = lb_transport_tcp.poll(tp, lane, out, max, err, errlen);
 	for (int i = 0; i < k; i++) {
+		flip.outstanding[r] -= out[i].kind == LB_COMP_RECV;
 		if (out[i].kind != LB_COMP_RECV || !(out[i].id >> 31))
 			continue;
 		out[i].id &= ~(1u << 31);
@@ -65,6 +80,7 @@ static struct lb_transport flipping;
 struct rank {
 	uint32_t rank;
 	enum lb_p2p_test test;
+	uint32_t rounds; /* nonzero: a bare lb_p2p_latency of that many rounds instead */
 	uint8_t *addrs;
 	pthread_barrier_t *barrier;
 	int rc;
@@ -104,15 +120,21 @@ static void *rank_main(void *arg)
 				.timeout = 10 };
 	struct lb_p2p_verify v = { .next_id = 1, .sync_at = size - 16 };
 	double s[3 * ITERS];
-	if (a->rc == 0)
+	if (a->rc == 0 && a->rounds) {
+		c.iters = a->rounds;
+		c.warmup = 0;
+		a->rc = lb_p2p_latency(&c, NULL, a->err, sizeof(a->err));
+	} else if (a->rc == 0) {
 		a->rc = lb_p2p_verified(&v, &c, a->test, s, a->err, sizeof(a->err));
+	}
 	a->verified = v.bytes;
 	lb_transport_tcp.close(tp);
 	free(buf);
 	return NULL;
 }
 
-static void run(enum lb_p2p_test test, uint32_t victim, uint32_t nth, struct rank r[2])
+static void run_rounds(enum lb_p2p_test test, uint32_t rounds, uint32_t victim, uint32_t nth,
+		       struct rank r[2])
 {
 	uint8_t addrs[2 * LB_TP_ADDR_MAX];
 	pthread_barrier_t barrier;
@@ -122,12 +144,30 @@ static void run(enum lb_p2p_test test, uint32_t victim, uint32_t nth, struct ran
 	flip.nth = nth;
 	pthread_barrier_init(&barrier, NULL, 2);
 	for (uint32_t k = 0; k < 2; k++) {
-		r[k] = (struct rank){ .rank = k, .test = test, .addrs = addrs, .barrier = &barrier };
+		r[k] = (struct rank){ .rank = k, .test = test, .rounds = rounds, .addrs = addrs,
+				      .barrier = &barrier };
 		pthread_create(&th[k], NULL, rank_main, &r[k]);
 	}
 	for (uint32_t k = 0; k < 2; k++)
 		pthread_join(th[k], NULL);
 	pthread_barrier_destroy(&barrier);
+}
+
+static void run(enum lb_p2p_test test, uint32_t victim, uint32_t nth, struct rank r[2])
+{
+	run_rounds(test, 0, victim, nth, r);
+}
+
+/* A ping-pong of many rounds: the initiator posts its receive before each
+ * ping, the responder the next round's before each pong but the last. */
+static void preposted(void)
+{
+	struct rank r[2];
+	run_rounds(LB_P2P_LATENCY, 50, 0, 0, r);
+	CHECK(r[0].rc == 0 && r[1].rc == 0, "50 rounds: rank 0: %s; rank 1: %s", r[0].err, r[1].err);
+	CHECK(flip.bare_sends[0] == 0 && flip.bare_sends[1] <= 1,
+	      "50 rounds: sends posted with no receive posted: %u by the initiator, %u by the "
+	      "responder (want 0 and at most its last)", flip.bare_sends[0], flip.bare_sends[1]);
 }
 
 static const char *const NAMES[] = { "latency", "one way", "both ways" };
@@ -167,6 +207,8 @@ int main(void)
 	flipping = lb_transport_tcp;
 	flipping.post_recv = flip_post_recv;
 	flipping.poll = flip_poll;
+	flipping.post_send = flip_post_send;
+	preposted();
 	for (int t = LB_P2P_LATENCY; t <= LB_P2P_BOTH_WAYS; t++)
 		clean((enum lb_p2p_test)t);
 	flipped(LB_P2P_LATENCY, 0, WARMUP + ITERS, 0); /* the last echo */
