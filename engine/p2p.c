@@ -144,10 +144,13 @@ static int post_ack(const struct lb_p2p_cfg *c, int send, char *err, size_t len)
 
 #define SENDS_IN_FLIGHT 8 /* latency: send completions collected lazily */
 
-static int send_one(const struct lb_p2p_cfg *c, uint64_t bytes, uint32_t *sends, char *err,
-		    size_t len)
+/* Sends a message once fewer than SENDS_IN_FLIGHT are outstanding.  A
+ * receive that completes meanwhile goes on *due's count (below 0: ahead). */
+static int send_one(const struct lb_p2p_cfg *c, uint64_t bytes, uint32_t *sends, int64_t *due,
+		    char *err, size_t len)
 {
-	if (progress(c, 0, sends, SENDS_IN_FLIGHT - 1, err, len) || post(c, 1, bytes, err, len))
+	if (progress_due(c, due, sends, SENDS_IN_FLIGHT - 1, err, len) ||
+	    post(c, 1, bytes, err, len))
 		return -1;
 	(*sends)++;
 	return 0;
@@ -161,6 +164,15 @@ static int send_ack(const struct lb_p2p_cfg *c, uint32_t *sends, char *err, size
 	return 0;
 }
 
+/* The responder's receive of what comes after this round: the next
+ * round's message, else the next exchange's first (then_*), else none. */
+static int post_next(const struct lb_p2p_cfg *c, int next, char *err, size_t len)
+{
+	if (next)
+		return post(c, 0, c->bytes, err, len);
+	return c->then_bytes ? post_at(c, 0, c->then_at, c->then_bytes, err, len) : 0;
+}
+
 /* One round trip; the initiator returns its duration in *t.  Each side's
  * receive is posted before the message it waits for can come: the
  * initiator's before it sends, the responder's for the next round (`next`:
@@ -169,36 +181,51 @@ static int send_ack(const struct lb_p2p_cfg *c, uint32_t *sends, char *err, size
  * transport (rdma op=send) refuses with a receiver-not-ready NAK and
  * retries a timer later: Soft-RoCE's runs in jiffies, and 2 rounds of 3
  * read a 4 ms median. */
-static int round_trip(const struct lb_p2p_cfg *c, uint32_t *sends, int next, double *t,
-		      char *err, size_t len)
+/* Waits for one more receive (none if it came ahead: *due below 0). */
+static int await_one(const struct lb_p2p_cfg *c, uint32_t *sends, int64_t *due, char *err,
+		     size_t len)
+{
+	++*due;
+	return progress_due(c, due, sends, SENDS_IN_FLIGHT, err, len);
+}
+
+static int round_trip(const struct lb_p2p_cfg *c, uint32_t *sends, int64_t *due, int next,
+		      double *t, char *err, size_t len)
 {
 	double t0 = now();
 	if (c->initiator) {
-		if (post(c, 0, c->bytes, err, len) || send_one(c, c->bytes, sends, err, len) ||
-		    progress(c, 1, sends, SENDS_IN_FLIGHT, err, len))
+		if (post(c, 0, c->bytes, err, len) || send_one(c, c->bytes, sends, due, err, len) ||
+		    await_one(c, sends, due, err, len))
 			return -1;
-	} else if (progress(c, 1, sends, SENDS_IN_FLIGHT, err, len) ||
-		   (next && post(c, 0, c->bytes, err, len)) ||
-		   send_one(c, c->bytes, sends, err, len)) {
+	} else if (await_one(c, sends, due, err, len) || post_next(c, next, err, len) ||
+		   send_one(c, c->bytes, sends, due, err, len)) {
 		return -1;
 	}
 	*t = now() - t0;
 	return 0;
 }
 
+/* The receives a responder posted ahead (then_*) can complete while it
+ * still waits for its own sends: `due` counts what this exchange waits
+ * for, below 0 what came ahead, which *carry hands to the next exchange
+ * (dropped, the next exchange would wait for it forever). */
 int lb_p2p_latency(const struct lb_p2p_cfg *c, double *samples, char *err, size_t len)
 {
 	uint32_t sends = 0, rounds = c->warmup + c->iters;
-	if (!c->initiator && rounds > 0 && post(c, 0, c->bytes, err, len))
+	int64_t due = c->carry ? -*c->carry : 0;
+	if (!c->initiator && !c->first_posted && rounds > 0 && post(c, 0, c->bytes, err, len))
 		return -1; /* the first round's; round_trip posts the others' */
 	for (uint32_t i = 0; i < rounds; i++) {
 		double t;
-		if (round_trip(c, &sends, i + 1 < rounds, &t, err, len))
+		if (round_trip(c, &sends, &due, i + 1 < rounds, &t, err, len))
 			return -1;
 		if (samples && i >= c->warmup)
 			samples[i - c->warmup] = t / 2;
 	}
-	return progress(c, 0, &sends, 0, err, len);
+	int rc = progress_due(c, &due, &sends, 0, err, len);
+	if (c->carry)
+		*c->carry = due < 0 ? -due : 0;
+	return rc;
 }
 
 /* Window of messages one way, then an acknowledgement back once all

@@ -33,6 +33,19 @@ struct lb_p2p_cfg {
 	enum lb_idle idle;
 	double timeout;    /* seconds for one repetition */
 	const atomic_int *stop; /* optional: non-zero stops at once */
+	/* Latency exchanges run back to back (p2pverify.c): a responder's
+	 * receive must be posted before the initiator can send its message (a
+	 * SEND transport refuses one that comes first and retries it a timer
+	 * later), so the responder posts the first receive of the exchange
+	 * that follows before its last answer (then_bytes 0: none follows),
+	 * and the exchange that follows does not post it again
+	 * (first_posted). */
+	uint64_t then_at, then_bytes;
+	int first_posted;
+	/* With then_*: receives of this exchange that completed during the
+	 * one before (in), and of the next that completed during this one
+	 * (out).  NULL: none posted ahead. */
+	int64_t *carry;
 };
 
 /* One-way latency samples (round trip / 2), `iters` of them, written by

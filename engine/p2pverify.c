@@ -33,14 +33,21 @@ uint64_t lb_p2p_verify_buffer(uint64_t max_bytes, uint32_t window, int both_ways
 
 /* The ranks meet, each telling the other whether the last repetition's
  * bytes were right (failed: this rank's reason is in err, kept).  A spread
- * 8-byte ping-pong: the initiator's word at sync_at, the reply's 8 further. */
-static int meet(const struct lb_p2p_cfg *c, uint64_t sync_at, int failed, char *err, size_t len)
+ * 8-byte ping-pong: the initiator's word at sync_at, the reply's 8 further.
+ * posted: the responder's receive of it was posted by the repetition
+ * before; timed_next: a latency repetition follows, whose receive the
+ * responder posts before it answers (lb_p2p_cfg's then_*). */
+static int meet(const struct lb_p2p_cfg *c, uint64_t sync_at, int failed, int posted,
+		int timed_next, char *err, size_t len)
 {
 	struct lb_p2p_cfg s = *c;
 	uint64_t mine = (uint64_t)failed, theirs;
 	char why[256];
 	s.bytes = 8;
 	s.offset = sync_at;
+	s.first_posted = posted;
+	s.then_at = c->offset; /* where a latency repetition's message lands */
+	s.then_bytes = timed_next ? c->bytes : 0;
 	memcpy(c->buf + sync_at + (c->initiator ? 0 : 8), &mine, 8);
 	int rc = lb_p2p_latency(&s, NULL, why, sizeof(why));
 	if (failed)
@@ -92,6 +99,14 @@ int lb_p2p_verified(struct lb_p2p_verify *v, const struct lb_p2p_cfg *c, enum lb
 	one.iters = 1;
 	one.warmup = 0;
 	one.spread = 1;
+	/* A latency repetition's receive is posted by the meeting before it,
+	 * and it posts the next meeting's (lb_p2p_cfg's then_*). */
+	int latency = t == LB_P2P_LATENCY;
+	int64_t carry = 0;
+	one.carry = latency ? &carry : NULL;
+	one.first_posted = latency;
+	one.then_at = v->sync_at;
+	one.then_bytes = latency ? 8 : 0;
 	int rc = 0, failed = 0;
 	for (uint32_t i = 0; rc == 0; i++) { /* the last meeting tells how the last one went */
 		int last = i == c->warmup + c->iters;
@@ -102,7 +117,7 @@ int lb_p2p_verified(struct lb_p2p_verify *v, const struct lb_p2p_cfg *c, enum lb
 			memset(c->buf + in.at, 0, in.len);
 			v->next_id += 2;
 		}
-		rc = meet(&one, v->sync_at, failed, err, len);
+		rc = meet(&one, v->sync_at, failed, latency && i > 0, latency && !last, err, len);
 		if (rc || last)
 			break;
 		rc = run_one(&one, t, s, c->iters, i, c->warmup, err, len);
