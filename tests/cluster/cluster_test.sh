@@ -73,6 +73,51 @@ for i in 0 1 2; do
 		"host $i: interfaces '$extra', want 'lo mgmt rail0 rail1'"
 done
 
+# TCP's congestion control on the rails (up --tcp-cc, default cubic): what a
+# connection on rail0 from host 0 to host 1 uses, on both ends.
+# tcp_cc_pair CLUSTER RAIL PORT -> "client server" (TCP_CONGESTION of each end)
+tcp_cc_pair() {
+	local net=$((10 + $2)) port=$3 srv
+	ip netns exec "$1-h1" timeout 10 python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); s.settimeout(8)
+c, _ = s.accept()
+print(c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode())
+c.recv(1)' "10.$net.0.2" "$port" >"$tmp/cc-server" 2>&1 &
+	srv=$!
+	test_pids+=("$srv")
+	wait_listen "$1-h1" "$port" || { echo "no listener"; return; }
+	ip netns exec "$1-h0" timeout 10 python3 -c '
+import socket, sys
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=8, source_address=(sys.argv[3], 0))
+print(c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode(), end=" ")
+c.close()' "10.$net.0.2" "$port" "10.$net.0.1"
+	wait "$srv"
+	cat "$tmp/cc-server"
+}
+cc=$(tcp_cc_pair "$name" 0 5301)
+[ "$cc" = "cubic cubic" ]
+result $? "tcp on rail0 uses cubic on both ends by default (kernel default: $(sysctl -n net.ipv4.tcp_congestion_control))" \
+	"tcp on rail0: congestion control '$cc' (client server), want 'cubic cubic'"
+# reno: never a kernel's default, so this shows the routes decide.  A
+# second cluster of the test's own, taken down at exit too.
+cc_name=lbo${name#lbt} # lbt + the PID's digits (use_cluster): lbo (no other test's prefix) + the same
+cc_cluster_down() { "$cluster" down --name "$cc_name" >/dev/null 2>&1; }
+at_exit cc_cluster_down
+check "up 2 --tcp-cc reno" timeout 60 "$cluster" up 2 --rate 100mbit --tcp-cc reno --name "$cc_name"
+cc=$(tcp_cc_pair "$cc_name" 0 5302)
+[ "$cc" = "reno reno" ]
+result $? "up --tcp-cc reno: tcp on rail0 uses reno on both ends" \
+	"up --tcp-cc reno: congestion control '$cc' (client server), want 'reno reno'"
+check "up 2 --tcp-cc kernel" timeout 60 "$cluster" up 2 --rate 100mbit --tcp-cc kernel --name "$cc_name"
+routes=$(ip -n "$cc_name-h0" route show)
+! grep -q congctl <<<"$routes"
+result $? "up --tcp-cc kernel: no congestion control on the routes" \
+	"up --tcp-cc kernel: routes '$routes' name one"
+check "down $cc_name" timeout 60 "$cluster" down --name "$cc_name"
+
 # Shaping on both ends of every rail link: the host end, and its veth peer in
 # the switch namespace (found by the peer's ifindex, whatever it is called),
 # which must be a port of bridge br<r>.  mgmt is not shaped.
@@ -431,6 +476,7 @@ bad_input "--rate-of without a rate" 1:1 up 3 --rails 2 --rate 100mbit --rate-of
 bad_input "link of host 3 on 3 hosts" 3 link 3 0 down --name "$name"
 bad_input "link of rail 2 on 2 rails" 2 link 0 2 down --name "$name"
 bad_input "link 0 0 sideways" sideways link 0 0 sideways --name "$name"
+bad_input "--tcp-cc nosuch" nosuch up 3 --rate 100mbit --tcp-cc nosuch --name "$name"
 [ -f /run/lanebench-cluster/$name.env ] && ip netns list | grep -q "^$name-h2\b"
 result $? "bad input left the running cluster alone" \
 	"bad input removed the running cluster"
