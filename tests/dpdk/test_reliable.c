@@ -206,8 +206,29 @@ static void test_rto(void)
 	CHECK(t.rto == 0.01, "rto floored at the minimum, got %g", t.rto);
 }
 
+/* A round trip of 0.4 s (the frames wait in a deep queue, nothing is
+ * lost): with the transport's bounds the timer waits for the ack instead
+ * of resending a frame that is on its way. */
+static void test_deep_queue(void)
+{
+	struct lb_rel_tx t;
+	uint8_t bits[LB_REL_WINDOW / 8] = { 0 };
+	uint32_t due[8];
+	double now = 0;
+	lb_rel_tx_init(&t, 64, LB_REL_MIN_RTO, LB_REL_MAX_RTO);
+	for (uint32_t s = 0; s < 20; s++, now += 0.5) {
+		lb_rel_tx_push(&t, &(struct lb_rel_frame){ .len = 1 });
+		lb_rel_tx_sent(&t, s, now);
+		CHECK(lb_rel_tx_due(&t, now + 0.45, due, 8) == 0 || s < 2,
+		      "frame %u: due 0.45 s after sending with a 0.4 s round trip (rto %g)", s, t.rto);
+		lb_rel_tx_ack(&t, s + 1, bits, now + 0.4);
+	}
+	CHECK(t.rto >= 1.2 - 1e-9, "rto 3 x the 0.4 s round trip, got %g", t.rto);
+}
+
 int main(void)
 {
+	test_deep_queue();
 	test_rto();
 	test_timeout_oldest_only();
 	test_in_order();

@@ -97,8 +97,6 @@
 #define WINDOW_MIN 8
 #define WINDOW_MAX 128
 #define ACK_DELAY 1e-3         /* seconds an ack may wait for more frames */
-#define MIN_RTO 10e-3
-#define MAX_RTO 200e-3
 #define SERVICE_NAP 1e-3 /* the service thread's period */
 /* A lane whose thread sleeps on its wake_fd is its thread's: it wakes on
  * the next frame and polls at least every LB_IDLE_MAX_SLEEP (10 ms) while
@@ -1010,7 +1008,7 @@ static int add_chan(struct lb_tp *tp, struct lane *l, uint32_t peer, const uint8
 	c->port = l->per_peer ? (uint16_t)l->port_of[peer] : l->ports[0];
 	memcpy(&c->mac, all + ((size_t)peer * tp->cfg.lanes + l->index) * LB_TP_ADDR_MAX,
 	       sizeof(c->mac));
-	lb_rel_tx_init(&c->tx, l->window, MIN_RTO, MAX_RTO);
+	lb_rel_tx_init(&c->tx, l->window, LB_REL_MIN_RTO, LB_REL_MAX_RTO);
 	lb_rel_rx_init(&c->rx);
 	l->chan_of[peer] = (int32_t)l->nchans++;
 	return 0;
@@ -1525,7 +1523,7 @@ static void dpdk_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	lb_ring_free(&c->sendq);
 	lb_ring_free(&c->recvq);
 	c->framed = 0;
-	lb_rel_tx_init(&c->tx, l->window, MIN_RTO, MAX_RTO);
+	lb_rel_tx_init(&c->tx, l->window, LB_REL_MIN_RTO, LB_REL_MAX_RTO);
 	drop_completions(&l->done, peer);
 	l->stash_dirty |= l->nstash > 0;
 	pthread_mutex_unlock(&l->mu);

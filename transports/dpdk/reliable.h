@@ -17,6 +17,18 @@
 
 #define LB_REL_WINDOW 256 /* frames: the SACK bitmap's span, the largest window */
 
+/* The bounds of the retransmission timeout the dpdk transport gives
+ * lb_rel_tx_init: the timeout follows the measured round trip (RTO above)
+ * between them.  The upper one is not lower because a cap below the round
+ * trip retransmits every frame the timer looks at while it waits in a
+ * queue.  On the emulated cluster 7 peers' windows queue for a 50 Mbit/s
+ * host for 0.2-0.5 s; with a 200 ms cap, allgather-simultaneous (16 MiB
+ * each, 4 + 4 hosts, scripts/bench-allgather) resent 52,664 frames of
+ * which 43,990 arrived twice, and ran 1.23 x the fluid model; with 2 s,
+ * 9,485 and 3,403, and 1.13 x. */
+#define LB_REL_MIN_RTO 10e-3 /* seconds */
+#define LB_REL_MAX_RTO 2.0
+
 /* What the sender needs to rebuild a frame from the buffer. */
 struct lb_rel_frame {
 	uint64_t offset;
