@@ -22,10 +22,13 @@
  * between them.  The upper one is not lower because a cap below the round
  * trip retransmits every frame the timer looks at while it waits in a
  * queue.  On the emulated cluster 7 peers' windows queue for a 50 Mbit/s
- * host for 0.2-0.5 s; with a 200 ms cap, allgather-simultaneous (16 MiB
- * each, 4 + 4 hosts, scripts/bench-allgather) resent 52,664 frames of
- * which 43,990 arrived twice, and ran 1.23 x the fluid model; with 2 s,
- * 9,485 and 3,403, and 1.13 x. */
+ * host for 0.2-0.5 s.  Interleaved A/B, 200 ms against 2 s, two rounds,
+ * allgather-simultaneous and cluster-agent-gb/-ts at 16 MiB each on 4 + 4
+ * hosts (README, allgathers): 26,806-36,310 frames a row arrived twice
+ * against 3,468-5,643, and 1.14-1.24 x the fluid model against
+ * 1.10-1.17.  The price: a frame lost at a message's tail (nothing after
+ * it to show the hole) now waits up to 3 round trips, and at 4 MiB two
+ * of 12 rows had iterations a second slower. */
 #define LB_REL_MIN_RTO 10e-3 /* seconds */
 #define LB_REL_MAX_RTO 2.0
 
