@@ -214,24 +214,53 @@ static double median_tx(const struct check_pair *all, size_t n)
 	return st.median;
 }
 
-/* Both ends of a pair ran, and one streamed below limit. */
-static int slow(const struct check_pair *m, const struct check_pair *back, double limit)
+/* The median latency of the pairs that ran among n records (NaN: none);
+ * only a pair's lower rank holds it. */
+static double median_lat(const struct check_pair *all, size_t n)
 {
-	return m->partner >= 0 && m->ok && back->ok && fmin(m->tx, back->tx) < limit;
+	size_t k = 0;
+	double *v = calloc(n + 1, sizeof(*v));
+	struct lb_stats st = { .median = NAN };
+	for (size_t i = 0; v && i < n; i++)
+		if (all[i].partner >= 0 && all[i].ok && !isnan(all[i].lat))
+			v[k++] = all[i].lat;
+	if (k)
+		lb_stats_compute(v, (uint32_t)k, &st);
+	free(v);
+	return st.median;
 }
 
-/* Pair (lane, round) of rank k streamed below min_bw of the median: worth
- * a second look.  Every rank decides alike (from the gathered figures),
- * so both ends of a pair meet again. */
+/* What a second look is for: a pair below these streamed or answered
+ * slower than the verdict would pass. */
+struct slow_limits {
+	double tx, lat; /* bytes/s, seconds */
+};
+
+/* Both ends of a pair ran, and one streamed below the limit, or their
+ * round trips took longer than the verdict's latency limit: on 2 shared
+ * CPUs a DPDK pair's median once read 347 us against 25 us elsewhere
+ * (check-dpdk-8x2), which a second look settles as a bandwidth dip is. */
+static int slow(const struct check_pair *m, const struct check_pair *back,
+		const struct slow_limits *lim)
+{
+	if (m->partner < 0 || !m->ok || !back->ok)
+		return 0;
+	double lat = isnan(m->lat) ? back->lat : m->lat;
+	return fmin(m->tx, back->tx) < lim->tx || lat > lim->lat;
+}
+
+/* Pair (lane, round) of rank k streamed below min_bw of the median, or
+ * answered slower than the latency limit: worth a second look.  Every
+ * rank decides alike (from the gathered figures), so both ends of a pair
+ * meet again. */
 static int slow_pair(const struct check *c, uint32_t k, uint32_t lane, uint32_t round,
-		     double median)
+		     const struct slow_limits *lim)
 {
 	size_t per = (size_t)c->job.lanes * c->rounds;
 	const struct check_pair *m = &c->all[k * per + lane * c->rounds + round];
 	if (m->partner < 0)
 		return 0;
-	return slow(m, &c->all[(size_t)m->partner * per + lane * c->rounds + round],
-		    c->p->min_bw * median);
+	return slow(m, &c->all[(size_t)m->partner * per + lane * c->rounds + round], lim);
 }
 
 /* A second look keeps the better figures: noise (a descheduled rank on a
@@ -248,17 +277,21 @@ static void keep_better(struct check_pair *m, const struct check_pair *again)
 /* Slow pairs measured once more, round by round, then gathered again. */
 static int look_again(struct check *c, char *err, size_t len)
 {
-	double median = median_tx(c->all, (size_t)c->job.size * c->job.lanes * c->rounds);
+	size_t records = (size_t)c->job.size * c->job.lanes * c->rounds;
+	/* the verdict's latency limit (check_verdict.c), here over pairs */
+	struct slow_limits lim = { c->p->min_bw * median_tx(c->all, records),
+				   c->p->max_lat > 0 ? c->p->max_lat
+						     : LB_CHECK_LAT_FACTOR * median_lat(c->all, records) };
 	int any = 0;
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		for (uint32_t r = 0; r < c->rounds; r++) {
 			int round_slow = 0;
 			for (uint32_t k = 0; k < c->job.size; k++)
-				round_slow |= slow_pair(c, k, l, r, median);
+				round_slow |= slow_pair(c, k, l, r, &lim);
 			if (!round_slow)
 				continue;
 			any = 1;
-			if (slow_pair(c, c->job.rank, l, r, median)) {
+			if (slow_pair(c, c->job.rank, l, r, &lim)) {
 				struct check_pair again;
 				int q = lb_check_partner(c->job.rank, c->job.size, r);
 				measure_pair(c, PHASE_AGAIN, l, r, (uint32_t)q, &again);
@@ -368,12 +401,14 @@ static int aggregate_again(struct check *c, char *err, size_t len)
 	struct check_pair *all = calloc((size_t)c->job.size * 3, sizeof(*all));
 	int rc = all ? lb_boot_allgather(c->job.boot, c->agg, sizeof(c->agg), all, err, len)
 		     : lb_errf(err, len, "out of memory");
-	double limit = rc ? 0 : c->p->min_bw * median_tx(all, (size_t)c->job.size * 3);
+	/* bandwidth only: phase 2 times no round trips */
+	struct slow_limits lim = { rc ? 0 : c->p->min_bw * median_tx(all, (size_t)c->job.size * 3),
+				   INFINITY };
 	for (uint32_t r = 0; rc == 0 && r < c->rounds; r++) {
 		int round_slow = 0, mine = 0;
 		for (uint32_t k = 0; k < c->job.size; k++) {
 			const struct check_pair *m = &all[k * 3 + r];
-			int s = m->partner >= 0 && slow(m, &all[(uint32_t)m->partner * 3 + r], limit);
+			int s = m->partner >= 0 && slow(m, &all[(uint32_t)m->partner * 3 + r], &lim);
 			round_slow |= s;
 			mine |= s && k == c->job.rank;
 		}
