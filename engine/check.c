@@ -200,32 +200,20 @@ static void measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_
 
 /* ---- phase 1: every lane, round by round --------------------------------- */
 
-/* The median rate of the pairs that ran among n records (0: none). */
-static double median_tx(const struct check_pair *all, size_t n)
+/* The median of one figure -- the rate (lat 0) or the latency (lat 1,
+ * which only a pair's lower rank holds) -- over the pairs that ran among
+ * n records (0: none). */
+static double median_of(const struct check_pair *all, size_t n, int lat)
 {
 	size_t k = 0;
 	double *v = calloc(n + 1, sizeof(*v));
 	struct lb_stats st = { 0 };
-	for (size_t i = 0; v && i < n; i++)
-		if (all[i].partner >= 0 && all[i].ok)
-			v[k++] = all[i].tx;
+	for (size_t i = 0; v && i < n; i++) {
+		double x = lat ? all[i].lat : all[i].tx;
+		if (all[i].partner >= 0 && all[i].ok && !isnan(x))
+			v[k++] = x;
+	}
 	lb_stats_compute(v, (uint32_t)k, &st);
-	free(v);
-	return st.median;
-}
-
-/* The median latency of the pairs that ran among n records (NaN: none);
- * only a pair's lower rank holds it. */
-static double median_lat(const struct check_pair *all, size_t n)
-{
-	size_t k = 0;
-	double *v = calloc(n + 1, sizeof(*v));
-	struct lb_stats st = { .median = NAN };
-	for (size_t i = 0; v && i < n; i++)
-		if (all[i].partner >= 0 && all[i].ok && !isnan(all[i].lat))
-			v[k++] = all[i].lat;
-	if (k)
-		lb_stats_compute(v, (uint32_t)k, &st);
 	free(v);
 	return st.median;
 }
@@ -279,9 +267,9 @@ static int look_again(struct check *c, char *err, size_t len)
 {
 	size_t records = (size_t)c->job.size * c->job.lanes * c->rounds;
 	/* the verdict's latency limit (check_verdict.c), here over pairs */
-	struct slow_limits lim = { c->p->min_bw * median_tx(c->all, records),
+	struct slow_limits lim = { c->p->min_bw * median_of(c->all, records, 0),
 				   c->p->max_lat > 0 ? c->p->max_lat
-						     : LB_CHECK_LAT_FACTOR * median_lat(c->all, records) };
+						     : LB_CHECK_LAT_FACTOR * median_of(c->all, records, 1) };
 	int any = 0;
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		for (uint32_t r = 0; r < c->rounds; r++) {
@@ -402,7 +390,7 @@ static int aggregate_again(struct check *c, char *err, size_t len)
 	int rc = all ? lb_boot_allgather(c->job.boot, c->agg, sizeof(c->agg), all, err, len)
 		     : lb_errf(err, len, "out of memory");
 	/* bandwidth only: phase 2 times no round trips */
-	struct slow_limits lim = { rc ? 0 : c->p->min_bw * median_tx(all, (size_t)c->job.size * 3),
+	struct slow_limits lim = { rc ? 0 : c->p->min_bw * median_of(all, (size_t)c->job.size * 3, 0),
 				   INFINITY };
 	for (uint32_t r = 0; rc == 0 && r < c->rounds; r++) {
 		int round_slow = 0, mine = 0;

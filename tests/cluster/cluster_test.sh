@@ -87,7 +87,6 @@ c, _ = s.accept()
 print(c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode())
 c.recv(1)' "10.$net.0.2" "$port" >"$tmp/cc-server" 2>&1 &
 	srv=$!
-	test_pids+=("$srv")
 	wait_listen "$1-h1" "$port" || { echo "no listener"; return; }
 	ip netns exec "$1-h0" timeout 10 python3 -c '
 import socket, sys
