@@ -7,7 +7,8 @@
 # ends (so none overtakes another: TCP drops a segment that arrives after
 # a later pure ACK of its connection, RFC 5961 5.2 and PAWS); and a 50 Mbit/s host
 # among 200 Mbit/s ones gets most of its one-way TCP rate each way when
-# it sends and receives at once -- >= 0.85 with iperf3 --bidir, >= 0.9 in
+# it sends and receives at once -- >= 0.85 with iperf3 to one peer while
+# another sends to it, >= 0.9 in
 # lanebench's allgather ring over TCP, where with one queue per tbf (`up --one-queue`,
 # the shaping before) the ACKs of what the host receives waited behind what
 # it sends and the ring took 1.39 x its receive bound (README.md
@@ -90,9 +91,8 @@ classified "2 pings of 84 bytes (IPv4)" 2 ip netns exec "$(h 0)" ping -c2 -i0.2 
 classified "2 pings of 1028 bytes (IPv4)" 2 ip netns exec "$(h 0)" ping -c2 -i0.2 -W2 -s 1000 -I rail0 10.10.0.2
 
 # --------------------------------------------------------------------------
-# Rates.  iperf3 -> the receivers' Mbit/s, one line per direction (--bidir:
-# what the client sent first).
-iperf() { # from to port [--bidir]
+# Rates.  iperf3 -> the receiver's Mbit/s.
+iperf() { # from to port [seconds]
 	local server
 	ip netns exec "$(h "$2")" timeout 30 iperf3 -s -1 -p "$3" -B "10.10.0.$(($2 + 1))" >/dev/null 2>&1 &
 	server=$!
@@ -102,30 +102,53 @@ iperf() { # from to port [--bidir]
 		sleep 0.1
 	done
 	ip netns exec "$(h "$1")" timeout 30 iperf3 -c "10.10.0.$(($2 + 1))" -B "10.10.0.$(($1 + 1))" \
-		-p "$3" -t 3 -O 1 -f m "${@:4}" 2>&1 |
+		-p "$3" -t "${4:-3}" -O 1 -f m 2>&1 |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
 	wait "$server" 2>/dev/null
 }
 ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 at_least() { awk -v x="$1" -v min="$2" 'BEGIN { exit !(x >= min) }'; }
 
-# Each attempt: host 0 -> 1 alone (the one-way figure: 0.85..1.02 of 50,
-# as cluster_test's), then 0 <-> 1 at once: each way >= 0.85 of the
-# one-way figure.  A loaded machine only falls short, so the best of 3.
+# Each attempt: host 0 -> 1 alone and host 2 -> 0 alone (the one-way
+# figures: 0.85..1.02 of 50, as cluster_test's), then both at once, host
+# 2's stream first: once 1 MB of it waits at the switch end towards host 0
+# (the tbf's backlog: cubic fills a queue that never drops), host 0 starts
+# sending to 1; each >= 0.85 of its one-way figure.  The ACKs of what host
+# 0 sends come from host 1 through that switch end: the per-peer classes
+# let them pass host 2's queued data, one queue per tbf keeps them behind
+# it and host 0's stream starts on round trips of up to 0.7 s.  Two pairs,
+# not one pair both ways (iperf3 --bidir 0 <-> 1): there the ACKs and the
+# reverse data share the pair's class, and with cubic host 0's stream fell
+# to 0.07-0.70 of one way in a CI run (scripts/cluster --help, --tcp-cc).
+# A loaded machine only falls short, so the best of 3.
+backlog() { # ns dev -> bytes queued in the root qdisc
+	tc -s -n "$1" qdisc show dev "$2" | awk '/^qdisc tbf/ { t = 1 } t && /backlog/ { sub("b$", "", $2); print $2 + 0; exit }'
+}
 seen='' best_one=0 verdict=low
 for attempt in 1 2 3; do
-	one=$(iperf 0 1 5201 | head -1)
-	mapfile -t both < <(iperf 0 1 5202 --bidir)
-	r0=$(ratio "${both[0]:-0}" "$one") r1=$(ratio "${both[1]:-0}" "$one")
-	seen+="${seen:+; }one-way ${one:-none}, at once ${both[0]:-none} and ${both[1]:-none} Mbit/s ($r0, $r1)"
+	one=$(iperf 0 1 5201 | head -1) two=$(iperf 2 0 5202 | head -1)
+	iperf 2 0 5203 6 >"$tmp/received" &
+	receiver=$!
+	queued=0
+	for _ in $(seq 100); do
+		queued=$(backlog "$name-sw" "${name}h0r0")
+		[ "${queued:-0}" -lt 1000000 ] || break
+		sleep 0.05
+	done
+	out=$(iperf 0 1 5204 | head -1)
+	wait $receiver
+	in=$(head -1 "$tmp/received")
+	r0=$(ratio "${out:-0}" "$one") r1=$(ratio "${in:-0}" "$two")
+	seen+="${seen:+; }alone 0->1 ${one:-none} and 2->0 ${two:-none}, at once (${queued:-0} bytes queued) ${out:-none} and ${in:-none} Mbit/s ($r0, $r1)"
 	! at_least "${one:-0}" "$best_one" || best_one=${one:-0}
-	if at_least "${one:-0}" 51.01; then verdict=high && break; fi
-	if at_least "${one:-0}" 42.5 && at_least "$r0" 0.85 && at_least "$r1" 0.85; then verdict=ok && break; fi
+	if at_least "${one:-0}" 51.01 || at_least "${two:-0}" 51.01; then verdict=high && break; fi
+	if at_least "${one:-0}" 42.5 && at_least "${two:-0}" 42.5 &&
+		at_least "$r0" 0.85 && at_least "$r1" 0.85; then verdict=ok && break; fi
 done
 case $verdict in
-ok) ok "TCP host 0 (50mbit) <-> host 1 at once: each way >= 0.85 of one way (attempt $attempt: $seen)" ;;
-high) fail "TCP host 0 -> 1 exceeded its 50mbit: $seen" ;;
-*) fail "TCP host 0 <-> 1 at once: want one-way 42.5..51 Mbit/s and each way >= 0.85 of it in one of 3 attempts: $seen" ;;
+ok) ok "TCP host 0 (50mbit) sends to 1 while 2 sends to it: each way >= 0.85 of alone (attempt $attempt: $seen)" ;;
+high) fail "TCP to or from host 0 exceeded its 50mbit: $seen" ;;
+*) fail "TCP host 0 -> 1 while 2 -> 0: want alone 42.5..51 Mbit/s and at once >= 0.85 of it each way in one of 3 attempts: $seen" ;;
 esac
 
 # lanebench's allgather ring over TCP on both rails: host 0 receives 2 x
