@@ -294,7 +294,8 @@ int lb_calib_pairs_run(const struct lb_calib_pairs_params *p, struct lb_calib_pa
 				    .timeout = p->timeout, .tp_options = p->tp_options,
 				    .connect_timeout = p->connect_timeout,
 				    .connect_share = LB_CALIB_PAIRS_CONNECT_SHARE,
-				    .buffer_bytes = p->bw_bytes > 8 ? p->bw_bytes : 8 };
+				    .buffer_bytes = p->bw_bytes > 8 ? p->bw_bytes : 8,
+				    .polls_only = p->idle != LB_IDLE_SLEEP };
 	struct pairs_run r = { .prm = p };
 	memset(out, 0, sizeof(*out));
 	int rc = lb_job_open(&r.job, &jp, err, len);

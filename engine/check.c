@@ -540,7 +540,7 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .connect_timeout = p->timeout * PAIR_TIMEOUT_SHARE,
-				    .tp_options = p->tp_options };
+				    .tp_options = p->tp_options, .polls_only = p->idle != LB_IDLE_SLEEP };
 	c->region = (uint64_t)p->window * p->bw_bytes + 64; /* the window, then its ack */
 	jp.buffer_bytes = lanes_named(p->nics) * c->region;
 	uint64_t coll = collective_bytes(p);

@@ -110,7 +110,8 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 			     : p->connect_share > 0 ? p->connect_share * r->timeout : r->timeout;
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
 				 .lane_names = r->lane_names, .token = r->token,
-				 .timeout = r->connect_timeout, .opt = p->tp_options };
+				 .timeout = r->connect_timeout, .opt = p->tp_options,
+				 .polls_only = p->polls_only };
 	if (lb_tp_check_options(r->ops, &p->tp_options, err, len))
 		return -1;
 	return r->ops->open(&cfg, &r->tp, err, len);

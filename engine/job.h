@@ -29,6 +29,7 @@ struct lb_job_params {
 				 * resolved (0: all of it) */
 	uint64_t buffer_bytes;
 	struct lb_tp_options tp_options; /* --tp-opt items: keys checked, then open parses them */
+	int polls_only;                  /* the idle policy never sleeps (lb_tp_cfg) */
 };
 
 struct lb_job {

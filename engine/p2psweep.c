@@ -204,7 +204,7 @@ int lb_p2psweep_run(const struct lb_p2psweep_params *p, const struct lb_sink *si
 {
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
-				    .tp_options = p->tp_options };
+				    .tp_options = p->tp_options, .polls_only = p->idle != LB_IDLE_SLEEP };
 	jp.buffer_bytes = buffer_bytes(p);
 	struct lb_col cols[NCOLUMNS];
 	columns_of(p, cols);

@@ -38,7 +38,31 @@
  * (rdma_cm leaves it at 0 = 655 ms) so a late receive costs little.
  *
  * Messages longer than the ports' max_msg_sz are split into chunks; SEND
- * mode splits receives the same way (both sides use the smaller limit). */
+ * mode splits receives the same way (both sides use the smaller limit).
+ *
+ * The mailbox (write mode, when both ranks poll only: lb_tp_cfg's
+ * polls_only, --idle spin or yield): a message of up to MBOX_DATA bytes
+ * goes as one inline RDMA WRITE into a ring of slots in the receiver's
+ * memory (one ring per connection, registered apart from the buffer),
+ * which the receiver polls -- no receive WR consumed, no completion
+ * written and polled, as ib_write_lat measures.  A slot holds the
+ * message's bytes ending where its header starts, the header (the code
+ * an immediate would carry, the length, the message's sequence number)
+ * and last a flag: the sender's count of mailbox messages, this one
+ * included, so a slot is new when its flag is the count the receiver
+ * expects next.  The receiver trusts what precedes the flag once the flag
+ * is there: the slot arrives in one packet, placed in order, the
+ * assumption perftest's write latency test and MPI's eager RDMA make.
+ * Each message is copied into place when its receive is matched (as an
+ * immediate's code is), then its slot is free.  A sender may have
+ * MBOX_SLOTS messages unfreed: the receiver tells how many it freed in
+ * each mailbox message it sends back, and by an 8-byte RDMA WRITE into the
+ * sender's ring when half a ring went untold.  Messages on one connection
+ * keep their order across the two ways: a mailbox message is taken only
+ * when every message before it (by sequence number) was, and a completion
+ * with immediate data first takes the mailbox messages placed before it.
+ * A caller that may sleep on arm() gets no mailbox: its writes raise no
+ * event to wake it.  --tp-opt mailbox=off: none either (to compare). */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -71,6 +95,9 @@
 #define ACK_TIMEOUT_MAX 31       /* the encoding's 5 bits; 0 means "never" */
 #define POLL_BATCH 32             /* WCs taken from the CQ at once */
 #define PEER_CHECK_EVERY 4096     /* polls between looks for a peer gone (a syscall) */
+#define WELCOME_MAGIC 0x4c425257u /* "LBRW": the accept's private data */
+#define MBOX_SLOTS 64             /* mailbox messages a sender may have unfreed */
+#define MBOX_SLOT 128             /* bytes per slot, header and flag included */
 
 enum op_mode { OP_WRITE, OP_SEND };
 enum conn_state { CONN_IDLE, CONN_RESOLVING, CONN_CONNECTING, CONN_UP, CONN_RETRY };
@@ -95,6 +122,41 @@ _Static_assert(sizeof(struct blob) <= LB_TP_ADDR_MAX, "an address blob is at mos
 struct hello {
 	uint32_t magic, rank, lane, mode;
 	uint64_t token;
+	uint64_t mbox; /* the connector's mailbox for the acceptor's messages; 0: none */
+	uint32_t mbox_rkey, pad;
+};
+
+/* Private data of the accept: the acceptor's mailbox for the connector. */
+struct welcome {
+	uint32_t magic, mbox_rkey;
+	uint64_t mbox; /* 0: none */
+};
+
+/* One mailbox slot: the message's bytes end where the header starts. */
+struct slot {
+	uint8_t data[MBOX_SLOT - 32];
+	uint32_t code, len, seq, pad;
+	uint64_t credit; /* the sender's count of the receiver's mailbox messages it freed */
+	uint64_t flag;   /* written last: the sender's count of mailbox messages, this one included */
+};
+#define MBOX_DATA (MBOX_SLOT - 32) /* the largest message a slot takes */
+#define SLOT_HEAD (MBOX_SLOT - MBOX_DATA)
+_Static_assert(sizeof(struct slot) == MBOX_SLOT, "a slot is MBOX_SLOT bytes");
+
+/* A connection's mailbox, in the receiver's memory: the sender's slots,
+ * and the word where the sender says how many of the receiver's own
+ * mailbox messages it freed when it has none to send back. */
+struct mbox {
+	struct slot slot[MBOX_SLOTS];
+	uint64_t credit;
+	uint8_t pad[56];
+};
+
+/* A message of the peer's that arrived and is not matched yet: its code,
+ * and its mailbox slot (-1: it came by immediate, its bytes in place). */
+struct arrival {
+	uint32_t code;
+	int32_t slot;
 };
 
 struct reject {
@@ -104,7 +166,7 @@ struct reject {
 
 struct msg {
 	uint64_t off, len;
-	uint32_t id, code;
+	uint32_t id, code, seq;
 	uint32_t chunks, posted, done;
 };
 
@@ -125,7 +187,13 @@ struct conn {
 	uint32_t unsignaled;         /* send WRs posted since the last signaled one */
 	struct lb_ring covers;       /* per signaled send WR outstanding: the WRs its completion frees (uint32_t) */
 	uint32_t send_seq, recv_seq; /* messages so far, for the codes */
-	struct lb_ring arrived;      /* write mode: notification codes (uint32_t) not yet matched */
+	struct lb_ring arrived;      /* write mode: struct arrival, not yet matched */
+	uint32_t arrivals;           /* write mode: the peer's messages arrived, the next one's seq */
+	struct mbox *mbox;           /* mine for the peer's messages; NULL: no mailbox both ways */
+	uint64_t rmbox;              /* the peer's for mine (its address); 0: none */
+	uint32_t rmbox_rkey;
+	uint64_t mb_sent, mb_freed;  /* my mailbox messages, and of them those the peer freed */
+	uint64_t mb_seen, mb_taken, mb_told; /* the peer's: found, matched (slot freed), told freed */
 } __attribute__((aligned(8)));
 _Static_assert(_Alignof(struct conn) > WR_KINDS, "a conn's address leaves wr_id's kind bits free");
 
@@ -148,7 +216,10 @@ struct lane {
 	uint32_t nconns;
 	int32_t *conn_of; /* [size]: index into conns, or -1 */
 	struct lb_ring early;     /* ids of sends completed at posting (uint32_t), for poll() */
-	uint32_t arrived;         /* write mode: codes in the conns' `arrived` rings, summed */
+	uint32_t arrived;         /* write mode: records in the conns' `arrived` rings, summed */
+	struct mbox *mboxes;      /* one per connection, when offered (polls_only, write mode) */
+	struct ibv_mr *mbox_mr;
+	uint64_t mb_sends, mb_recvs, credit_writes; /* counters (read by other threads) */
 	int epfd;      /* arm(): the completion channel and cm; -1 until connected */
 	int armed;     /* the CQ's notification is requested and not yet taken */
 	unsigned unacked;
@@ -159,6 +230,7 @@ struct lane {
 struct lb_tp {
 	struct lb_tp_cfg cfg;
 	int mode;
+	int mailbox;         /* offer mailboxes: write mode, polls_only, --tp-opt mailbox on */
 	uint8_t ack_timeout; /* IB encoding, --tp-opt ack-timeout */
 	uint64_t token;
 	struct rdma_event_channel *ec;
@@ -361,6 +433,7 @@ static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 static const struct lb_tp_option rdma_options[] = {
 	{ "op", "OP", "write (RDMA WRITE with immediate) or send (SEND/RECV)", "write" },
 	{ "ack-timeout", "TIME", "wait for an ack before retransmitting, rounded up to 4.096us x 2^n (as perftest's default; raise it where round trips stall, e.g. under emulation)", "67ms" },
+	{ "mailbox", "on|off", "write mode, every rank polling (--idle spin or yield): messages up to 96 bytes as one inline RDMA WRITE into a ring the receiver polls, no immediate (as ib_write_lat); off: all by immediate", "on" },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -393,12 +466,23 @@ static int parse_ack_timeout(const struct lb_tp_cfg *cfg, uint8_t *t, char *err,
 	return 0;
 }
 
+static int parse_mailbox(const struct lb_tp_cfg *cfg, int *on, char *err, size_t len)
+{
+	const char *v = lb_tp_option(rdma_options, &cfg->opt, "mailbox");
+	if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
+		*on = strcmp(v, "on") == 0;
+	else
+		return lb_errf(err, len, "rdma: --tp-opt mailbox '%s': expected on or off", v);
+	return 0;
+}
+
 static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
 {
 	*out = NULL;
-	int mode = OP_WRITE;
+	int mode = OP_WRITE, mailbox = 1;
 	uint8_t ack = 0;
-	if (parse_mode(cfg, &mode, err, len) || parse_ack_timeout(cfg, &ack, err, len))
+	if (parse_mode(cfg, &mode, err, len) || parse_ack_timeout(cfg, &ack, err, len) ||
+	    parse_mailbox(cfg, &mailbox, err, len))
 		return -1;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
@@ -407,6 +491,7 @@ static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	tp->cfg = *cfg;
 	tp->mode = mode;
 	tp->ack_timeout = ack;
+	tp->mailbox = mailbox && mode == OP_WRITE && cfg->polls_only;
 	tp->token = fnv(cfg->token ? cfg->token : "", cfg->token ? strlen(cfg->token) : 0,
 			0xcbf29ce484222325ull);
 	if (!(tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes))))
@@ -557,10 +642,37 @@ static void rnr_timer(struct conn *c)
 	(void)ibv_modify_qp(c->id->qp, &a, IBV_QP_MIN_RNR_TIMER); /* best effort */
 }
 
+static uint32_t mbox_rkey(const struct lb_tp *tp, const struct conn *c)
+{
+	return c->mbox ? tp->lanes[c->lane].mbox_mr->rkey : 0;
+}
+
+/* The mailbox is used both ways or not at all: each side's credits go
+ * back into the other's. */
+static void pair_mailboxes(struct conn *c, uint64_t remote, uint32_t rkey)
+{
+	if (!c->mbox || !remote) {
+		c->mbox = NULL;
+		remote = 0;
+	}
+	c->rmbox = remote;
+	c->rmbox_rkey = rkey;
+}
+
+/* The connector learns the acceptor's mailbox from the accept. */
+static void welcomed(struct conn *c, const struct rdma_cm_event *ev)
+{
+	const struct welcome *w = ev->param.conn.private_data;
+	int ok = w && ev->param.conn.private_data_len >= sizeof(*w) &&
+		 ntohl(w->magic) == WELCOME_MAGIC;
+	pair_mailboxes(c, ok ? be64toh(w->mbox) : 0, ok ? ntohl(w->mbox_rkey) : 0);
+}
+
 static int route_resolved(struct lb_tp *tp, struct conn *c, char *err, size_t len)
 {
 	struct hello h = { htonl(HELLO_MAGIC), htonl(tp->cfg.rank), htonl(c->lane), htonl(tp->mode),
-			   htobe64(tp->token) };
+			   htobe64(tp->token), htobe64((uint64_t)(uintptr_t)c->mbox),
+			   htonl(mbox_rkey(tp, c)), 0 };
 	struct rdma_conn_param p = conn_param(&h, sizeof(h));
 	if (create_qp(tp, c, err, len))
 		return -1;
@@ -605,7 +717,11 @@ static int on_request(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, siz
 		return 1; /* the caller destroys the id after the ack */
 	}
 	struct conn *c = conn_for(tp, (uint32_t)(l - tp->lanes), rank);
-	struct rdma_conn_param p = conn_param(NULL, 0);
+	const struct hello *h = ev->param.conn.private_data;
+	struct welcome w = { htonl(WELCOME_MAGIC), htonl(mbox_rkey(tp, c)),
+			     htobe64((uint64_t)(uintptr_t)c->mbox) };
+	struct rdma_conn_param p = conn_param(&w, sizeof(w));
+	pair_mailboxes(c, be64toh(h->mbox), ntohl(h->mbox_rkey));
 	c->id = ev->id;
 	c->id->context = c;
 	ack_timeout(tp, c->id);
@@ -659,6 +775,8 @@ static int on_event(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, size_
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		return route_resolved(tp, c, err, len);
 	case RDMA_CM_EVENT_ESTABLISHED:
+		if (c->connector)
+			welcomed(c, ev);
 		c->state = CONN_UP;
 		rnr_timer(c);
 		return 0;
@@ -704,6 +822,20 @@ static int cm_events(struct lb_tp *tp, char *err, size_t len)
 		: lb_errf(err, len, "rdma: rdma_get_cm_event: %s", strerror(errno));
 }
 
+/* A mailbox per peer, zeroed (no slot's flag is a count yet), registered. */
+static int offer_mailboxes(struct lane *l, uint32_t np, char *err, size_t len)
+{
+	size_t bytes = ((size_t)np * sizeof(struct mbox) + 4095) / 4096 * 4096;
+	if (!(l->mboxes = aligned_alloc(4096, bytes)))
+		return lb_errf(err, len, "rdma: out of memory");
+	memset(l->mboxes, 0, bytes);
+	l->mbox_mr = ibv_reg_mr(l->pd, l->mboxes, bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!l->mbox_mr)
+		return lb_errf(err, len, "rdma lane '%s': cannot register %zu bytes of mailboxes on %s: %s",
+			       l->name, bytes, l->dev, strerror(errno));
+	return 0;
+}
+
 /* Per lane: a CQ for all its QPs (and a channel to sleep on), then one
  * connection slot per peer. */
 static int setup_lane(struct lb_tp *tp, uint32_t lane, const struct lb_tp_peers *peers,
@@ -726,11 +858,14 @@ static int setup_lane(struct lb_tp *tp, uint32_t lane, const struct lb_tp_peers 
 	if (!l->conns || !l->conn_of)
 		return lb_errf(err, len, "rdma: out of memory");
 	memset(l->conn_of, 0xff, tp->cfg.size * sizeof(*l->conn_of));
+	if (tp->mailbox && np && offer_mailboxes(l, np, err, len))
+		return -1;
 	for (uint32_t i = 0; i < np; i++) {
 		uint32_t p = peers->peers[lane][i];
 		const struct blob *b = (const void *)(all + ((size_t)p * tp->cfg.lanes + lane) * LB_TP_ADDR_MAX);
 		struct conn *c = &l->conns[l->nconns];
-		*c = (struct conn){ .tp = tp, .lane = lane, .peer = p, .connector = p > tp->cfg.rank };
+		*c = (struct conn){ .tp = tp, .lane = lane, .peer = p, .connector = p > tp->cfg.rank,
+				    .mbox = l->mboxes ? &l->mboxes[i] : NULL };
 		c->remote = (struct blob){ .ip = b->ip, .port = b->port, .has_mr = ntohs(b->has_mr),
 					   .rkey = ntohl(b->rkey), .max_msg = ntohl(b->max_msg),
 					   .addr = be64toh(b->addr), .len = be64toh(b->len) };
@@ -933,36 +1068,126 @@ static struct ibv_send_wr chunk_wr(const struct lb_tp *tp, struct conn *c, const
 	return wr;
 }
 
-/* Posts m's next chunk; a signaled WR records the WRs its completion frees. */
-static int post_chunk(struct lb_tp *tp, struct conn *c, struct msg *m)
+/* Posts one send WR; a signaled one records the WRs its completion
+ * frees.  early: the id of the message this WR completes at posting
+ * (reported by the next poll), or NULL. */
+static int post_wr(struct lb_tp *tp, struct conn *c, struct ibv_send_wr *wr, const uint32_t *early)
 {
 	struct lane *l = &tp->lanes[c->lane];
-	int early = m->chunks == 1 && m->len <= c->max_inline;
-	struct ibv_sge sge;
-	struct ibv_send_wr wr = chunk_wr(tp, c, m, &sge, early), *bad;
+	struct ibv_send_wr *bad;
 	uint32_t cover = c->unsignaled + 1;
-	int sig = (wr.send_flags & IBV_SEND_SIGNALED) != 0;
+	int sig = (wr->send_flags & IBV_SEND_SIGNALED) != 0;
 	if ((sig && lb_ring_push(&c->covers, &cover, sizeof(cover))) ||
-	    (early && lb_ring_push(&l->early, &m->id, sizeof(m->id))))
+	    (early && lb_ring_push(&l->early, early, sizeof(*early))))
 		return lane_fail(tp, c->lane, "rdma lane '%s': out of memory posting a send to rank %u",
 				 l->name, c->peer);
-	int e = ibv_post_send(c->id->qp, &wr, &bad);
+	int e = ibv_post_send(c->id->qp, wr, &bad);
 	if (e)
 		return lane_fail(tp, c->lane, "rdma lane '%s': posting a send to rank %u failed: %s",
 				 l->name, c->peer, strerror(e));
 	c->sq_used++;
 	c->unsignaled = sig ? 0 : c->unsignaled + 1;
+	return 0;
+}
+
+/* Posts m's next chunk. */
+static int post_chunk(struct lb_tp *tp, struct conn *c, struct msg *m)
+{
+	int early = m->chunks == 1 && m->len <= c->max_inline;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = chunk_wr(tp, c, m, &sge, early);
+	if (post_wr(tp, c, &wr, early ? &m->id : NULL))
+		return -1;
 	m->done += early;
 	return 0;
 }
 
-/* Posts as many chunk WRs of the queued sends as the send queue takes. */
+/* An inline RDMA WRITE of `bytes` at `from` (copied when posted) to the
+ * peer's mailbox memory at `to`. */
+static struct ibv_send_wr mailbox_wr(const struct conn *c, struct ibv_sge *sge, const void *from,
+				     uint32_t bytes, uint64_t to)
+{
+	*sge = (struct ibv_sge){ (uintptr_t)from, bytes, 0 }; /* inline: no key needed */
+	struct ibv_send_wr wr = { .wr_id = (uintptr_t)wr_tag((struct conn *)c, WR_EARLY),
+				  .sg_list = sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_INLINE | (signal_wr(c, 1) ? IBV_SEND_SIGNALED : 0) };
+	wr.wr.rdma.remote_addr = to;
+	wr.wr.rdma.rkey = c->rmbox_rkey;
+	return wr;
+}
+
+static void count(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/* What the peer freed of my mailbox messages: it says so in the word it
+ * writes, and in each mailbox message it sends (found_mailbox). */
+static void heard_freed(struct conn *c, uint64_t freed)
+{
+	if (freed > c->mb_freed)
+		c->mb_freed = freed;
+}
+
+/* Whether m goes through the mailbox. */
+static int by_mailbox(const struct conn *c, const struct msg *m)
+{
+	return c->rmbox && m->len <= MBOX_DATA && c->max_inline >= SLOT_HEAD + m->len;
+}
+
+/* m as one mailbox slot: its bytes, the header (with what this side
+ * freed of the peer's), the flag last.  1: the peer's ring is full. */
+static int post_mailbox(struct lb_tp *tp, struct conn *c, struct msg *m)
+{
+	heard_freed(c, __atomic_load_n(&c->mbox->credit, __ATOMIC_ACQUIRE));
+	if (c->mb_sent - c->mb_freed >= MBOX_SLOTS)
+		return 1;
+	struct slot s;
+	uint64_t skip = MBOX_DATA - m->len; /* the slot's bytes before the message's */
+	memcpy(s.data + skip, tp->buf + m->off, m->len);
+	s.code = m->code, s.len = (uint32_t)m->len, s.seq = m->seq, s.pad = 0;
+	s.credit = c->mb_taken;
+	s.flag = c->mb_sent + 1;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = mailbox_wr(c, &sge, s.data + skip, (uint32_t)(MBOX_SLOT - skip),
+					   c->rmbox + (c->mb_sent % MBOX_SLOTS) * sizeof(s) + skip);
+	if (post_wr(tp, c, &wr, &m->id))
+		return -1;
+	c->mb_sent++;
+	c->mb_told = c->mb_taken;
+	m->done++;
+	count(&tp->lanes[c->lane].mb_sends);
+	return 0;
+}
+
+/* Tells the peer what this side freed of its mailbox messages, when half
+ * a ring went untold (and the send queue has room). */
+static int tell_freed(struct lb_tp *tp, struct conn *c)
+{
+	if (c->mb_taken - c->mb_told < MBOX_SLOTS / 2 || c->sq_used >= c->depth)
+		return 0;
+	uint64_t freed = c->mb_taken;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = mailbox_wr(c, &sge, &freed, sizeof(freed),
+					   c->rmbox + offsetof(struct mbox, credit));
+	if (post_wr(tp, c, &wr, NULL))
+		return -1;
+	c->mb_told = freed;
+	count(&tp->lanes[c->lane].credit_writes);
+	return 0;
+}
+
+/* Posts as many WRs of the queued sends as the send queue (and, for a
+ * mailbox message, the peer's ring) takes. */
 static int pump_sends(struct lb_tp *tp, struct conn *c)
 {
 	while (c->sidx < c->sendq.count && c->sq_used < c->depth) {
 		struct msg *m = fifo_at(&c->sendq, c->sidx);
-		if (post_chunk(tp, c, m))
+		int rc = by_mailbox(c, m) ? post_mailbox(tp, c, m) : post_chunk(tp, c, m);
+		if (rc < 0)
 			return -1;
+		if (rc > 0)
+			break; /* the ring is full: a later poll tries again */
 		if (++m->posted == m->chunks)
 			c->sidx++;
 	}
@@ -1025,7 +1250,7 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 		return 1;
 	uint32_t seq = send ? c->send_seq++ : c->recv_seq++;
 	struct msg m = { .off = off, .len = len, .id = id, .code = msg_code(seq, off, len),
-			 .chunks = chunks_of(len, c->chunk) };
+			 .seq = seq, .chunks = chunks_of(len, c->chunk) };
 	if (lb_ring_push(q, &m, sizeof(m)))
 		return lb_errf(err, errlen, "rdma lane '%s': out of memory queueing a %s with rank %u",
 			       tp->lanes[lane].name, send ? "send" : "receive", peer);
@@ -1049,11 +1274,43 @@ static int rdma_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64
 	return rdma_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
-static int arrive(struct lb_tp *tp, struct conn *c, uint32_t code)
+static int arrive(struct lb_tp *tp, struct conn *c, uint32_t code, int32_t slot)
 {
-	if (lb_ring_push(&c->arrived, &code, sizeof(code)))
+	struct arrival a = { code, slot };
+	if (lb_ring_push(&c->arrived, &a, sizeof(a)))
 		return -1;
 	tp->lanes[c->lane].arrived++;
+	c->arrivals++;
+	return 0;
+}
+
+/* The peer's mailbox messages that arrived, in order: each slot whose
+ * flag is the next count, while its sequence number is the next message's
+ * (one sent before it with immediate data waits in the CQ: it goes first). */
+static int found_mailbox(struct lb_tp *tp, struct conn *c)
+{
+	while (c->mbox) {
+		const struct slot *s = &c->mbox->slot[c->mb_seen % MBOX_SLOTS];
+		if (__atomic_load_n(&s->flag, __ATOMIC_ACQUIRE) != c->mb_seen + 1 || s->seq != c->arrivals)
+			return 0;
+		heard_freed(c, s->credit);
+		if (arrive(tp, c, s->code, (int32_t)(c->mb_seen % MBOX_SLOTS)))
+			return lane_fail(tp, c->lane, "rdma lane '%s': out of memory taking a message from rank %u",
+					 tp->lanes[c->lane].name, c->peer);
+		c->mb_seen++;
+		count(&tp->lanes[c->lane].mb_recvs);
+	}
+	return 0;
+}
+
+/* A matched mailbox message into place; its slot is free then. */
+static int take_slot(struct lb_tp *tp, struct conn *c, const struct msg *m, int32_t slot)
+{
+	const struct slot *s = &c->mbox->slot[slot];
+	if (s->len != m->len || s->len > MBOX_DATA)
+		return -1;
+	memcpy(tp->buf + m->off, s->data + (MBOX_DATA - s->len), s->len);
+	c->mb_taken++;
 	return 0;
 }
 
@@ -1067,10 +1324,10 @@ static int out_of_step(struct lb_tp *tp, struct conn *c, const struct msg *m)
 /* Write mode: completes posted receives whose notification arrived. */
 static int settle(struct lb_tp *tp, struct conn *c, struct lb_completion *out, int *n, int max)
 {
-	const uint32_t *code;
-	while (*n < max && c->recvq.count && (code = lb_ring_at(&c->arrived, 0, sizeof(*code)))) {
+	const struct arrival *a;
+	while (*n < max && c->recvq.count && (a = lb_ring_at(&c->arrived, 0, sizeof(*a)))) {
 		struct msg *m = fifo_at(&c->recvq, 0);
-		if (*code != m->code)
+		if (a->code != m->code || (a->slot >= 0 && take_slot(tp, c, m, a->slot)))
 			return out_of_step(tp, c, m);
 		out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
 		lb_ring_pop(&c->arrived);
@@ -1161,7 +1418,9 @@ static int one_wc(struct lb_tp *tp, uint32_t lane, const struct ibv_wc *wc,
 	if (tp->mode == OP_SEND)
 		return recv_done(tp, c, wc, out, n);
 	c->rq_used--;
-	if (arrive(tp, c, ntohl(wc->imm_data)) || post_notify_recvs(c, 1))
+	if (found_mailbox(tp, c)) /* the mailbox messages placed before this one */
+		return -1;
+	if (arrive(tp, c, ntohl(wc->imm_data), -1) || post_notify_recvs(c, 1))
 		return lane_fail(tp, lane, "rdma lane '%s': cannot repost a receive for rank %u",
 				 tp->lanes[lane].name, c->peer);
 	/* At most one completion per WC: poll() takes no more WCs than it has
@@ -1211,6 +1470,14 @@ static void poll_cq(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, 
 	}
 }
 
+/* A connection's mailbox chores each poll: tell the peer what was freed,
+ * post the sends that waited for room in its ring. */
+static void mailbox_sends(struct lb_tp *tp, struct conn *c)
+{
+	if (c->mbox && !tell_freed(tp, c) && c->sidx < c->sendq.count)
+		(void)pump_sends(tp, c); /* a failure is kept in the lane */
+}
+
 static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out, int max,
 		     char *err, size_t len)
 {
@@ -1218,10 +1485,14 @@ static int rdma_poll(struct lb_tp *tp, uint32_t lane, struct lb_completion *out,
 	int n = take_early(l, out, 0, max);
 	if ((++l->polls % PEER_CHECK_EVERY) == 0)
 		peer_events(tp, lane);
-	/* codes a full out[] left over, or that came before their receive */
+	for (uint32_t i = 0; l->mboxes && !l->err[0] && i < l->nconns; i++)
+		found_mailbox(tp, &l->conns[i]);
+	/* arrivals a full out[] left over, or that came before their receive */
 	for (uint32_t i = 0; l->arrived && !l->err[0] && i < l->nconns; i++)
 		settle(tp, &l->conns[i], out, &n, max);
 	poll_cq(tp, lane, out, &n, max);
+	for (uint32_t i = 0; l->mboxes && !l->err[0] && i < l->nconns; i++)
+		mailbox_sends(tp, &l->conns[i]);
 	n = take_early(l, out, n, max); /* sends the CQ's completions let post */
 	if (l->err[0]) {
 		lb_errf(err, len, "%s", l->err);
@@ -1263,6 +1534,20 @@ static double rdma_lane_rate(struct lb_tp *tp, uint32_t lane)
 	return tp->lanes[lane].rate;
 }
 
+static int rdma_counters(struct lb_tp *tp, struct lb_tp_counter *out)
+{
+	out[0] = (struct lb_tp_counter){ "mailbox_sends", 0 };
+	out[1] = (struct lb_tp_counter){ "mailbox_receives", 0 };
+	out[2] = (struct lb_tp_counter){ "credit_writes", 0 };
+	for (uint32_t i = 0; i < tp->cfg.lanes; i++) {
+		const struct lane *l = &tp->lanes[i];
+		out[0].value += __atomic_load_n(&l->mb_sends, __ATOMIC_RELAXED);
+		out[1].value += __atomic_load_n(&l->mb_recvs, __ATOMIC_RELAXED);
+		out[2].value += __atomic_load_n(&l->credit_writes, __ATOMIC_RELAXED);
+	}
+	return 3;
+}
+
 /* ---- teardown ----------------------------------------------------------- */
 
 /* Reverse order of creation: QPs and ids (and their event channel), CQ,
@@ -1291,6 +1576,9 @@ static void close_lane(struct lane *l)
 		ibv_destroy_comp_channel(l->ch);
 	if (l->mr)
 		ibv_dereg_mr(l->mr);
+	if (l->mbox_mr)
+		ibv_dereg_mr(l->mbox_mr);
+	free(l->mboxes);
 	if (l->pd)
 		ibv_dealloc_pd(l->pd);
 	if (l->listen)
@@ -1325,5 +1613,6 @@ const struct lb_transport lb_transport_rdma = {
 	.poll = rdma_poll,
 	.arm = rdma_arm,
 	.lane_rate = rdma_lane_rate,
+	.counters = rdma_counters,
 	.close = rdma_close,
 };

@@ -48,6 +48,10 @@ struct lb_tp_cfg {
 	const char *token;             /* job token every connection presents */
 	double timeout;                /* seconds, for connecting */
 	struct lb_tp_options opt;      /* checked: only keys of the transport's table */
+	/* The caller never sleeps on arm() (--idle spin or yield: it polls
+	 * until it has what it waits for), so a transport may deliver in
+	 * ways that raise no event: rdma's mailbox for small messages. */
+	int polls_only;
 };
 
 /* The peers each lane of this rank exchanges data with (both directions),
@@ -125,7 +129,8 @@ struct lb_transport {
 	 *   rdma: an epoll set over the lane's completion channel, the CQ
 	 *         armed by ibv_req_notify_cq (arm() takes the event of the
 	 *         previous arming, acked in batches), and its connection-manager
-	 *         channel (a peer's disconnect);
+	 *         channel (a peer's disconnect); its mailbox, which raises
+	 *         no event, is used only when the caller polls_only;
 	 *   dpdk: on a lane of one net_af_packet port, the PMD's packet
 	 *         socket (readable while its rx ring holds a frame); other
 	 *         PMDs raise no event: -1, the caller naps briefly, and dpdk's
@@ -139,7 +144,8 @@ struct lb_transport {
 	 *   tcp:  segments_retransmitted (TCP_INFO, over the lane sockets);
 	 *   dpdk: frames sent, retransmitted, received, acks sent, frames
 	 *         dropped and the drops by reason (transports/dpdk/dpdk.c);
-	 *   rdma: none (NULL). */
+	 *   rdma: messages sent and received through the mailbox, and the
+	 *         credit writes that free it (transports/rdma.c). */
 	int (*counters)(struct lb_tp *tp, struct lb_tp_counter *out);
 	/* Optional: gives up on the channel (lane, peer) for good, for a
 	 * caller that stopped waiting for the peer there (a pair of

@@ -70,6 +70,31 @@ echo "note: Soft-RoCE retried $(($(retransmissions) - retries_before)) times dur
 t p2p-write 2 p2p --transport rdma -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/pw.csv
 t p2p-send 2 p2p --transport rdma --tp-opt op=send -m 8,64K,1M -i 20 -w 2 --idle sleep -o /tmp/ps.csv
 t p2p-write-spin 2 p2p --transport rdma -m 8,1M -i 10 -w 2 --idle spin -o /tmp/pspin.csv
+# The mailbox (write mode, ranks that poll only): 8 and 96 bytes go
+# through it, 97 and 4K by immediate, the windows' 8-byte acks through it
+# after them (the two ways on one connection, in order); a window of 100
+# is more than a ring of 64 holds, so senders wait for credit.
+t p2p-mailbox 2 p2p --transport rdma -m 8,96,97,4K -i 10 -w 100 --idle spin -o /tmp/pmb.csv
+t p2p-mailbox-bi 2 p2p --transport rdma -m 8,96,4K -i 5 -w 100 -b --idle yield -o /tmp/pmbb.csv
+# broadcasts in 64-byte slices (every message through it) and 4K ones
+t bcast-mailbox 4 bcast --transport rdma -a chain,binomial,multilane,allgather-ring -m 4K -s 64,4K \
+	-i 2 -x 0 --no-calibration --idle yield -o /tmp/bmb.csv
+# column COLUMN summed over CSV's rows
+total() {
+	awk -F, -v c="$2" '/^#/ { next } !h++ { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		{ n += $k } END { print (k ? n + 0 : "none") }' "$1"
+}
+if grep -q "^ok: bcast-mailbox " /tmp/passed && grep -q "^ok: bcast-write-all " /tmp/passed; then
+	ms=$(total /tmp/bmb.csv rdma_mailbox_sends_count) mr=$(total /tmp/bmb.csv rdma_mailbox_receives_count)
+	cw=$(total /tmp/bmb.csv rdma_credit_writes_count) sl=$(total /tmp/w.csv rdma_mailbox_sends_count)
+	if [ "$ms" != none ] && [ "$ms" -gt 0 ] && [ "$ms" = "$mr" ] && [ "$cw" -gt 0 ] && [ "$sl" = 0 ]; then
+		ok "mailbox used under --idle yield ($ms sent = received, $cw credit writes), not under sleep" 0
+	else
+		bad "mailbox counters: yield sent '$ms' received '$mr' credit writes '$cw'; sleep sent '$sl' (want > 0, equal, > 0; 0)"
+	fi
+else
+	echo "skip: mailbox counters: a run that writes them failed above"
+fi
 
 # lanes named by device port instead of address (rank i: rxe_n<i>r0:1, rxe_n<i>r1)
 t0=$(date +%s) tok=dev$$ st=0
