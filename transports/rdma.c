@@ -718,10 +718,10 @@ static int on_request(struct lb_tp *tp, struct rdma_cm_event *ev, char *err, siz
 	}
 	struct conn *c = conn_for(tp, (uint32_t)(l - tp->lanes), rank);
 	const struct hello *h = ev->param.conn.private_data;
+	pair_mailboxes(c, be64toh(h->mbox), ntohl(h->mbox_rkey)); /* so the welcome says whether */
 	struct welcome w = { htonl(WELCOME_MAGIC), htonl(mbox_rkey(tp, c)),
 			     htobe64((uint64_t)(uintptr_t)c->mbox) };
 	struct rdma_conn_param p = conn_param(&w, sizeof(w));
-	pair_mailboxes(c, be64toh(h->mbox), ntohl(h->mbox_rkey));
 	c->id = ev->id;
 	c->id->context = c;
 	ack_timeout(tp, c->id);
