@@ -96,7 +96,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("wan-bw", 0, "RATE", "with sites: the bandwidth cap of a transfer between them, for the simulator (a lane's share of the WAN: scripts/cluster's --wan-rate; default none beyond the calibrated lanes)",
 	  LB_OPT_RATE, OFF(wan_bw)) },
-	{ LB_OPT("sim-model", 0, NULL, "the simulator's port model for sim_seconds (model/sim.h): auto = multi-port on a --platform (logp for cluster-agent-gb/-ts, the model their plans are built for), fluid-rtt with sites (--sites, --site-sizes) and no --platform, else per-lane; fluid = the transfers in progress share each rank's ports (and the WAN, --wan-bw) max-min fairly, as TCP streams share a shaped port; fluid-rtt = the same weighted by 1 / round trip (sim --fluid-share rtt: 2 x (the calibrated latency, + --wan-lat between sites; on a --platform a link's occ + lat))",
+	{ LB_OPT("sim-model", 0, NULL, "the simulator's port model for sim_seconds (model/sim.h): auto = multi-port on a --platform (fluid for the allgathers, logp for cluster-agent-gb/-ts, the model their plans are built for), fluid with sites (--sites, --site-sizes) and no --platform, else per-lane; fluid = the transfers in progress share each rank's ports (and the WAN, --wan-bw) max-min fairly, as TCP streams share a shaped port; fluid-rtt = the same weighted by 1 / round trip (sim --fluid-share rtt: 2 x (the calibrated latency, + --wan-lat between sites; on a --platform a link's occ + lat))",
 	  LB_OPT_ENUM, OFF(sim_model)), .def = "auto", .choices = sim_models },
 	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
 	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },

@@ -95,7 +95,7 @@ done
 # bcast's sim_seconds is what `sim` computes for the same schedule and
 # figures (the row's calibration medians, the WAN told), within 2 %, for
 # chain and multilane: --sim-model auto with sites is sim's --model fluid
-# --fluid-share rtt.  scripts/bench-sites' sites, 8 ranks as 4,4; 16 KiB
+# (shared fairly).  scripts/bench-sites' sites, 8 ranks as 4,4; 16 KiB
 # slices over a 200 Mbit/s WAN pay a lane's latency per slice, so the
 # simulator taking each lane's calibrated latency (40-560 us where the
 # median was 14 us, on loopback with the old calibration order) missed by
@@ -111,7 +111,7 @@ if local_job agree 8 "${agree[@]}" -o "$tmp/agree.csv"; then
 	bw=$(csv_column "$tmp/agree.csv" calib_lane_bandwidth_bytes_per_second | head -1)
 	"$B" sim -a chain,multilane -p 8 --site-sizes 4,4 -k 2 --alpha "${lat}s" \
 		--bw "${bw}B/s" --wan-lat 5ms --wan-bw 200mbit -m 1M -s 16K --model fluid \
-		--fluid-share rtt -o "$tmp/agree-sim.csv" 2>"$tmp/agree-sim.err" ||
+		-o "$tmp/agree-sim.csv" 2>"$tmp/agree-sim.err" ||
 		fail "sim --alpha ${lat}s --bw ${bw}B/s: $(cat "$tmp/agree-sim.err")"
 	got=$(python3 - "$tmp/agree.csv" "$tmp/agree-sim.csv" <<'PY'
 import csv, sys
@@ -127,7 +127,7 @@ print('ok' if len(got) == 2 and not bad else '%d rows; %s' % (len(got), '; '.joi
 PY
 )
 	if [ "$got" = ok ]; then
-		ok "bcast's sim_seconds within 2 % of sim --model fluid --fluid-share rtt (calibration ${lat} s, ${bw} B/s)"
+		ok "bcast's sim_seconds within 2 % of sim --model fluid (calibration ${lat} s, ${bw} B/s)"
 	else
 		fail "bcast vs sim with its medians (${lat} s, ${bw} B/s): $got"
 	fi
