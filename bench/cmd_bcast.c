@@ -31,7 +31,7 @@ struct bcast_opts {
 	uint32_t iterations, warmup;
 	const char *roots; /* -r as typed: "all" needs the job's size */
 	int stripe_off, allgather, idle, no_calibration, no_pin, verbose, balance, super2;
-	int sim_model; /* 0 auto, 1 fluid, 2 fluid-rtt */
+	int sim_model; /* enum lb_sim_choice: auto, fluid, fluid-rtt, multi-port, bounded */
 	uint32_t agents;
 	uint64_t calib_size;
 	double timeout, lane_rate;
@@ -49,7 +49,7 @@ static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 static const char *const balances[] = { "equal", "speed", NULL };
 static const char *const super2s[] = { "1phase", "2phase", NULL };
-static const char *const sim_models[] = { "auto", "fluid", "fluid-rtt", NULL };
+static const char *const sim_models[] = { "auto", "fluid", "fluid-rtt", "multi-port", "bounded", NULL };
 
 static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below)",
@@ -96,7 +96,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("wan-bw", 0, "RATE", "with sites: the bandwidth cap of a transfer between them, for the simulator (a lane's share of the WAN: scripts/cluster's --wan-rate; default none beyond the calibrated lanes)",
 	  LB_OPT_RATE, OFF(wan_bw)) },
-	{ LB_OPT("sim-model", 0, NULL, "the simulator's port model for sim_seconds (model/sim.h): auto = multi-port on a --platform (fluid for the allgathers, logp for cluster-agent-gb/-ts, the model their plans are built for), fluid with sites (--sites, --site-sizes) and no --platform, else per-lane; fluid = the transfers in progress share each rank's ports (and the WAN, --wan-bw) max-min fairly, as TCP streams share a shaped port; fluid-rtt = the same weighted by 1 / round trip (sim --fluid-share rtt: 2 x (the calibrated latency, + --wan-lat between sites; on a --platform a link's occ + lat))",
+	{ LB_OPT("sim-model", 0, NULL, "the simulator's port model for sim_seconds (model/sim.h): auto = bounded on a --platform (fluid for the allgathers, logp for cluster-agent-gb/-ts, the model their plans are built for), fluid with sites (--sites, --site-sizes) and no --platform, else per-lane; fluid = the transfers in progress share each rank's ports (and the WAN, --wan-bw) max-min fairly, as TCP streams share a shaped port; fluid-rtt = the same weighted by 1 / round trip (sim --fluid-share rtt: 2 x (the calibrated latency, + --wan-lat between sites; on a --platform a link's occ + lat)); multi-port, bounded (need --platform) = sim --model's: a node's sends overlap, each link one transfer at a time; bounded also shares each node's rate (its NIC cap) among them",
 	  LB_OPT_ENUM, OFF(sim_model)), .def = "auto", .choices = sim_models },
 	{ LB_OPT("calib-size", 0, "BYTES", "message size of the bandwidth calibration",
 	  LB_OPT_SIZE, OFF(calib_size)), .def = "256K" },
@@ -343,6 +343,11 @@ static int platform_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
 			     needs);
 		return LB_EXIT_USAGE;
 	}
+	if (!o->platform && (o->sim_model == LB_SIM_MULTI_PORT || o->sim_model == LB_SIM_BOUNDED)) {
+		lb_cli_error(cmd, "sim-model", "%s needs --platform FILE (its nodes' send times and rates)",
+			     sim_models[o->sim_model]);
+		return LB_EXIT_USAGE;
+	}
 	if (o->platform && !(*pf = lb_platform_read_file(o->platform, err, sizeof(err)))) {
 		lb_cli_error(cmd, "platform", "%s", err);
 		return LB_EXIT_USAGE;
@@ -452,7 +457,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	p.site_algo = o->site_algo;
 	p.wan_latency = o->wan_lat;
 	p.wan_bw = o->wan_bw;
-	p.sim_fluid = o->sim_model;
+	p.sim_model = (enum lb_sim_choice)o->sim_model;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;

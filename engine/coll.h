@@ -31,6 +31,15 @@ struct lb_coll_step {
 	uint32_t iteration, iterations; /* 1-based, warm-up ones included; their count */
 };
 
+/* bcast --sim-model: the simulator's port model for sim_seconds. */
+enum lb_sim_choice {
+	LB_SIM_AUTO,
+	LB_SIM_FLUID,      /* shared max-min fairly */
+	LB_SIM_FLUID_RTT,  /* shared weighted by 1 / round trip (LB_SHARE_RTT) */
+	LB_SIM_MULTI_PORT, /* needs a platform */
+	LB_SIM_BOUNDED,    /* needs a platform */
+};
+
 struct lb_coll_params {
 	const struct lb_algo *const *algos;
 	size_t nalgos;
@@ -82,13 +91,11 @@ struct lb_coll_params {
 	 * calibrated latency; the table's two-site forms take latency +
 	 * wan_latency as L.  0 and 0: a WAN as fast as the LAN. */
 	double wan_latency, wan_bw;
-	/* The predictions' simulator port model: 0 auto, multi-port on a
-	 * platform (LogP for the algorithms with sim_logp: seed 001's; fluid
-	 * for the other allgathers), the
-	 * fluid model shared by round trip with sites and no platform,
-	 * per-lane without either; 1 the fluid model (model/sim.h), 2 the
-	 * fluid model shared by round trip (LB_SHARE_RTT). */
-	int sim_fluid;
+	/* The predictions' simulator port model (model/sim.h): auto is
+	 * bounded on a platform (LogP for the algorithms with sim_logp: seed
+	 * 001's; fluid for the other allgathers), the fluid model with sites
+	 * and no platform, per-lane without either. */
+	enum lb_sim_choice sim_model;
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */
@@ -130,10 +137,10 @@ struct lb_sim_net;
  * lane's figure can be many times the others' on a busy machine, and a
  * pipelined schedule pays it per slice (one lane at 0.9 ms of a median of
  * 15 us doubled bench-sites' chain and multilane; the bandwidths are what
- * hosts of unequal rates differ by).  The port model is prm's sim_fluid's;
- * auto (0): multi-port on a platform (LogP for a->sim_logp, seed 001's
- * agents; fluid for the other allgathers), fluid shared by round trip with sites and no platform, else
- * per-lane.  Returns 0, or -1 when there is neither a platform nor a
+ * hosts of unequal rates differ by).  The port model is prm's sim_model;
+ * auto: bounded on a platform (LogP for a->sim_logp, seed 001's agents;
+ * fluid for the other allgathers), fluid (shared fairly) with sites and
+ * no platform, else per-lane.  Returns 0, or -1 when there is neither a platform nor a
  * calibration. */
 int lb_coll_sim_net(const struct lb_coll_params *prm, const struct lb_calib *cal,
 		    const struct lb_algo *a, struct lb_sim_net *net);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "algos/algos.h"
+#include "algos/platform.h"
 #include "check.h"
 #include "engine/calibrate.h"
 #include "engine/coll.h"
@@ -39,11 +40,11 @@ static void calibration(struct lb_calib *cal, double *lat, double *bw, double ou
 				  .latency_median = LATENCY, .bandwidth_median = LANE_BW };
 }
 
-static struct lb_coll_params sites_params(int sim_fluid)
+static struct lb_coll_params sites_params(enum lb_sim_choice sim_model)
 {
 	return (struct lb_coll_params){ .sites = 2, .site_first = site_first,
 					.wan_latency = WAN_LAT, .wan_bw = WAN_BW,
-					.sim_fluid = sim_fluid };
+					.sim_model = sim_model };
 }
 
 static struct lb_algo_params algo_params(uint64_t bytes, uint64_t slice)
@@ -115,20 +116,20 @@ static const struct row rows[] = {
 /* auto with sites and fluid: within 2 % of sim's fluid (fair), however
  * slow one lane's latency came out; chain and multilane within 2 % of
  * sim's per-lane too.  fluid-rtt: within 2 % of sim's fluid-rtt. */
-static void agrees_with_sim(int sim_fluid, double outlier)
+static void agrees_with_sim(enum lb_sim_choice sim_model, double outlier)
 {
 	struct lb_calib cal;
 	double lat[RANKS * LANES], bw[RANKS * LANES];
 	calibration(&cal, lat, bw, outlier);
-	struct lb_coll_params prm = sites_params(sim_fluid);
+	struct lb_coll_params prm = sites_params(sim_model);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *w = &rows[i];
 		double mine = bcast_sim(w->algo, w->bytes, w->slice, &prm, &cal);
-		enum lb_fluid_share share = sim_fluid == 2 ? LB_SHARE_RTT : LB_SHARE_FAIR;
+		enum lb_fluid_share share = sim_model == LB_SIM_FLUID_RTT ? LB_SHARE_RTT : LB_SHARE_FAIR;
 		double fluid = sim_command(w->algo, w->bytes, w->slice, LB_PORT_FLUID, share);
 		CHECK(check_close(mine, fluid, 0.02),
 		      "%s %llu MiB, sim-model %d, a lane's latency %g s: bcast %.4f s, sim fluid (share %d) %.4f s",
-		      w->algo, (unsigned long long)(w->bytes >> 20), sim_fluid, outlier, mine, share,
+		      w->algo, (unsigned long long)(w->bytes >> 20), sim_model, outlier, mine, share,
 		      fluid);
 		if (strcmp(w->algo, "binary") == 0)
 			continue;
@@ -157,34 +158,70 @@ static void models(void)
 	calibration(&cal, lat, bw, LATENCY);
 	const struct lb_algo *chain = lb_algo_find("chain");
 	struct lb_sim_net net;
-	struct lb_coll_params prm = sites_params(0);
+	struct lb_coll_params prm = sites_params(LB_SIM_AUTO);
 	CHECK(lb_coll_sim_net(&prm, &cal, chain, &net) == 0 && net.model == LB_PORT_FLUID &&
 	      net.share == LB_SHARE_FAIR && net.sites == 2 && net.wan_latency == WAN_LAT &&
 	      net.wan_bw == WAN_BW && net.wan_alpha == LATENCY && !net.rank_alpha &&
 	      net.rank_bw == bw, "auto with sites: model %d share %d", net.model, net.share);
-	prm.sim_fluid = 2;
+	prm.sim_model = LB_SIM_FLUID_RTT;
 	CHECK(lb_coll_sim_net(&prm, &cal, chain, &net) == 0 && net.model == LB_PORT_FLUID &&
 	      net.share == LB_SHARE_RTT, "fluid-rtt with sites: model %d share %d", net.model,
 	      net.share);
-	prm.sim_fluid = 0;
+	prm.sim_model = LB_SIM_AUTO;
 	prm.sites = 1;
 	prm.site_first = NULL;
 	CHECK(lb_coll_sim_net(&prm, &cal, chain, &net) == 0 && net.model == LB_PORT_PER_LANE,
 	      "auto without sites: model %d", net.model);
-	prm.sim_fluid = 1;
+	prm.sim_model = LB_SIM_FLUID;
 	CHECK(lb_coll_sim_net(&prm, &cal, chain, &net) == 0 && net.model == LB_PORT_FLUID &&
 	      net.share == LB_SHARE_FAIR, "fluid: model %d share %d", net.model, net.share);
 	struct lb_calib none = { 0 };
 	CHECK(lb_coll_sim_net(&prm, &none, chain, &net) == -1, "no calibration, no platform: a network");
+	prm.sim_model = LB_SIM_BOUNDED;
+	CHECK(lb_coll_sim_net(&prm, &cal, chain, &net) == -1, "bounded without a platform: a network");
+}
+
+/* On a platform: auto is bounded for a broadcast, fluid for an allgather,
+ * LogP for seed 001's agents; multi-port and bounded as asked. */
+static void platform_models(void)
+{
+	char err[256] = "";
+	struct lb_platform *pf = lb_platform_parse("nodes 4\nlanes 1\ndefault bw 1gbit\n"
+						   "node 3 rate 100mbit\n", "test", err, sizeof(err));
+	CHECK(pf != NULL, "platform: %s", err);
+	if (!pf)
+		return;
+	struct lb_coll_params prm = { .platform = pf };
+	struct lb_calib none = { 0 };
+	struct lb_sim_net net;
+	const struct { const char *algo; enum lb_sim_choice choice; enum lb_port_model want; } c[] = {
+		{ "binomial", LB_SIM_AUTO, LB_PORT_BOUNDED },
+		{ "topo-grow", LB_SIM_AUTO, LB_PORT_BOUNDED },
+		{ "allgather-ring", LB_SIM_AUTO, LB_PORT_FLUID },
+		{ "cluster-agent-gb", LB_SIM_AUTO, LB_PORT_LOGP },
+		{ "binomial", LB_SIM_MULTI_PORT, LB_PORT_MULTI },
+		{ "binomial", LB_SIM_BOUNDED, LB_PORT_BOUNDED },
+		{ "binomial", LB_SIM_FLUID, LB_PORT_FLUID },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const struct lb_algo *a = lb_algo_find(c[i].algo);
+		prm.sim_model = c[i].choice;
+		CHECK(a && lb_coll_sim_net(&prm, &none, a, &net) == 0 && net.model == c[i].want &&
+			      net.platform == pf,
+		      "%s, sim-model %d on a platform: model %d, want %d", c[i].algo, c[i].choice,
+		      net.model, c[i].want);
+	}
+	lb_platform_free(pf);
 }
 
 int main(void)
 {
-	agrees_with_sim(0, LATENCY);
-	agrees_with_sim(0, 0.9e-3);
-	agrees_with_sim(2, 0.9e-3);
-	agrees_with_sim(1, LATENCY);
+	agrees_with_sim(LB_SIM_AUTO, LATENCY);
+	agrees_with_sim(LB_SIM_AUTO, 0.9e-3);
+	agrees_with_sim(LB_SIM_FLUID_RTT, 0.9e-3);
+	agrees_with_sim(LB_SIM_FLUID, LATENCY);
 	trees_share_fairly();
 	models();
+	platform_models();
 	return check_status("coll-sim-net");
 }

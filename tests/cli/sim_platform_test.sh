@@ -50,6 +50,11 @@ expect_status 2 "8 ranks, but the platform $tmp/p4 has 4 nodes" sim -a chain --p
 expect_status 2 "2 lanes, but the platform $tmp/p4 has 1" sim -a chain --platform "$tmp/p4" -k 2
 expect_status 2 "multi-port needs --platform" sim -a chain --model multi-port
 expect_status 2 "bounded needs --platform" sim -a chain --model bounded
+# bcast's --sim-model likewise, before any rank starts
+for m in multi-port bounded; do
+	LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_status 2 "--sim-model: $m needs --platform FILE" \
+		bcast -a chain -m 1K --sim-model "$m"
+done
 # bounded multi-port: the root's two sends share its 1gbit cap (2 M / cap),
 # where multi-port overlaps them (M / 1gbit)
 printf 'nodes 3\nlanes 1\ndefault none\nlink 0 1 bw 1gbit\nlink 0 2 bw 1gbit\nnode 0 rate 1gbit\n' >"$tmp/capped"
