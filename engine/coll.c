@@ -432,7 +432,8 @@ static double ratio(double measured, double predicted)
  * (scripts/bench-hetero), and plain multi-port, whose receive port takes
  * one transfer at a time, put the trees that receive from two peers at
  * once (multilane, cap-trees) at 0.34-0.64 x measured where bounded fitted
- * all 13 rows over tcp within 0.97-1.00 (12 over dpdk, 0.99-1.08); on
+ * all 13 rows over tcp within 0.99-1.00 (over dpdk 12 of 13, 0.99-1.13,
+ * the 13th CPU-bound); on
  * seed 004's hosts of unequal rates multi-port was 0.41-1.86 x measured
  * and bounded, as fluid, 1.02-1.14 (bench-hbsp; README).  Seed 001's
  * cluster-agent allgathers (a->sim_logp) take the LogP mode instead, the
