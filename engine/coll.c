@@ -914,7 +914,7 @@ static int set_up(struct run *r, char *err, size_t len)
 	struct lb_job_params jp = { .nics = p->nics, .transport = p->transport,
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .buffer_bytes = buffer_bytes(p), .tp_options = p->tp_options,
-				    .polls_only = p->idle != LB_IDLE_SLEEP };
+				    .polls_only = p->idle != LB_IDLE_SLEEP, .pins = p->pin };
 	int rc = lb_job_open(&r->job, &jp, err, len);
 	if (rc == 0)
 		rc = platform_ready(r, err, len);

@@ -67,10 +67,12 @@ void lb_job_pin(uint32_t lane, void *arg)
 		fprintf(stderr, "lanebench: rank %u lane %u: not pinned: %s\n", r->rank, lane, why);
 }
 
-/* Notes of the pinning plan (unknown locality, remote NUMA), rank 0 only. */
-static void report_plan(const struct lb_job *r)
+/* Notes of the pinning plan (unknown locality, remote NUMA), rank 0
+ * only, and only when threads will be bound by it: p2p, check and
+ * calibrate run their lanes unpinned, where "lane -> core" would be false. */
+static void report_plan(const struct lb_job *r, int pins)
 {
-	if (r->rank != 0)
+	if (r->rank != 0 || !pins)
 		return;
 	for (uint32_t l = 0; l < r->lanes; l++)
 		if (r->plan[l].note[0])
@@ -202,7 +204,7 @@ int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size
 		rc = same_lane_count(j, err, len);
 	if (rc)
 		return rc;
-	report_plan(j);
+	report_plan(j, p->pins);
 	rc = lb_job_agree(j, open_transport(j, p, err, len), err, len);
 	if (rc == 0)
 		rc = lb_job_agree(j, register_buffer(j, p->buffer_bytes, err, len), err, len);

@@ -30,6 +30,8 @@ struct lb_job_params {
 	uint64_t buffer_bytes;
 	struct lb_tp_options tp_options; /* --tp-opt items: keys checked, then open parses them */
 	int polls_only;                  /* the idle policy never sleeps (lb_tp_cfg) */
+	int pins;                        /* lane threads are bound per the plan (lb_job_pin):
+					  * rank 0 then prints the plan's notes */
 };
 
 struct lb_job {

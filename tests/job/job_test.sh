@@ -247,4 +247,23 @@ fi
 valid_partial "$tmp/bpipe" "stdout closed .SIGPIPE."
 set +m
 
+# --- the pinning plan is printed only where threads follow it ---------------
+# hwloc does not know the loopback interface: bcast (which pins) notes the
+# lane's core and why; p2p and bcast --no-pin run their lanes unpinned and
+# must not claim a core.
+plan_note() { # name args...: rank 0's "-> core" lines of a 2-rank job
+	local name=$1
+	shift
+	local_job "$name" 2 "$@" --nics 127.0.0.1 >/dev/null || echo "exit $statuses: $(tail -1 "$tmp/$name.err")"
+	grep -c -- '-> core' "$tmp/$name.err"
+}
+pinned=$(plan_note plan-bcast bcast -a chain -m 64K -i 1 -x 0 --no-calibration)
+unpinned=$(plan_note plan-nopin bcast --no-pin -a chain -m 64K -i 1 -x 0 --no-calibration)
+p2p=$(plan_note plan-p2p p2p -m 8 -i 3 -x 0)
+if [ "$pinned" = 1 ] && [ "$unpinned" = 0 ] && [ "$p2p" = 0 ]; then
+	ok "pinning plan: bcast prints the lane's core, bcast --no-pin and p2p do not"
+else
+	fail "pinning plan notes: bcast '$pinned' (want 1), --no-pin '$unpinned', p2p '$p2p' (want 0)"
+fi
+
 finish job
