@@ -12,6 +12,18 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* For deadlines only (seconds): the coarse clock is the vDSO's copy of
+ * the last tick, read without touching the clock source.  In a VM whose
+ * clock source is the HPET (the Soft-RoCE guest under TCG) CLOCK_MONOTONIC
+ * is a system call and an emulated device read, microseconds a waiting
+ * loop would spend deaf to the message it waits for. */
+static double now_coarse(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* Under the sleep policy: linger (LB_IDLE_LINGER after *since, the
  * moment nothing moved), arm the transport once nothing moved, poll once
  * more, then sleep (the order transport.h asks for).  Returns whether it
@@ -37,11 +49,8 @@ static int idle(const struct lb_p2p_cfg *c, int armed, int *tp_fd, double *since
 	return 0;
 }
 
-/* Empty polls between looks at the clock and the stop flag when not
- * sleeping.  The clock is read only once a loop waits: in a VM whose clock
- * source is the HPET (the Soft-RoCE guest) clock_gettime is a system call
- * and an emulated device read, microseconds that a loop reading it before
- * each post or on every poll adds to the round trip it measures. */
+/* Empty polls between looks at the (coarse) clock and the stop flag when
+ * not sleeping: the clock is read only once a loop waits. */
 #define CHECK_EVERY 64
 
 /* Whether the loop must give up: stopped, or past its deadline (0: not
@@ -53,10 +62,10 @@ static int overdue(const struct lb_p2p_cfg *c, double *deadline, char *err, size
 		return 1;
 	}
 	if (*deadline == 0) {
-		*deadline = now() + c->timeout;
+		*deadline = now_coarse() + c->timeout;
 		return 0;
 	}
-	if (now() > *deadline) {
+	if (now_coarse() > *deadline) {
 		snprintf(err, len, "p2p lane %u: rank %u did not answer within %.0f s",
 			 c->lane, c->peer, c->timeout);
 		return 1;
