@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs a libFuzzer binary with a bounded number of executions, in a
 # scratch directory (crash files land there and are shown on failure).
-#   run_fuzz.sh FUZZER RUNS
-fuzzer=$(realpath "$1") runs=$2
+#   run_fuzz.sh FUZZER RUNS MAX_LEN
+fuzzer=$(realpath "$1") runs=$2 max_len=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 # dash (sh) runs the EXIT trap on a signal only when that signal is
@@ -10,7 +10,7 @@ trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 cd "$dir" || exit 1
-"$fuzzer" -runs="$runs" -seed=1 -max_len=256 2>log
+"$fuzzer" -runs="$runs" -seed=1 -max_len="$max_len" 2>log
 rc=$?
 tail -3 log
 [ "$rc" = 0 ] || { grep -A20 ERROR log; ls; }
