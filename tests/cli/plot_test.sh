@@ -160,6 +160,19 @@ for h in "${hostile[@]}"; do
 done
 ok "scripts/plot ran nothing from ${#hostile[@]} hostile strings and the reproducers"
 
+# File names are text from outside too: the default output prefix comes from
+# the CSV's name, the compare title names both files.
+name="n'; system 'touch PWNED_name'; '\`touch PWNED_tick\`\$(touch PWNED_sh)\"x"
+mkdir "$o/names"
+cp "$tmp/h1.csv" "$o/names/$name.csv"
+cp "$tmp/a1.csv" "$o/names/$name-a.csv"
+plot_in_wd "hostile file name" "$o/names/$name.csv"
+is_png "$o/names/$name-time.png" "$o/names/$name-bw.png"
+PLOT_FORMAT=svg plot_in_wd "hostile file names (compare)" --compare "$o/names/$name-a.csv" "$o/names/$name.csv"
+svg_texts "$o/names/$name-vs-$name-a-compare.svg" >"$tmp/texts"
+has_text "$tmp/texts" exact "lanebench compare: B/A of the median time per size -- A = $name-a.csv, B = $name.csv" ||
+	fail "hostile file names: the compare title: $(tr '\n' '|' <"$tmp/texts")"
+
 LANEBENCH=$B "$SRC/scripts/plot" "$tmp/out" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "not a lanebench bcast or sim CSV" "$tmp/err" || fail "not a CSV: $(cat "$tmp/err")"
 
