@@ -160,6 +160,13 @@ for h in "${hostile[@]}"; do
 done
 ok "scripts/plot ran nothing from ${#hostile[@]} hostile strings and the reproducers"
 
+# Bytes that are not UTF-8 show as "?" (cairo would warn on stderr).
+hostile_csv "$tmp/u.csv" v1 "a"$'\xff'"b"$'\xc3' tcp chain
+PLOT_FORMAT=svg plot_in_wd "not UTF-8" "$tmp/u.csv" "$o/u"
+svg_texts "$o/u-time.svg" >"$tmp/texts"
+has_text "$tmp/texts" prefix "label a?b?, median" || fail "not UTF-8: $(tr '\n' '|' <"$tmp/texts")"
+plot_in_wd "not UTF-8 (png)" "$tmp/u.csv" "$o/u"
+
 # File names are text from outside too: the default output prefix comes from
 # the CSV's name, the compare title names both files.
 name="n'; system 'touch PWNED_name'; '\`touch PWNED_tick\`\$(touch PWNED_sh)\"x"
