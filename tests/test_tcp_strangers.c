@@ -5,10 +5,13 @@
  * them all at once, none waits for another), the flood's oldest silent
  * connection dropped beyond the lane's room, and then rank 0 admitted: the
  * set-up completes and rank 1 checks every byte of the message.  The
- * strangers left are closed when the set-up ends.  Every wait is bounded
- * (WAIT_MS); the order of events is what is checked, not durations. */
+ * strangers left are closed when the set-up ends.  And a rank whose
+ * hello a lobby dropped (no welcome) connects again.  Every wait is
+ * bounded (WAIT_MS); the order of events is what is checked, not
+ * durations. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -175,6 +178,7 @@ static void strangers_case(const char *what, int nsilent, int talkers, int dropp
 	uint8_t addrs[2 * LB_TP_ADDR_MAX];
 	struct rank k[2] = { { .s = s, .addrs = addrs, .r = 0 }, { .s = s, .addrs = addrs, .r = 1 } };
 	struct strangers st = { .nsilent = nsilent, .talkers = talkers };
+	int failures = check_failures;
 	pthread_t th[2];
 	if (!s || open_rank(&k[0], addrs) || open_rank(&k[1], addrs)) {
 		CHECK(0, "%s: set-up: %s %s %s", what, s ? "" : err, k[0].err, k[1].err);
@@ -200,12 +204,92 @@ static void strangers_case(const char *what, int nsilent, int talkers, int dropp
 	for (int r = 0; r < 2; r++)
 		lb_transport_tcp.close(k[r].tp);
 	lb_sched_free(s);
-	printf("%s: set-up and transfer done\n", what);
+	printf("%s: %s\n", what, check_failures == failures ? "set-up and transfer done" : "FAILED");
+}
+
+/* ---- a rank its peer's lobby dropped connects again -------------------- */
+
+struct lone {
+	struct rank k;
+	struct lb_tp_peers peers;
+};
+
+static void *connect_only(void *arg)
+{
+	struct lone *o = arg;
+	o->k.rc = lb_transport_tcp.connect(o->k.tp, o->k.addrs, &o->peers, o->k.err,
+					   sizeof(o->k.err));
+	return NULL;
+}
+
+/* The next connection to the fake lane's listener and its hello, read
+ * before the deadline; the connection or -1. */
+static int next_hello(int lfd, struct lb_tcp_hello *h, double deadline)
+{
+	struct pollfd pf = { lfd, POLLIN, 0 };
+	size_t got = 0;
+	double left_ms = (deadline - now()) * 1000;
+	int fd = poll(&pf, 1, left_ms > 0 ? (int)left_ms : 0) == 1 ? accept(lfd, NULL, NULL) : -1;
+	while (fd >= 0 && got < sizeof(*h)) {
+		pf = (struct pollfd){ fd, POLLIN, 0 };
+		left_ms = (deadline - now()) * 1000;
+		ssize_t n = poll(&pf, 1, left_ms > 0 ? (int)left_ms : 0) == 1
+				    ? recv(fd, (char *)h + got, sizeof(*h) - got, 0) : -1;
+		if (n <= 0) {
+			close(fd);
+			fd = -1;
+		}
+		got += n > 0 ? (size_t)n : 0;
+	}
+	return fd;
+}
+
+/* Rank 0 connects to a lane of rank 1 that the test plays: its first
+ * connection is closed after the hello, without a welcome (as a lobby
+ * among too many strangers drops its oldest); rank 0 must come again,
+ * and the welcomed second connection is its channel. */
+static void dropped_then_welcomed(void)
+{
+	uint8_t addrs[2 * LB_TP_ADDR_MAX] = { 0 };
+	uint32_t one = 1, npeers = 1;
+	const uint32_t *pp[1] = { &one };
+	struct lone o = { .k = { .addrs = addrs, .r = 0 }, .peers = { pp, &npeers } };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int failures = check_failures;
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 4) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl) || open_rank(&o.k, addrs)) {
+		CHECK(0, "dropped hello: set-up: %s %s", strerror(errno), o.k.err);
+		return;
+	}
+	struct lb_tcp_addr fake = { .ip = sa.sin_addr.s_addr, .port = sa.sin_port };
+	memcpy(addrs + LB_TP_ADDR_MAX, &fake, sizeof(fake));
+	pthread_t th;
+	pthread_create(&th, NULL, connect_only, &o);
+	struct lb_tcp_hello h;
+	double deadline = now() + WAIT_MS / 1000.0;
+	int first = next_hello(lfd, &h, deadline);
+	CHECK(first >= 0 && ntohl(h.rank) == 0, "dropped hello: no first hello from rank 0");
+	close(first);
+	int second = next_hello(lfd, &h, deadline);
+	CHECK(second >= 0 && ntohl(h.rank) == 0, "dropped hello: rank 0 did not connect again");
+	uint32_t welcome = htonl(LB_TCP_WELCOME_MAGIC);
+	CHECK(says(second, &welcome, sizeof(welcome)), "dropped hello: welcome not sent");
+	pthread_join(th, NULL);
+	CHECK(o.k.rc == 0 && lb_transport_tcp.connected(o.k.tp, 0, 1),
+	      "dropped hello: rank 0's set-up: %d '%s'", o.k.rc, o.k.err);
+	if (second >= 0)
+		close(second);
+	close(lfd);
+	lb_transport_tcp.close(o.k.tp);
+	printf("dropped hello: %s\n", check_failures == failures ? "connected again, welcomed" : "FAILED");
 }
 
 int main(void)
 {
 	strangers_case("8 silent, garbage, wrong token", 8, 1, 0);
 	strangers_case("flood of room + 1 silent", ROOM + 1, 0, 1);
+	dropped_then_welcomed();
 	return check_status("tcp-strangers");
 }

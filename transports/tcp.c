@@ -9,8 +9,10 @@
  * per call, as a sender writes them -- and checks each header as it
  * completes.  A connection starts with a hello {magic, lane, rank,
  * token} (tcp_wire.h); the acceptor refuses wrong tokens, unknown ranks
- * and duplicates.  It reads the hellos of all connections it accepted at
- * once, so strangers that say nothing cannot hold the ranks up. */
+ * and duplicates, and answers the others with a welcome.  It reads the
+ * hellos of all connections it accepted at once, so strangers that say
+ * nothing cannot hold the ranks up; a rank dropped without a welcome
+ * connects again. */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -173,12 +175,16 @@ static int tcp_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
 
 /* ---- connection setup ------------------------------------------------ */
 
-/* Pending connections of the setup phase, across all lanes. */
+/* Our connect to a higher rank: connecting, then greeted (our hello
+ * sent, its welcome awaited), then a conn of the lane. */
 struct pending {
 	int fd;
-	uint32_t lane, peer; /* peer: UINT32_MAX for accepted, not yet known */
-	int connecting;      /* we connect (to a higher rank) */
-	double retry_at;     /* after ECONNREFUSED */
+	uint32_t lane, peer;
+	int connecting;      /* connect() under way */
+	int greeted;         /* our hello sent: waiting for the welcome */
+	uint32_t welcome;    /* its bytes so far (got of them) */
+	size_t got;
+	double retry_at;     /* after a refused connect or a dropped hello */
 	int failed;          /* for good (no route, ...): not retried */
 };
 
@@ -247,7 +253,8 @@ static int send_all(int fd, const void *p, size_t n, double deadline)
 	return 0;
 }
 
-/* Connected: present ourselves.  Refusal shows up later as EOF. */
+/* Connected: present ourselves.  The welcome (or its absence) says
+ * whether the peer admitted us. */
 static int send_hello(struct lb_tp *tp, struct pending *pd)
 {
 	struct lb_tcp_hello h = { htonl(LB_TCP_HELLO_MAGIC), htonl(pd->lane), htonl(tp->cfg.rank),
@@ -311,7 +318,7 @@ static int check_hello(struct lb_tp *tp, const struct lb_tcp_hello *h, uint32_t 
 }
 
 /* Reads what arrived of a hello: a wrong magic is refused at its fourth
- * byte, a complete hello admitted as its rank or refused. */
+ * byte, a complete hello admitted as its rank (and welcomed) or refused. */
 static void inbound_read(struct lb_tp *tp, uint32_t lane, const uint8_t *expect,
 			 struct inbound *in)
 {
@@ -335,6 +342,11 @@ static void inbound_read(struct lb_tp *tp, uint32_t lane, const uint8_t *expect,
 	int rank = check_hello(tp, &in->h, lane, expect, why, sizeof(why));
 	if (rank < 0) {
 		refuse(l, in, why);
+		return;
+	}
+	uint32_t welcome = htonl(LB_TCP_WELCOME_MAGIC);
+	if (send(in->fd, &welcome, sizeof(welcome), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(welcome)) {
+		refuse(l, in, "gone before its welcome");
 		return;
 	}
 	add_conn(l, in->fd, (uint32_t)rank);
@@ -418,33 +430,69 @@ static int setup_done(const struct setup *st)
 	return 1;
 }
 
-/* One step of an outgoing connect that poll() reported.  A connect that
- * failed for good (no route to the host, ...) is noted, not fatal at
- * once: the other peers still connect, so that a caller that can do
- * without this one (tcp_connected) has them; connect fails at the end. */
-static void finish_connect(struct setup *st, struct pending *pd)
+/* A connect that failed for good (no route to the host, ...) is noted,
+ * not fatal at once: the other peers still connect, so that a caller that
+ * can do without this one (tcp_connected) has them; connect fails at the
+ * end. */
+static void give_up(struct setup *st, struct pending *pd, const char *why)
 {
-	struct lane *l = &st->tp->lanes[pd->lane];
-	if (send_hello(st->tp, pd) == 0) {
-		add_conn(l, pd->fd, pd->peer);
-		pd->fd = -1;
-		pd->connecting = 0;
-		return;
-	}
-	int e = errno;
+	char ip[INET_ADDRSTRLEN] = "?";
+	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
 	close(pd->fd);
 	pd->fd = -1;
-	pd->connecting = 0;
-	if (e == ECONNREFUSED || e == EAGAIN) { /* listener not up yet: retry */
-		pd->retry_at = now() + 0.05;
-		return;
-	}
-	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
 	pd->failed = 1;
 	st->want[pd->lane]--;
 	if (!st->failed[0])
 		snprintf(st->failed, sizeof(st->failed), "tcp lane '%s': connecting to rank %u at %s failed: %s",
-			 l->name, pd->peer, inet_ntoa(a), strerror(e));
+			 st->tp->lanes[pd->lane].name, pd->peer, ip, why);
+}
+
+static void retry_later(struct pending *pd, double seconds)
+{
+	close(pd->fd);
+	pd->fd = -1;
+	pd->connecting = pd->greeted = 0;
+	pd->retry_at = now() + seconds;
+}
+
+/* Connected (or not): our hello goes out, the welcome is awaited. */
+static void on_connected(struct setup *st, struct pending *pd)
+{
+	pd->connecting = 0;
+	if (send_hello(st->tp, pd) == 0) {
+		pd->greeted = 1;
+		pd->got = 0;
+	} else if (errno == ECONNREFUSED || errno == EAGAIN) {
+		retry_later(pd, 0.05); /* listener not up yet */
+	} else {
+		give_up(st, pd, strerror(errno));
+	}
+}
+
+/* The welcome makes the connection the lane's channel with the peer.  An
+ * end without one is the peer's lobby dropping us (among too many
+ * strangers, or late: it logs why): we connect again. */
+static void on_answer(struct setup *st, struct pending *pd)
+{
+	ssize_t k = recv(pd->fd, (uint8_t *)&pd->welcome + pd->got, sizeof(pd->welcome) - pd->got,
+			 MSG_DONTWAIT);
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (k <= 0) {
+		retry_later(pd, 0.2);
+		return;
+	}
+	pd->got += (size_t)k;
+	if (pd->got < sizeof(pd->welcome))
+		return;
+	pd->greeted = 0;
+	if (ntohl(pd->welcome) != LB_TCP_WELCOME_MAGIC) {
+		give_up(st, pd, "it answered our hello with something else than a welcome");
+		return;
+	}
+	add_conn(&st->tp->lanes[pd->lane], pd->fd, pd->peer);
+	pd->fd = -1;
 }
 
 /* Names the first lane and peers still missing when the deadline passed. */
@@ -479,7 +527,8 @@ static uint32_t connects_due(struct setup *st, struct pollfd *pf)
 			pd->fd = -1;
 			pd->retry_at = now() + 0.05;
 		}
-		pf[i] = (struct pollfd){ pd->connecting ? pd->fd : -1, POLLOUT, 0 };
+		pf[i] = (struct pollfd){ pd->connecting || pd->greeted ? pd->fd : -1,
+					 pd->connecting ? POLLOUT : POLLIN, 0 };
 	}
 	return st->npd;
 }
@@ -507,7 +556,7 @@ static int setup_step(struct setup *st, char *err, size_t len)
 	}
 	for (uint32_t i = 0; i < st->npd; i++)
 		if (st->pf[lanes + i].revents)
-			finish_connect(st, &st->pd[i]);
+			(st->pd[i].connecting ? on_connected : on_answer)(st, &st->pd[i]);
 	return 0;
 }
 

@@ -7,7 +7,10 @@
 #include <net/if.h>
 #include <stdint.h>
 
-#define LB_TCP_HELLO_MAGIC 0x4c424843u /* "LBHC" */
+#define LB_TCP_HELLO_MAGIC 0x4c424843u   /* "LBHC" */
+/* The acceptor's answer to a hello it admits (4 bytes, network order):
+ * without it the connecting rank knows it was dropped and connects again. */
+#define LB_TCP_WELCOME_MAGIC 0x4c424857u /* "LBHW" */
 #define LB_TCP_TOKEN_MAX 128
 
 /* A lane's address, the blob local_address() writes. */
