@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/secret.h"
+
 #define SPARE_SLOTS 64u   /* unidentified connections beyond the ranks expected */
 #define HELLO_WAIT  3.0   /* s: an unidentified connection must say hello */
 
@@ -47,24 +49,13 @@ static void refuse(struct lobby *l, struct pending *p, const char *why)
 	p->fd = -1;
 }
 
-static int same_token(const uint8_t *got, size_t n, const char *want)
-{
-	uint8_t a[TOKEN_MAX] = { 0 }, b[TOKEN_MAX] = { 0 };
-	size_t wn = strnlen(want, TOKEN_MAX);
-	unsigned diff = (unsigned)(n ^ wn);
-	memcpy(a, got, n < TOKEN_MAX ? n : TOKEN_MAX);
-	memcpy(b, want, wn);
-	for (size_t i = 0; i < TOKEN_MAX; i++)
-		diff |= (unsigned)(a[i] ^ b[i]);
-	return diff == 0;
-}
-
 /* A complete HELLO: admit it as its rank, or refuse it. */
 static void lobby_hello(struct lb_boot *b, struct lobby *l, struct pending *p)
 {
 	char why[128];
 	const struct hdr *h = &p->h;
-	if (!same_token(p->buf + HDR_LEN, h->len, l->cfg->token))
+	const char *token = l->cfg->token;
+	if (!lb_secret_equal(p->buf + HDR_LEN, h->len, token, strnlen(token, TOKEN_MAX), TOKEN_MAX))
 		snprintf(why, sizeof(why), "wrong job token");
 	else if (h->arg != b->size)
 		snprintf(why, sizeof(why), "job size %u, expected %u", h->arg, b->size);

@@ -8,7 +8,11 @@
  * reads headers and bytes straight into their places -- several messages
  * per call, as a sender writes them -- and checks each header as it
  * completes.  A connection starts with a hello {magic, lane, rank,
- * token}; the acceptor refuses wrong tokens, unknown ranks and duplicates. */
+ * token} (tcp_wire.h); the acceptor refuses wrong tokens, unknown ranks
+ * and duplicates, and answers the others with a welcome.  It reads the
+ * hellos of all connections it accepted at once, so strangers that say
+ * nothing cannot hold the ranks up; a rank dropped without a welcome
+ * connects again. */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -27,30 +31,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/ring.h"
-#include "transport.h"
 #include "lib/error.h"
+#include "lib/ring.h"
+#include "lib/secret.h"
+#include "tcp_wire.h"
+#include "transport.h"
 
 #define FRAME_MAGIC 0x4c425444u /* "LBTD" */
-#define HELLO_MAGIC 0x4c424843u /* "LBHC" */
-#define TOKEN_MAX 128
-
-struct tcp_addr {
-	uint32_t ip; /* network order */
-	uint16_t port;
-	char ifname[IF_NAMESIZE];
-};
+#define TOKEN_MAX LB_TCP_TOKEN_MAX
 
 struct frame {
 	uint32_t magic;
 	uint32_t pad;
 	uint64_t offset;
 	uint64_t len;
-};
-
-struct hello {
-	uint32_t magic, lane, rank;
-	char token[TOKEN_MAX];
 };
 
 struct xfer {
@@ -74,7 +68,7 @@ struct conn {
 
 struct lane {
 	const char *name;
-	struct tcp_addr addr;
+	struct lb_tcp_addr addr;
 	int listen_fd;
 	struct conn *conns;
 	uint32_t nconns;
@@ -84,7 +78,7 @@ struct lane {
 
 struct lb_tp {
 	struct lb_tp_cfg cfg;
-	char token[TOKEN_MAX];
+	char token[TOKEN_MAX]; /* zero-padded, as in a hello */
 	uint8_t *buf;
 	size_t buflen;
 	struct lane *lanes;
@@ -101,7 +95,7 @@ static double now(void)
 
 /* A lane is an interface name (its first IPv4 address) or an IPv4 address
  * (its interface, when one has it). */
-static int resolve_lane(const char *name, struct tcp_addr *a, char *err, size_t len)
+static int resolve_lane(const char *name, struct lb_tcp_addr *a, char *err, size_t len)
 {
 	struct in_addr ip;
 	int by_ip = inet_pton(AF_INET, name, &ip) == 1;
@@ -152,7 +146,8 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	if (!tp)
 		return lb_errf(err, len, "tcp: out of memory");
 	tp->cfg = *cfg;
-	snprintf(tp->token, sizeof(tp->token), "%s", cfg->token ? cfg->token : "");
+	if (cfg->token) /* up to TOKEN_MAX characters, no terminator needed */
+		memcpy(tp->token, cfg->token, strnlen(cfg->token, sizeof(tp->token)));
 	tp->lanes = calloc(cfg->lanes, sizeof(*tp->lanes));
 	*out = tp;
 	if (!tp->lanes)
@@ -174,18 +169,22 @@ static int tcp_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 
 static int tcp_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
 {
-	memcpy(addr, &tp->lanes[lane].addr, sizeof(struct tcp_addr));
+	memcpy(addr, &tp->lanes[lane].addr, sizeof(struct lb_tcp_addr));
 	return 0;
 }
 
 /* ---- connection setup ------------------------------------------------ */
 
-/* Pending connections of the setup phase, across all lanes. */
+/* Our connect to a higher rank: connecting, then greeted (our hello
+ * sent, its welcome awaited), then a conn of the lane. */
 struct pending {
 	int fd;
-	uint32_t lane, peer; /* peer: UINT32_MAX for accepted, not yet known */
-	int connecting;      /* we connect (to a higher rank) */
-	double retry_at;     /* after ECONNREFUSED */
+	uint32_t lane, peer;
+	int connecting;      /* connect() under way */
+	int greeted;         /* our hello sent: waiting for the welcome */
+	uint32_t welcome;    /* its bytes so far (got of them) */
+	size_t got;
+	double retry_at;     /* after a refused connect or a dropped hello */
 	int failed;          /* for good (no route, ...): not retried */
 };
 
@@ -209,7 +208,7 @@ static int add_conn(struct lane *l, int fd, uint32_t peer)
 
 /* Starts a non-blocking connect from the lane's address to the peer's. */
 static int start_connect(struct lb_tp *tp, struct pending *pd,
-			 const struct tcp_addr *to)
+			 const struct lb_tcp_addr *to)
 {
 	const struct lane *l = &tp->lanes[pd->lane];
 	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr.s_addr = l->addr.ip };
@@ -231,13 +230,14 @@ static int start_connect(struct lb_tp *tp, struct pending *pd,
 	return 0;
 }
 
-/* Blocking-with-deadline write or read of exactly n bytes. */
-static int io_all(int fd, void *p, size_t n, int writing, double deadline)
+/* Blocking-with-deadline write of exactly n bytes: our hello, which a
+ * fresh connection's empty send buffer takes at once.  (Hellos we
+ * receive are never waited for: see the lobby below.) */
+static int send_all(int fd, const void *p, size_t n, double deadline)
 {
-	uint8_t *b = p;
+	const uint8_t *b = p;
 	while (n) {
-		ssize_t k = writing ? send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT)
-				    : recv(fd, b, n, MSG_DONTWAIT);
+		ssize_t k = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (k > 0) {
 			b += k;
 			n -= (size_t)k;
@@ -245,7 +245,7 @@ static int io_all(int fd, void *p, size_t n, int writing, double deadline)
 		}
 		if (k == 0 || (errno != EAGAIN && errno != EINTR))
 			return -1;
-		struct pollfd pf = { fd, writing ? POLLOUT : POLLIN, 0 };
+		struct pollfd pf = { fd, POLLOUT, 0 };
 		int ms = (int)((deadline - now()) * 1000);
 		if (ms <= 0 || poll(&pf, 1, ms) < 0)
 			return -1;
@@ -253,10 +253,12 @@ static int io_all(int fd, void *p, size_t n, int writing, double deadline)
 	return 0;
 }
 
-/* Connected: present ourselves.  Refusal shows up later as EOF. */
+/* Connected: present ourselves.  The welcome (or its absence) says
+ * whether the peer admitted us. */
 static int send_hello(struct lb_tp *tp, struct pending *pd)
 {
-	struct hello h = { htonl(HELLO_MAGIC), htonl(pd->lane), htonl(tp->cfg.rank), { 0 } };
+	struct lb_tcp_hello h = { htonl(LB_TCP_HELLO_MAGIC), htonl(pd->lane), htonl(tp->cfg.rank),
+				  { 0 } };
 	int soerr = 0;
 	socklen_t sl = sizeof(soerr);
 	getsockopt(pd->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
@@ -265,45 +267,138 @@ static int send_hello(struct lb_tp *tp, struct pending *pd)
 		return -1;
 	}
 	memcpy(h.token, tp->token, sizeof(h.token));
-	return io_all(pd->fd, &h, sizeof(h), 1, now() + 2);
+	return send_all(pd->fd, &h, sizeof(h), now() + 2);
 }
 
-/* Accepted: the hello must carry our token, this lane, and a rank that
- * this lane expects and has not seen yet; anything else is refused. */
-static int check_hello(struct lb_tp *tp, int fd, uint32_t lane,
+/* ---- accepting: every connection's hello read at once ----------------- */
+
+#define HELLO_WAIT 3.0      /* s: an accepted connection says hello by then */
+#define SPARE_INBOUND 64u   /* per lane: room for connections without a hello
+			     * beyond the ranks the lane expects */
+#define ACCEPT_BURST 16u    /* accepted per lane and step: below the room, so
+			     * every connection is read at least once before a
+			     * newer one can push it out */
+
+/* An accepted connection whose hello has not all arrived. */
+struct inbound {
+	int fd;
+	double deadline;
+	size_t got;
+	struct lb_tcp_hello h;
+	char from[INET_ADDRSTRLEN + 8]; /* "1.2.3.4:5678" */
+};
+
+/* A lane's accepted connections without a hello yet, oldest first. */
+struct lobby {
+	struct inbound *in; /* [room] */
+	uint32_t n, room;
+};
+
+static void refuse(const struct lane *l, struct inbound *in, const char *why)
+{
+	fprintf(stderr, "lanebench: tcp lane '%s': refused connection from %s: %s\n", l->name,
+		in->from, why);
+	close(in->fd);
+	in->fd = -1;
+}
+
+/* A complete hello must carry our token (compared in constant time: a
+ * stranger learns nothing from how soon it is refused), this lane, and a
+ * rank that this lane expects and has not seen yet. */
+static int check_hello(struct lb_tp *tp, const struct lb_tcp_hello *h, uint32_t lane,
 		       const uint8_t *expect, char *why, size_t wlen)
 {
-	struct hello h;
-	if (io_all(fd, &h, sizeof(h), 0, now() + 2))
-		return lb_errf(why, wlen, "no hello");
-	uint32_t rank = ntohl(h.rank);
-	if (ntohl(h.magic) != HELLO_MAGIC)
-		return lb_errf(why, wlen, "not a lanebench connection");
-	if (memcmp(h.token, tp->token, sizeof(h.token)) != 0)
+	uint32_t rank = ntohl(h->rank);
+	if (!lb_secret_equal(h->token, sizeof(h->token), tp->token, sizeof(tp->token), TOKEN_MAX))
 		return lb_errf(why, wlen, "wrong job token");
-	if (ntohl(h.lane) != lane || rank >= tp->cfg.size || !expect[rank] ||
+	if (ntohl(h->lane) != lane || rank >= tp->cfg.size || !expect[rank] ||
 	    tp->lanes[lane].conn_of[rank] >= 0)
 		return lb_errf(why, wlen, "unexpected rank %u on lane %u", rank, lane);
 	return (int)rank;
 }
 
-static void accept_new(struct lb_tp *tp, uint32_t lane, const uint8_t *expect)
+/* Reads what arrived of a hello: a wrong magic is refused at its fourth
+ * byte, a complete hello admitted as its rank (and welcomed) or refused. */
+static void inbound_read(struct lb_tp *tp, uint32_t lane, const uint8_t *expect,
+			 struct inbound *in)
 {
 	struct lane *l = &tp->lanes[lane];
-	struct sockaddr_in from;
-	socklen_t flen = sizeof(from);
-	int fd = accept4(l->listen_fd, (struct sockaddr *)&from, &flen, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
+	ssize_t k = recv(in->fd, (uint8_t *)&in->h + in->got, sizeof(in->h) - in->got,
+			 MSG_DONTWAIT);
 	char why[128];
-	int rank = check_hello(tp, fd, lane, expect, why, sizeof(why));
-	if (rank < 0) {
-		fprintf(stderr, "lanebench: tcp lane '%s': refused connection from %s:%u: %s\n",
-			l->name, inet_ntoa(from.sin_addr), ntohs(from.sin_port), why);
-		close(fd);
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (k <= 0) {
+		refuse(l, in, k == 0 ? "closed before its hello" : strerror(errno));
 		return;
 	}
-	add_conn(l, fd, (uint32_t)rank);
+	in->got += (size_t)k;
+	if (in->got >= sizeof(in->h.magic) && ntohl(in->h.magic) != LB_TCP_HELLO_MAGIC) {
+		refuse(l, in, "not a lanebench connection");
+		return;
+	}
+	if (in->got < sizeof(in->h))
+		return;
+	int rank = check_hello(tp, &in->h, lane, expect, why, sizeof(why));
+	if (rank < 0) {
+		refuse(l, in, why);
+		return;
+	}
+	uint32_t welcome = htonl(LB_TCP_WELCOME_MAGIC);
+	if (send(in->fd, &welcome, sizeof(welcome), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(welcome)) {
+		refuse(l, in, "gone before its welcome");
+		return;
+	}
+	add_conn(l, in->fd, (uint32_t)rank);
+	in->fd = -1;
+}
+
+/* Reads the lane's waiting connections that poll() reported (pf[i] is
+ * in[i]'s), refuses those past their deadline, keeps the rest in order. */
+static void lobby_service(struct lb_tp *tp, uint32_t lane, const uint8_t *expect,
+			  struct lobby *lb, const struct pollfd *pf)
+{
+	double t = now();
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < lb->n; i++) {
+		struct inbound *in = &lb->in[i];
+		if (pf[i].revents)
+			inbound_read(tp, lane, expect, in);
+		if (in->fd >= 0 && t >= in->deadline)
+			refuse(&tp->lanes[lane], in, "no hello within 3 s");
+		if (in->fd >= 0 && k != i)
+			lb->in[k] = *in;
+		k += in->fd >= 0;
+	}
+	lb->n = k;
+}
+
+/* Takes the connections waiting at the lane's listener (up to
+ * ACCEPT_BURST) into its lobby; a full lobby drops its oldest, so a flood
+ * costs at most the room in descriptors. */
+static void lobby_accept(struct lb_tp *tp, uint32_t lane, struct lobby *lb)
+{
+	struct lane *l = &tp->lanes[lane];
+	for (uint32_t i = 0; i < ACCEPT_BURST; i++) {
+		struct sockaddr_in from;
+		socklen_t flen = sizeof(from);
+		int fd = accept4(l->listen_fd, (struct sockaddr *)&from, &flen,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) /* none waiting, or that connection's own error */
+			return;
+		if (lb->n == lb->room) {
+			refuse(l, &lb->in[0], "too many connections without a hello");
+			memmove(&lb->in[0], &lb->in[1], (lb->n - 1) * sizeof(lb->in[0]));
+			lb->n--;
+		}
+		struct inbound *in = &lb->in[lb->n++];
+		char ip[INET_ADDRSTRLEN] = "?";
+		memset(in, 0, sizeof(*in));
+		in->fd = fd;
+		in->deadline = now() + HELLO_WAIT;
+		inet_ntop(AF_INET, &from.sin_addr, ip, sizeof(ip));
+		snprintf(in->from, sizeof(in->from), "%s:%u", ip, ntohs(from.sin_port));
+	}
 }
 
 struct setup {
@@ -313,13 +408,15 @@ struct setup {
 	uint32_t npd;
 	uint8_t **expect;    /* [lane][rank]: lower ranks that connect to us */
 	uint32_t *want;      /* [lane]: connections the lane needs */
+	struct lobby *lobby; /* [lane]: accepted, no hello yet */
+	struct pollfd *pf;   /* listeners, connects, every lobby's connections */
 	char failed[256];    /* the first connect that failed for good; "" none */
 };
 
-static const struct tcp_addr *peer_addr(const struct setup *st, uint32_t peer,
+static const struct lb_tcp_addr *peer_addr(const struct setup *st, uint32_t peer,
 					uint32_t lane)
 {
-	return (const struct tcp_addr *)(st->all +
+	return (const struct lb_tcp_addr *)(st->all +
 		((size_t)peer * st->tp->cfg.lanes + lane) * LB_TP_ADDR_MAX);
 }
 
@@ -333,33 +430,69 @@ static int setup_done(const struct setup *st)
 	return 1;
 }
 
-/* One step of an outgoing connect that poll() reported.  A connect that
- * failed for good (no route to the host, ...) is noted, not fatal at
- * once: the other peers still connect, so that a caller that can do
- * without this one (tcp_connected) has them; connect fails at the end. */
-static void finish_connect(struct setup *st, struct pending *pd)
+/* A connect that failed for good (no route to the host, ...) is noted,
+ * not fatal at once: the other peers still connect, so that a caller that
+ * can do without this one (tcp_connected) has them; connect fails at the
+ * end. */
+static void give_up(struct setup *st, struct pending *pd, const char *why)
 {
-	struct lane *l = &st->tp->lanes[pd->lane];
-	if (send_hello(st->tp, pd) == 0) {
-		add_conn(l, pd->fd, pd->peer);
-		pd->fd = -1;
-		pd->connecting = 0;
-		return;
-	}
-	int e = errno;
+	char ip[INET_ADDRSTRLEN] = "?";
+	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
 	close(pd->fd);
 	pd->fd = -1;
-	pd->connecting = 0;
-	if (e == ECONNREFUSED || e == EAGAIN) { /* listener not up yet: retry */
-		pd->retry_at = now() + 0.05;
-		return;
-	}
-	struct in_addr a = { peer_addr(st, pd->peer, pd->lane)->ip };
 	pd->failed = 1;
 	st->want[pd->lane]--;
 	if (!st->failed[0])
 		snprintf(st->failed, sizeof(st->failed), "tcp lane '%s': connecting to rank %u at %s failed: %s",
-			 l->name, pd->peer, inet_ntoa(a), strerror(e));
+			 st->tp->lanes[pd->lane].name, pd->peer, ip, why);
+}
+
+static void retry_later(struct pending *pd, double seconds)
+{
+	close(pd->fd);
+	pd->fd = -1;
+	pd->connecting = pd->greeted = 0;
+	pd->retry_at = now() + seconds;
+}
+
+/* Connected (or not): our hello goes out, the welcome is awaited. */
+static void on_connected(struct setup *st, struct pending *pd)
+{
+	pd->connecting = 0;
+	if (send_hello(st->tp, pd) == 0) {
+		pd->greeted = 1;
+		pd->got = 0;
+	} else if (errno == ECONNREFUSED || errno == EAGAIN) {
+		retry_later(pd, 0.05); /* listener not up yet */
+	} else {
+		give_up(st, pd, strerror(errno));
+	}
+}
+
+/* The welcome makes the connection the lane's channel with the peer.  An
+ * end without one is the peer's lobby dropping us (among too many
+ * strangers, or late: it logs why): we connect again. */
+static void on_answer(struct setup *st, struct pending *pd)
+{
+	ssize_t k = recv(pd->fd, (uint8_t *)&pd->welcome + pd->got, sizeof(pd->welcome) - pd->got,
+			 MSG_DONTWAIT);
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (k <= 0) {
+		retry_later(pd, 0.2);
+		return;
+	}
+	pd->got += (size_t)k;
+	if (pd->got < sizeof(pd->welcome))
+		return;
+	pd->greeted = 0;
+	if (ntohl(pd->welcome) != LB_TCP_WELCOME_MAGIC) {
+		give_up(st, pd, "it answered our hello with something else than a welcome");
+		return;
+	}
+	add_conn(&st->tp->lanes[pd->lane], pd->fd, pd->peer);
+	pd->fd = -1;
 }
 
 /* Names the first lane and peers still missing when the deadline passed. */
@@ -380,13 +513,10 @@ static int setup_timeout(const struct setup *st, char *err, size_t len)
 	return lb_errf(err, len, "tcp: connection setup timed out");
 }
 
-static int setup_step(struct setup *st, char *err, size_t len)
+/* Starts the outgoing connects due (again); their pollfds from pf[0]. */
+static uint32_t connects_due(struct setup *st, struct pollfd *pf)
 {
 	struct lb_tp *tp = st->tp;
-	uint32_t n = 0, lanes = tp->cfg.lanes;
-	struct pollfd pf[lanes + st->npd];
-	for (uint32_t l = 0; l < lanes; l++)
-		pf[n++] = (struct pollfd){ tp->lanes[l].listen_fd, POLLIN, 0 };
 	for (uint32_t i = 0; i < st->npd; i++) {
 		struct pending *pd = &st->pd[i];
 		if (pd->fd < 0 && !pd->failed && tp->lanes[pd->lane].conn_of[pd->peer] < 0 &&
@@ -397,16 +527,36 @@ static int setup_step(struct setup *st, char *err, size_t len)
 			pd->fd = -1;
 			pd->retry_at = now() + 0.05;
 		}
-		pf[n++] = (struct pollfd){ pd->connecting ? pd->fd : -1, POLLOUT, 0 };
+		pf[i] = (struct pollfd){ pd->connecting || pd->greeted ? pd->fd : -1,
+					 pd->connecting ? POLLOUT : POLLIN, 0 };
 	}
-	if (poll(pf, n, 20) < 0 && errno != EINTR)
-		return lb_errf(err, len, "tcp: poll: %s", strerror(errno));
+	return st->npd;
+}
+
+/* One poll over the listeners, our connects and every connection waiting
+ * to say hello; each served without waiting for any other. */
+static int setup_step(struct setup *st, char *err, size_t len)
+{
+	struct lb_tp *tp = st->tp;
+	uint32_t lanes = tp->cfg.lanes, n = lanes, at[lanes];
 	for (uint32_t l = 0; l < lanes; l++)
-		if (pf[l].revents & POLLIN)
-			accept_new(tp, l, st->expect[l]);
+		st->pf[l] = (struct pollfd){ tp->lanes[l].listen_fd, POLLIN, 0 };
+	n += connects_due(st, st->pf + n);
+	for (uint32_t l = 0; l < lanes; l++) {
+		at[l] = n;
+		for (uint32_t i = 0; i < st->lobby[l].n; i++)
+			st->pf[n++] = (struct pollfd){ st->lobby[l].in[i].fd, POLLIN, 0 };
+	}
+	if (poll(st->pf, n, 20) < 0 && errno != EINTR)
+		return lb_errf(err, len, "tcp: poll: %s", strerror(errno));
+	for (uint32_t l = 0; l < lanes; l++) {
+		lobby_service(tp, l, st->expect[l], &st->lobby[l], st->pf + at[l]);
+		if (st->pf[l].revents & POLLIN)
+			lobby_accept(tp, l, &st->lobby[l]);
+	}
 	for (uint32_t i = 0; i < st->npd; i++)
-		if (pf[lanes + i].revents)
-			finish_connect(st, &st->pd[i]);
+		if (st->pf[lanes + i].revents)
+			(st->pd[i].connecting ? on_connected : on_answer)(st, &st->pd[i]);
 	return 0;
 }
 
@@ -416,11 +566,40 @@ static void setup_free(struct setup *st)
 		if (st->pd[i].fd >= 0)
 			close(st->pd[i].fd);
 	free(st->pd);
+	for (uint32_t l = 0; st->lobby && l < st->tp->cfg.lanes; l++) {
+		for (uint32_t i = 0; i < st->lobby[l].n; i++)
+			close(st->lobby[l].in[i].fd); /* the set-up is over: strangers go */
+		free(st->lobby[l].in);
+	}
+	free(st->lobby);
+	free(st->pf);
 	if (st->expect)
 		for (uint32_t l = 0; l < st->tp->cfg.lanes; l++)
 			free(st->expect[l]);
 	free(st->expect);
 	free(st->want);
+}
+
+/* Each lane's lobby has room for the ranks it expects and SPARE_INBOUND
+ * strangers; one pollfd array covers the lobbies, listeners and connects. */
+static int lobbies_init(struct setup *st)
+{
+	uint32_t lanes = st->tp->cfg.lanes, total = lanes + st->npd;
+	st->lobby = calloc(lanes, sizeof(*st->lobby));
+	if (!st->lobby)
+		return -1;
+	for (uint32_t l = 0; l < lanes; l++) {
+		struct lobby *lb = &st->lobby[l];
+		lb->room = SPARE_INBOUND;
+		for (uint32_t r = 0; r < st->tp->cfg.size; r++)
+			lb->room += st->expect[l][r];
+		lb->in = calloc(lb->room, sizeof(*lb->in));
+		if (!lb->in)
+			return -1;
+		total += lb->room;
+	}
+	st->pf = calloc(total, sizeof(*st->pf));
+	return st->pf ? 0 : -1;
 }
 
 /* Lower ranks connect to higher ones; each lane needs one connection per
@@ -453,7 +632,7 @@ static int setup_init(struct setup *st, const struct lb_tp_peers *peers)
 				st->pd[st->npd++] = (struct pending){ .fd = -1, .lane = l, .peer = peer };
 		}
 	}
-	return 0;
+	return lobbies_init(st);
 }
 
 static int tcp_connect(struct lb_tp *tp, const uint8_t *all,
