@@ -80,10 +80,123 @@ static void test_early(void)
 	free(s);
 }
 
+/* A copy of a frame that the seq filter takes for new (a duplicate from
+ * past the window, a replay under another seq) writes nothing and counts
+ * nothing: counting its bytes again completed a receive of two frames
+ * with only the first one arrived. */
+static void test_duplicate_past_window(void)
+{
+	struct lb_rx_chan c;
+	uint8_t buf[BUFLEN] = { 0 };
+	uint32_t id;
+	lb_rx_chan_init(&c);
+	lb_rx_post(&c, 0, 200, 1);
+	CHECK(offer(&c, buf, 0, 0, 0, 100) == LB_RX_TAKEN, "first half");
+	CHECK(offer(&c, buf, 1, 0, 0, 100) == LB_RX_OVERLAP, "its copy under a new seq: overlap");
+	CHECK(!lb_rx_complete(&c, &id), "half of the bytes: not complete");
+	CHECK(c.rel.cum == 1, "the copy's seq is not recorded (cum %u)", c.rel.cum);
+	CHECK(offer(&c, buf, 1, 0, 100, 100) == LB_RX_TAKEN, "the real seq 1 still lands");
+	CHECK(lb_rx_complete(&c, &id) && id == 1 && memcmp(buf, sent, 200) == 0,
+	      "complete with every byte as sent");
+	lb_rx_chan_clear(&c);
+}
+
+/* Forged frames: outside their receive, empty, or straddling bytes that
+ * arrived; none writes, none counts. */
+static void test_forged(void)
+{
+	struct lb_rx_chan c;
+	uint8_t buf[BUFLEN] = { 0 };
+	uint32_t id;
+	lb_rx_chan_init(&c);
+	lb_rx_post(&c, 1000, 300, 1);
+	CHECK(offer(&c, buf, 0, 0, 2000, 100) == LB_RX_RANGE, "offset past the receive");
+	CHECK(offer(&c, buf, 0, 0, 900, 100) == LB_RX_RANGE, "offset before the receive");
+	CHECK(offer(&c, buf, 0, 0, 1250, 100) == LB_RX_RANGE, "running past its end");
+	CHECK(offer(&c, buf, 0, 0, UINT64_MAX - 10, 100) == LB_RX_RANGE, "offset wrapping around");
+	CHECK(offer(&c, buf, 0, 0, 1300, 0) == LB_RX_RANGE, "empty, at its end");
+	CHECK(offer(&c, buf, 0, 0, 1100, 0) == LB_RX_RANGE, "empty, inside");
+	CHECK(c.rel.cum == 0, "no forged seq recorded");
+	CHECK(offer(&c, buf, 0, 0, 1000, 150) == LB_RX_TAKEN, "first half");
+	CHECK(offer(&c, buf, 1, 0, 1100, 200) == LB_RX_OVERLAP, "straddling the first half");
+	CHECK(offer(&c, buf, 1, 0, 1149, 2) == LB_RX_OVERLAP, "one byte over");
+	CHECK(offer(&c, buf, 1, 0, 1000, 300) == LB_RX_OVERLAP, "covering it");
+	CHECK(!lb_rx_complete(&c, &id), "not complete");
+	for (int i = 0; i < 1000; i++)
+		CHECK(buf[i] == 0 && (i >= 300 || buf[1300 + i] == 0), "byte %d outside written", i);
+	CHECK(offer(&c, buf, 1, 0, 1150, 150) == LB_RX_TAKEN, "second half");
+	CHECK(lb_rx_complete(&c, &id) && memcmp(buf + 1000, sent + 1000, 300) == 0, "complete");
+	lb_rx_chan_clear(&c);
+}
+
+/* Frames of varied sizes in any order, with copies under new seqs mixed
+ * in: complete exactly when the last missing byte lands, bytes as sent. */
+static void test_any_order(unsigned seed)
+{
+	enum { OFF = 100, LEN = 3000, MAXF = 80 }; /* seqs stay in the window */
+	struct lb_rx_chan c;
+	uint8_t buf[BUFLEN] = { 0 };
+	struct lb_frame f[MAXF];
+	uint32_t n = 0, id, pos = 0;
+	srand(seed);
+	for (uint32_t o = 0; o < LEN; n++) { /* cut as a sender would, seq by seq */
+		uint32_t len = 40 + (uint32_t)rand() % 161;
+		len = len < LEN - o ? len : LEN - o;
+		f[n] = data(n, 0, OFF + o, len);
+		o += len;
+	}
+	for (uint32_t i = n - 1; i > 0; i--) { /* delivered in any order */
+		uint32_t j = (uint32_t)rand() % (i + 1);
+		struct lb_frame t = f[i];
+		f[i] = f[j];
+		f[j] = t;
+	}
+	lb_rx_chan_init(&c);
+	lb_rx_post(&c, OFF, LEN, 9);
+	for (uint32_t k = 0; k < n; k++) {
+		if (k > 0 && rand() % 2) {
+			struct lb_frame copy = f[(uint32_t)rand() % k]; /* of one that arrived */
+			copy.seq = n + pos++;
+			CHECK(lb_rx_data(&c, buf, &copy) == LB_RX_OVERLAP, "seed %u: copy overlaps", seed);
+		}
+		CHECK(lb_rx_data(&c, buf, &f[k]) == LB_RX_TAKEN, "seed %u: frame %u taken", seed, k);
+		int done = lb_rx_complete(&c, &id);
+		CHECK(done == (k == n - 1), "seed %u: complete after %u of %u frames", seed, k + 1, n);
+	}
+	CHECK(memcmp(buf + OFF, sent + OFF, LEN) == 0, "seed %u: bytes as sent", seed);
+	CHECK(buf[OFF - 1] == 0 && buf[OFF + LEN] == 0, "seed %u: nothing around", seed);
+	lb_rx_chan_clear(&c);
+}
+
+/* A receive cut in more pieces than an honest sender makes refuses
+ * more, and takes frames that join pieces. */
+static void test_span_cap(void)
+{
+	struct lb_rx_chan c;
+	static uint8_t buf[BUFLEN];
+	uint32_t id, seq = 0;
+	lb_rx_chan_init(&c);
+	lb_rx_post(&c, 0, 2 * LB_RX_SPANS_MAX + 2, 1);
+	for (uint32_t i = 0; i < LB_RX_SPANS_MAX; i++) /* every other byte */
+		CHECK(offer(&c, buf, seq++, 0, 2 * i, 1) == LB_RX_TAKEN, "piece %u", i);
+	CHECK(offer(&c, buf, seq, 0, 2 * LB_RX_SPANS_MAX, 1) == LB_RX_SPANS, "one piece too many");
+	for (uint32_t i = 0; i < LB_RX_SPANS_MAX; i++)
+		CHECK(offer(&c, buf, seq++, 0, 2 * i + 1, 1) == LB_RX_TAKEN, "join %u", i);
+	CHECK(!lb_rx_complete(&c, &id), "two bytes missing");
+	CHECK(offer(&c, buf, seq++, 0, 2 * LB_RX_SPANS_MAX, 2) == LB_RX_TAKEN, "the last two");
+	CHECK(lb_rx_complete(&c, &id) && id == 1, "complete");
+	lb_rx_chan_clear(&c);
+}
+
 int main(void)
 {
 	fill_sent(1);
 	test_in_order();
 	test_early();
+	test_duplicate_past_window();
+	test_forged();
+	test_span_cap();
+	for (unsigned seed = 1; seed <= 50; seed++)
+		test_any_order(seed);
 	return check_status("rx");
 }

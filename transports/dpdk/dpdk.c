@@ -31,7 +31,8 @@
  * window of in-flight frames.  Frame i of message m of a channel lands at
  * its offset inside the m-th posted receive of that channel; a frame for a
  * receive not posted yet (the peer started the iteration first) is held
- * until it is.  EAL exists once per process: one open per process.
+ * until it is (rx.h: a receive completes once every byte of it arrived).
+ * EAL exists once per process: one open per process.
  *
  * Dead peers.  Every channel sends the peer something at least every
  * KEEPALIVE (its ack, if nothing else), from the lane's thread or the
@@ -121,7 +122,8 @@
 enum drop {
 	DROP_SHORT, DROP_ETHERTYPE, DROP_VERSION, DROP_JOB, DROP_NOT_MINE, DROP_MALFORMED, DROP_RANGE,
 	DROP_DUPLICATE, /* a frame that had arrived before */
-	DROP_WINDOW,    /* beyond the receive window, or no room to hold it */
+	DROP_OVERLAP,   /* a new seq, but bytes of its receive that had arrived */
+	DROP_WINDOW,    /* beyond the receive window, or no room to hold or place it */
 	DROP_INJECTED,  /* the inject option's drop */
 	DROPS
 };
@@ -142,7 +144,8 @@ struct counts {
 static const char *const counter_names[] = {
 	"frames_sent", "frames_retransmitted", "frames_received", "acks_sent", "frames_dropped",
 	"dropped_short", "dropped_ethertype", "dropped_version", "dropped_job", "dropped_not_mine",
-	"dropped_malformed", "dropped_range", "dropped_duplicate", "dropped_window", "dropped_injected",
+	"dropped_malformed", "dropped_range", "dropped_duplicate", "dropped_overlap",
+	"dropped_window", "dropped_injected",
 };
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
 _Static_assert(NCOUNTERS == 5 + DROPS && NCOUNTERS <= LB_TP_COUNTERS_MAX,
@@ -1223,11 +1226,14 @@ static int on_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struc
 		c->ack_now = 1; /* our ack may have been lost */
 		drop(l, DROP_DUPLICATE);
 		return 0;
-	case LB_RX_AHEAD:
-		drop(l, DROP_WINDOW);
+	case LB_RX_OVERLAP:
+		drop(l, DROP_OVERLAP);
 		return 0;
-	default:
+	case LB_RX_RANGE:
 		drop(l, DROP_RANGE);
+		return 0;
+	default: /* beyond the window, out of spans or memory: it comes again */
+		drop(l, DROP_WINDOW);
 		return 0;
 	}
 }

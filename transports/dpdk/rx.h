@@ -9,7 +9,18 @@
  * it.  A frame lands inside its receive, at its offset in the registered
  * buffer.  A frame for a receive not posted yet (the peer started first)
  * is EARLY: the caller holds it in a lane's stash (below) and offers it
- * again after the next post. */
+ * again after the next post.
+ *
+ * A receive completes when every byte of it arrived, not when as many
+ * bytes as it holds did: it records the spans of itself that frames
+ * wrote, and a frame that would write a byte twice (a copy of a frame
+ * under a seq the filter does not know, a forged frame) is dropped, as is
+ * one outside its receive or empty.  The spans are a sorted array of
+ * disjoint ranges, merged when they touch: an in-order frame extends the
+ * last one, a binary search places any other.  The sender cuts a receive
+ * into frames in seq order and keeps at most LB_REL_WINDOW of them in
+ * flight, so an honest receive is at most LB_REL_WINDOW / 2 + 1 pieces;
+ * LB_RX_SPANS_MAX bounds what a forger can make it cost. */
 #ifndef LB_DPDK_RX_H
 #define LB_DPDK_RX_H
 
@@ -19,11 +30,21 @@
 #include "reliable.h"
 #include "lib/ring.h"
 
+#define LB_RX_SPANS_MAX LB_REL_WINDOW
+#define LB_RX_SPANS_INLINE 2 /* spans kept in the record, before any allocation */
+
+struct lb_rx_span {
+	uint64_t lo, hi; /* [lo, hi) of the receive, from its start */
+};
+
 /* A posted receive: [off, off + len) of the registered buffer. */
 struct lb_rx_xfer {
 	uint64_t off, len;
-	uint64_t have; /* bytes arrived */
+	uint64_t have; /* bytes arrived: the spans' total */
 	uint32_t id;
+	uint32_t nspans, cap;   /* cap > LB_RX_SPANS_INLINE: they are in `heap` */
+	struct lb_rx_span *heap;
+	struct lb_rx_span inl[LB_RX_SPANS_INLINE];
 };
 
 struct lb_rx_chan {
@@ -38,7 +59,10 @@ enum lb_rx_verdict {
 	LB_RX_EARLY,     /* its receive is not posted yet: hold it, offer it again */
 	LB_RX_DUP,       /* its seq arrived before */
 	LB_RX_AHEAD,     /* its seq is beyond the receive window */
-	LB_RX_RANGE,     /* of a finished receive, or outside its receive */
+	LB_RX_RANGE,     /* of a finished receive, outside its receive, or empty */
+	LB_RX_OVERLAP,   /* would write bytes of its receive that arrived before */
+	LB_RX_SPANS,     /* its receive is in LB_RX_SPANS_MAX pieces already */
+	LB_RX_NOMEM,     /* no memory to record its span */
 };
 
 void lb_rx_chan_init(struct lb_rx_chan *c);
@@ -53,8 +77,8 @@ int lb_rx_post(struct lb_rx_chan *c, uint64_t off, uint64_t len, uint32_t id);
 uint32_t lb_rx_pending(const struct lb_rx_chan *c);
 
 /* Takes a parsed DATA frame f: when TAKEN, its payload is copied to
- * buf + f->offset.  Anything else leaves buf and the channel as they
- * were. */
+ * buf + f->offset, inside its receive.  Anything else leaves buf and the
+ * channel as they were (the seq is not recorded: the peer sends it again). */
 enum lb_rx_verdict lb_rx_data(struct lb_rx_chan *c, uint8_t *buf, const struct lb_frame *f);
 
 /* Pops the oldest receive if it is complete (receives complete in
