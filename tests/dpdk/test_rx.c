@@ -188,6 +188,31 @@ static void test_span_cap(void)
 	lb_rx_chan_clear(&c);
 }
 
+/* Frames held for a receive that is never posted go after the bound,
+ * oldest first; younger ones stay, and stay in order. */
+static void test_stash_age(void)
+{
+	struct lb_rx_stash *s = calloc(1, sizeof(*s));
+	struct lb_rx_early e[LB_RX_STASH_MAX];
+	int frame[4];
+	lb_rx_stash_hold(s, &frame[0], 1.0);
+	lb_rx_stash_hold(s, &frame[1], 2.0);
+	lb_rx_stash_hold(s, &frame[2], 3.0);
+	CHECK(lb_rx_stash_expire(s, 4.0, 4.0, e) == 0 && s->n == 3, "none older than 4 s at 4 s");
+	uint32_t n = lb_rx_stash_expire(s, 6.5, 4.0, e);
+	CHECK(n == 2 && e[0].frame == &frame[0] && e[1].frame == &frame[1], "the two of 1 s and 2 s go");
+	CHECK(s->n == 1 && s->e[0].frame == &frame[2] && s->e[0].at == 3.0, "the one of 3 s stays");
+	lb_rx_stash_hold(s, &frame[3], 2.5); /* replayed out of order: as young as the newest */
+	CHECK(s->e[1].at == 3.0, "held oldest first (at %g)", s->e[1].at);
+	CHECK(lb_rx_stash_expire(s, 7.5, 4.0, e) == 2 && s->n == 0, "both go at 7.5 s");
+	for (uint32_t i = 0; i < LB_RX_STASH_MAX; i++)
+		lb_rx_stash_hold(s, &frame[0], 10.0 + i);
+	CHECK(lb_rx_stash_hold(s, &frame[1], 600.0) == -1, "full");
+	CHECK(lb_rx_stash_expire(s, 600.0, 4.0, e) == LB_RX_STASH_MAX, "a full stash of stale ones empties");
+	CHECK(lb_rx_stash_hold(s, &frame[1], 600.0) == 0, "and holds again");
+	free(s);
+}
+
 int main(void)
 {
 	fill_sent(1);
@@ -196,6 +221,7 @@ int main(void)
 	test_duplicate_past_window();
 	test_forged();
 	test_span_cap();
+	test_stash_age();
 	for (unsigned seed = 1; seed <= 50; seed++)
 		test_any_order(seed);
 	return check_status("rx");

@@ -89,6 +89,11 @@
 #define NB_TXD 512
 #define BURST 32
 #define HOLD_MAX 32   /* frames held back by inject reorder, per lane */
+/* Seconds a frame waits in the stash for its receive to be posted (see
+ * rx.h): twice the longest retransmission timeout.  By then its sender
+ * has sent it again if it is the oldest frame the sender waits for; any
+ * other goes again as a hole once an older one lands. */
+#define STASH_AGE (2 * LB_REL_MAX_RTO)
 /* Frames in flight per (peer, lane): WINDOW_BYTES of payload, between
  * WINDOW_MIN and WINDOW_MAX frames (lane_window).  128 standard frames
  * (187 KB) did not limit at 700 Mbit/s, nor did 256; jumbo frames keep
@@ -124,6 +129,7 @@ enum drop {
 	DROP_DUPLICATE, /* a frame that had arrived before */
 	DROP_OVERLAP,   /* a new seq, but bytes of its receive that had arrived */
 	DROP_WINDOW,    /* beyond the receive window, or no room to hold or place it */
+	DROP_STALE,     /* held longer than STASH_AGE for a receive not posted */
 	DROP_INJECTED,  /* the inject option's drop */
 	DROPS
 };
@@ -145,7 +151,7 @@ static const char *const counter_names[] = {
 	"frames_sent", "frames_retransmitted", "frames_received", "acks_sent", "frames_dropped",
 	"dropped_short", "dropped_ethertype", "dropped_version", "dropped_job", "dropped_not_mine",
 	"dropped_malformed", "dropped_range", "dropped_duplicate", "dropped_overlap",
-	"dropped_window", "dropped_injected",
+	"dropped_window", "dropped_stale", "dropped_injected",
 };
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
 _Static_assert(NCOUNTERS == 5 + DROPS && NCOUNTERS <= LB_TP_COUNTERS_MAX,
@@ -1320,6 +1326,17 @@ static void receive(struct lb_tp *tp, struct lane *l)
 	l->nheld -= held;
 }
 
+/* Frames held too long for their receives go. */
+static void expire_stash(struct lane *l, double t)
+{
+	struct lb_rx_early e[LB_RX_STASH_MAX];
+	uint32_t n = lb_rx_stash_expire(&l->stash, t, STASH_AGE, e);
+	for (uint32_t i = 0; i < n; i++) {
+		drop(l, DROP_STALE);
+		rte_pktmbuf_free(e[i].frame);
+	}
+}
+
 /* Frames held for receives not posted then: try them again. */
 static void replay_stash(struct lb_tp *tp, struct lane *l)
 {
@@ -1334,6 +1351,8 @@ static void replay_stash(struct lb_tp *tp, struct lane *l)
 
 static void progress(struct lb_tp *tp, struct lane *l)
 {
+	if (l->stash.n)
+		expire_stash(l, now());
 	if (l->stash_dirty)
 		replay_stash(tp, l);
 	receive(tp, l);

@@ -162,6 +162,8 @@ int lb_rx_stash_hold(struct lb_rx_stash *s, void *frame, double at)
 {
 	if (s->n == LB_RX_STASH_MAX)
 		return -1;
+	if (s->n && at < s->e[s->n - 1].at)
+		at = s->e[s->n - 1].at; /* oldest first, so expire looks at the front only */
 	s->e[s->n++] = (struct lb_rx_early){ frame, at };
 	return 0;
 }
@@ -171,5 +173,17 @@ uint32_t lb_rx_stash_take(struct lb_rx_stash *s, struct lb_rx_early *out)
 	uint32_t n = s->n;
 	memcpy(out, s->e, n * sizeof(*out));
 	s->n = 0;
+	return n;
+}
+
+uint32_t lb_rx_stash_expire(struct lb_rx_stash *s, double now, double max_age,
+			    struct lb_rx_early *out)
+{
+	uint32_t n = 0;
+	while (n < s->n && now - s->e[n].at > max_age)
+		n++;
+	memcpy(out, s->e, n * sizeof(*out));
+	memmove(s->e, s->e + n, (s->n - n) * sizeof(*s->e));
+	s->n -= n;
 	return n;
 }

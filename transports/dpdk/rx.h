@@ -85,7 +85,12 @@ enum lb_rx_verdict lb_rx_data(struct lb_rx_chan *c, uint8_t *buf, const struct l
  * posting order): 1 and its id, or 0. */
 int lb_rx_complete(struct lb_rx_chan *c, uint32_t *id);
 
-/* ---- the stash: a lane's frames held for receives not posted yet ------ */
+/* ---- the stash: a lane's frames held for receives not posted yet ------ *
+ * At most LB_RX_STASH_MAX of them, and each for a while only: a frame for
+ * a receive that is never posted (a forged message index, a peer that
+ * left the schedule) would otherwise keep its slot, and its mbuf, for
+ * good.  Letting one go loses nothing: a held frame is not acknowledged,
+ * so its sender sends it again. */
 
 #define LB_RX_STASH_MAX 512
 
@@ -99,11 +104,17 @@ struct lb_rx_stash {
 	uint32_t n;
 };
 
-/* Holds frame, arrived at `at`: 0, or -1 when the stash is full. */
+/* Holds frame, arrived at `at`: 0, or -1 when the stash is full.  Frames
+ * are held oldest first; one given an earlier time than the newest is
+ * held as if it came with the newest. */
 int lb_rx_stash_hold(struct lb_rx_stash *s, void *frame, double at);
 /* Moves every held frame to out[LB_RX_STASH_MAX], oldest first; returns
  * how many.  The caller offers each again and holds those still early
  * with their first arrival time. */
 uint32_t lb_rx_stash_take(struct lb_rx_stash *s, struct lb_rx_early *out);
+/* Lets go of the frames held since before now - max_age: moves them to
+ * out[LB_RX_STASH_MAX], oldest first, and returns how many. */
+uint32_t lb_rx_stash_expire(struct lb_rx_stash *s, double now, double max_age,
+			    struct lb_rx_early *out);
 
 #endif
