@@ -1,7 +1,9 @@
 /* libFuzzer target for the DPDK receive side (transports/dpdk/rx.c): the
  * input is a script of one channel's life -- post a receive, a DATA frame
- * arrives (any seq, message, offset, length), time passes (the stash lets
- * stale frames go), the stash is replayed -- and a model of the posted
+ * arrives (any seq, message, offset, length), a burst of one-byte frames
+ * cuts the oldest receive in pieces, a burst of frames of a receive not
+ * posted fills the stash, time passes (the stash lets stale frames go),
+ * the stash is replayed -- and a model of the posted
  * receives checks after every step that
  *   - a frame writes only inside its receive, and only bytes none wrote
  *     before; nothing else in the buffer changes;
@@ -59,18 +61,19 @@ static struct lb_frame *make_frame(struct world *w)
 {
 	struct lb_frame *f = calloc(1, sizeof(*f));
 	f->type = LB_FRAME_DATA;
-	f->seq = w->c.rel.cum + (uint32_t)(int8_t)take(w, 1) * 3;
+	f->seq = w->c.rel.cum + (uint32_t)(int8_t)take(w, 1);
 	f->msg = w->c.msg + (uint32_t)((int)(take(w, 1) % 40) - 4);
 	uint32_t k = f->msg - w->c.msg;
 	uint64_t base = k < w->npending ? w->p[k].off : 0;
 	uint8_t how = (uint8_t)take(w, 1);
+	f->seq += how & 2 ? LB_REL_WINDOW : 0;
 	f->offset = how & 1 ? take(w, 8) : base + (uint64_t)(int16_t)take(w, 2);
 	f->len = (uint32_t)take(w, 2) % (LEN_MAX + 1);
 	if (!lb_frame_in_range(f->offset, f->len, 0, BUFLEN)) { /* the parser refuses those */
 		f->offset %= BUFLEN;
 		f->len = f->len < BUFLEN - f->offset ? f->len : (uint32_t)(BUFLEN - f->offset);
 	}
-	f->payload = w->pattern + (how >> 1) * 8;
+	f->payload = w->pattern + (how >> 2) * 8;
 	return f;
 }
 
@@ -131,6 +134,36 @@ static void replay(struct world *w)
 		offer(w, e[i].frame, e[i].at);
 }
 
+/* One-byte frames, every other byte of the oldest receive from a start
+ * the input gives, seqs in order: as many pieces as the input likes. */
+static void pieces(struct world *w)
+{
+	uint32_t n = (uint32_t)take(w, 1) + 1;
+	uint64_t start = take(w, 1);
+	for (uint32_t i = 0; i < n && w->npending; i++) {
+		struct lb_frame *f = calloc(1, sizeof(*f));
+		*f = (struct lb_frame){ .type = LB_FRAME_DATA, .seq = w->c.rel.cum, .msg = w->c.msg,
+					.offset = w->p[0].off + start + 2 * i, .len = 1,
+					.payload = w->pattern + i };
+		if (f->offset >= BUFLEN)
+			f->offset = w->p[0].off;
+		offer(w, f, w->now);
+	}
+}
+
+/* Frames of the receive after the last posted, arrived a little before
+ * or after now (the stash holds them oldest first either way). */
+static void early(struct world *w)
+{
+	uint32_t n = (uint32_t)take(w, 1) + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct lb_frame *f = calloc(1, sizeof(*f));
+		*f = (struct lb_frame){ .type = LB_FRAME_DATA, .seq = w->c.rel.cum + i % 200,
+					.msg = w->c.msg + w->npending, .len = 1, .payload = w->pattern };
+		offer(w, f, w->now + (double)(i % 3) - 1.0);
+	}
+}
+
 static void pass_time(struct world *w)
 {
 	struct lb_rx_early e[LB_RX_STASH_MAX];
@@ -170,10 +203,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		w.pattern[i] = (uint8_t)(i * 131 + 7);
 	lb_rx_chan_init(&w.c);
 	while (w.pos < w.n) {
-		switch (take(&w, 1) % 4) {
+		switch (take(&w, 1) % 6) {
 		case 0: post(&w); completions(&w); break;
 		case 1: offer(&w, make_frame(&w), w.now); break;
-		case 2: pass_time(&w); break;
+		case 2: pieces(&w); break;
+		case 3: early(&w); break;
+		case 4: pass_time(&w); break;
 		default: replay(&w); break;
 		}
 		if (memcmp(w.buf, w.expect, BUFLEN) != 0)

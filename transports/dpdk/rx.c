@@ -49,12 +49,14 @@ static struct lb_rx_xfer *xfer_of(const struct lb_rx_chan *c, const struct lb_fr
 				  enum lb_rx_verdict *v)
 {
 	int32_t idx = (int32_t)(f->msg - c->msg);
-	struct lb_rx_xfer *x = idx < 0 ? NULL : xfer_at(c, (uint32_t)idx);
-	*v = idx < 0 ? LB_RX_RANGE : LB_RX_EARLY; /* a new frame of a finished message */
-	if (x && (f->len == 0 || !lb_frame_in_range(f->offset, f->len, x->off, x->len))) {
-		*v = LB_RX_RANGE;
+	*v = LB_RX_RANGE;
+	if (idx < 0)
+		return NULL; /* a new frame of a finished message */
+	struct lb_rx_xfer *x = xfer_at(c, (uint32_t)idx);
+	if (!x)
+		*v = LB_RX_EARLY;
+	if (!x || f->len == 0 || !lb_frame_in_range(f->offset, f->len, x->off, x->len))
 		return NULL;
-	}
 	return x;
 }
 

@@ -17,10 +17,11 @@
  * under a seq the filter does not know, a forged frame) is dropped, as is
  * one outside its receive or empty.  The spans are a sorted array of
  * disjoint ranges, merged when they touch: an in-order frame extends the
- * last one, a binary search places any other.  The sender cuts a receive
- * into frames in seq order and keeps at most LB_REL_WINDOW of them in
- * flight, so an honest receive is at most LB_REL_WINDOW / 2 + 1 pieces;
- * LB_RX_SPANS_MAX bounds what a forger can make it cost. */
+ * last one; a binary search places any other, and the ranges after it
+ * move when it opens a new one or closes a gap.  The sender cuts a
+ * receive into frames in seq order and keeps at most LB_REL_WINDOW of
+ * them in flight, so an honest receive is at most LB_REL_WINDOW / 2 + 1
+ * pieces; LB_RX_SPANS_MAX bounds what a forger can make it cost. */
 #ifndef LB_DPDK_RX_H
 #define LB_DPDK_RX_H
 
