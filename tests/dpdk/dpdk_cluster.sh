@@ -59,9 +59,12 @@ check "1% drop, 1% duplication, 2% reordering on receive: byte-exact" \
 retx=$(col "$tmp/loss.csv" dpdk_frames_retransmitted_count)
 inj=$(col "$tmp/loss.csv" dpdk_dropped_injected_count)
 dup=$(col "$tmp/loss.csv" dpdk_dropped_duplicate_count)
-echo "counters under loss: retransmitted $retx, injected drops $inj, duplicates $dup"
+overlap=$(col "$tmp/loss.csv" dpdk_dropped_overlap_count)
+echo "counters under loss: retransmitted $retx, injected drops $inj, duplicates $dup, overlaps $overlap"
 check "retransmissions, injected drops and duplicates counted" \
 	test "$retx" -gt 0 -a "$inj" -gt 0 -a "$dup" -gt 0
+# A copy of a frame keeps its seq: the filter catches it, never the spans.
+check "no frame overlapped bytes that had arrived" test "$overlap" = 0
 check "--idle yield, multilane and chain" \
 	bcast "$tmp/yield.csv" -a multilane,chain -m 1M -s 64K -i 2 -x 1 --idle yield --no-calibration
 check "20% of all frames dropped (acks too, so final acks get lost): byte-exact" \

@@ -31,7 +31,8 @@
  * window of in-flight frames.  Frame i of message m of a channel lands at
  * its offset inside the m-th posted receive of that channel; a frame for a
  * receive not posted yet (the peer started the iteration first) is held
- * until it is.  EAL exists once per process: one open per process.
+ * until it is (rx.h: a receive completes once every byte of it arrived).
+ * EAL exists once per process: one open per process.
  *
  * Dead peers.  Every channel sends the peer something at least every
  * KEEPALIVE (its ack, if nothing else), from the lane's thread or the
@@ -78,6 +79,7 @@
 
 #include "frame.h"
 #include "reliable.h"
+#include "rx.h"
 #include "lib/ring.h"
 #include "transports/transport.h"
 #include "lib/error.h"
@@ -86,8 +88,12 @@
 #define NB_RXD 512
 #define NB_TXD 512
 #define BURST 32
-#define STASH_MAX 512 /* frames held for receives not posted yet, per lane */
 #define HOLD_MAX 32   /* frames held back by inject reorder, per lane */
+/* Seconds a frame waits in the stash for its receive to be posted (see
+ * rx.h): twice the longest retransmission timeout.  By then its sender
+ * has sent it again if it is the oldest frame the sender waits for; any
+ * other goes again as a hole once an older one lands. */
+#define STASH_AGE (2 * LB_REL_MAX_RTO)
 /* Frames in flight per (peer, lane): WINDOW_BYTES of payload, between
  * WINDOW_MIN and WINDOW_MAX frames (lane_window).  128 standard frames
  * (187 KB) did not limit at 700 Mbit/s, nor did 256; jumbo frames keep
@@ -121,7 +127,9 @@
 enum drop {
 	DROP_SHORT, DROP_ETHERTYPE, DROP_VERSION, DROP_JOB, DROP_NOT_MINE, DROP_MALFORMED, DROP_RANGE,
 	DROP_DUPLICATE, /* a frame that had arrived before */
-	DROP_WINDOW,    /* beyond the receive window, or no room to hold it */
+	DROP_OVERLAP,   /* a new seq, but bytes of its receive that had arrived */
+	DROP_WINDOW,    /* beyond the receive window, or no room to hold or place it */
+	DROP_STALE,     /* held longer than STASH_AGE for a receive not posted */
 	DROP_INJECTED,  /* the inject option's drop */
 	DROPS
 };
@@ -142,16 +150,17 @@ struct counts {
 static const char *const counter_names[] = {
 	"frames_sent", "frames_retransmitted", "frames_received", "acks_sent", "frames_dropped",
 	"dropped_short", "dropped_ethertype", "dropped_version", "dropped_job", "dropped_not_mine",
-	"dropped_malformed", "dropped_range", "dropped_duplicate", "dropped_window", "dropped_injected",
+	"dropped_malformed", "dropped_range", "dropped_duplicate", "dropped_overlap",
+	"dropped_window", "dropped_stale", "dropped_injected",
 };
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
 _Static_assert(NCOUNTERS == 5 + DROPS && NCOUNTERS <= LB_TP_COUNTERS_MAX,
 	       "a name per count, drops by reason last");
 
-struct xfer {
+struct xfer { /* a posted send (receives: rx.h) */
 	uint64_t off, len;
-	uint64_t done;    /* send: bytes put in frames; recv: bytes arrived */
-	uint32_t end_seq; /* send: one past its last frame, once all framed */
+	uint64_t done;    /* bytes put in frames */
+	uint32_t end_seq; /* one past its last frame, once all framed */
 	uint32_t id;
 };
 
@@ -160,11 +169,10 @@ struct chan { /* one (peer, lane) */
 	uint16_t port;
 	struct rte_ether_addr mac;
 	struct lb_rel_tx tx;
-	struct lb_rel_rx rx;
-	struct lb_ring sendq, recvq; /* of struct xfer */
+	struct lb_rx_chan rx;  /* the posted receives and the seq filter */
+	struct lb_ring sendq;  /* of struct xfer */
 	uint32_t framed;    /* sends of sendq fully cut into frames */
 	uint32_t send_msg;  /* msg index of sendq's head */
-	uint32_t recv_msg;  /* msg index of recvq's head */
 	uint32_t unacked;      /* frames taken since our last ack */
 	double unacked_since;  /* when the first of them came */
 	int ack_now;           /* an ack that cannot wait (see ack_later) */
@@ -207,8 +215,7 @@ struct lane {
 	struct chan *chans;
 	uint32_t nchans;
 	int32_t *chan_of;      /* [rank] -> index into chans, -1 none */
-	struct rte_mbuf *stash[STASH_MAX];
-	uint32_t nstash;
+	struct lb_rx_stash stash; /* of mbufs */
 	int stash_dirty;
 	struct rte_mbuf *held[HOLD_MAX];
 	uint32_t nheld;
@@ -417,7 +424,7 @@ static int is_af_packet(const struct rte_eth_dev_info *di)
 static unsigned pool_mbufs(uint32_t nports, int af_packet)
 {
 	unsigned rings = af_packet ? 0 : nports * (NB_RXD + NB_TXD);
-	return rings + STASH_MAX + HOLD_MAX + 4 * BURST * nports + 1024;
+	return rings + LB_RX_STASH_MAX + HOLD_MAX + 4 * BURST * nports + 1024;
 }
 
 /* ---- EAL --------------------------------------------------------------- */
@@ -1009,7 +1016,7 @@ static int add_chan(struct lb_tp *tp, struct lane *l, uint32_t peer, const uint8
 	memcpy(&c->mac, all + ((size_t)peer * tp->cfg.lanes + l->index) * LB_TP_ADDR_MAX,
 	       sizeof(c->mac));
 	lb_rel_tx_init(&c->tx, l->window, LB_REL_MIN_RTO, LB_REL_MAX_RTO);
-	lb_rel_rx_init(&c->rx);
+	lb_rx_chan_init(&c->rx);
 	l->chan_of[peer] = (int32_t)l->nchans++;
 	return 0;
 }
@@ -1111,7 +1118,7 @@ static void send_ack(struct lb_tp *tp, struct lane *l, struct chan *c, double t)
 			      .dst = c->rank, .job = tp->expect.job };
 	memcpy(f.dst_mac, &c->mac, 6);
 	memcpy(f.src_mac, &l->mac, 6);
-	f.seq = lb_rel_rx_ack(&c->rx, f.sack);
+	f.seq = lb_rel_rx_ack(&c->rx.rel, f.sack);
 	lb_frame_encode(&f, p);
 	if (rte_eth_tx_burst(c->port, 0, &m, 1) == 1) {
 		l->cnt.acks_sent++;
@@ -1187,12 +1194,9 @@ static void drop(struct lane *l, enum drop why)
 
 static void complete_recvs(struct lane *l, struct chan *c)
 {
-	struct xfer *x;
-	while ((x = queue_at(&c->recvq, 0)) && x->done == x->len) {
-		complete(l, c, x->id, LB_COMP_RECV);
-		lb_ring_pop(&c->recvq);
-		c->recv_msg++;
-	}
+	uint32_t id;
+	while (lb_rx_complete(&c->rx, &id))
+		complete(l, c, id, LB_COMP_RECV);
 }
 
 /* Acks are batched, one per quarter window of frames taken (the lane's
@@ -1208,48 +1212,35 @@ static void ack_later(const struct lane *l, struct chan *c, int urgent, double t
 	c->ack_now |= urgent || c->unacked >= l->window / 4;
 }
 
-/* A new DATA frame: into its posted receive, or held (returns 1) until
- * that receive is posted. */
-static int take_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struct lb_frame *f)
+/* A DATA frame: into its posted receive, or held (returns 1) until that
+ * receive is posted. */
+static int on_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struct lb_frame *f)
 {
-	int32_t idx = (int32_t)(f->msg - c->recv_msg);
-	if (idx < 0) {
-		drop(l, DROP_RANGE); /* a new frame of a finished message */
+	uint32_t cum = c->rx.rel.cum, msg = c->rx.msg;
+	switch (lb_rx_data(&c->rx, tp->buf, f)) {
+	case LB_RX_TAKEN:
+		l->cnt.frames_received++;
+		complete_recvs(l, c);
+		ack_later(l, c, f->seq != cum || c->rx.rel.cum != cum + 1 || c->rx.msg != msg, l->rx_at);
 		return 0;
-	}
-	struct xfer *x = queue_at(&c->recvq, (uint32_t)idx);
-	if (!x) {
-		if (l->nstash < STASH_MAX)
+	case LB_RX_EARLY:
+		if (l->stash.n < LB_RX_STASH_MAX)
 			return 1;
 		drop(l, DROP_WINDOW);
 		return 0;
-	}
-	if (!lb_frame_in_range(f->offset, f->len, x->off, x->len)) {
-		drop(l, DROP_RANGE);
-		return 0;
-	}
-	memcpy(tp->buf + f->offset, f->payload, f->len);
-	x->done += f->len;
-	uint32_t cum = c->rx.cum, msg = c->recv_msg;
-	lb_rel_rx_accept(&c->rx, f->seq);
-	l->cnt.frames_received++;
-	complete_recvs(l, c);
-	ack_later(l, c, f->seq != cum || c->rx.cum != cum + 1 || c->recv_msg != msg, l->rx_at);
-	return 0;
-}
-
-static int on_data(struct lb_tp *tp, struct lane *l, struct chan *c, const struct lb_frame *f)
-{
-	switch (lb_rel_rx_check(&c->rx, f->seq)) {
-	case LB_REL_DUP:
+	case LB_RX_DUP:
 		c->ack_now = 1; /* our ack may have been lost */
 		drop(l, DROP_DUPLICATE);
 		return 0;
-	case LB_REL_AHEAD:
+	case LB_RX_OVERLAP:
+		drop(l, DROP_OVERLAP);
+		return 0;
+	case LB_RX_RANGE:
+		drop(l, DROP_RANGE);
+		return 0;
+	default: /* beyond the window, out of spans or memory: it comes again */
 		drop(l, DROP_WINDOW);
 		return 0;
-	default:
-		return take_data(tp, l, c, f);
 	}
 }
 
@@ -1281,12 +1272,12 @@ static int on_frame(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fr
 	return 0;
 }
 
-static void on_frame_free(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, int fresh)
+/* Handles one frame that arrived at `at`; frees it unless it is held. */
+static void on_frame_free(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m, double at,
+			  int fresh)
 {
-	if (!on_frame(tp, l, m, fresh))
+	if (!on_frame(tp, l, m, fresh) || lb_rx_stash_hold(&l->stash, m, at) != 0)
 		rte_pktmbuf_free(m);
-	else
-		l->stash[l->nstash++] = m;
 }
 
 static double rnd(struct lane *l)
@@ -1313,9 +1304,9 @@ static void inject(struct lb_tp *tp, struct lane *l, struct rte_mbuf *m)
 	if (in->dup > 0 && rnd(l) < in->dup) {
 		struct rte_mbuf *copy = rte_pktmbuf_copy(m, l->pool, 0, UINT32_MAX);
 		if (copy)
-			on_frame_free(tp, l, copy, 1);
+			on_frame_free(tp, l, copy, l->rx_at, 1);
 	}
-	on_frame_free(tp, l, m, 1);
+	on_frame_free(tp, l, m, l->rx_at, 1);
 }
 
 static void receive(struct lb_tp *tp, struct lane *l)
@@ -1330,27 +1321,38 @@ static void receive(struct lb_tp *tp, struct lane *l)
 	}
 	/* frames held back before this burst arrive after it: reordered */
 	for (uint32_t i = 0; i < held; i++)
-		on_frame_free(tp, l, l->held[i], 1);
+		on_frame_free(tp, l, l->held[i], l->rx_at, 1);
 	memmove(l->held, l->held + held, (l->nheld - held) * sizeof(*l->held));
 	l->nheld -= held;
+}
+
+/* Frames held too long for their receives go. */
+static void expire_stash(struct lane *l, double t)
+{
+	struct lb_rx_early e[LB_RX_STASH_MAX];
+	uint32_t n = lb_rx_stash_expire(&l->stash, t, STASH_AGE, e);
+	for (uint32_t i = 0; i < n; i++) {
+		drop(l, DROP_STALE);
+		rte_pktmbuf_free(e[i].frame);
+	}
 }
 
 /* Frames held for receives not posted then: try them again. */
 static void replay_stash(struct lb_tp *tp, struct lane *l)
 {
-	uint32_t n = l->nstash;
-	struct rte_mbuf *m[STASH_MAX];
-	memcpy(m, l->stash, n * sizeof(*m));
-	l->nstash = 0;
+	struct lb_rx_early e[LB_RX_STASH_MAX];
+	uint32_t n = lb_rx_stash_take(&l->stash, e);
 	l->stash_dirty = 0;
-	for (uint32_t i = 0; i < n; i++)
-		on_frame_free(tp, l, m[i], 0); /* heard when it arrived, not now */
+	for (uint32_t i = 0; i < n; i++) /* heard when it arrived, not now */
+		on_frame_free(tp, l, e[i].frame, e[i].at, 0);
 }
 
 /* ---- progress ----------------------------------------------------------- */
 
 static void progress(struct lb_tp *tp, struct lane *l)
 {
+	if (l->stash.n)
+		expire_stash(l, now());
 	if (l->stash_dirty)
 		replay_stash(tp, l);
 	receive(tp, l);
@@ -1407,12 +1409,12 @@ static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 		return lb_errf(err, errlen, "dpdk lane '%s': the channel with rank %u was given up (forget): no more transfers with it",
 			       l->name, peer);
 	pthread_mutex_lock(&l->mu);
-	if (!c->sendq.count && !c->recvq.count)
+	if (!c->sendq.count && !lb_rx_pending(&c->rx))
 		c->busy_since = now(); /* silence before this is no one's fault */
 	struct xfer x = { .off = off, .len = len, .id = id };
-	int rc = lb_ring_push(send ? &c->sendq : &c->recvq, &x, sizeof(x));
+	int rc = send ? lb_ring_push(&c->sendq, &x, sizeof(x)) : lb_rx_post(&c->rx, off, len, id);
 	if (rc == 0 && !send) {
-		l->stash_dirty |= l->nstash > 0;
+		l->stash_dirty |= l->stash.n > 0;
 		complete_recvs(l, c);
 	}
 	pthread_mutex_unlock(&l->mu);
@@ -1441,7 +1443,7 @@ static int peer_silent(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 	double t = now();
 	for (uint32_t i = 0; i < l->nchans; i++) {
 		const struct chan *c = &l->chans[i];
-		if (!c->sendq.count && !c->recvq.count)
+		if (!c->sendq.count && !lb_rx_pending(&c->rx))
 			continue;
 		double quiet = t - (c->heard_at > c->busy_since ? c->heard_at : c->busy_since);
 		l->longest_quiet = quiet > l->longest_quiet ? quiet : l->longest_quiet;
@@ -1521,11 +1523,11 @@ static void dpdk_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	pthread_mutex_lock(&l->mu);
 	c->forgotten = 1;
 	lb_ring_free(&c->sendq);
-	lb_ring_free(&c->recvq);
+	lb_rx_chan_clear(&c->rx);
 	c->framed = 0;
 	lb_rel_tx_init(&c->tx, l->window, LB_REL_MIN_RTO, LB_REL_MAX_RTO);
 	drop_completions(&l->done, peer);
-	l->stash_dirty |= l->nstash > 0;
+	l->stash_dirty |= l->stash.n > 0;
 	pthread_mutex_unlock(&l->mu);
 }
 
@@ -1572,8 +1574,9 @@ static void close_lane(struct lane *l)
 			rte_eth_dev_stop(l->ports[i]);
 		rte_eth_dev_close(l->ports[i]);
 	}
-	for (uint32_t i = 0; i < l->nstash; i++)
-		rte_pktmbuf_free(l->stash[i]);
+	struct lb_rx_early e[LB_RX_STASH_MAX];
+	for (uint32_t i = 0, n = lb_rx_stash_take(&l->stash, e); i < n; i++)
+		rte_pktmbuf_free(e[i].frame);
 	for (uint32_t i = 0; i < l->nheld; i++)
 		rte_pktmbuf_free(l->held[i]);
 	if (!keep) {
@@ -1582,7 +1585,7 @@ static void close_lane(struct lane *l)
 	}
 	for (uint32_t i = 0; i < l->nchans; i++) {
 		lb_ring_free(&l->chans[i].sendq);
-		lb_ring_free(&l->chans[i].recvq);
+		lb_rx_chan_clear(&l->chans[i].rx);
 	}
 	free(l->chans);
 	free(l->port_of);
