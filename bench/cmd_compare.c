@@ -13,6 +13,7 @@
 #include "lib/units.h"
 #include "report/compare.h"
 #include "report/csvread.h"
+#include "report/json.h"
 
 struct compare_opts {
 	const char *files[2];
@@ -34,12 +35,12 @@ static int set_percent(void *target, const char *arg, char *err, size_t len)
 }
 
 static const struct lb_opt compare_opts_table[] = {
-	{ LB_OPT("fail-if-slower", 0, "PCT", "exit 1 if a row of B is slower than A by more than PCT "
-		 "(5%) beyond noise", LB_OPT_HANDLER, OFF(fail_pct)), .handler = set_percent },
+	{ LB_OPT("fail-if-slower", 0, "PCT", "exit 1 if B is PCT (5%) slower or unjudged",
+		 LB_OPT_HANDLER, OFF(fail_pct)), .handler = set_percent },
 	{ LB_OPT("json", 0, "FILE", "also write the comparison as one JSON document", LB_OPT_STRING,
 		 OFF(json)) },
-	{ LB_OPT("output", 'o', "FILE", "also write the matched rows as CSV (scripts/plot --compare "
-		 "reads it)", LB_OPT_STRING, OFF(output)) },
+	{ LB_OPT("output", 'o', "FILE", "also write the rows as CSV (for scripts/plot)",
+		 LB_OPT_STRING, OFF(output)) },
 };
 
 static void file_line(const char *name, const char *path, const struct lb_table *t)
@@ -79,17 +80,27 @@ static void print_setup(const struct lb_cmp *c)
 
 static const char *verdict_name(enum lb_cmp_verdict v)
 {
-	return v == LB_CMP_FASTER ? "faster" : v == LB_CMP_SLOWER ? "slower" : "within noise";
+	return v == LB_CMP_FASTER ? "faster" : v == LB_CMP_SLOWER ? "slower" :
+	       v == LB_CMP_UNJUDGED ? "cannot judge" : "within noise";
+}
+
+/* A time for the table: "-" where the file had no usable value. */
+static void format_one(double t, char *buf, size_t len)
+{
+	if (isnan(t))
+		snprintf(buf, len, "-");
+	else
+		lb_format_seconds(t, buf, len);
 }
 
 /* "93.2 ms [90.1 ms..97 ms]" */
 static void format_time(struct lb_cmp_time t, char *buf, size_t len)
 {
 	char m[16], lo[16], hi[16];
-	lb_format_seconds(t.mid, m, sizeof(m));
-	lb_format_seconds(t.low, lo, sizeof(lo));
-	lb_format_seconds(t.high, hi, sizeof(hi));
-	if (t.low == t.mid && t.high == t.mid)
+	format_one(t.mid, m, sizeof(m));
+	format_one(t.low, lo, sizeof(lo));
+	format_one(t.high, hi, sizeof(hi));
+	if (strcmp(lo, m) == 0 && strcmp(hi, m) == 0)
 		snprintf(buf, len, "%s", m);
 	else
 		snprintf(buf, len, "%s [%s..%s]", m, lo, hi);
@@ -115,6 +126,9 @@ static void print_rows(const struct lb_cmp *c)
 		printf("%-*s  %-32s %-32s %8.3f %8.3fx  %s\n", w, r->label, a, b, r->ratio, 1 / r->ratio,
 		       verdict_name(r->verdict));
 	}
+	for (size_t i = 0; i < c->nrows; i++)
+		if (c->rows[i].why)
+			printf("cannot judge %s: %s\n", c->rows[i].label, c->rows[i].why);
 }
 
 static void print_only(const struct lb_cmp *c, const struct lb_table t[2])
@@ -136,18 +150,27 @@ static void print_summary(const struct lb_cmp *c)
 	for (size_t g = 0; g < c->nsummary; g++) {
 		const struct lb_cmp_summary *s = &c->summary[g];
 		printf("summary %s: B/A %.3f (speed-up %.2fx) over %zu sizes: %zu faster, %zu slower, "
-		       "%zu within noise\n", s->group, s->geomean, 1 / s->geomean, s->rows, s->faster,
+		       "%zu within noise", s->group, s->geomean, 1 / s->geomean, s->rows, s->faster,
 		       s->slower, s->noise);
+		if (s->unjudged)
+			printf(", %zu cannot be judged", s->unjudged);
+		printf("\n");
 	}
 }
 
 /* The --fail-if-slower gate: names each failing row on stderr; returns
- * how many failed. */
+ * how many failed.  A row whose figures cannot be judged fails it: a gate
+ * that cannot tell must not pass. */
 static size_t gate(const struct lb_cmd *cmd, const struct lb_cmp *c, double pct)
 {
-	size_t failed = 0;
+	size_t failed = 0, unjudged = 0;
 	for (size_t i = 0; pct >= 0 && i < c->nrows; i++) {
 		const struct lb_cmp_row *r = &c->rows[i];
+		if (r->verdict == LB_CMP_UNJUDGED) {
+			lb_cli_error(cmd, "fail-if-slower", "%s: cannot judge: %s", r->label, r->why);
+			unjudged++;
+			continue;
+		}
 		if (r->verdict != LB_CMP_SLOWER || !(r->ratio > 1 + pct / 100))
 			continue;
 		char a[64], b[64];
@@ -157,25 +180,14 @@ static size_t gate(const struct lb_cmd *cmd, const struct lb_cmp *c, double pct)
 			     "(A %s, B %s)", r->label, (r->ratio - 1) * 100, a, b);
 		failed++;
 	}
-	if (pct >= 0)
-		printf("--fail-if-slower %g%%: %zu of %zu rows slower by more than that beyond "
-		       "noise: %s\n", pct, failed, c->nrows, failed ? "FAILED" : "passed");
-	return failed;
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	if (pct < 0)
+		return 0;
+	printf("--fail-if-slower %g%%: %zu of %zu rows slower by more than that beyond noise",
+	       pct, failed, c->nrows);
+	if (unjudged)
+		printf(", %zu cannot be judged", unjudged);
+	printf(": %s\n", failed + unjudged ? "FAILED" : "passed");
+	return failed + unjudged;
 }
 
 static void json_number(FILE *f, double v)
@@ -189,18 +201,18 @@ static void json_number(FILE *f, double v)
 static void json_file(FILE *f, const char *path, const struct lb_table *t)
 {
 	fputs("{\"file\": ", f);
-	json_string(f, path);
+	lb_json_put_string(f, path);
 	fprintf(f, ", \"rows\": %zu, \"incomplete\": ", t->nrows);
 	if (t->note)
-		json_string(f, t->note);
+		lb_json_put_string(f, t->note);
 	else
 		fputs("null", f);
 	fputs(", \"provenance\": {", f);
 	for (size_t i = 0; i < t->nprov; i++) {
 		fputs(i ? ", " : "", f);
-		json_string(f, t->prov[i].key);
+		lb_json_put_string(f, t->prov[i].key);
 		fputs(": ", f);
-		json_string(f, t->prov[i].value);
+		lb_json_put_string(f, t->prov[i].value);
 	}
 	fputs("}}", f);
 }
@@ -222,9 +234,9 @@ static void json_rows(FILE *f, const struct lb_cmp *c)
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct lb_cmp_row *r = &c->rows[i];
 		fputs(i ? ",\n  {\"label\": " : "\n  {\"label\": ", f);
-		json_string(f, r->label);
+		lb_json_put_string(f, r->label);
 		fputs(", \"group\": ", f);
-		json_string(f, c->summary[r->group].group);
+		lb_json_put_string(f, c->summary[r->group].group);
 		fprintf(f, ", \"message_bytes\": %llu", r->bytes);
 		json_time(f, "a", r->a);
 		json_time(f, "b", r->b);
@@ -232,7 +244,9 @@ static void json_rows(FILE *f, const struct lb_cmp *c)
 		json_number(f, r->ratio);
 		fputs(", \"speedup\": ", f);
 		json_number(f, 1 / r->ratio);
-		fprintf(f, ", \"verdict\": \"%s\"}", verdict_name(r->verdict));
+		fprintf(f, ", \"verdict\": \"%s\", \"why\": ", verdict_name(r->verdict));
+		lb_json_put_string(f, r->why);
+		fputs("}", f);
 	}
 	fputs("]", f);
 }
@@ -242,23 +256,23 @@ static void json_lists(FILE *f, const struct lb_cmp *c)
 	fputs(",\n \"setup_differences\": [", f);
 	for (size_t i = 0; i < c->ndiffer; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-		json_string(f, c->items[i].name);
+		lb_json_put_string(f, c->items[i].name);
 		fputs(", \"a\": ", f);
-		json_string(f, c->items[i].a);
+		lb_json_put_string(f, c->items[i].a);
 		fputs(", \"b\": ", f);
-		json_string(f, c->items[i].b);
+		lb_json_put_string(f, c->items[i].b);
 		fputs("}", f);
 	}
 	fputs("],\n \"matched_on\": [", f);
 	for (size_t i = 0; i < c->nkey; i++) {
 		fputs(i ? ", " : "", f);
-		json_string(f, c->key[i]);
+		lb_json_put_string(f, c->key[i]);
 	}
 	for (int s = 0; s < 2; s++) {
 		fprintf(f, "],\n \"only_in_%c\": [", 'a' + s);
 		for (size_t i = 0; i < c->nonly[s]; i++) {
 			fputs(i ? ", " : "", f);
-			json_string(f, c->only[s][i]);
+			lb_json_put_string(f, c->only[s][i]);
 		}
 	}
 	fputs("]", f);
@@ -270,11 +284,11 @@ static void json_summary(FILE *f, const struct lb_cmp *c, double pct, size_t fai
 	for (size_t g = 0; g < c->nsummary; g++) {
 		const struct lb_cmp_summary *s = &c->summary[g];
 		fputs(g ? ",\n  {\"group\": " : "\n  {\"group\": ", f);
-		json_string(f, s->group);
+		lb_json_put_string(f, s->group);
 		fputs(", \"geomean_b_over_a\": ", f);
 		json_number(f, s->geomean);
-		fprintf(f, ", \"sizes\": %zu, \"faster\": %zu, \"slower\": %zu, \"within_noise\": %zu}",
-			s->rows, s->faster, s->slower, s->noise);
+		fprintf(f, ", \"sizes\": %zu, \"faster\": %zu, \"slower\": %zu, \"within_noise\": %zu, "
+			"\"cannot_judge\": %zu}", s->rows, s->faster, s->slower, s->noise, s->unjudged);
 	}
 	fputs("],\n \"fail_if_slower_percent\": ", f);
 	json_number(f, pct >= 0 ? pct : NAN);
@@ -288,7 +302,7 @@ static int write_json(const char *path, const struct compare_opts *o, const stru
 	if (!f)
 		return -1;
 	fprintf(f, "{\"kind\": \"%s\", \"metric\": ", lb_cmp_kind_name(c->kind));
-	json_string(f, c->time_col);
+	lb_json_put_string(f, c->time_col);
 	fputs(",\n \"a\": ", f);
 	json_file(f, o->files[0], &t[0]);
 	fputs(",\n \"b\": ", f);
@@ -302,7 +316,7 @@ static int write_json(const char *path, const struct compare_opts *o, const stru
 /* A CSV field, quoted when it holds a comma, quote or '#' (first). */
 static void csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n#")) {
+	if (!strpbrk(s, ",\"\r\n#")) {
 		fputs(s, f);
 		return;
 	}
@@ -312,19 +326,43 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Text inside a '#' line of the head: a line break (a cell or a file name
+ * may hold one) would end the comment and start a data row, so control
+ * characters become '?'. */
+static void comment_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
 static void csv_head(FILE *f, const struct compare_opts *o, const struct lb_cmp *c)
 {
-	fprintf(f, "# a: %s\n# b: %s\n# kind: %s\n# metric: %s\n", o->files[0], o->files[1],
-		lb_cmp_kind_name(c->kind), c->time_col);
+	fputs("# a: ", f);
+	comment_text(f, o->files[0]);
+	fputs("\n# b: ", f);
+	comment_text(f, o->files[1]);
+	fprintf(f, "\n# kind: %s\n# metric: %s\n", lb_cmp_kind_name(c->kind), c->time_col);
 	fprintf(f, "# spread: %s (%s..%s)\n# setup:", c->spread, c->low_col ? c->low_col : "-",
 		c->high_col ? c->high_col : "-");
-	for (size_t i = 0; i < c->ndiffer; i++)
-		fprintf(f, "%s %s %s -> %s", i ? ";" : "", c->items[i].name, c->items[i].a,
-			c->items[i].b);
+	for (size_t i = 0; i < c->ndiffer; i++) {
+		fprintf(f, "%s %s ", i ? ";" : "", c->items[i].name);
+		comment_text(f, c->items[i].a);
+		fputs(" -> ", f);
+		comment_text(f, c->items[i].b);
+	}
 	fputs(c->ndiffer ? "\n" : " no difference found\n", f);
 	fputs("group,label,message_bytes,a_median_seconds,a_low_seconds,a_high_seconds,"
 	      "b_median_seconds,b_low_seconds,b_high_seconds,b_over_a_ratio,"
 	      "b_over_a_low_ratio,b_over_a_high_ratio,verdict\n", f);
+}
+
+/* ",0.5"; an empty field where there is no number (as the CSV sink). */
+static void csv_number(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.9g", v);
+	else
+		fputc(',', f);
 }
 
 static int write_csv(const char *path, const struct compare_opts *o, const struct lb_cmp *c)
@@ -338,9 +376,12 @@ static int write_csv(const char *path, const struct compare_opts *o, const struc
 		csv_field(f, c->summary[r->group].group);
 		fputc(',', f);
 		csv_field(f, r->label);
-		fprintf(f, ",%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", r->bytes,
-			r->a.mid, r->a.low, r->a.high, r->b.mid, r->b.low, r->b.high, r->ratio,
-			r->b.low / r->a.high, r->b.high / r->a.low, verdict_name(r->verdict));
+		fprintf(f, ",%llu", r->bytes);
+		const double v[] = { r->a.mid, r->a.low, r->a.high, r->b.mid, r->b.low, r->b.high,
+				     r->ratio, r->b.low / r->a.high, r->b.high / r->a.low };
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			csv_number(f, v[k]);
+		fprintf(f, ",%s\n", verdict_name(r->verdict));
 	}
 	return fclose(f) ? -1 : 0;
 }
@@ -349,13 +390,19 @@ static int write_csv(const char *path, const struct compare_opts *o, const struc
 static void no_common_rows(const struct lb_cmd *cmd, const struct lb_cmp *c,
 			   const struct lb_table t[2])
 {
-	char have[2][1024], keys[256] = "";
-	for (int f = 0; f < 2; f++)
-		lb_cmp_describe_keys(c, &t[f], have[f], sizeof(have[f]));
-	for (size_t i = 0, n = 0; i < c->nkey; i++)
-		n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", i ? ", " : "", c->key[i]);
-	lb_cli_error(cmd, NULL, "no row of A matches a row of B on (%s): A has %s; B has %s", keys,
-		     have[0], have[1]);
+	char *have[2] = { lb_cmp_describe_keys(c, &t[0]), lb_cmp_describe_keys(c, &t[1]) };
+	char *keys = NULL;
+	size_t len;
+	FILE *f = open_memstream(&keys, &len);
+	for (size_t i = 0; f && i < c->nkey; i++)
+		fprintf(f, "%s%s", i ? ", " : "", c->key[i]);
+	if (f)
+		fclose(f);
+	lb_cli_error(cmd, NULL, "no row of A matches a row of B on (%s): A has %s; B has %s",
+		     keys ? keys : "?", have[0] ? have[0] : "?", have[1] ? have[1] : "?");
+	free(keys);
+	free(have[0]);
+	free(have[1]);
 }
 
 static int report(const struct lb_cmd *cmd, const struct compare_opts *o,
@@ -443,17 +490,23 @@ static void compare_more_help(FILE *out)
 	      "The summary per algorithm is the geometric mean of B/A over its sizes and\n"
 	      "how many sizes differ beyond noise.\n"
 	      "\n"
+	      "A row 'cannot judge' when a time it rests on is empty, not a finite number,\n"
+	      "not above 0, or out of order (min above the median, p99 below it); the\n"
+	      "output names the file:line:column.  It is never 'within noise'.\n"
+	      "\n"
 	      "--fail-if-slower PCT gates per row, as regression gates do: exit 1 when any\n"
-	      "row is 'slower' (beyond noise) with B/A > 1 + PCT/100; each such row is\n"
-	      "named on stderr.  Exit 0 otherwise, 2 on unreadable or incompatible files,\n"
-	      "a missing column, duplicate rows, or no row in common (the message says\n"
+	      "row is 'slower' (beyond noise) with B/A > 1 + PCT/100, or cannot be judged;\n"
+	      "each such row is named on stderr.  Exit 0 otherwise, 2 on unreadable or\n"
+	      "incompatible files, a missing column, a cell of message_bytes, slice_bytes,\n"
+	      "root, lane, ranks or lanes that is not a whole number in range (named by\n"
+	      "file:line:column), duplicate rows, or no row in common (the message says\n"
 	      "which keys each file has).\n", out);
 }
 
 const struct lb_cmd lb_cmd_compare = {
 	.name = "compare",
-	.summary = "B vs A per algorithm and size, with noise and set-up differences (NIC configuration A vs B)",
-	.usage = "[--fail-if-slower PCT] [--json FILE] [-o FILE] A.csv B.csv",
+	.summary = "B vs A per algorithm and size: noise, set-up differences (NIC A vs B)",
+	.usage = "[--fail-if-slower PCT] [--json F] [-o F] A.csv B.csv",
 	.opts = compare_opts_table,
 	.nopts = sizeof(compare_opts_table) / sizeof(compare_opts_table[0]),
 	.more_help = compare_more_help,
