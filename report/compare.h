@@ -14,6 +14,7 @@
 #define LB_COMPARE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "csvread.h"
 
@@ -94,5 +95,29 @@ int lb_cmp_build(const struct lb_table t[2], const char *const names[2], struct 
 char *lb_cmp_describe_keys(const struct lb_cmp *c, const struct lb_table *t);
 
 void lb_cmp_free(struct lb_cmp *c);
+
+/* Writing it (report/compare_out.c); names[] are the files' names. */
+
+/* "faster", "slower", "within noise", "cannot judge". */
+const char *lb_cmp_verdict_name(enum lb_cmp_verdict v);
+
+/* "93.2 ms [90.1 ms..97 ms]"; "-" for a value the file did not give. */
+void lb_cmp_format_time(struct lb_cmp_time t, char *buf, size_t len);
+
+/* The files, the keys matched on and the set-up differences. */
+void lb_cmp_print_head(FILE *out, const struct lb_cmp *c, const struct lb_table t[2],
+		       const char *const names[2]);
+
+/* The rows side by side, why any cannot be judged, the rows of one file
+ * only, the summary per group. */
+void lb_cmp_print_rows(FILE *out, const struct lb_cmp *c, const struct lb_table t[2]);
+
+/* One JSON document (valid whatever bytes the files held); fail_pct < 0:
+ * no gate. */
+void lb_cmp_write_json(FILE *f, const struct lb_cmp *c, const struct lb_table t[2],
+		       const char *const names[2], double fail_pct, size_t failed);
+
+/* The matched rows as CSV, the comparison's set-up in '#' lines first. */
+void lb_cmp_write_csv(FILE *f, const struct lb_cmp *c, const char *const names[2]);
 
 #endif
