@@ -551,18 +551,20 @@ static int check_columns(struct lb_cmp *c, const struct lb_table t[2], const cha
 	return 0;
 }
 
-/* The row's key cells joined by '\x1f', for matching; caller frees. */
+/* The row's key cells, each as "<length>:<text>", for matching: two rows
+ * get the same string only when every cell is equal, whatever bytes the
+ * cells hold (joined by a separator, a cell holding it could pass for
+ * two).  Caller frees. */
 static char *match_key(const struct lb_cmp *c, const struct lb_table *t, size_t row)
 {
-	size_t len = 1;
-	for (size_t i = 0; i < c->nkey; i++)
-		len += strlen(lb_table_cell(t, row, lb_table_col(t, c->key[i]))) + 1;
-	char *s = calloc(1, len);
-	for (size_t i = 0; s && i < c->nkey; i++) {
-		strcat(s, lb_table_cell(t, row, lb_table_col(t, c->key[i])));
-		strcat(s, "\x1f");
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+	for (size_t i = 0; f && i < c->nkey; i++) {
+		const char *cell = lb_table_cell(t, row, lb_table_col(t, c->key[i]));
+		fprintf(f, "%zu:%s", strlen(cell), cell);
 	}
-	return s;
+	return f ? closed(f, &s) : NULL;
 }
 
 /* "multilane root 3 1M": the shown key columns of a row; without the

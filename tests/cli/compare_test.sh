@@ -200,6 +200,11 @@ sed "s/nic=rail1 /nic=${n300}a /" "$tmp/base.csv" >"$tmp/nica.csv"
 sed "s/nic=rail1 /nic=${n300}b /" "$tmp/base.csv" >"$tmp/nicb.csv"
 want 0 "rail0 + ${n300}a  ->  rail0 + ${n300}b" "$tmp/nica.csv" "$tmp/nicb.csv"
 
+# Keys that differ only in where a byte 0x1f falls are different keys
+# (they were joined by 0x1f: two rows of one file taken for duplicates).
+printf 'collective,algorithm,message_bytes,sim_seconds\nbcast\037x,y,4096,1\nbcast,x\037y,4096,2\n' >"$tmp/sep.csv"
+want 0 "2 rows in both" "$tmp/sep.csv" "$tmp/sep.csv"
+
 # set_cell IN OUT ALGO SIZE COLUMN VALUE: one row's cell replaced.
 set_cell() {
 	awk -F, -v OFS=, -v a="$3" -v m="$4" -v c="$5" -v v="$6" \
