@@ -422,33 +422,62 @@ static int skipped_prov(const char *key)
 	return strncmp(key, "host.", 5) == 0 || strncmp(key, "lane.", 5) == 0;
 }
 
-/* A provenance value of t; from a file without a head, the column of the
- * same name (ranks, lanes, transport) if there is one, else NULL: not
- * recorded, so not comparable. */
-static char *prov_value(const struct lb_table *t, const char *key)
+/* The value of provenance line `line` of t (SIZE_MAX: t has no line of
+ * that key); from a file without a head, the column of the same name
+ * (ranks, lanes, transport) if there is one, else NULL: not recorded, so
+ * not comparable. */
+static char *prov_value(const struct lb_table *t, size_t line, const char *key)
 {
 	if (t->nprov == 0)
 		return has(t, key) ? joined_values(t, key) : NULL;
-	return dup_or_none(lb_table_prov(t, key));
+	return dup_or_none(line == SIZE_MAX ? NULL : t->prov[line].value);
 }
 
-/* Every provenance key of either file (each once), then the lanes' and
- * hosts' summaries; only what both files recorded. */
+/* Each provenance key of either file once (A's first, in file order), A's
+ * and B's value of it (each file's last line of the key); only what both
+ * files recorded.  Keys are grouped by sorting: n log n in the lines. */
+static int prov_key_items(struct lb_cmp *c, const struct lb_table t[2])
+{
+	size_t na = t[0].nprov, n = na + t[1].nprov;
+	const char **keys = calloc(n + 1, sizeof(*keys));
+	size_t *id = calloc(n + 1, sizeof(*id)), *first = calloc(n + 1, sizeof(*first));
+	size_t *last[2] = { malloc((n + 1) * sizeof(size_t)), malloc((n + 1) * sizeof(size_t)) };
+	long groups = -1;
+	for (size_t i = 0; keys && i < n; i++)
+		keys[i] = i < na ? t[0].prov[i].key : t[1].prov[i - na].key;
+	if (keys && id && first && last[0] && last[1])
+		groups = group_equal(keys, n, id, first);
+	for (long g = 0; g < groups; g++)
+		last[0][g] = last[1][g] = SIZE_MAX;
+	for (size_t i = 0; groups >= 0 && i < n; i++)
+		last[i >= na][id[i]] = i < na ? i : i - na; /* the last line wins */
+	int rc = groups < 0 ? -1 : 0;
+	for (long g = 0; rc == 0 && g < groups; g++) {
+		const char *key = keys[first[g]];
+		if (skipped_prov(key))
+			continue;
+		char *a = prov_value(&t[0], last[0][g], key), *b = prov_value(&t[1], last[1][g], key);
+		if (!a || !b) {
+			free(a);
+			free(b);
+		} else {
+			rc = push_item(c, key, a, b);
+		}
+	}
+	free(keys);
+	free(id);
+	free(first);
+	free(last[0]);
+	free(last[1]);
+	return rc;
+}
+
+/* Every provenance key of either file, then the lanes' and hosts'
+ * summaries. */
 static int prov_items(struct lb_cmp *c, const struct lb_table t[2])
 {
-	for (int f = 0; f < 2; f++)
-		for (size_t i = 0; i < t[f].nprov; i++) {
-			const char *key = t[f].prov[i].key;
-			if (skipped_prov(key) || has_item(c, key))
-				continue;
-			char *a = prov_value(&t[0], key), *b = prov_value(&t[1], key);
-			if (!a || !b) {
-				free(a);
-				free(b);
-			} else if (push_item(c, key, a, b)) {
-				return -1;
-			}
-		}
+	if (prov_key_items(c, t))
+		return -1;
 	if (!t[0].nprov || !t[1].nprov)
 		return 0;
 	static const char *const fields[] = { "nic", "speed_bps", "mtu", "port" };
@@ -465,6 +494,27 @@ static int prov_items(struct lb_cmp *c, const struct lb_table t[2])
 	return 0;
 }
 
+/* The items whose values differ first, each part in its order. */
+static int differences_first(struct lb_cmp *c)
+{
+	if (c->nitems == 0)
+		return 0;
+	struct lb_cmp_item *sorted = malloc(c->nitems * sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	size_t n = 0;
+	for (int differ = 1; differ >= 0; differ--)
+		for (size_t i = 0; i < c->nitems; i++)
+			if ((strcmp(c->items[i].a, c->items[i].b) != 0) == differ)
+				sorted[n++] = c->items[i];
+	c->ndiffer = 0;
+	while (c->ndiffer < n && strcmp(sorted[c->ndiffer].a, sorted[c->ndiffer].b) != 0)
+		c->ndiffer++;
+	memcpy(c->items, sorted, n * sizeof(*sorted));
+	free(sorted);
+	return 0;
+}
+
 /* The set-up columns that are not matched on and have no provenance line of
  * the same name, then differences moved first. */
 static int setup_items(struct lb_cmp *c, const struct lb_table t[2])
@@ -478,15 +528,7 @@ static int setup_items(struct lb_cmp *c, const struct lb_table t[2])
 		if (push_item(c, col, joined_values(&t[0], col), joined_values(&t[1], col)))
 			return -1;
 	}
-	size_t front = 0;
-	for (size_t i = 0; i < c->nitems; i++)
-		if (strcmp(c->items[i].a, c->items[i].b) != 0) {
-			struct lb_cmp_item it = c->items[i];
-			memmove(&c->items[front + 1], &c->items[front], (i - front) * sizeof(it));
-			c->items[front++] = it;
-		}
-	c->ndiffer = front;
-	return 0;
+	return differences_first(c);
 }
 
 /* The key columns (see compare.h); slice_bytes only with the same set. */
