@@ -817,6 +817,23 @@ out:
 	return groups;
 }
 
+/* Row i's verdict into its group's counts, its B/A into the group's sum
+ * of logarithms (judged rows only). */
+static void tally(struct lb_cmp *c, size_t i, double *logs, size_t *logged)
+{
+	const struct lb_cmp_row *r = &c->rows[i];
+	struct lb_cmp_summary *s = &c->summary[r->group];
+	s->rows++;
+	s->faster += r->verdict == LB_CMP_FASTER;
+	s->slower += r->verdict == LB_CMP_SLOWER;
+	s->noise += r->verdict == LB_CMP_NOISE;
+	s->unjudged += r->verdict == LB_CMP_UNJUDGED;
+	if (r->verdict != LB_CMP_UNJUDGED && isfinite(log(r->ratio))) {
+		logs[r->group] += log(r->ratio);
+		logged[r->group]++;
+	}
+}
+
 /* The rows' groups (c->summary, in order of first appearance) and, per
  * group, the verdicts and the geometric mean of the judged rows' B/A. */
 static int summarise(struct lb_cmp *c, const struct lb_table *a)
@@ -826,32 +843,23 @@ static int summarise(struct lb_cmp *c, const struct lb_table *a)
 	for (size_t i = 0; labels && i < c->nrows; i++)
 		labels[i] = row_label(c, a, c->rows[i].ra, 0);
 	long groups = group ? group_labels(labels, c->nrows, group, &names) : -1;
-	c->summary = groups >= 0 ? calloc((size_t)groups + 1, sizeof(*c->summary)) : NULL;
-	double *logs = calloc(groups > 0 ? (size_t)groups : 1, sizeof(*logs));
-	size_t *logged = calloc(groups > 0 ? (size_t)groups : 1, sizeof(*logged));
-	int rc = c->summary && logs && logged ? 0 : -1;
-	for (long g = 0; g < groups; g++) {
+	size_t n = groups > 0 ? (size_t)groups : 0;
+	c->summary = groups >= 0 ? calloc(n + 1, sizeof(*c->summary)) : NULL;
+	for (size_t g = 0; g < n; g++) {
 		if (c->summary)
 			c->summary[g].group = names[g];
 		else
 			free(names[g]);
 	}
-	c->nsummary = rc == 0 ? (size_t)groups : 0;
+	c->nsummary = c->summary ? n : 0;
+	double *logs = calloc(n + 1, sizeof(*logs));
+	size_t *logged = calloc(n + 1, sizeof(*logged));
+	int rc = c->summary && logs && logged ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
-		struct lb_cmp_row *r = &c->rows[i];
-		struct lb_cmp_summary *s = &c->summary[group[i]];
-		r->group = group[i];
-		s->rows++;
-		s->faster += r->verdict == LB_CMP_FASTER;
-		s->slower += r->verdict == LB_CMP_SLOWER;
-		s->noise += r->verdict == LB_CMP_NOISE;
-		s->unjudged += r->verdict == LB_CMP_UNJUDGED;
-		if (r->verdict != LB_CMP_UNJUDGED && isfinite(log(r->ratio))) {
-			logs[group[i]] += log(r->ratio);
-			logged[group[i]]++;
-		}
+		c->rows[i].group = group[i];
+		tally(c, i, logs, logged);
 	}
-	for (size_t g = 0; g < c->nsummary; g++)
+	for (size_t g = 0; rc == 0 && g < n; g++)
 		c->summary[g].geomean = logged[g] ? exp(logs[g] / (double)logged[g]) : NAN;
 	free(names);
 	free(group);
