@@ -31,17 +31,21 @@ static void print_setup(FILE *out, const struct lb_cmp *c)
 	if (c->slice_note)
 		fprintf(out, "note: %s\n", c->slice_note);
 	if (c->ndiffer == 0)
-		fprintf(out, "set-up: no difference found in the columns%s\n", c->nitems ? " or provenance" : "");
+		fprintf(out, "set-up: no difference found in the columns%s\n",
+			c->nitems ? " or provenance" : "");
 	else
 		fprintf(out, "set-up differences (A -> B):\n");
 	for (size_t i = 0; i < c->ndiffer; i++)
-		fprintf(out, "  %-30s %s  ->  %s\n", c->items[i].name, c->items[i].a, c->items[i].b);
+		fprintf(out, "  %-30s %s  ->  %s\n", c->items[i].name, c->items[i].a,
+			c->items[i].b);
 	size_t shown = 0;
 	for (size_t i = c->ndiffer; i < c->nitems; i++)
 		if (!strchr(c->items[i].name, '.'))
-			fprintf(out, "%s%s %s", shown++ ? ", " : "same in both: ", c->items[i].name, c->items[i].a);
+			fprintf(out, "%s%s %s", shown++ ? ", " : "same in both: ", c->items[i].name,
+				c->items[i].a);
 	if (shown)
-		fprintf(out, "%s\n", c->nitems - c->ndiffer > shown ? " (and the same options)" : "");
+		fprintf(out, "%s\n",
+			c->nitems - c->ndiffer > shown ? " (and the same options)" : "");
 }
 
 const char *lb_cmp_verdict_name(enum lb_cmp_verdict v)
@@ -81,16 +85,16 @@ static void print_rows(FILE *out, const struct lb_cmp *c)
 	char spread[48] = "";
 	if (c->low_col)
 		snprintf(spread, sizeof(spread), "[%s]", c->spread);
-	fprintf(out, "\n%-*s  %-32s %-32s %8s %9s  %s\n", w, "", "A median", "B median", "B/A", "speed-up",
-	       "verdict");
+	fprintf(out, "\n%-*s  %-32s %-32s %8s %9s  %s\n", w, "", "A median", "B median", "B/A",
+		"speed-up", "verdict");
 	fprintf(out, "%-*s  %-32s %-32s %8s %9s\n", w, "", spread, spread, "time", "A/B");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct lb_cmp_row *r = &c->rows[i];
 		char a[64], b[64];
 		lb_cmp_format_time(r->a, a, sizeof(a));
 		lb_cmp_format_time(r->b, b, sizeof(b));
-		fprintf(out, "%-*s  %-32s %-32s %8.3f %8.3fx  %s\n", w, r->label, a, b, r->ratio, 1 / r->ratio,
-		       lb_cmp_verdict_name(r->verdict));
+		fprintf(out, "%-*s  %-32s %-32s %8.3f %8.3fx  %s\n", w, r->label, a, b, r->ratio,
+			1 / r->ratio, lb_cmp_verdict_name(r->verdict));
 	}
 	for (size_t i = 0; i < c->nrows; i++)
 		if (c->rows[i].why)
@@ -102,7 +106,8 @@ static void print_only(FILE *out, const struct lb_cmp *c, const struct lb_table 
 	for (int f = 0; f < 2; f++) {
 		if (!c->nonly[f])
 			continue;
-		fprintf(out, "only in %c, not compared (%zu of %zu rows):", 'A' + f, c->nonly[f], t[f].nrows);
+		fprintf(out, "only in %c, not compared (%zu of %zu rows):", 'A' + f, c->nonly[f],
+			t[f].nrows);
 		for (size_t i = 0; i < c->nonly[f]; i++)
 			fprintf(out, "%s %s", i ? "," : "", c->only[f][i]);
 		fprintf(out, "\n");
@@ -112,18 +117,17 @@ static void print_only(FILE *out, const struct lb_cmp *c, const struct lb_table 
 static void print_summary(FILE *out, const struct lb_cmp *c)
 {
 	fprintf(out, "\n%zu rows in both; per %s, the geometric mean over sizes of B/A time "
-	       "(below 1: B faster):\n", c->nrows, c->key[0]);
+		"(below 1: B faster):\n", c->nrows, c->key[0]);
 	for (size_t g = 0; g < c->nsummary; g++) {
 		const struct lb_cmp_summary *s = &c->summary[g];
-		fprintf(out, "summary %s: B/A %.3f (speed-up %.2fx) over %zu sizes: %zu faster, %zu slower, "
-		       "%zu within noise", s->group, s->geomean, 1 / s->geomean, s->rows, s->faster,
-		       s->slower, s->noise);
+		fprintf(out, "summary %s: B/A %.3f (speed-up %.2fx) over %zu sizes: %zu faster, "
+			"%zu slower, %zu within noise", s->group, s->geomean, 1 / s->geomean, s->rows,
+			s->faster, s->slower, s->noise);
 		if (s->unjudged)
 			fprintf(out, ", %zu cannot be judged", s->unjudged);
 		fprintf(out, "\n");
 	}
 }
-
 
 void lb_cmp_print_head(FILE *out, const struct lb_cmp *c, const struct lb_table t[2],
 		       const char *const names[2])
