@@ -1,6 +1,8 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,84 +60,188 @@ static const struct kind_cols *kind_of(const struct lb_table *t)
 	return NULL;
 }
 
+/* Integer columns: checked on every row before anything reads them, so
+ * that a size of -5, 1e300 or nan is refused, naming its cell. */
+static const struct int_col {
+	const char *name;
+	uint64_t min, max;
+} int_cols[] = {
+	{ "message_bytes", 1, INT64_MAX }, { "slice_bytes", 1, INT64_MAX },
+	{ "root", 0, UINT32_MAX },         { "lane", 0, UINT32_MAX },
+	{ "ranks", 1, UINT32_MAX },        { "lanes", 1, UINT32_MAX },
+};
+
+/* printf into a string as long as what it writes; NULL out of memory. */
+__attribute__((format(printf, 1, 2))) static char *textf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s) {
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return s;
+}
+
+/* The string an open_memstream wrote, or NULL (freed) if writing failed. */
+static char *closed(FILE *f, char **s)
+{
+	int bad = ferror(f);
+	if (fclose(f) || bad) {
+		free(*s);
+		*s = NULL;
+	}
+	return *s;
+}
+
+struct tagged {
+	const char *s;
+	size_t i;
+};
+
+static int by_text_then_index(const void *x, const void *y)
+{
+	const struct tagged *a = x, *b = y;
+	int c = strcmp(a->s, b->s);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Numbers the equal strings of s[0..n) in order of first appearance: id[i]
+ * is the group of s[i], first[g] (if first is not NULL) the index of group
+ * g's first string.  Sorting keeps this n log n for files of any length.
+ * Returns the number of groups, or -1 out of memory. */
+static long group_equal(const char *const *s, size_t n, size_t *id, size_t *first)
+{
+	struct tagged *v = malloc((n + 1) * sizeof(*v));
+	size_t *run_at = calloc(n + 1, sizeof(*run_at)); /* run number + 1 at a run's first */
+	size_t *group = malloc((n + 1) * sizeof(*group)); /* group of each run */
+	long ngroups = -1;
+	if (v && run_at && group) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = (struct tagged){ s[i], i };
+		qsort(v, n, sizeof(*v), by_text_then_index);
+		size_t runs = 0;
+		for (size_t j = 0; j < n; j++)
+			if (j == 0 || strcmp(v[j].s, v[j - 1].s) != 0)
+				run_at[v[j].i] = ++runs;
+		ngroups = 0;
+		for (size_t i = 0; i < n; i++)
+			if (run_at[i]) {
+				group[run_at[i] - 1] = (size_t)ngroups;
+				if (first)
+					first[ngroups] = i;
+				ngroups++;
+			}
+		for (size_t j = 0, run = 0; j < n; j++) {
+			if (run_at[v[j].i])
+				run = run_at[v[j].i] - 1;
+			id[v[j].i] = group[run];
+		}
+	}
+	free(v);
+	free(run_at);
+	free(group);
+	return ngroups;
+}
+
 /* The distinct values of column col in t, first-seen order, as pointers
- * into t; *n of them.  NULL only when out of memory (or no rows). */
+ * into t; *n of them.  NULL only when out of memory. */
 static const char **distinct(const struct lb_table *t, const char *col, size_t *n)
 {
 	int c = lb_table_col(t, col);
-	const char **v = calloc(t->nrows + 1, sizeof(*v));
-	*n = 0;
-	for (size_t r = 0; v && c >= 0 && r < t->nrows; r++) {
-		const char *s = lb_table_cell(t, r, c);
-		size_t i = 0;
-		while (i < *n && strcmp(v[i], s) != 0)
-			i++;
-		if (i == *n)
-			v[(*n)++] = s;
+	size_t rows = c >= 0 ? t->nrows : 0;
+	const char **cells = calloc(rows + 1, sizeof(*cells));
+	size_t *id = calloc(rows + 1, sizeof(*id)), *first = calloc(rows + 1, sizeof(*first));
+	long groups = -1;
+	for (size_t r = 0; cells && r < rows; r++)
+		cells[r] = lb_table_cell(t, r, c);
+	if (cells && id && first)
+		groups = group_equal(cells, rows, id, first);
+	for (long g = 0; g < groups; g++)
+		cells[g] = cells[first[g]]; /* first[g] >= g: not yet overwritten */
+	free(id);
+	free(first);
+	if (groups < 0) {
+		free(cells);
+		return NULL;
 	}
-	return v;
+	*n = (size_t)groups;
+	return cells;
 }
 
 static size_t count_distinct(const struct lb_table *t, const char *col)
 {
-	size_t n;
+	size_t n = 0;
 	free(distinct(t, col, &n));
 	return n;
 }
 
-/* Same set of values of col in both files. */
+/* Same set of values of col in both files: every value of both, grouped,
+ * falls in a group that each file has. */
 static int same_values(const struct lb_table t[2], const char *col)
 {
-	size_t n[2];
+	size_t n[2] = { 0, 0 };
 	const char **v[2] = { distinct(&t[0], col, &n[0]), distinct(&t[1], col, &n[1]) };
-	int same = v[0] && v[1] && n[0] == n[1];
-	for (size_t i = 0; same && i < n[0]; i++) {
-		size_t j = 0;
-		while (j < n[1] && strcmp(v[0][i], v[1][j]) != 0)
-			j++;
-		same = j < n[1];
+	const char **both = v[0] && v[1] ? calloc(n[0] + n[1] + 1, sizeof(*both)) : NULL;
+	size_t *id = calloc(n[0] + n[1] + 1, sizeof(*id));
+	int same = both && id && n[0] == n[1];
+	if (same) {
+		memcpy(both, v[0], n[0] * sizeof(*both));
+		memcpy(both + n[0], v[1], n[1] * sizeof(*both));
+		same = group_equal(both, n[0] + n[1], id, NULL) == (long)n[0];
 	}
+	free(both);
+	free(id);
 	free(v[0]);
 	free(v[1]);
 	return same;
 }
 
-/* A cell as shown to a reader: sizes as 64K, rates in Mbit/s. */
-static void show_value(const char *col, const char *v, char *buf, size_t len)
+static int is_size_col(const char *col)
 {
-	char *end;
+	return strcmp(col, "message_bytes") == 0 || strcmp(col, "slice_bytes") == 0;
+}
+
+/* A cell as shown to a reader: sizes as 64K, rates in Mbit/s. */
+static void show_value(FILE *out, const char *col, const char *v)
+{
+	char buf[32], *end;
+	uint64_t size;
 	double x = strtod(v, &end);
-	if (end == v || *end) {
-		snprintf(buf, len, "%s", *v ? v : "(empty)");
-	} else if (strcmp(col, "message_bytes") == 0 || strcmp(col, "slice_bytes") == 0) {
-		lb_format_size((unsigned long long)x, buf, len);
-	} else if (strstr(col, "bytes_per_second")) {
-		snprintf(buf, len, "%.4g Mbit/s", x * 8 / 1e6);
-	} else {
-		snprintf(buf, len, "%s", v);
-	}
+	if (!*v)
+		fputs("(empty)", out);
+	else if (is_size_col(col) && lb_parse_uint(v, 0, UINT64_MAX, &size, NULL, 0) == 0) {
+		lb_format_size(size, buf, sizeof(buf));
+		fputs(buf, out);
+	} else if (strstr(col, "bytes_per_second") && !*end && isfinite(x))
+		fprintf(out, "%.4g Mbit/s", x * 8 / 1e6);
+	else
+		fputs(v, out);
 }
 
 /* "64K, 256K": the distinct values of col in t as shown, or "(no column)". */
 static char *joined_values(const struct lb_table *t, const char *col)
 {
-	size_t n, len = 0;
+	size_t n = 0, len;
+	char *out = NULL;
 	const char **v = distinct(t, col, &n);
-	char *out = calloc(1, 16 + n * 40);
-	if (!v || !out) {
+	FILE *f = v ? open_memstream(&out, &len) : NULL;
+	if (!f) {
 		free(v);
-		free(out);
 		return NULL;
 	}
 	if (!has(t, col))
-		strcpy(out, "(no column)");
-	for (size_t i = 0; i < n && has(t, col); i++) {
-		char one[40];
-		show_value(col, v[i], one, sizeof(one));
-		len += (size_t)sprintf(out + len, "%s%s", i ? ", " : "", one);
+		fputs("(no column)", f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		show_value(f, col, v[i]);
 	}
 	free(v);
-	return out;
+	return closed(f, &out);
 }
 
 static int push_item(struct lb_cmp *c, const char *name, char *a, char *b)
@@ -188,51 +294,104 @@ static char *collapse_same(char *s)
 	return s;
 }
 
-/* Field `field` ("nic=rail1") of provenance line i if it is lane `lane`'s
- * ("lane.<rank>.<lane>"), into val; 0 if the line is another's. */
-static int lane_field(const struct lb_table *t, size_t i, unsigned lane, const char *field,
-		      char *val, size_t len)
+/* Lane of provenance line i if it is a lane's ("lane.<rank>.<lane>"),
+ * else -1. */
+static long lane_of(const struct lb_table *t, size_t i)
 {
-	unsigned rank, l;
+	unsigned rank, lane;
 	int at = 0;
-	if (sscanf(t->prov[i].key, "lane.%u.%u%n", &rank, &l, &at) != 2 || t->prov[i].key[at] ||
-	    l != lane)
-		return 0;
+	if (sscanf(t->prov[i].key, "lane.%u.%u%n", &rank, &lane, &at) != 2 || t->prov[i].key[at])
+		return -1;
+	return (long)lane;
+}
+
+/* Field `field` ("nic=rail1") of provenance line i, "-" if it has none. */
+static char *lane_field(const struct lb_table *t, size_t i, const char *field)
+{
 	size_t n = strlen(field);
-	snprintf(val, len, "-");
 	for (const char *f = t->prov[i].value; (f = strstr(f, field)); f += n)
-		if ((f == t->prov[i].value || f[-1] == ' ') && f[n] == '=') {
-			snprintf(val, len, "%.*s", (int)strcspn(f + n + 1, " "), f + n + 1);
-			break;
+		if ((f == t->prov[i].value || f[-1] == ' ') && f[n] == '=')
+			return strndup(f + n + 1, strcspn(f + n + 1, " "));
+	return strdup("-");
+}
+
+struct lane_value {
+	long lane;
+	size_t line; /* provenance line: keeps file order within a lane */
+	char *value;
+};
+
+static int by_lane_then_line(const void *x, const void *y)
+{
+	const struct lane_value *a = x, *b = y;
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+/* One lane's values v[0..n), each once in file order, joined by '/'. */
+static int put_lane(FILE *f, const struct lane_value *v, size_t n)
+{
+	const char **s = calloc(n + 1, sizeof(*s));
+	size_t *id = calloc(n + 1, sizeof(*id)), *first = calloc(n + 1, sizeof(*first));
+	long groups = s && id && first ? 0 : -1;
+	for (size_t i = 0; groups == 0 && i < n; i++)
+		s[i] = v[i].value;
+	if (groups == 0)
+		groups = group_equal(s, n, id, first);
+	for (long g = 0; g < groups; g++)
+		fprintf(f, "%s%s", g ? "/" : "", s[first[g]]);
+	free(s);
+	free(id);
+	free(first);
+	return groups < 0 ? -1 : 0;
+}
+
+/* The (lane, line, value of `field`) of every "lane.<rank>.<lane>" line,
+ * sorted by lane; *n of them; NULL out of memory. */
+static struct lane_value *lane_values(const struct lb_table *t, const char *field, size_t *n)
+{
+	struct lane_value *v = calloc(t->nprov + 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; v && i < t->nprov; i++) {
+		long lane = lane_of(t, i);
+		if (lane < 0)
+			continue;
+		v[*n] = (struct lane_value){ lane, i, lane_field(t, i, field) };
+		if (!v[(*n)++].value) {
+			while ((*n)-- > 0)
+				free(v[*n].value);
+			free(v);
+			return NULL;
 		}
-	return 1;
+	}
+	if (v)
+		qsort(v, *n, sizeof(*v), by_lane_then_line);
+	return v;
 }
 
 /* "rail0 + rail1": field `field` of every "lane.<rank>.<lane>" line, the
  * distinct values of each lane joined by '/', lanes by " + "; NULL if the
- * head has no lane lines. */
+ * head has no lane lines (or out of memory). */
 static char *lane_summary(const struct lb_table *t, const char *field)
 {
-	char *out = calloc(1, 4096);
-	size_t len = 0;
-	int any = 0;
-	for (unsigned lane = 0; out && lane < 64; lane++) {
-		size_t start = len;
-		for (size_t i = 0; i < t->nprov; i++) {
-			char val[256], token[260];
-			if (!lane_field(t, i, lane, field, val, sizeof(val)))
-				continue;
-			any = 1;
-			snprintf(token, sizeof(token), "/%s/", val);
-			char seen[4096];
-			snprintf(seen, sizeof(seen), "/%s/", len == start ? "" : out + start + (start ? 3 : 0));
-			if (strstr(seen, token) || len + strlen(val) + 4 >= 4096)
-				continue;
-			len += (size_t)sprintf(out + len, "%s%s",
-					       len == start ? (start ? " + " : "") : "/", val);
-		}
+	size_t n, len;
+	char *out = NULL;
+	struct lane_value *v = lane_values(t, field, &n);
+	FILE *f = v && n ? open_memstream(&out, &len) : NULL;
+	int rc = f ? 0 : -1;
+	for (size_t i = 0, end; rc == 0 && i < n; i = end) {
+		for (end = i; end < n && v[end].lane == v[i].lane;)
+			end++;
+		fputs(i ? " + " : "", f);
+		rc = put_lane(f, v + i, end - i);
 	}
-	if (!any) {
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].value);
+	free(v);
+	if (!f)
+		return NULL;
+	if (!closed(f, &out) || rc) {
 		free(out);
 		return NULL;
 	}
@@ -242,16 +401,16 @@ static char *lane_summary(const struct lb_table *t, const char *field)
 /* "lb-h0 lb-h1 ...": the host.<rank> lines in order, or NULL. */
 static char *host_list(const struct lb_table *t)
 {
-	size_t len = 0, cap = 1;
-	for (size_t i = 0; i < t->nprov; i++)
+	size_t len, hosts = 0;
+	char *out = NULL;
+	FILE *f = open_memstream(&out, &len);
+	for (size_t i = 0; f && i < t->nprov; i++)
 		if (strncmp(t->prov[i].key, "host.", 5) == 0)
-			cap += strlen(t->prov[i].value) + 1;
-	if (cap == 1)
+			fprintf(f, "%s%s", hosts++ ? " " : "", t->prov[i].value);
+	if (!f || !closed(f, &out) || !hosts) {
+		free(out);
 		return NULL;
-	char *out = calloc(1, cap);
-	for (size_t i = 0; out && i < t->nprov; i++)
-		if (strncmp(t->prov[i].key, "host.", 5) == 0)
-			len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", t->prov[i].value);
+	}
 	return out;
 }
 
@@ -263,33 +422,62 @@ static int skipped_prov(const char *key)
 	return strncmp(key, "host.", 5) == 0 || strncmp(key, "lane.", 5) == 0;
 }
 
-/* A provenance value of t; from a file without a head, the column of the
- * same name (ranks, lanes, transport) if there is one, else NULL: not
- * recorded, so not comparable. */
-static char *prov_value(const struct lb_table *t, const char *key)
+/* The value of provenance line `line` of t (SIZE_MAX: t has no line of
+ * that key); from a file without a head, the column of the same name
+ * (ranks, lanes, transport) if there is one, else NULL: not recorded, so
+ * not comparable. */
+static char *prov_value(const struct lb_table *t, size_t line, const char *key)
 {
 	if (t->nprov == 0)
 		return has(t, key) ? joined_values(t, key) : NULL;
-	return dup_or_none(lb_table_prov(t, key));
+	return dup_or_none(line == SIZE_MAX ? NULL : t->prov[line].value);
 }
 
-/* Every provenance key of either file (each once), then the lanes' and
- * hosts' summaries; only what both files recorded. */
+/* Each provenance key of either file once (A's first, in file order), A's
+ * and B's value of it (each file's last line of the key); only what both
+ * files recorded.  Keys are grouped by sorting: n log n in the lines. */
+static int prov_key_items(struct lb_cmp *c, const struct lb_table t[2])
+{
+	size_t na = t[0].nprov, n = na + t[1].nprov;
+	const char **keys = calloc(n + 1, sizeof(*keys));
+	size_t *id = calloc(n + 1, sizeof(*id)), *first = calloc(n + 1, sizeof(*first));
+	size_t *last[2] = { malloc((n + 1) * sizeof(size_t)), malloc((n + 1) * sizeof(size_t)) };
+	long groups = -1;
+	for (size_t i = 0; keys && i < n; i++)
+		keys[i] = i < na ? t[0].prov[i].key : t[1].prov[i - na].key;
+	if (keys && id && first && last[0] && last[1])
+		groups = group_equal(keys, n, id, first);
+	for (long g = 0; g < groups; g++)
+		last[0][g] = last[1][g] = SIZE_MAX;
+	for (size_t i = 0; groups >= 0 && i < n; i++)
+		last[i >= na][id[i]] = i < na ? i : i - na; /* the last line wins */
+	int rc = groups < 0 ? -1 : 0;
+	for (long g = 0; rc == 0 && g < groups; g++) {
+		const char *key = keys[first[g]];
+		if (skipped_prov(key))
+			continue;
+		char *a = prov_value(&t[0], last[0][g], key), *b = prov_value(&t[1], last[1][g], key);
+		if (!a || !b) {
+			free(a);
+			free(b);
+		} else {
+			rc = push_item(c, key, a, b);
+		}
+	}
+	free(keys);
+	free(id);
+	free(first);
+	free(last[0]);
+	free(last[1]);
+	return rc;
+}
+
+/* Every provenance key of either file, then the lanes' and hosts'
+ * summaries. */
 static int prov_items(struct lb_cmp *c, const struct lb_table t[2])
 {
-	for (int f = 0; f < 2; f++)
-		for (size_t i = 0; i < t[f].nprov; i++) {
-			const char *key = t[f].prov[i].key;
-			if (skipped_prov(key) || has_item(c, key))
-				continue;
-			char *a = prov_value(&t[0], key), *b = prov_value(&t[1], key);
-			if (!a || !b) {
-				free(a);
-				free(b);
-			} else if (push_item(c, key, a, b)) {
-				return -1;
-			}
-		}
+	if (prov_key_items(c, t))
+		return -1;
 	if (!t[0].nprov || !t[1].nprov)
 		return 0;
 	static const char *const fields[] = { "nic", "speed_bps", "mtu", "port" };
@@ -306,6 +494,27 @@ static int prov_items(struct lb_cmp *c, const struct lb_table t[2])
 	return 0;
 }
 
+/* The items whose values differ first, each part in its order. */
+static int differences_first(struct lb_cmp *c)
+{
+	if (c->nitems == 0)
+		return 0;
+	struct lb_cmp_item *sorted = malloc(c->nitems * sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	size_t n = 0;
+	for (int differ = 1; differ >= 0; differ--)
+		for (size_t i = 0; i < c->nitems; i++)
+			if ((strcmp(c->items[i].a, c->items[i].b) != 0) == differ)
+				sorted[n++] = c->items[i];
+	c->ndiffer = 0;
+	while (c->ndiffer < n && strcmp(sorted[c->ndiffer].a, sorted[c->ndiffer].b) != 0)
+		c->ndiffer++;
+	memcpy(c->items, sorted, n * sizeof(*sorted));
+	free(sorted);
+	return 0;
+}
+
 /* The set-up columns that are not matched on and have no provenance line of
  * the same name, then differences moved first. */
 static int setup_items(struct lb_cmp *c, const struct lb_table t[2])
@@ -319,15 +528,7 @@ static int setup_items(struct lb_cmp *c, const struct lb_table t[2])
 		if (push_item(c, col, joined_values(&t[0], col), joined_values(&t[1], col)))
 			return -1;
 	}
-	size_t front = 0;
-	for (size_t i = 0; i < c->nitems; i++)
-		if (strcmp(c->items[i].a, c->items[i].b) != 0) {
-			struct lb_cmp_item it = c->items[i];
-			memmove(&c->items[front + 1], &c->items[front], (i - front) * sizeof(it));
-			c->items[front++] = it;
-		}
-	c->ndiffer = front;
-	return 0;
+	return differences_first(c);
 }
 
 /* The key columns (see compare.h); slice_bytes only with the same set. */
@@ -346,12 +547,11 @@ static int choose_keys(struct lb_cmp *c, const struct lb_table t[2])
 			c->key[c->nkey++] = "slice_bytes";
 		} else {
 			char *a = joined_values(&t[0], "slice_bytes"), *b = joined_values(&t[1], "slice_bytes");
-			char note[512];
-			snprintf(note, sizeof(note), "slice sizes differ (A: %s; B: %s): rows matched on "
-				 "the other keys without slice_bytes", a ? a : "?", b ? b : "?");
+			c->slice_note = a && b ? textf("slice sizes differ (A: %s; B: %s): rows matched on "
+						       "the other keys without slice_bytes", a, b) : NULL;
 			free(a);
 			free(b);
-			if (!(c->slice_note = strdup(note)))
+			if (!c->slice_note)
 				return -1;
 		}
 	}
@@ -393,77 +593,131 @@ static int check_columns(struct lb_cmp *c, const struct lb_table t[2], const cha
 	return 0;
 }
 
-/* The row's key cells joined by '\x1f', for matching; caller frees. */
+/* The row's key cells, each as "<length>:<text>", for matching: two rows
+ * get the same string only when every cell is equal, whatever bytes the
+ * cells hold (joined by a separator, a cell holding it could pass for
+ * two).  Caller frees. */
 static char *match_key(const struct lb_cmp *c, const struct lb_table *t, size_t row)
 {
-	size_t len = 1;
-	for (size_t i = 0; i < c->nkey; i++)
-		len += strlen(lb_table_cell(t, row, lb_table_col(t, c->key[i]))) + 1;
-	char *s = calloc(1, len);
-	for (size_t i = 0; s && i < c->nkey; i++) {
-		strcat(s, lb_table_cell(t, row, lb_table_col(t, c->key[i])));
-		strcat(s, "\x1f");
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+	for (size_t i = 0; f && i < c->nkey; i++) {
+		const char *cell = lb_table_cell(t, row, lb_table_col(t, c->key[i]));
+		fprintf(f, "%zu:%s", strlen(cell), cell);
 	}
-	return s;
+	return f ? closed(f, &s) : NULL;
 }
 
 /* "multilane root 3 1M": the shown key columns of a row; without the
  * message size when with_size is 0 (the row's group). */
 static char *row_label(const struct lb_cmp *c, const struct lb_table *t, size_t row, int with_size)
 {
-	char out[512] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < c->nkey && len < sizeof(out) - 64; i++) {
+	size_t len, shown = 0;
+	char *out = NULL;
+	FILE *f = open_memstream(&out, &len);
+	for (size_t i = 0; f && i < c->nkey; i++) {
 		int size = strcmp(c->key[i], "message_bytes") == 0;
 		if (!c->shown[i] || (size && !with_size))
 			continue;
-		char v[64];
-		show_value(c->key[i], lb_table_cell(t, row, lb_table_col(t, c->key[i])), v, sizeof(v));
 		int bare = size || strcmp(c->key[i], "collective") == 0 ||
 			   strcmp(c->key[i], "algorithm") == 0;
 		const char *name = strcmp(c->key[i], "slice_bytes") == 0 ? "slice" : c->key[i];
-		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s%s%s", len ? " " : "",
-					bare ? "" : name, bare ? "" : " ", v);
+		fprintf(f, "%s%s%s", shown++ ? " " : "", bare ? "" : name, bare ? "" : " ");
+		show_value(f, c->key[i], lb_table_cell(t, row, lb_table_col(t, c->key[i])));
 	}
-	return strdup(out);
+	return f ? closed(f, &out) : NULL;
 }
 
-/* Two rows of one file with the same key: an error naming both lines. */
-static int check_duplicates(const struct lb_cmp *c, const struct lb_table *t, const char *name,
-			    char *const *keys, char *err, size_t len)
+/* Every integer column of t holds whole numbers in its range, or an error
+ * naming the first cell that does not. */
+static int check_integers(const struct lb_table *t, char *err, size_t len)
 {
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t s = r + 1; s < t->nrows; s++) {
-			if (strcmp(keys[r], keys[s]) != 0)
-				continue;
-			char *label = row_label(c, t, r, 1);
-			lb_errf(err, len, "%s: lines %zu and %zu are both %s (matched on %s%s): "
-				"compare needs one row per key; split the file or drop one%s%s",
-				name, t->lines[r], t->lines[s], label ? label : "?",
-				c->nkey > 1 ? c->key[0] : "", c->nkey > 1 ? " and size" : "",
-				c->slice_note ? "; " : "", c->slice_note ? c->slice_note : "");
-			free(label);
-			return -1;
-		}
+	for (size_t i = 0; i < sizeof(int_cols) / sizeof(int_cols[0]); i++) {
+		int col = lb_table_col(t, int_cols[i].name);
+		uint64_t v;
+		for (size_t r = 0; col >= 0 && r < t->nrows; r++)
+			if (lb_table_uint(t, r, col, int_cols[i].min, int_cols[i].max, &v, err, len))
+				return -1;
+	}
 	return 0;
 }
 
-static double number(const struct lb_table *t, size_t row, const char *col, double fallback)
+/* The message size of a row (checked by check_integers). */
+static uint64_t size_of(const struct lb_table *t, size_t row)
 {
-	int i = col ? lb_table_col(t, col) : -1;
-	if (i < 0)
-		return fallback;
-	const char *s = lb_table_cell(t, row, i);
-	char *end;
-	double v = strtod(s, &end);
-	return end != s && !*end && isfinite(v) ? v : fallback;
+	uint64_t v = 0;
+	lb_table_uint(t, row, lb_table_col(t, "message_bytes"), 0, UINT64_MAX, &v, NULL, 0);
+	return v;
 }
 
-static struct lb_cmp_time time_of(const struct lb_cmp *c, const struct lb_table *t, size_t row)
+/* Two rows of one file with the same key: an error naming both lines (the
+ * first row that has a later twin, and its first twin). */
+static int check_duplicates(const struct lb_cmp *c, const struct lb_table *t, const char *name,
+			    char *const *keys, char *err, size_t len)
 {
-	double mid = number(t, row, c->time_col, NAN);
-	return (struct lb_cmp_time){ mid, number(t, row, c->low_col, mid),
-				     number(t, row, c->high_col, mid) };
+	size_t n = t->nrows, *id = calloc(n + 1, sizeof(*id)), *first = calloc(n + 1, sizeof(*first));
+	size_t *second = malloc((n + 1) * sizeof(*second));
+	long groups = id && first && second ? group_equal((const char *const *)keys, n, id, first) : -1;
+	int rc = groups < 0 ? lb_errf(err, len, "out of memory") : 0;
+	for (long g = 0; g < groups; g++)
+		second[g] = SIZE_MAX;
+	for (size_t r = 0; rc == 0 && r < n; r++)
+		if (first[id[r]] != r && second[id[r]] == SIZE_MAX)
+			second[id[r]] = r;
+	for (long g = 0; rc == 0 && g < groups; g++) {
+		if (second[g] == SIZE_MAX)
+			continue;
+		char *label = row_label(c, t, first[g], 1);
+		rc = lb_errf(err, len, "%s: lines %zu and %zu are both %s (matched on %s%s): "
+			     "compare needs one row per key; split the file or drop one%s%s",
+			     name, t->lines[first[g]], t->lines[second[g]], label ? label : "?",
+			     c->nkey > 1 ? c->key[0] : "", c->nkey > 1 ? " and size" : "",
+			     c->slice_note ? "; " : "", c->slice_note ? c->slice_note : "");
+		free(label);
+	}
+	free(id);
+	free(first);
+	free(second);
+	return rc;
+}
+
+/* One time value of a row, which the verdict can rest on: a finite number
+ * above 0.  NAN, with the reason in *why (the first one only), if not. */
+static double time_value(const struct lb_table *t, size_t row, const char *col, char **why)
+{
+	char msg[512];
+	double v = NAN;
+	int i = lb_table_col(t, col);
+	if (lb_table_finite(t, row, i, &v, msg, sizeof(msg)) == 0 && !(v > 0)) {
+		lb_table_cell_error(t, row, i, msg, sizeof(msg), "not above 0: no time to judge");
+		v = NAN;
+	}
+	if (isnan(v) && !*why)
+		*why = strdup(msg);
+	return v;
+}
+
+/* A row's time in one file: the median and its spread, each checked
+ * (missing, nan, inf, 0 or out of order: *why says which and where). */
+static struct lb_cmp_time time_of(const struct lb_cmp *c, const struct lb_table *t, size_t row,
+				  char **why)
+{
+	double mid = time_value(t, row, c->time_col, why);
+	struct lb_cmp_time v = { mid, mid, mid };
+	if (c->low_col)
+		v.low = time_value(t, row, c->low_col, why);
+	if (c->high_col)
+		v.high = time_value(t, row, c->high_col, why);
+	char msg[512];
+	if (!*why && (v.low > v.mid || v.high < v.mid)) {
+		int col = lb_table_col(t, v.low > v.mid ? c->low_col : c->high_col);
+		lb_table_cell_error(t, row, col, msg, sizeof(msg), v.low > v.mid ?
+				    "above the median: not a spread around it" :
+				    "below the median: not a spread around it");
+		*why = strdup(msg);
+	}
+	return v;
 }
 
 /* Within noise when the spreads [low, high] overlap: then the values the
@@ -479,94 +733,139 @@ static enum lb_cmp_verdict verdict(struct lb_cmp_time a, struct lb_cmp_time b)
 	return LB_CMP_NOISE;
 }
 
-static long find_group(struct lb_cmp *c, char *label)
-{
-	for (size_t i = 0; i < c->nsummary; i++)
-		if (strcmp(c->summary[i].group, label) == 0) {
-			free(label);
-			return (long)i;
-		}
-	struct lb_cmp_summary *s = realloc(c->summary, (c->nsummary + 1) * sizeof(*s));
-	if (!s || !label) {
-		c->summary = s ? s : c->summary;
-		free(label);
-		return -1;
-	}
-	c->summary = s;
-	s[c->nsummary] = (struct lb_cmp_summary){ .group = label };
-	return (long)c->nsummary++;
-}
-
+/* Row ra of A against row rb of B, appended to c->rows (sized for every
+ * row of A).  A row whose figures cannot be judged says why. */
 static int add_row(struct lb_cmp *c, const struct lb_table t[2], size_t ra, size_t rb)
 {
-	struct lb_cmp_row *rows = realloc(c->rows, (c->nrows + 1) * sizeof(*rows));
-	if (!rows)
-		return -1;
-	c->rows = rows;
-	struct lb_cmp_row *r = &rows[c->nrows];
-	*r = (struct lb_cmp_row){ .ra = ra, .rb = rb, .a = time_of(c, &t[0], ra),
-				  .b = time_of(c, &t[1], rb) };
-	r->bytes = (unsigned long long)number(&t[0], ra, "message_bytes", 0);
+	struct lb_cmp_row *r = &c->rows[c->nrows];
+	*r = (struct lb_cmp_row){ .ra = ra, .rb = rb };
+	r->a = time_of(c, &t[0], ra, &r->why);
+	r->b = time_of(c, &t[1], rb, &r->why);
+	r->bytes = size_of(&t[0], ra);
 	r->ratio = r->b.mid / r->a.mid;
-	r->verdict = verdict(r->a, r->b);
-	long g = find_group(c, row_label(c, &t[0], ra, 0));
-	if (!(r->label = row_label(c, &t[0], ra, 1)) || g < 0)
-		return -1;
-	r->group = (size_t)g;
+	r->verdict = r->why ? LB_CMP_UNJUDGED : verdict(r->a, r->b);
 	c->nrows++;
-	return 0;
+	return (r->label = row_label(c, &t[0], ra, 1)) ? 0 : -1;
 }
 
 static int add_only(struct lb_cmp *c, int f, const struct lb_table *t, size_t row)
 {
-	char **v = realloc(c->only[f], (c->nonly[f] + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	c->only[f] = v;
-	return (v[c->nonly[f]++] = row_label(c, t, row, 1)) ? 0 : -1;
+	return (c->only[f][c->nonly[f]++] = row_label(c, t, row, 1)) ? 0 : -1;
 }
 
-/* Pairs rows with equal keys; the rest are "only in A/B". */
+/* Pairs rows with equal keys (grouping A's and B's keys together: equal
+ * keys share a group); the rest are "only in A/B". */
 static int match_rows(struct lb_cmp *c, const struct lb_table t[2], char **keys[2])
 {
-	char *used = calloc(t[1].nrows + 1, 1);
-	int rc = used ? 0 : -1;
-	for (size_t r = 0; rc == 0 && r < t[0].nrows; r++) {
-		size_t s = 0;
-		while (s < t[1].nrows && strcmp(keys[0][r], keys[1][s]) != 0)
-			s++;
-		if (s < t[1].nrows)
-			used[s] = 1;
-		rc = s < t[1].nrows ? add_row(c, t, r, s) : add_only(c, 0, &t[0], r);
+	size_t na = t[0].nrows, nb = t[1].nrows, n = na + nb;
+	const char **all = calloc(n + 1, sizeof(*all));
+	size_t *id = calloc(n + 1, sizeof(*id)), *in_b = malloc((n + 1) * sizeof(*in_b));
+	char *in_a = calloc(n + 1, 1);
+	c->rows = calloc(na + 1, sizeof(*c->rows));
+	c->only[0] = calloc(na + 1, sizeof(char *));
+	c->only[1] = calloc(nb + 1, sizeof(char *));
+	long groups = -1;
+	if (all && id && in_b && in_a && c->rows && c->only[0] && c->only[1]) {
+		memcpy(all, keys[0], na * sizeof(*all));
+		memcpy(all + na, keys[1], nb * sizeof(*all));
+		groups = group_equal(all, n, id, NULL);
 	}
-	for (size_t s = 0; rc == 0 && s < t[1].nrows; s++)
-		if (!used[s])
+	int rc = groups < 0 ? -1 : 0;
+	for (long g = 0; g < groups; g++)
+		in_b[g] = SIZE_MAX;
+	for (size_t s = 0; rc == 0 && s < nb; s++)
+		in_b[id[na + s]] = s; /* one each: check_duplicates ran */
+	for (size_t r = 0; rc == 0 && r < na; r++) {
+		in_a[id[r]] = 1;
+		rc = in_b[id[r]] != SIZE_MAX ? add_row(c, t, r, in_b[id[r]]) : add_only(c, 0, &t[0], r);
+	}
+	for (size_t s = 0; rc == 0 && s < nb; s++)
+		if (!in_a[id[na + s]])
 			rc = add_only(c, 1, &t[1], s);
-	free(used);
+	free(all);
+	free(id);
+	free(in_b);
+	free(in_a);
 	return rc;
 }
 
-static void summarise(struct lb_cmp *c)
+/* Groups of labels (each row's key without its size), first-seen order:
+ * group[i] of label i, and the groups' labels (taken from labels; the
+ * others freed).  Returns how many groups, or -1 out of memory. */
+static long group_labels(char **labels, size_t n, size_t *group, char ***names)
 {
-	for (size_t g = 0; g < c->nsummary; g++) {
-		struct lb_cmp_summary *s = &c->summary[g];
-		double logs = 0;
-		size_t n = 0;
-		for (size_t i = 0; i < c->nrows; i++) {
-			const struct lb_cmp_row *r = &c->rows[i];
-			if (r->group != g)
-				continue;
-			s->rows++;
-			s->faster += r->verdict == LB_CMP_FASTER;
-			s->slower += r->verdict == LB_CMP_SLOWER;
-			s->noise += r->verdict == LB_CMP_NOISE;
-			if (isfinite(r->ratio) && r->ratio > 0) {
-				logs += log(r->ratio);
-				n++;
-			}
-		}
-		s->geomean = n ? exp(logs / (double)n) : NAN;
+	size_t *first = calloc(n + 1, sizeof(*first));
+	long groups = -1;
+	*names = NULL;
+	for (size_t i = 0; i < n && labels; i++)
+		if (!labels[i])
+			goto out;
+	if (first && labels)
+		groups = group_equal((const char *const *)labels, n, group, first);
+	*names = groups >= 0 ? calloc((size_t)groups + 1, sizeof(**names)) : NULL;
+	if (!*names)
+		groups = -1;
+	for (long g = 0; g < groups; g++) {
+		(*names)[g] = labels[first[g]];
+		labels[first[g]] = NULL;
 	}
+out:
+	for (size_t i = 0; labels && i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(first);
+	return groups;
+}
+
+/* Row i's verdict into its group's counts, its B/A into the group's sum
+ * of logarithms (judged rows only). */
+static void tally(struct lb_cmp *c, size_t i, double *logs, size_t *logged)
+{
+	const struct lb_cmp_row *r = &c->rows[i];
+	struct lb_cmp_summary *s = &c->summary[r->group];
+	s->rows++;
+	s->faster += r->verdict == LB_CMP_FASTER;
+	s->slower += r->verdict == LB_CMP_SLOWER;
+	s->noise += r->verdict == LB_CMP_NOISE;
+	s->unjudged += r->verdict == LB_CMP_UNJUDGED;
+	if (r->verdict != LB_CMP_UNJUDGED && isfinite(log(r->ratio))) {
+		logs[r->group] += log(r->ratio);
+		logged[r->group]++;
+	}
+}
+
+/* The rows' groups (c->summary, in order of first appearance) and, per
+ * group, the verdicts and the geometric mean of the judged rows' B/A. */
+static int summarise(struct lb_cmp *c, const struct lb_table *a)
+{
+	char **labels = calloc(c->nrows + 1, sizeof(*labels)), **names = NULL;
+	size_t *group = calloc(c->nrows + 1, sizeof(*group));
+	for (size_t i = 0; labels && i < c->nrows; i++)
+		labels[i] = row_label(c, a, c->rows[i].ra, 0);
+	long groups = group ? group_labels(labels, c->nrows, group, &names) : -1;
+	size_t n = groups > 0 ? (size_t)groups : 0;
+	c->summary = groups >= 0 ? calloc(n + 1, sizeof(*c->summary)) : NULL;
+	for (size_t g = 0; g < n; g++) {
+		if (c->summary)
+			c->summary[g].group = names[g];
+		else
+			free(names[g]);
+	}
+	c->nsummary = c->summary ? n : 0;
+	double *logs = calloc(n + 1, sizeof(*logs));
+	size_t *logged = calloc(n + 1, sizeof(*logged));
+	int rc = c->summary && logs && logged ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < c->nrows; i++) {
+		c->rows[i].group = group[i];
+		tally(c, i, logs, logged);
+	}
+	for (size_t g = 0; rc == 0 && g < n; g++)
+		c->summary[g].geomean = logged[g] ? exp(logs[g] / (double)logged[g]) : NAN;
+	free(names);
+	free(group);
+	free(logs);
+	free(logged);
+	return rc;
 }
 
 static char **row_keys(const struct lb_cmp *c, const struct lb_table *t)
@@ -593,7 +892,8 @@ int lb_cmp_build(const struct lb_table t[2], const char *const names[2], struct 
 		 char *err, size_t len)
 {
 	memset(c, 0, sizeof(*c));
-	if (check_columns(c, t, names, err, len))
+	if (check_columns(c, t, names, err, len) || check_integers(&t[0], err, len) ||
+	    check_integers(&t[1], err, len))
 		return -1;
 	if (choose_keys(c, t) || setup_items(c, t))
 		return lb_errf(err, len, "out of memory");
@@ -601,47 +901,49 @@ int lb_cmp_build(const struct lb_table t[2], const char *const names[2], struct 
 	int rc = !keys[0] || !keys[1] ? lb_errf(err, len, "out of memory") : 0;
 	for (int f = 0; rc == 0 && f < 2; f++)
 		rc = check_duplicates(c, &t[f], names[f], keys[f], err, len);
-	if (rc == 0 && match_rows(c, t, keys))
+	if (rc == 0 && (match_rows(c, t, keys) || summarise(c, &t[0])))
 		rc = lb_errf(err, len, "out of memory");
 	free_keys(keys[0], t[0].nrows);
 	free_keys(keys[1], t[1].nrows);
-	if (rc == 0)
-		summarise(c);
 	return rc;
 }
 
-void lb_cmp_describe_keys(const struct lb_cmp *c, const struct lb_table *t, char *buf, size_t len)
+/* One group's message sizes, for lb_cmp_describe_keys. */
+struct size_range {
+	uint64_t lo, hi;
+	size_t n;
+};
+
+char *lb_cmp_describe_keys(const struct lb_cmp *c, const struct lb_table *t)
 {
-	struct lb_cmp groups = *c; /* the key choice; its own groups below */
-	groups.summary = NULL;
-	groups.nsummary = 0;
-	size_t used = 0;
-	buf[0] = 0;
-	for (size_t r = 0; r < t->nrows; r++)
-		find_group(&groups, row_label(c, t, r, 0));
-	for (size_t g = 0; g < groups.nsummary && used < len; g++) {
-		double lo = INFINITY, hi = 0;
-		size_t n = 0;
-		for (size_t r = 0; r < t->nrows; r++) {
-			char *label = row_label(c, t, r, 0);
-			if (label && strcmp(label, groups.summary[g].group) == 0) {
-				double m = number(t, r, "message_bytes", 0);
-				lo = fmin(lo, m);
-				hi = fmax(hi, m);
-				n++;
-			}
-			free(label);
-		}
-		char a[24], b[24];
-		lb_format_size((unsigned long long)lo, a, sizeof(a));
-		lb_format_size((unsigned long long)hi, b, sizeof(b));
-		used += (size_t)snprintf(buf + used, len - used, "%s%s %s..%s (%zu rows)", g ? "; " : "",
-					 groups.summary[g].group, a, b, n);
-		free(groups.summary[g].group);
+	char **labels = calloc(t->nrows + 1, sizeof(*labels)), **names = NULL, *out = NULL;
+	size_t *group = calloc(t->nrows + 1, sizeof(*group)), len;
+	for (size_t r = 0; labels && r < t->nrows; r++)
+		labels[r] = row_label(c, t, r, 0);
+	long groups = group ? group_labels(labels, t->nrows, group, &names) : -1;
+	struct size_range *range = groups >= 0 ? calloc((size_t)groups + 1, sizeof(*range)) : NULL;
+	FILE *f = range ? open_memstream(&out, &len) : NULL;
+	for (size_t r = 0; f && r < t->nrows; r++) {
+		struct size_range *g = &range[group[r]];
+		uint64_t m = size_of(t, r);
+		g->lo = g->n && g->lo < m ? g->lo : m;
+		g->hi = g->n && g->hi > m ? g->hi : m;
+		g->n++;
 	}
-	free(groups.summary);
-	if (!t->nrows)
-		snprintf(buf, len, "no rows");
+	for (long g = 0; f && g < groups; g++) {
+		char a[24], b[24];
+		lb_format_size(range[g].lo, a, sizeof(a));
+		lb_format_size(range[g].hi, b, sizeof(b));
+		fprintf(f, "%s%s %s..%s (%zu rows)", g ? "; " : "", names[g], a, b, range[g].n);
+	}
+	if (f && !t->nrows)
+		fputs("no rows", f);
+	for (long g = 0; g < groups; g++)
+		free(names[g]);
+	free(names);
+	free(group);
+	free(range);
+	return f ? closed(f, &out) : NULL;
 }
 
 void lb_cmp_free(struct lb_cmp *c)
@@ -651,8 +953,10 @@ void lb_cmp_free(struct lb_cmp *c)
 		free(c->items[i].a);
 		free(c->items[i].b);
 	}
-	for (size_t i = 0; i < c->nrows; i++)
+	for (size_t i = 0; i < c->nrows; i++) {
 		free(c->rows[i].label);
+		free(c->rows[i].why);
+	}
 	for (int f = 0; f < 2; f++) {
 		for (size_t i = 0; i < c->nonly[f]; i++)
 			free(c->only[f][i]);

@@ -14,13 +14,21 @@
 #define LB_COMPARE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "csvread.h"
 
 enum lb_cmp_kind { LB_CMP_BCAST, LB_CMP_P2P, LB_CMP_SIM };
 
-/* B relative to A, judged on both runs' spread (see lb_cmp_verdict). */
-enum lb_cmp_verdict { LB_CMP_FASTER = -1, LB_CMP_NOISE = 0, LB_CMP_SLOWER = 1 };
+/* B relative to A, judged on both runs' spread; or not judged at all when
+ * a figure it rests on is missing, not a finite time above 0, or out of
+ * order (a min above the median): such a row is never "within noise". */
+enum lb_cmp_verdict {
+	LB_CMP_FASTER = -1,
+	LB_CMP_NOISE = 0,
+	LB_CMP_SLOWER = 1,
+	LB_CMP_UNJUDGED = 2,
+};
 
 /* A value of both runs' time: median, and its spread [low, high] (low ==
  * high when the file has no spread, as sim's exact times). */
@@ -34,8 +42,9 @@ struct lb_cmp_row {
 	size_t group;    /* index into summary */
 	unsigned long long bytes;
 	struct lb_cmp_time a, b;
-	double ratio;    /* B/A of the median times */
+	double ratio;    /* B/A of the median times (NAN if one is unusable) */
 	enum lb_cmp_verdict verdict;
+	char *why;       /* LB_CMP_UNJUDGED: "B.csv:7:10: time_min_seconds: ..." */
 };
 
 /* One set-up item whose values differ (or agree) between the files. */
@@ -45,8 +54,8 @@ struct lb_cmp_item {
 
 struct lb_cmp_summary {
 	char *group;     /* "multilane", or "multilane root 3" */
-	size_t rows, faster, slower, noise;
-	double geomean;  /* geometric mean of B/A over the group's rows */
+	size_t rows, faster, slower, noise, unjudged;
+	double geomean;  /* geometric mean of B/A over the group's judged rows */
 };
 
 struct lb_cmp {
@@ -73,16 +82,42 @@ const char *lb_cmp_kind_name(enum lb_cmp_kind kind);
 /* Builds the comparison of t[0] (A) and t[1] (B), read from files
  * names[0], names[1].  Returns 0; or -1 with a message naming the file
  * (and column or lines) in err: not a lanebench CSV, a required column
- * missing, different kinds, two rows with the same key.  Zero matching
- * rows is not an error here (nrows == 0: see lb_cmp_describe_keys). */
+ * missing, different kinds, an integer column's cell not a whole number in
+ * range (file:line:column), two rows with the same key.  Zero matching
+ * rows is not an error here (nrows == 0: see lb_cmp_describe_keys).
+ * Matching sorts the keys: n log n in the rows. */
 int lb_cmp_build(const struct lb_table t[2], const char *const names[2], struct lb_cmp *c,
 		 char *err, size_t errlen);
 
-/* "binomial 64K..4M (7 sizes); multilane 64K..1M (5 sizes)": the keys of
- * file `which` (0: A, 1: B), for saying why nothing matched. */
-void lb_cmp_describe_keys(const struct lb_cmp *c, const struct lb_table *t, char *buf,
-			  size_t len);
+/* "binomial 64K..4M (7 rows); multilane 64K..1M (5 rows)": the keys of
+ * table t, for saying why nothing matched.  Caller frees; NULL out of
+ * memory. */
+char *lb_cmp_describe_keys(const struct lb_cmp *c, const struct lb_table *t);
 
 void lb_cmp_free(struct lb_cmp *c);
+
+/* Writing it (report/compare_out.c); names[] are the files' names. */
+
+/* "faster", "slower", "within noise", "cannot judge". */
+const char *lb_cmp_verdict_name(enum lb_cmp_verdict v);
+
+/* "93.2 ms [90.1 ms..97 ms]"; "-" for a value the file did not give. */
+void lb_cmp_format_time(struct lb_cmp_time t, char *buf, size_t len);
+
+/* The files, the keys matched on and the set-up differences. */
+void lb_cmp_print_head(FILE *out, const struct lb_cmp *c, const struct lb_table t[2],
+		       const char *const names[2]);
+
+/* The rows side by side, why any cannot be judged, the rows of one file
+ * only, the summary per group. */
+void lb_cmp_print_rows(FILE *out, const struct lb_cmp *c, const struct lb_table t[2]);
+
+/* One JSON document (valid whatever bytes the files held); fail_pct < 0:
+ * no gate. */
+void lb_cmp_write_json(FILE *f, const struct lb_cmp *c, const struct lb_table t[2],
+		       const char *const names[2], double fail_pct, size_t failed);
+
+/* The matched rows as CSV, the comparison's set-up in '#' lines first. */
+void lb_cmp_write_csv(FILE *f, const struct lb_cmp *c, const char *const names[2]);
 
 #endif

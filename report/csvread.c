@@ -2,10 +2,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/error.h"
+#include "lib/units.h"
 
 struct reader {
 	FILE *f;
@@ -196,17 +198,28 @@ static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 
 int lb_table_read(const char *path, struct lb_table *t, char *err, size_t len)
 {
-	struct reader r = { .f = fopen(path, "r") };
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		memset(t, 0, sizeof(*t));
+		return lb_errf(err, len, "%s: %s", path, strerror(errno));
+	}
+	int rc = lb_table_read_stream(f, path, t, err, len);
+	fclose(f);
+	return rc;
+}
+
+int lb_table_read_stream(FILE *f, const char *path, struct lb_table *t, char *err, size_t len)
+{
+	struct reader r = { .f = f };
 	struct cells c = { 0 };
 	memset(t, 0, sizeof(*t));
-	if (!r.f)
-		return lb_errf(err, len, "%s: %s", path, strerror(errno));
 	int rc = read_rows(&r, &c, t, path, err, len);
-	fclose(r.f);
 	free(r.field);
 	t->cells = c.v;
 	if (rc == 0 && t->ncols == 0)
 		rc = lb_errf(err, len, "%s: empty file (no header)", path);
+	if (rc == 0 && !(t->path = strdup(path)))
+		rc = lb_errf(err, len, "%s: out of memory", path);
 	if (rc) {
 		for (size_t i = 0; i < c.n; i++)
 			free(c.v[i]);
@@ -231,6 +244,46 @@ const char *lb_table_cell(const struct lb_table *t, size_t row, int col)
 	return t->cells[(row + 1) * t->ncols + (size_t)col];
 }
 
+int lb_table_cell_error(const struct lb_table *t, size_t row, int col, char *err, size_t len,
+			const char *why)
+{
+	return lb_errf(err, len, "%s:%zu:%d: %s: %s", t->path, t->lines[row], col + 1,
+		       t->cells[col], why);
+}
+
+int lb_table_uint(const struct lb_table *t, size_t row, int col, uint64_t min, uint64_t max,
+		  uint64_t *out, char *err, size_t len)
+{
+	char why[160];
+	const char *s = lb_table_cell(t, row, col);
+	if (!*s)
+		return lb_table_cell_error(t, row, col, err, len, "empty, expected a whole number");
+	if (lb_parse_uint(s, min, max, out, why, sizeof(why)) == 0)
+		return 0;
+	return lb_table_cell_error(t, row, col, err, len, why);
+}
+
+int lb_table_finite(const struct lb_table *t, size_t row, int col, double *out, char *err,
+		    size_t len)
+{
+	char why[160];
+	const char *s = lb_table_cell(t, row, col);
+	char *end;
+	double v = strtod(s, &end);
+	if (!*s)
+		return lb_table_cell_error(t, row, col, err, len, "empty (no value)");
+	if (end == s || *end || isspace((unsigned char)*s)) {
+		snprintf(why, sizeof(why), "'%.40s%s' is not a number", s, strlen(s) > 40 ? "..." : "");
+		return lb_table_cell_error(t, row, col, err, len, why);
+	}
+	if (!isfinite(v)) {
+		snprintf(why, sizeof(why), "'%.40s' is not a finite number", s);
+		return lb_table_cell_error(t, row, col, err, len, why);
+	}
+	*out = v;
+	return 0;
+}
+
 const char *lb_table_prov(const struct lb_table *t, const char *key)
 {
 	for (size_t i = t->nprov; i-- > 0;)
@@ -251,5 +304,6 @@ void lb_table_free(struct lb_table *t)
 	free(t->lines);
 	free(t->cells);
 	free(t->note);
+	free(t->path);
 	memset(t, 0, sizeof(*t));
 }

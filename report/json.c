@@ -20,6 +20,28 @@ struct lb_json {
 	uint64_t rows;
 };
 
+/* Length of the well-formed UTF-8 sequence at s (1 to 4 bytes), or 0
+ * when it is not one: a stray continuation byte, an overlong form, a
+ * surrogate, a code point above U+10FFFF, or a sequence cut short (by the
+ * terminating NUL too: each byte is checked before the next is read). */
+static size_t utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		unsigned lo = s[0] == 0xe0 ? 0xa0 : 0x80, hi = s[0] == 0xed ? 0x9f : 0xbf;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		unsigned lo = s[0] == 0xf0 ? 0x90 : 0x80, hi = s[0] == 0xf4 ? 0x8f : 0xbf;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80 ?
+		       4 : 0;
+	}
+	return 0;
+}
+
 void lb_json_put_string(FILE *f, const char *s)
 {
 	if (!s) {
@@ -27,7 +49,8 @@ void lb_json_put_string(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+	for (const unsigned char *c = (const unsigned char *)s; *c;) {
+		size_t n = utf8_len(c);
 		if (*c == '"' || *c == '\\')
 			fprintf(f, "\\%c", *c);
 		else if (*c == '\n')
@@ -36,8 +59,11 @@ void lb_json_put_string(FILE *f, const char *s)
 			fputs("\\t", f);
 		else if (*c < 0x20 || *c == 0x7f)
 			fprintf(f, "\\u%04x", *c);
+		else if (n == 0)
+			fputs("\\ufffd", f); /* JSON is UTF-8: a byte that is not, replaced */
 		else
-			fputc(*c, f);
+			fwrite(c, 1, n, f);
+		c += n ? n : 1;
 	}
 	fputc('"', f);
 }

@@ -62,8 +62,10 @@ int lb_json_reader_gone(const struct lb_json *j);
 /* Rows written so far; 0 for NULL. */
 uint64_t lb_json_rows(const struct lb_json *j);
 
-/* s as a JSON string, quotes included; NULL as null.  For other writers
- * of JSON (plan, topo). */
+/* s as a JSON string, quotes included; NULL as null.  Always valid JSON
+ * whatever the bytes: control characters escaped, and each byte of s that
+ * is not part of well-formed UTF-8 written as \ufffd (U+FFFD).  For other
+ * writers of JSON (plan, topo, compare). */
 void lb_json_put_string(FILE *f, const char *s);
 
 #endif

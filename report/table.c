@@ -44,13 +44,18 @@ static void print_line(const struct lb_col *cols, size_t ncols, FILE *out,
 		       const struct lb_result *r)
 {
 	int first = 1;
-	char text[256];
+	char text[64]; /* numbers; text cells are printed whole, never cut */
 	for (size_t i = 0; i < ncols; i++) {
 		for (int k = 0; k < LB_SHOWN_MAX && cols[i].table[k].how != LB_SHOW_NONE; k++) {
 			const struct lb_show_as *v = &cols[i].table[k];
-			if (r)
+			const char *s = v->heading;
+			if (r && v->how == LB_SHOW_TEXT)
+				s = r->vals[i].s ? r->vals[i].s : "";
+			else if (r) {
 				show(v, r->vals[i], text, sizeof(text));
-			fprintf(out, "%s%*s", first ? "" : " ", v->width, r ? text : v->heading);
+				s = text;
+			}
+			fprintf(out, "%s%*s", first ? "" : " ", v->width, s);
 			first = 0;
 		}
 	}

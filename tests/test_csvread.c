@@ -1,5 +1,6 @@
 /* CSV reading: quoting, CRLF, blank lines, comments, the provenance head
- * and lanebench's "incomplete" trailer, ragged rows named by line. */
+ * and lanebench's "incomplete" trailer, ragged rows named by line; reading
+ * from a stream, and numbers checked where they are read. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +15,53 @@ static const char *write_tmp(const char *text)
 	fputs(text, f);
 	fclose(f);
 	return path;
+}
+
+/* Numbers where they are read: whole numbers in range, finite reals;
+ * anything else refused naming file:line:column and the column's name. */
+static void numbers(void)
+{
+	static const char text[] = "# version: x\nsize,time\n4096,0.5\n-5,nan\n1e300,inf\n"
+				   "\"18446744073709551616\",\n 7, 1\n0x10,1e999\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	struct lb_table t;
+	char err[256] = "";
+	CHECK(f && lb_table_read_stream(f, "mem.csv", &t, err, sizeof(err)) == 0, "stream: %s", err);
+	if (f)
+		fclose(f);
+	CHECK(t.nrows == 6 && t.lines[1] == 4 && strcmp(t.path, "mem.csv") == 0, "stream: %zu rows",
+	      t.nrows);
+	uint64_t u = 0;
+	double d = 0;
+	CHECK(lb_table_uint(&t, 0, 0, 1, 1 << 20, &u, err, sizeof(err)) == 0 && u == 4096, "4096");
+	CHECK(lb_table_finite(&t, 0, 1, &d, err, sizeof(err)) == 0 && d == 0.5, "0.5");
+	CHECK(lb_table_uint(&t, 0, 0, 1, 4095, &u, err, sizeof(err)) && strstr(err, "mem.csv:3:1: size: "),
+	      "above max: %s", err);
+	static const struct {
+		size_t row;
+		int col;
+		const char *why;
+	} bad[] = {
+		{ 1, 0, "mem.csv:4:1: size: bad number '-5'" },
+		{ 1, 1, "mem.csv:4:2: time: 'nan' is not a finite number" },
+		{ 2, 0, "mem.csv:5:1: size: bad number '1e300'" },
+		{ 2, 1, "mem.csv:5:2: time: 'inf' is not a finite number" },
+		{ 3, 0, "mem.csv:6:1: size: bad number '18446744073709551616'" },
+		{ 3, 1, "mem.csv:6:2: time: empty" },
+		{ 4, 0, "mem.csv:7:1: size: bad number ' 7'" },
+		{ 4, 1, "mem.csv:7:2: time: ' 1' is not a number" },
+		{ 5, 0, "mem.csv:8:1: size: bad number '0x10'" },
+		{ 5, 1, "mem.csv:8:2: time: '1e999' is not a finite number" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		int rc = bad[i].col == 0 ?
+			 lb_table_uint(&t, bad[i].row, 0, 0, UINT64_MAX, &u, err, sizeof(err)) :
+			 lb_table_finite(&t, bad[i].row, 1, &d, err, sizeof(err));
+		CHECK(rc == -1 && strstr(err, bad[i].why), "case %zu: '%s', want '%s'", i, err,
+		      bad[i].why);
+	}
+	lb_table_free(&t);
 }
 
 int main(void)
@@ -76,5 +124,6 @@ int main(void)
 	unlink(p);
 	CHECK(lb_table_read("/nonexistent/x.csv", &t, err, sizeof(err)) != 0 &&
 	      strstr(err, "/nonexistent/x.csv: No such file"), "missing: %s", err);
+	numbers();
 	return check_status("csvread");
 }

@@ -3,7 +3,8 @@
 # runs within noise, the --fail-if-slower gate, set-up differences from the
 # provenance head, and the errors (missing column, duplicate rows, no row
 # in common, mixed kinds, rows of different collectives); size intersections, old files without a head,
-# p2p and sim files, --json and -o.
+# p2p and sim files, --json and -o; untrusted files (long values, figures
+# that cannot be judged, bad integers, 20,000 rows, bytes that are not UTF-8).
 set -u
 usage="usage: compare_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
 source "${1:?$usage}"
@@ -180,5 +181,118 @@ PY
 [ "$(grep -vc '^#' "$tmp/c.csv")" = 9 ] && grep -q '^# setup: lanes 1 -> 2;' "$tmp/c.csv" &&
 	grep -q '^multilane,multilane 64K,65536,.*,faster$' "$tmp/c.csv" || fail "compare -o: $(cat "$tmp/c.csv")"
 want 1 "cannot write" --json "$tmp/missing/c.json" "$tmp/one.csv" "$tmp/two.csv"
+
+# --- untrusted files ------------------------------------------------------------
+DATA=$SRC/tests/data/untrusted/compare
+# Long set-up values, 20 and 400 distinct: shown whole (the list was a
+# fixed 40 bytes per value, overrun by longer ones: issue 28).
+long=LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL
+want 0 "same in both: label ${long}00000, ${long}00001," "$DATA/joined-values-A.csv" "$DATA/joined-values-B.csv"
+case $out in *"${long}00019 "*|*"${long}00019"$'\n'*) ;; *) fail "joined values: last label not whole: $out" ;; esac
+want 0 "${long}00399" "$DATA/joined-values-400.csv" "$DATA/joined-values-400.csv"
+# Names longer than a label buffer: two algorithms stay two groups, and a
+# NIC name differing after 256 bytes is a difference.
+x70=$(printf 'x%.0s' $(seq 70))
+sed "s/multilane/${x70}1/; s/binomial/${x70}2/" "$tmp/base.csv" >"$tmp/longalgo.csv"
+want 0 "summary ${x70}2: B/A 1.000" "$tmp/longalgo.csv" "$tmp/longalgo.csv"
+n300=$(printf 'n%.0s' $(seq 300))
+sed "s/nic=rail1 /nic=${n300}a /" "$tmp/base.csv" >"$tmp/nica.csv"
+sed "s/nic=rail1 /nic=${n300}b /" "$tmp/base.csv" >"$tmp/nicb.csv"
+want 0 "rail0 + ${n300}a  ->  rail0 + ${n300}b" "$tmp/nica.csv" "$tmp/nicb.csv"
+
+# Keys that differ only in where a byte 0x1f falls are different keys
+# (they were joined by 0x1f: two rows of one file taken for duplicates).
+printf 'collective,algorithm,message_bytes,sim_seconds\nbcast\037x,y,4096,1\nbcast,x\037y,4096,2\n' >"$tmp/sep.csv"
+want 0 "2 rows in both" "$tmp/sep.csv" "$tmp/sep.csv"
+
+# set_cell IN OUT ALGO SIZE COLUMN VALUE: one row's cell replaced.
+set_cell() {
+	awk -F, -v OFS=, -v a="$3" -v m="$4" -v c="$5" -v v="$6" \
+		'!/^#/ && $3 == a && $7 == m { $c = v } 1' "$1" >"$2"
+}
+row=$(grep -n '^run-k2,tcp,multilane,4,2,0,65536,' "$tmp/base.csv" | cut -d: -f1)
+# Figures that cannot be judged fail the gate (never "within noise"),
+# naming the row, file:line:column and why: B's multilane 64K 10x slower
+# with a min of 0, a p99 of inf; its median nan, empty, negative.
+set_cell "$tmp/base.csv" "$tmp/x10.csv" multilane 65536 10 0.0524288
+for bad in "9 0 time_min_seconds: not above 0" "11 inf time_p99_seconds: 'inf' is not a finite number" \
+	"10 nan time_median_seconds: 'nan' is not a finite number" "10 '' time_median_seconds: empty" \
+	"10 -1 time_median_seconds: not above 0" "9 0.06 time_min_seconds: above the median" \
+	"12 x time_max_seconds"; do
+	set -- $bad
+	col=$1 value=$2
+	shift 2
+	[ "$value" = "''" ] && value=
+	set_cell "$tmp/x10.csv" "$tmp/bad.csv" multilane 65536 "$col" "$value"
+	if [ "$col" = 12 ]; then # no p99 column: the spread is min..max
+		cut -d, -f1-10,12 "$tmp/bad.csv" >"$tmp/bad2.csv" && mv "$tmp/bad2.csv" "$tmp/bad.csv"
+		cut -d, -f1-10,12 "$tmp/base.csv" >"$tmp/base-max.csv"
+		set_cell "$tmp/bad.csv" "$tmp/bad2.csv" multilane 65536 11 x && mv "$tmp/bad2.csv" "$tmp/bad.csv"
+		want 1 "multilane 64K: cannot judge: $tmp/bad.csv:$row:11: $*" --fail-if-slower 5 "$tmp/base-max.csv" "$tmp/bad.csv"
+		continue
+	fi
+	want 1 "multilane 64K: cannot judge: $tmp/bad.csv:$row:$col: $*" --fail-if-slower 5 "$tmp/base.csv" "$tmp/bad.csv"
+	case $out in *"0 of 6 rows slower by more than that beyond noise, 1 cannot be judged: FAILED"*) ;;
+	*) fail "unjudged ($bad): no FAILED line: $out" ;; esac
+	want 0 "summary multilane: B/A 1.000 (speed-up 1.00x) over 3 sizes: 0 faster, 0 slower, 2 within noise, 1 cannot be judged" \
+		"$tmp/base.csv" "$tmp/bad.csv"
+done
+# ... in A as well, and in --json and -o (no number where there is none).
+set_cell "$tmp/base.csv" "$tmp/bad.csv" binomial 262144 10 nan
+want 1 "binomial 256K: cannot judge: $tmp/bad.csv:" --fail-if-slower 5 "$tmp/bad.csv" "$tmp/base.csv"
+want 0 "cannot judge binomial 256K: $tmp/bad.csv:" --json "$tmp/bad.json" -o "$tmp/bad-o.csv" "$tmp/bad.csv" "$tmp/base.csv"
+python3 - "$tmp/bad.json" <<'PY' || fail "compare --json, a row not judged: $(cat "$tmp/bad.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["rows"] if r["label"] == "binomial 256K"][0]
+assert r["verdict"] == "cannot judge" and "time_median_seconds" in r["why"] and r["b_over_a"] is None, r
+assert d["summary"][1]["cannot_judge"] == 1 and d["rows"][0]["why"] is None, d["summary"]
+PY
+grep -q '^binomial,binomial 256K,262144,,' "$tmp/bad-o.csv" && grep -q ',cannot judge$' "$tmp/bad-o.csv" ||
+	fail "compare -o, a row not judged: $(cat "$tmp/bad-o.csv")"
+
+# Integer columns are whole numbers in range where they are read (exit 2,
+# file:line:column), not cast from whatever strtod made of them.
+for bad in "7 -5" "7 1e300" "7 nan" "7 ''" "7 65536.5" "7 9223372036854775808" "8 0x10" "6 -1" "5 0"; do
+	set -- $bad
+	[ "$2" = "''" ] && set -- "$1" ""
+	set_cell "$tmp/base.csv" "$tmp/bad.csv" multilane 65536 "$1" "$2"
+	want 2 "$tmp/bad.csv:$row:$1: " "$tmp/base.csv" "$tmp/bad.csv"
+	case $err in *"bad number '$2'"*|*"empty, expected a whole number"*) ;; *) fail "integer '$2': $err" ;; esac
+done
+
+# 20,000 rows against the same rows in reverse order: every row matched
+# (matching sorts the keys; it was quadratic, 10 s here).
+awk 'BEGIN { print "algorithm,message_bytes,time_min_seconds,time_median_seconds,time_p99_seconds"
+	for (i = 1; i <= 20000; i++) printf "a%d,%d,0.9,1,1.1\n", i % 7, i * 8 }' >"$tmp/big-a.csv"
+{ head -1 "$tmp/big-a.csv"; tail -n +2 "$tmp/big-a.csv" | sort -r; } >"$tmp/big-b.csv"
+want 0 "20000 rows in both" "$tmp/big-a.csv" "$tmp/big-b.csv"
+case $out in *"only in"*) fail "20,000 rows: a row left unmatched" ;; esac
+[ "$(grep -c 'x  within noise$' "$tmp/out")" = 20000 ] || fail "20,000 rows: not every row compared"
+
+# 20,000 provenance lines, one of them different, a key given twice (the
+# last line counts): the difference found (keys grouped by sorting; the
+# head was quadratic too, 5 s here).
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "# k%d: v%d\n", i, i; print "# k5: twice"
+	print "algorithm,message_bytes,sim_seconds"; print "a,1,1" }' >"$tmp/prov-a.csv"
+sed 's/^# k7: v7$/# k7: other/' "$tmp/prov-a.csv" >"$tmp/prov-b.csv"
+want 0 "set-up differences (A -> B):
+  k7                             v7  ->  other
+same in both: k0 v0," "$tmp/prov-a.csv" "$tmp/prov-b.csv"
+case $out in *"k5 twice, k6 v6, k8 v8"*"k19999 v19999"*) ;; *) fail "20,000 provenance lines: $out" ;; esac
+
+# --json is valid JSON (UTF-8) whatever bytes the files hold: not UTF-8,
+# escapes, a cut sequence.
+printf '# version: v1\377\033[2J\n' >"$tmp/utf-a.csv"
+sed '/^# version/d; s/^run-k2,/caf\xc3\xa9\xff\x01,/; s/multilane/multi\xe2\x82lane/' "$tmp/base.csv" >>"$tmp/utf-a.csv"
+sed 's/multilane/multi\xe2\x82lane/' "$tmp/base.csv" >"$tmp/utf-b.csv"
+want 0 "summary binomial" --json "$tmp/utf.json" "$tmp/utf-a.csv" "$tmp/utf-b.csv"
+python3 - "$tmp/utf.json" <<'PY' || fail "compare --json: not valid UTF-8 JSON"
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert d["a"]["provenance"]["version"] == "v1\ufffd\x1b[2J", d["a"]["provenance"]
+assert d["rows"][0]["label"] == "multi\ufffd\ufffdlane 64K", d["rows"][0]["label"]
+assert {"name": "label", "a": "caf\u00e9\ufffd\x01", "b": "run-k2"} in d["setup_differences"], d["setup_differences"]
+PY
 
 finish compare_test

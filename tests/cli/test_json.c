@@ -1,7 +1,8 @@
 /* The JSON sink: the exact document for rows of every kind of value
  * (escapes, nulls, numbers), the incomplete member, a document with no
- * rows, and the atomic write.  tests/cli/cli_test.sh checks that a real
- * run's document parses (python3 -m json.tool) and matches its CSV. */
+ * rows, the atomic write, and strings of bytes that are not UTF-8.
+ * tests/cli/cli_test.sh checks that a real run's document parses
+ * (python3 -m json.tool) and matches its CSV. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,35 @@ static void empty(void)
 	CHECK(access(path, F_OK) != 0, "an incomplete run without rows left '%s'", path);
 }
 
+/* A string of any bytes is written as valid JSON: well-formed UTF-8 kept,
+ * every byte that is not (a stray continuation, a cut sequence, overlong,
+ * a surrogate, above U+10FFFF) replaced by \ufffd. */
+static void not_utf8(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "a\xff\xfe", "\"a\\ufffd\\ufffd\"" },
+		{ "\x80x", "\"\\ufffdx\"" },
+		{ "cut \xe2\x82", "\"cut \\ufffd\\ufffd\"" },
+		{ "over \xc0\xaf \xe0\x80\xaf", "\"over \\ufffd\\ufffd \\ufffd\\ufffd\\ufffd\"" },
+		{ "sur \xed\xa0\x80", "\"sur \\ufffd\\ufffd\\ufffd\"" },
+		{ "big \xf4\x90\x80\x80", "\"big \\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "\x1b[31m\r", "\"\\u001b[31m\\u000d\"" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = NULL;
+		size_t len;
+		FILE *f = open_memstream(&got, &len);
+		lb_json_put_string(f, cases[i].in);
+		fclose(f);
+		CHECK(got && strcmp(got, cases[i].want) == 0, "case %zu: got %s, want %s", i, got,
+		      cases[i].want);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -105,6 +135,7 @@ int main(void)
 	}
 	document();
 	empty();
+	not_utf8();
 	rmdir(dir);
 	return check_status("test_json");
 }

@@ -1,8 +1,8 @@
 /* report/table: the table sink prints exactly the views of the column
  * description -- headings, widths (negative: left-aligned), sizes,
  * seconds, fixed-point with a divisor, NaN as given or as printf has it,
- * one value shown twice, hidden columns skipped -- and a closed pipe asks
- * the run to stop instead of failing it. */
+ * one value shown twice, hidden columns skipped, text never cut -- and a
+ * closed pipe asks the run to stop instead of failing it. */
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -55,6 +55,24 @@ static void exact_text(void)
 	free(text);
 }
 
+/* A text cell longer than any buffer is printed whole (it was cut at 255
+ * bytes). */
+static void long_text(void)
+{
+	char *text = NULL, err[256] = "", name[1001];
+	size_t size = 0;
+	memset(name, 'n', 1000);
+	name[1000] = 0;
+	FILE *f = open_memstream(&text, &size);
+	struct lb_table t = { .out = f, .headed = 1 };
+	const union lb_val a[NCOLS] = { { .s = name } };
+	CHECK(row(&t, a, err, sizeof(err)) == 0, "row: %s", err);
+	fclose(f);
+	CHECK(text && strncmp(text, name, 1000) == 0 && text[1000] == ' ', "long text cut: %.40s...",
+	      text);
+	free(text);
+}
+
 /* The heading once, whether printed first (begin) or with the first row. */
 static void heading_once(void)
 {
@@ -93,6 +111,7 @@ int main(void)
 {
 	exact_text();
 	heading_once();
+	long_text();
 	closed_pipe_stops();
 	return check_status("test_table");
 }
