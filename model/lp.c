@@ -344,9 +344,7 @@ static void format_bytes(uint64_t bytes, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, units[i]);
 }
 
-/* LB_LP_TOO_BIG when the LP cannot fit in the memory left: GLPK would
- * take it all (and abort, or the OOM killer end the process) first. */
-static int check_memory(const struct lb_platform *pf, uint32_t lane, char *err, size_t errlen)
+int lb_lp_check_memory(const struct lb_platform *pf, uint32_t lane, char *err, size_t errlen)
 {
 	const char *what;
 	uint64_t need = lb_lp_memory(pf, lane), available = lb_mem_available(&what);
@@ -370,7 +368,7 @@ static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lan
 {
 	if (check_range(pf, root, lane, err, errlen) || check_size(pf, lane, err, errlen))
 		return -1;
-	if (check_memory(pf, lane, err, errlen))
+	if (lb_lp_check_memory(pf, lane, err, errlen))
 		return LB_LP_TOO_BIG;
 	return lb_platform_check_reachable(pf, root, lane, err, errlen);
 }

@@ -69,6 +69,11 @@ uint64_t lb_lp_memory(const struct lb_platform *pf, uint32_t lane);
  * exceeds the memory available (lib/memory.h), before building it. */
 #define LB_LP_TOO_BIG (-2)
 
+/* 0 when the LP of pf's lane fits in the memory available, else
+ * LB_LP_TOO_BIG with both figures in err: GLPK would take it all (and
+ * abort, or the OOM killer end the process) first. */
+int lb_lp_check_memory(const struct lb_platform *pf, uint32_t lane, char *err, size_t errlen);
+
 /* Solves the LP of the sealed platform pf for a broadcast from root over
  * lane, slices of slice_bytes.  Returns 0 with *out filled (free it with
  * lb_lp_result_free), or -1 with a message in err: root or lane out of

@@ -39,6 +39,8 @@ if [ "${available_kib:-0}" -lt $((52 * 1024 * 1024)) ]; then
 		lp --platform "$DATA/dense300.platform"
 	expect_status 4 "the LP bound of platform $DATA/dense300.platform: the LP of 300 nodes" \
 		plan --platform "$DATA/dense300.platform" -a lp-grow -m 1M
+	expect_status 4 "the LP of 300 nodes x 89700 links (26820300 flow variables) needs about 51.2 GiB" \
+		sim --platform "$DATA/dense300.platform" -a binomial -m 1M
 else
 	ok "dense300: skipped, this machine has more than the 51.2 GiB its LP needs"
 fi
