@@ -20,7 +20,7 @@ void het_graph_free(struct het_graph *g)
 }
 
 /* A slice's time on every edge is finite and > 0, or the first edge whose
- * is not is named: trees are grown by adding these times and comparing
+ * time is not is named: trees are grown by adding these times and comparing
  * the sums, which an infinite or NaN time would make meaningless (and a
  * platform file cannot give one: its rates and times are bounded). */
 static int check_times(const struct het_graph *g, char *err, size_t len)
