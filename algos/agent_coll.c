@@ -144,12 +144,13 @@ static int emit_all(struct lb_schedule *s, const struct lb_agent_sched *a, uint3
  * of rank r's contribution, owned by r). */
 static struct lb_schedule *allgather_for(const struct lb_algo_params *prm, const char *name)
 {
-	uint64_t nblocks = lb_blocks_agent(prm);
-	struct lb_schedule *s = nblocks <= UINT32_MAX ? lb_sched_for(prm, name, (uint32_t)nblocks)
-						       : NULL;
+	uint64_t nblocks = lb_blocks_agent(prm), total; /* p x m: lb_algo_check refused it past 64 bits */
+	struct lb_schedule *s = nblocks <= UINT32_MAX &&
+				!__builtin_mul_overflow(prm->bytes, (uint64_t)prm->ranks, &total)
+		? lb_sched_for(prm, name, (uint32_t)nblocks) : NULL;
 	if (!s)
 		return NULL;
-	s->bytes = lb_mul_sat(prm->bytes, prm->ranks);
+	s->bytes = total;
 	uint32_t *owner = lb_sched_set_owners(s);
 	if (!owner)
 		return lb_sched_abandon(s);

@@ -151,7 +151,10 @@ static size_t pick_edge(const struct grow *s, unsigned want)
 		if (!may_pick(s, i, want))
 			continue;
 		double at = s->arr[s->g.e[i].u] + hop(s, i);
-		if (at < best_at || (at == best_at && s->g.t[i] < s->g.t[best])) {
+		/* best == SIZE_MAX: the first candidate is taken whatever its
+		 * time, so a tie is never broken against t[SIZE_MAX] */
+		if (best == SIZE_MAX || at < best_at ||
+		    (at == best_at && s->g.t[i] < s->g.t[best])) {
 			best = i;
 			best_at = at;
 		}

@@ -19,6 +19,21 @@ void het_graph_free(struct het_graph *g)
 	memset(g, 0, sizeof(*g));
 }
 
+/* A slice's time on every edge is finite and > 0, or the first edge whose
+ * time is not is named: trees are grown by adding these times and comparing
+ * the sums, which an infinite or NaN time would make meaningless (and a
+ * platform file cannot give one: its rates and times are bounded). */
+static int check_times(const struct het_graph *g, char *err, size_t len)
+{
+	for (size_t i = 0; i < g->m; i++)
+		if (!(isfinite(g->t[i]) && g->t[i] > 0))
+			return lb_errf(err, len, "link %u -> %u on lane %u: a slice of %llu bytes takes %g s "
+				       "(expected a finite time > 0: check its bw and occ)",
+				       g->e[i].u, g->e[i].v, g->in->lane,
+				       (unsigned long long)g->in->slice_bytes, g->t[i]);
+	return 0;
+}
+
 static int fill_graph(struct het_graph *g)
 {
 	const struct lb_hetero_in *in = g->in;
@@ -52,6 +67,10 @@ int het_graph_init(struct het_graph *g, const struct lb_hetero_in *in,
 	if (lb_platform_edges(in->pf, in->lane, &g->e, &g->m) || fill_graph(g)) {
 		het_graph_free(g);
 		return lb_errf(err, len, "out of memory for a platform of %u nodes", in->pf->nodes);
+	}
+	if (check_times(g, err, len)) {
+		het_graph_free(g);
+		return -1;
 	}
 	return 0;
 }

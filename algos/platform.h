@@ -40,6 +40,11 @@
  *   wan 0 1 lat 10ms bw 1gbit              between two sites, both directions
  *   barrier site 0 50us                    or "barrier all 200us"
  *
+ * Values are bounded where they enter (lib/units.h): rates (bw, rate) from
+ * 1 kbit/s to 10 Tbit/s, times (lat, occ, send, recv, gap, local-bcast,
+ * barrier) 0 or from 1 ns to 1 hour, nodes 1 to 4096, lanes 1 to 255; so
+ * every occupation the models divide by or solve with is finite and > 0.
+ *
  * Errors name the file, the line and the token: "p.txt:4: 'bw -1gbit': ...".
  * The first line may be the magic "# lanebench platform 1"; it is optional
  * (a hand-written file may start with "nodes"), but a file whose first line

@@ -79,7 +79,7 @@ static int parse_value(struct parser *p, const struct key *k, const char *word,
 	char why[256];
 	int rc = 0;
 	if (k->kind == KEY_SECONDS)
-		rc = lb_parse_seconds(word, &kv->v[i], why, sizeof(why));
+		rc = lb_parse_model_time(word, &kv->v[i], why, sizeof(why));
 	else if (k->kind == KEY_RATE)
 		rc = lb_parse_rate(word, &kv->v[i], why, sizeof(why));
 	else if (k->kind == KEY_LANE)
@@ -348,7 +348,7 @@ static int st_site(struct parser *p, char **w, size_t nw)
 	snprintf(token, sizeof(token), "%s %s", w[2], w[3]);
 	if (known_site(p, w[1], &s) != 0)
 		return -1;
-	if (lb_parse_seconds(w[3], &p->pf->site[s].local_bcast, why, sizeof(why)) != 0)
+	if (lb_parse_model_time(w[3], &p->pf->site[s].local_bcast, why, sizeof(why)) != 0)
 		return fail(p, token, "%s", why);
 	return 0;
 }
@@ -411,7 +411,7 @@ static int st_barrier(struct parser *p, char **w, size_t nw)
 	} else {
 		return fail(p, w[0], "expected 'barrier site S T' or 'barrier all T'");
 	}
-	if (lb_parse_seconds(value, to, why, sizeof(why)) != 0)
+	if (lb_parse_model_time(value, to, why, sizeof(why)) != 0)
 		return fail(p, value, "%s", why);
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/units.h"
+
 #define PLATGEN_MAX_NODES 4096
 #define MB 1e6
 
@@ -23,13 +25,14 @@ static double rng_gauss(struct lb_rng *r, double mean, double dev)
 	return mean + dev * sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
-/* A bandwidth draw; the Gaussian's far tail (<= 1 MB/s) is drawn again. */
+/* A bandwidth draw; the Gaussian's far tails (<= 1 MB/s, and past the
+ * highest rate a platform file may give) are drawn again. */
 static double draw_bw(struct lb_rng *r, const struct lb_platgen *g)
 {
 	double bw;
 	do
 		bw = rng_gauss(r, g->bw_mean, g->bw_dev);
-	while (bw <= MB);
+	while (bw <= MB || bw > LB_RATE_MAX);
 	return bw;
 }
 

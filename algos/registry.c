@@ -315,6 +315,7 @@ int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
 {
 	const char *why = NULL;
 	char buf[160];
+	uint64_t total;
 	if (prm->ranks == 0)
 		why = "ranks must be at least 1 (got 0)";
 	else if (prm->root >= prm->ranks)
@@ -331,6 +332,12 @@ int lb_algo_check(const struct lb_algo *a, const struct lb_algo_params *prm,
 	else if (prm->site_first && prm->sites > 1 &&
 		 lb_sites_check(prm->site_first, prm->sites, prm->ranks, buf, sizeof(buf)))
 		why = buf;
+	else if (a->collective && __builtin_mul_overflow(prm->bytes, (uint64_t)prm->ranks, &total))
+		/* an allgather moves p x m bytes: saturated, it would be
+		 * another size, and the run another benchmark */
+		snprintf(buf, sizeof(buf), "%u ranks x %llu bytes each: more than %llu bytes in all",
+			 prm->ranks, (unsigned long long)prm->bytes,
+			 (unsigned long long)UINT64_MAX), why = buf;
 	else if (prm->slice_bytes && lb_div_ceil(prm->bytes, prm->slice_bytes) > LB_MAX_BLOCKS)
 		snprintf(buf, sizeof(buf), "slice %llu bytes cuts %llu bytes into more than %u slices",
 			 (unsigned long long)prm->slice_bytes,

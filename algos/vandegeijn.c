@@ -222,8 +222,9 @@ uint64_t lb_blocks_allgather(const struct lb_algo_params *prm)
 
 static int allgather_init(struct vdg *g, const struct lb_algo_params *prm, const char *name)
 {
-	if (vdg_init(g, prm, name, lb_blocks_allgather(prm),
-		     lb_mul_sat(prm->bytes, prm->ranks)))
+	uint64_t total; /* p x m: lb_algo_check refused it past 64 bits */
+	if (__builtin_mul_overflow(prm->bytes, (uint64_t)prm->ranks, &total) ||
+	    vdg_init(g, prm, name, lb_blocks_allgather(prm), total))
 		return -1;
 	uint32_t *owner = lb_sched_set_owners(g->s);
 	for (uint32_t b = 0; owner && b < g->s->nblocks; b++)

@@ -195,7 +195,7 @@ static int set_count_list(const struct lb_opt *o, void *t, const char *arg,
 static int set_seconds(const struct lb_opt *o, void *t, const char *arg,
 		       char *err, size_t errlen)
 {
-	return lb_parse_seconds(arg, t, err, errlen);
+	return lb_parse_model_time(arg, t, err, errlen);
 }
 
 static int set_rate(const struct lb_opt *o, void *t, const char *arg,

@@ -34,8 +34,8 @@ enum lb_opt_kind {
 	LB_OPT_SLICE_LIST, /* as LB_OPT_SIZE_LIST, and items "auto" (LB_SLICE_AUTO) */
 	LB_OPT_SLICE,      /* uint64_t: a size, or "auto" (LB_SLICE_AUTO) */
 	LB_OPT_COUNT_LIST, /* struct lb_list, each value in [min, max] */
-	LB_OPT_SECONDS,    /* double seconds, lb_parse_seconds */
-	LB_OPT_RATE,       /* double bytes per second, lb_parse_rate */
+	LB_OPT_SECONDS,    /* double seconds, lb_parse_model_time (0, 1 ns .. 1 h) */
+	LB_OPT_RATE,       /* double bytes per second, lb_parse_rate (1kbit .. 10tbit) */
 	LB_OPT_ENUM,       /* int: index of the argument in choices */
 	LB_OPT_STRING,     /* const char *: the argument (points into argv) */
 	LB_OPT_HANDLER,    /* handler(target, arg, ...) */

@@ -178,23 +178,30 @@ static int check_input(const struct lb_cmd *cmd, const struct lp_opts *o,
 	return 0;
 }
 
+/* An LP that cannot fit in memory is refused (4), a GLPK failure is the
+ * run's (1); either names the platform (opt: the option whose step failed). */
+static int lp_failed(const struct lb_cmd *cmd, const char *opt, const struct lp_opts *o, int rc,
+		     const char *err)
+{
+	lb_cli_error(cmd, rc == LB_LP_TOO_BIG ? NULL : opt, "platform %s: %s", o->platform, err);
+	return rc == LB_LP_TOO_BIG ? LB_EXIT_TOO_BIG : LB_EXIT_FAILED;
+}
+
 static int solve_and_report(const struct lb_cmd *cmd, const struct lp_opts *o,
 			    const struct lb_platform *pf)
 {
 	char err[512];
 	struct lb_lp_result r;
-	if (o->write_lp && lb_lp_write_cplex(pf, o->root, o->lane, o->slice, o->write_lp, err,
-					     sizeof(err)) != 0) {
-		lb_cli_error(cmd, "write-lp", "%s", err);
-		return LB_EXIT_FAILED;
-	}
-	if (lb_lp_bound(pf, o->root, o->lane, o->slice, (enum lb_lp_phase2)o->phase2, &r, err,
-			sizeof(err)) != 0) {
-		lb_cli_error(cmd, NULL, "%s", err);
-		return LB_EXIT_FAILED;
-	}
+	int rc = o->write_lp ? lb_lp_write_cplex(pf, o->root, o->lane, o->slice, o->write_lp, err,
+						 sizeof(err)) : 0;
+	if (rc)
+		return lp_failed(cmd, "write-lp", o, rc, err);
+	rc = lb_lp_bound(pf, o->root, o->lane, o->slice, (enum lb_lp_phase2)o->phase2, &r, err,
+			 sizeof(err));
+	if (rc)
+		return lp_failed(cmd, NULL, o, rc, err);
 	print_report(o->json && strcmp(o->json, "-") == 0 ? stderr : stdout, o, pf, &r);
-	int rc = o->json ? write_json(cmd, o, pf, &r) : 0;
+	rc = o->json ? write_json(cmd, o, pf, &r) : 0;
 	lb_lp_result_free(&r);
 	return rc;
 }
@@ -245,7 +252,8 @@ static void lp_more_help(FILE *out)
 	      "20 s of CPU; a dense 50-node platform takes minutes.\n"
 	      "\n"
 	      "Exit 2 on bad input (the file, root, lane, or a node the root cannot reach:\n"
-	      "named), 1 when GLPK fails (its reason given).\n", out);
+	      "named), 1 when GLPK fails (its reason given), 4 when the LP would not fit in\n"
+	      "the memory available (about 2 KB per flow variable; the figures given).\n", out);
 }
 
 const struct lb_cmd lb_cmd_lp = {

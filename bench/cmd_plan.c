@@ -589,7 +589,7 @@ static struct plan_opts effective(const struct plan_opts *o, const struct lb_pla
  * with a stand-in for the loads).  A one-node platform needs no loads (no
  * edge): the stand-in is its 1 x 1 table.  0, or the exit status. */
 static int solve_lp(const struct lb_cmd *cmd, const struct lb_algo *a,
-		    struct lb_algo_params *prm, struct lb_lp_result *lp)
+		    struct lb_algo_params *prm, const char *platform_name, struct lb_lp_result *lp)
 {
 	static const double stand_in[1] = { 0 };
 	struct lb_algo_params probe = *prm;
@@ -602,9 +602,12 @@ static int solve_lp(const struct lb_cmd *cmd, const struct lb_algo *a,
 		return 0;
 	}
 	uint64_t slice = lb_div_ceil(prm->bytes, lb_slice_count(prm->bytes, prm->slice_bytes));
-	if (lb_lp_bound(prm->platform, prm->root, 0, slice, LB_LP_PHASE2_TIME, lp, err, sizeof(err))) {
-		lb_cli_error(cmd, NULL, "%s: the LP bound: %s", a->name, err);
-		return LB_EXIT_FAILED;
+	int rc = lb_lp_bound(prm->platform, prm->root, 0, slice, LB_LP_PHASE2_TIME, lp, err,
+			     sizeof(err));
+	if (rc) {
+		lb_cli_error(cmd, NULL, "%s: the LP bound of platform %s: %s", a->name, platform_name,
+			     err);
+		return rc == LB_LP_TOO_BIG ? LB_EXIT_TOO_BIG : LB_EXIT_FAILED;
 	}
 	prm->lp_load = lp->load;
 	return 0;
@@ -627,7 +630,7 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 	double agents_auto_s;
 	prm.agents = lb_agent_auto(e->algo.algo, &prm, &agents_auto_s);
 	struct lb_lp_result lp = { .tp = NAN };
-	int rc = solve_lp(cmd, e->algo.algo, &prm, &lp);
+	int rc = solve_lp(cmd, e->algo.algo, &prm, o->platform, &lp);
 	struct lb_schedule *s = rc ? NULL : lb_algo_build(e->algo.algo, &prm, err, sizeof(err));
 	if (!s && !rc) {
 		lb_cli_error(cmd, NULL, "%s", err);

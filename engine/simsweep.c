@@ -14,6 +14,7 @@
 #include "lib/error.h"
 #include "lib/memory.h"
 #include "lib/units.h"
+#include "model/lp.h"
 #include "model/sim.h"
 #include "lpset.h"
 
@@ -603,6 +604,15 @@ static void say_too_big(const struct lb_simsweep_params *p, const struct need *n
 		 slice, (unsigned long long)n->blocks, need, have, what);
 }
 
+/* The LPs the run solves (one at a time, before the workers start). */
+static int solves_lp(const struct lb_simsweep_params *p)
+{
+	for (size_t a = 0; p->platform && a < p->nalgos; a++)
+		if (p->algos[a]->needs & LB_ALGO_NEEDS_LP)
+			return 1;
+	return p->platform && p->lp_bound;
+}
+
 enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char *err,
 				       size_t len)
 {
@@ -612,6 +622,8 @@ enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char 
 		for (size_t k = 0; k < p->nranks; k++)
 			if (check_sizes(p, p->algos[a], (uint32_t)p->ranks[k], &n, err, len))
 				return LB_SIMSWEEP_UNBUILDABLE;
+	if (solves_lp(p) && lb_lp_check_memory(p->platform, 0, err, len))
+		return LB_SIMSWEEP_TOO_BIG;
 	uint64_t available = lb_mem_available(&what);
 	if (n.memory <= available)
 		return LB_SIMSWEEP_FITS;

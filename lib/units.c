@@ -389,6 +389,18 @@ static const struct unit *rate_unit(const char *name)
 	return find_unit(bits, low);
 }
 
+int lb_parse_model_time(const char *s, double *out, char *err, size_t errlen)
+{
+	double t;
+	if (lb_parse_seconds(s, &t, err, errlen))
+		return -1;
+	if (t != 0 && !(t >= LB_TIME_MIN && t <= LB_TIME_MAX))
+		return lb_errf(err, errlen, "bad duration '%s': out of range (expected 0, or 1 ns to 1 hour)",
+			       s);
+	*out = t;
+	return 0;
+}
+
 int lb_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen)
 {
 	const struct unit *u;
@@ -398,7 +410,11 @@ int lb_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen)
 	    !isfinite(v * u->factor) || !(v * u->factor > 0))
 		return lb_errf(err, errlen, "bad rate '%s': expected a rate > 0 in bits (10gbit, 200mbit, 100kbit, 9600bit) or bytes per second (1.25GB/s, 125MB/s, 500B/s)",
 			    s);
-	*bytes_per_s = v * u->factor;
+	v *= u->factor;
+	if (!(v >= LB_RATE_MIN && v <= LB_RATE_MAX))
+		return lb_errf(err, errlen, "bad rate '%s': out of range (expected 1kbit to 10tbit, 125B/s to 1.25TB/s)",
+			       s);
+	*bytes_per_s = v;
 	return 0;
 }
 

@@ -43,12 +43,29 @@ int lb_parse_rank_list(const char *s, uint64_t ranks, uint64_t **out, size_t *n,
 int lb_check_rank_list(const char *s, char *err, size_t errlen);
 
 /* Seconds, >= 0 and finite: "5us", "1.5ms", "2s", "100ns", "1e-6" (a plain
- * number is seconds). */
+ * number is seconds).  For timeouts, which bound themselves. */
 int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen);
 
-/* Bytes per second, > 0 and finite.  Bit rates as tc writes them, decimal
- * and case-insensitive: "10gbit", "200mbit", "100kbit", "9600bit"; byte
- * rates, decimal: "1.25GB/s", "125MB/s", "10KB/s", "500B/s". */
+/* The physical range of a time the models compute with (a latency, a
+ * per-message occupation or overhead, a barrier): 0, or from 1 ns to 1
+ * hour.  Beyond it no network is described, and what the solvers and
+ * simulators would meet (1e308 s, subnormal times) breaks their
+ * arithmetic: such values are refused where they enter. */
+#define LB_TIME_MIN 1e-9
+#define LB_TIME_MAX 3600.0
+
+/* lb_parse_seconds within 0 or [LB_TIME_MIN, LB_TIME_MAX]. */
+int lb_parse_model_time(const char *s, double *out, char *err, size_t errlen);
+
+/* The physical range of a link or NIC rate, bytes per second: 1 kbit/s to
+ * 10 Tbit/s (as scripts/cluster bounds the rates it shapes). */
+#define LB_RATE_MIN 125.0
+#define LB_RATE_MAX 1.25e12
+
+/* Bytes per second in [LB_RATE_MIN, LB_RATE_MAX].  Bit rates as tc writes
+ * them, decimal and case-insensitive: "10gbit", "200mbit", "100kbit",
+ * "9600bit"; byte rates, decimal: "1.25GB/s", "125MB/s", "10KB/s",
+ * "500B/s". */
 int lb_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen);
 
 /* "4K", "16M", "1G", "3K" when exact in binary units, else bytes: "1536"

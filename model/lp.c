@@ -5,10 +5,14 @@
 #include <glpk.h>
 #include <limits.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/error.h"
+#include "lib/memory.h"
 
 /* Phase 2 keeps TP within this fraction of TP* (SPEC 2.4): looser than the
  * simplex's tolerances, so phase 1's optimum stays feasible. */
@@ -249,6 +253,27 @@ static int read_edges(struct lp_build *b, uint32_t lane, uint64_t slice_bytes)
 	return index_edges(b);
 }
 
+/* The simplex divides by the coefficients and scales them: each must be
+ * finite and > 0 (a platform file's are: its values are bounded where they
+ * enter; a caller's platform may not be).  The first bad one is named. */
+static int check_coefficients(const struct lp_build *b, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < b->m; i++)
+		if (!(isfinite(b->T[i]) && b->T[i] > 0))
+			return lb_errf(err, errlen, "link %u -> %u: a slice of %llu bytes takes %g s "
+					  "(expected a finite time > 0: check its bw and occ)",
+					  b->e[i].u, b->e[i].v, (unsigned long long)b->slice_bytes,
+					  b->T[i]);
+	for (uint32_t u = 0; u < b->nodes; u++) {
+		const struct lb_node *n = &b->pf->node[u];
+		double cap = n->rate > 0 ? (double)b->slice_bytes / n->rate : 0;
+		if (!isfinite(cap) || !isfinite(n->send))
+			return lb_errf(err, errlen, "node %u: a slice takes %g s through its rate and "
+					  "%g s of its CPU (expected finite times)", u, cap, n->send);
+	}
+	return 0;
+}
+
 static void build_free(struct lp_build *b)
 {
 	if (b->P)
@@ -301,13 +326,50 @@ static int check_size(const struct lb_platform *pf, uint32_t lane, char *err, si
 	return -1;
 }
 
+uint64_t lb_lp_memory(const struct lb_platform *pf, uint32_t lane)
+{
+	double pairs = (double)(pf->nodes - 1) * (double)lb_platform_edge_count(pf, lane);
+	double bytes = pairs * LB_LP_BYTES_PER_FLOW;
+	return bytes < 0x1p64 ? (uint64_t)bytes : UINT64_MAX;
+}
+
+/* "21.9 GiB" */
+static void format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int i = 0;
+	while (v >= 1024 && i < 6)
+		v /= 1024, i++;
+	snprintf(buf, len, "%.1f %s", v, units[i]);
+}
+
+int lb_lp_check_memory(const struct lb_platform *pf, uint32_t lane, char *err, size_t errlen)
+{
+	const char *what;
+	uint64_t need = lb_lp_memory(pf, lane), available = lb_mem_available(&what);
+	if (need <= available)
+		return 0;
+	char need_s[32], have_s[32];
+	format_bytes(need, need_s, sizeof(need_s));
+	format_bytes(available, have_s, sizeof(have_s));
+	snprintf(err, errlen,
+		 "the LP of %u nodes x %zu links (%.0f flow variables) needs about %s of memory, "
+		 "more than the %s available (%s)", pf->nodes, lb_platform_edge_count(pf, lane),
+		 (double)(pf->nodes - 1) * (double)lb_platform_edge_count(pf, lane), need_s, have_s,
+		 what);
+	return LB_LP_TOO_BIG;
+}
+
 /* The input checks, cheapest first: nothing large is allocated before the
- * size is known to fit. */
+ * size is known to fit.  0, -1 or LB_LP_TOO_BIG. */
 static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		       char *err, size_t errlen)
 {
 	if (check_range(pf, root, lane, err, errlen) || check_size(pf, lane, err, errlen))
 		return -1;
+	if (lb_lp_check_memory(pf, lane, err, errlen))
+		return LB_LP_TOO_BIG;
 	return lb_platform_check_reachable(pf, root, lane, err, errlen);
 }
 
@@ -318,13 +380,16 @@ static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root
 {
 	*b = (struct lp_build){ .pf = pf, .root = root, .nodes = pf->nodes, .model = model,
 				.slice_bytes = slice_bytes };
-	if (check_input(pf, root, lane, err, errlen))
-		return -1;
+	int rc = check_input(pf, root, lane, err, errlen);
+	if (rc)
+		return rc;
 	glp_term_out(GLP_OFF);
 	if (read_edges(b, lane, slice_bytes) != 0) {
 		snprintf(err, errlen, "out of memory building the LP");
 		return -1;
 	}
+	if (check_coefficients(b, err, errlen))
+		return -1;
 	b->P = glp_create_prob();
 	glp_set_prob_name(b->P, "lanebench_ssb");
 	glp_set_obj_dir(b->P, GLP_MAX);
@@ -463,6 +528,72 @@ static int solve(struct lp_build *b, enum lb_lp_phase2 how, struct lb_lp_result 
 	return take_loads(b, tp, out, err, errlen);
 }
 
+/* ---- GLPK's errors ----
+ * On an error (a bad coefficient, no memory) GLPK prints why and calls
+ * abort(), unless an error hook installed with glp_error_hook leaves first:
+ * as its manual says, the hook frees GLPK's whole environment with
+ * glp_free_env (every problem object with it) and longjmps back out.  Its
+ * text goes through the terminal hook into the message instead of stderr. */
+
+struct glpk_guard {
+	jmp_buf back;
+	char said[256]; /* the first line GLPK printed: why it failed */
+	size_t len;
+};
+
+static int keep_first_line(void *info, const char *s)
+{
+	struct glpk_guard *g = info;
+	size_t n = strcspn(s, "\n");
+	if (!strchr(g->said, '\n') && g->len + n + 1 < sizeof(g->said)) {
+		memcpy(g->said + g->len, s, n + (s[n] == '\n'));
+		g->len += n + (s[n] == '\n');
+		g->said[g->len] = '\0';
+	}
+	return 1; /* printed nowhere */
+}
+
+static void leave_glpk(void *info)
+{
+	struct glpk_guard *g = info;
+	glp_free_env();
+	longjmp(g->back, 1);
+}
+
+/* GLPK's allocations fail (an error, caught) before the system's memory
+ * runs out and the OOM killer ends the process. */
+static void limit_memory(void)
+{
+	const char *what;
+	uint64_t mib = lb_mem_available(&what) >> 20;
+	if (mib < (uint64_t)INT_MAX)
+		glp_mem_limit(mib ? (int)mib : 1);
+}
+
+/* step(b, ...) with GLPK's errors returned as -1 and a message.  The
+ * guard lives in the caller's frame: nothing this function's frame holds
+ * changes between setjmp and longjmp. */
+static int guarded(struct glpk_guard *g, int (*step)(struct lp_build *b, const void *arg,
+						     char *err, size_t errlen),
+		   struct lp_build *b, const void *arg, char *err, size_t errlen)
+{
+	g->len = 0;
+	g->said[0] = '\0';
+	if (setjmp(g->back)) {
+		b->P = NULL; /* freed with GLPK's environment */
+		g->said[strcspn(g->said, "\n")] = '\0';
+		snprintf(err, errlen, "GLPK failed: %s", g->said[0] ? g->said : "(no reason given)");
+		return -1;
+	}
+	glp_term_hook(keep_first_line, g);
+	glp_error_hook(leave_glpk, g);
+	limit_memory();
+	int rc = step(b, arg, err, errlen);
+	glp_error_hook(NULL, NULL);
+	glp_term_hook(NULL, NULL);
+	return rc;
+}
+
 int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		uint64_t slice_bytes, enum lb_lp_phase2 phase2_how,
 		struct lb_lp_result *out, char *err, size_t errlen)
@@ -471,16 +602,37 @@ int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 				 err, errlen);
 }
 
+/* What a guarded step computes. */
+struct lp_call {
+	const struct lb_platform *pf;
+	uint32_t root, lane;
+	uint64_t slice_bytes;
+	enum lb_lp_model model;
+	enum lb_lp_phase2 phase2;
+	struct lb_lp_result *out;
+	const char *path; /* lb_lp_write_cplex's file */
+};
+
+static int bound_step(struct lp_build *b, const void *arg, char *err, size_t errlen)
+{
+	const struct lp_call *c = arg;
+	int rc = build(b, c->pf, c->root, c->lane, c->slice_bytes, c->model, err, errlen);
+	return rc ? rc : solve(b, c->phase2, c->out, err, errlen);
+}
+
 int lb_lp_bound_model(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		      uint64_t slice_bytes, enum lb_lp_phase2 phase2_how,
 		      enum lb_lp_model model, struct lb_lp_result *out, char *err, size_t errlen)
 {
-	struct lp_build b;
+	struct lp_build b = { 0 };
+	struct glpk_guard g;
+	const struct lp_call c = { .pf = pf, .root = root, .lane = lane, .slice_bytes = slice_bytes,
+				   .model = model, .phase2 = phase2_how, .out = out };
 	*out = (struct lb_lp_result){ 0 };
-	int rc = build(&b, pf, root, lane, slice_bytes, model, err, errlen);
-	if (rc == 0)
-		rc = solve(&b, phase2_how, out, err, errlen);
+	int rc = guarded(&g, bound_step, &b, &c, err, errlen);
 	build_free(&b);
+	if (rc)
+		lb_lp_result_free(out);
 	return rc;
 }
 
@@ -492,15 +644,25 @@ void lb_lp_result_free(struct lb_lp_result *r)
 	r->load = NULL;
 }
 
+static int write_step(struct lp_build *b, const void *arg, char *err, size_t errlen)
+{
+	const struct lp_call *c = arg;
+	int rc = build(b, c->pf, c->root, c->lane, c->slice_bytes, LB_LP_ONE_PORT, err, errlen);
+	if (rc)
+		return rc;
+	if (glp_write_lp(b->P, NULL, c->path) != 0)
+		return lb_errf(err, errlen, "%s: cannot write the LP (glp_write_lp failed)", c->path);
+	return 0;
+}
+
 int lb_lp_write_cplex(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		      uint64_t slice_bytes, const char *path, char *err, size_t errlen)
 {
-	struct lp_build b;
-	int rc = build(&b, pf, root, lane, slice_bytes, LB_LP_ONE_PORT, err, errlen);
-	if (rc == 0 && glp_write_lp(b.P, NULL, path) != 0) {
-		snprintf(err, errlen, "%s: cannot write the LP (glp_write_lp failed)", path);
-		rc = -1;
-	}
+	struct lp_build b = { 0 };
+	struct glpk_guard g;
+	const struct lp_call c = { .pf = pf, .root = root, .lane = lane, .slice_bytes = slice_bytes,
+				   .path = path };
+	int rc = guarded(&g, write_step, &b, &c, err, errlen);
 	build_free(&b);
 	return rc;
 }

@@ -34,7 +34,11 @@
  * GLPK: its terminal output is switched off (glp_term_out), and it is not
  * called from several threads at once: call these functions from one
  * thread, never from the simulator's worker threads (engine/simsweep).
- * GLPK aborts the process when it runs out of memory. */
+ * GLPK would abort the process on an error (a coefficient it cannot scale,
+ * no memory): its error hook frees its environment and returns here
+ * instead, the error its message (glp_error_hook, glp_free_env), and its
+ * memory is limited to what the system has left (glp_mem_limit).  An LP
+ * whose estimate (lb_lp_memory) exceeds that is refused before it is built. */
 #ifndef LB_LP_H
 #define LB_LP_H
 
@@ -51,13 +55,33 @@ struct lb_lp_result {
 	double *load;   /* [nodes * nodes], load[u * nodes + v] = n_{u,v}, slices/s */
 };
 
+/* GLPK's problem, its presolved copy and the simplex's factorisation take
+ * about 1.65 KB per flow variable (its x column, its row (d) and about four
+ * matrix entries): measured on dense platforms of 20 to 40 nodes; with a
+ * margin. */
+#define LB_LP_BYTES_PER_FLOW 2048
+
+/* The memory the LP of pf's lane takes, from its size alone: (nodes - 1) x
+ * links flow variables x LB_LP_BYTES_PER_FLOW (UINT64_MAX past 2^64). */
+uint64_t lb_lp_memory(const struct lb_platform *pf, uint32_t lane);
+
+/* What lb_lp_bound and lb_lp_write_cplex return when the LP's estimate
+ * exceeds the memory available (lib/memory.h), before building it. */
+#define LB_LP_TOO_BIG (-2)
+
+/* 0 when the LP of pf's lane fits in the memory available, else
+ * LB_LP_TOO_BIG with both figures in err: GLPK would take it all (and
+ * abort, or the OOM killer end the process) first. */
+int lb_lp_check_memory(const struct lb_platform *pf, uint32_t lane, char *err, size_t errlen);
+
 /* Solves the LP of the sealed platform pf for a broadcast from root over
  * lane, slices of slice_bytes.  Returns 0 with *out filled (free it with
  * lb_lp_result_free), or -1 with a message in err: root or lane out of
  * range, a node unreachable from root (named), a platform of one node (no
  * destination: TP unbounded), an LP past GLPK's int indices (about
- * 5e8 destination x link pairs), no memory, or GLPK's failure (its return
- * code or the solution's status named). */
+ * 5e8 destination x link pairs), no memory, or GLPK's failure (its error,
+ * its return code or the solution's status named); LB_LP_TOO_BIG, the
+ * figures in err, when the LP would not fit in memory. */
 int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		uint64_t slice_bytes, enum lb_lp_phase2 phase2,
 		struct lb_lp_result *out, char *err, size_t errlen);

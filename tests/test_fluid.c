@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "model/fluid.h"
@@ -180,8 +181,30 @@ static void weighted(void)
 	lb_fluid_free(&f);
 }
 
+/* A resource of subnormal capacity (a platform file cannot give one: its
+ * rates are bounded where they enter, issue 28): 1e-12 of it is 0, so the
+ * filling's tolerance never froze flows left a rounding error short of it,
+ * and the next rise, 0, changed nothing: the loop never ended.  Each round
+ * freezes a flow in exact arithmetic, so the filling stops after as many
+ * rounds as flows.  Bounded by alarm(): a hang fails, it does not wait. */
+static void subnormal_capacity(void)
+{
+	const double capacity[1] = { 1e-320 };
+	const uint32_t res[1] = { 0 };
+	struct lb_fluid f;
+	alarm(10);
+	CHECK(lb_fluid_init(&f, capacity, 1) == 0, "init");
+	for (uint32_t i = 0; i < 3; i++)
+		CHECK(lb_fluid_add(&f, 0, 1e6, INFINITY, 1 + i, res, 1, i) == 0, "add %u", i);
+	double end = lb_fluid_next_end(&f);
+	CHECK(end > 0, "the first end %g", end);
+	lb_fluid_free(&f);
+	alarm(0);
+}
+
 int main(void)
 {
+	subnormal_capacity();
 	weighted();
 	random_run();
 	return check_status("fluid");

@@ -225,8 +225,50 @@ static void random_platforms(void)
 	}
 }
 
+/* Times no platform file can give (its values are bounded where they
+ * enter) but a caller building one can: links of a subnormal bw make a
+ * slice take forever.  cap-trees once read t[SIZE_MAX] comparing two
+ * infinite hop times (issue 28, cap_trees_oob.platform); it refuses them,
+ * naming the link, and so a node whose rate (which caps its links) makes
+ * its sends infinite. */
+static void refuses_infinite_times(void)
+{
+	struct lb_platform *pf = lb_platform_new(3, 1);
+	struct lb_link slow = { .bw = 1e-320 / 8 };
+	CHECK(pf != NULL, "no memory");
+	if (!pf)
+		return;
+	pf->dflt.bw = 1.25e8;
+	CHECK(lb_platform_set_link(pf, 0, 1, LB_PLATFORM_ALL_LANES, LB_LINK_BW, &slow) == 0 &&
+	      lb_platform_set_link(pf, 0, 2, LB_PLATFORM_ALL_LANES, LB_LINK_BW, &slow) == 0 &&
+	      lb_platform_seal(pf) == 0, "set the links");
+	struct lb_hetero_in in = { .pf = pf, .root = 0, .lane = 0, .slice_bytes = 1 << 20 };
+	struct lb_cap_plan plan;
+	char err[256] = "";
+	int rc = lb_cap_plan(&in, 1, &plan, err, sizeof(err));
+	CHECK(rc == -1 && strstr(err, "link 0 -> 1") && strstr(err, "finite"),
+	      "infinite links: rc %d, '%s'", rc, err);
+	if (rc == 0)
+		lb_cap_plan_free(&plan);
+	lb_platform_free(pf);
+
+	pf = full(3, 1, 1);
+	CHECK(pf != NULL, "no memory");
+	if (!pf)
+		return;
+	pf->node[1].rate = 1e-320;
+	in = hin(pf);
+	rc = lb_cap_plan(&in, 1, &plan, err, sizeof(err));
+	CHECK(rc == -1 && strstr(err, "link 0 -> 1") && strstr(err, "finite"),
+	      "an infinite rate: rc %d, '%s'", rc, err);
+	if (rc == 0)
+		lb_cap_plan_free(&plan);
+	lb_platform_free(pf);
+}
+
 int main(void)
 {
+	refuses_infinite_times();
 	periods();
 	lp_exact();
 	reaches_cap();

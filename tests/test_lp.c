@@ -213,6 +213,38 @@ static void check_errors(void)
 	lb_platform_free(pf);
 }
 
+/* Coefficients no platform file can give (its values are bounded where
+ * they enter) but a caller's platform can (issue 28): an infinite slice
+ * time is refused naming the link; a finite but absurd one (occ 1e308)
+ * makes GLPK fail while scaling, which once aborted the process and is
+ * now an error naming GLPK's reason, after which GLPK solves again. */
+static void check_extreme_coefficients(void)
+{
+	char err[256];
+	struct lb_lp_result r;
+	struct lb_platform *pf = platform_of(4, vector1, NELEM(vector1));
+	struct lb_link slow = { .bw = 1e-320 };
+	CHECK(lb_platform_set_link(pf, 0, 1, 0, LB_LINK_BW, &slow) == 0 && lb_platform_seal(pf) == 0,
+	      "set 0 -> 1");
+	CHECK(lb_lp_bound(pf, 0, 0, SLICE, LB_LP_PHASE2_TIME, &r, err, sizeof(err)) == -1,
+	      "an infinite slice time accepted");
+	CHECK(strstr(err, "link 0 -> 1") && strstr(err, "finite"), "message: %s", err);
+	lb_platform_free(pf);
+
+	pf = platform_of(4, vector1, NELEM(vector1));
+	pf->dflt.occ = 1e308; /* (every rule sets its own occ: a rule's wins) */
+	struct lb_link huge = { .occ = 1e308 };
+	CHECK(lb_platform_set_link(pf, 2, 3, 0, LB_LINK_OCC, &huge) == 0 && lb_platform_seal(pf) == 0,
+	      "set 2 -> 3");
+	CHECK(lb_lp_bound(pf, 0, 0, SLICE, LB_LP_PHASE2_TIME, &r, err, sizeof(err)) == -1,
+	      "occ 1e308 solved");
+	CHECK(strstr(err, "GLPK failed: ") && strstr(err, "scale"), "message: %s", err);
+	CHECK(r.load == NULL, "a failed bound left loads");
+	lb_platform_free(pf);
+
+	check_vector("vector 1 after GLPK failed", vector1, NELEM(vector1), 11.0 / 23);
+}
+
 /* ---- a deterministic random sparse platform ---- */
 
 static uint64_t rng_state;
@@ -347,6 +379,7 @@ int main(int argc, char **argv)
 	check_vector("vector 1", vector1, NELEM(vector1), 11.0 / 23);
 	check_vector("vector 2", vector2, NELEM(vector2), 2.0 / 5);
 	check_errors();
+	check_extreme_coefficients();
 	check_deterministic();
 	return check_status("lp");
 }

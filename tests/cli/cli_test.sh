@@ -209,30 +209,31 @@ grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chai
 grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
 [ "$(grep -c -- '->' "$tmp/out")" -eq 2 ] || fail "plan dot: chain p=3 wants 2 edges: $out"
 
-# plan --platform: tests/test_hetero.c's 5-node platform (slice times
-# T = 60 / bw s at 60 bytes); -p defaults to its 5 nodes, -k to its 1 lane.
+# plan --platform: tests/test_hetero.c's 5-node platform, its rates times 10
+# (a platform's rates are at least 1 kbit/s), slice times T = 600 / bw s at
+# 600 bytes; -p defaults to its 5 nodes, -k to its 1 lane.
 cat >"$tmp/p5.txt" <<'EOF'
 nodes 5
-link 0 1 bw 60B/s oneway
-link 0 2 bw 60B/s oneway
-link 0 3 bw 60B/s oneway
-link 1 2 bw 30B/s oneway
-link 2 3 bw 30B/s oneway
-link 3 4 bw 30B/s oneway
-link 1 4 bw 20B/s oneway
-link 4 0 bw 60B/s oneway
+link 0 1 bw 600B/s oneway
+link 0 2 bw 600B/s oneway
+link 0 3 bw 600B/s oneway
+link 1 2 bw 300B/s oneway
+link 2 3 bw 300B/s oneway
+link 3 4 bw 300B/s oneway
+link 1 4 bw 200B/s oneway
+link 4 0 bw 600B/s oneway
 EOF
-expect_ok plan -a binomial-routed --platform "$tmp/p5.txt" -m 120 -s 60
-case $out in "period 3 s per slice of 60 bytes, throughput 0.333333333 slices/s"*"ranks 5, root 0, lanes 1,"*) ;;
+expect_ok plan -a binomial-routed --platform "$tmp/p5.txt" -m 1200 -s 600
+case $out in "period 3 s per slice of 600 bytes, throughput 0.333333333 slices/s"*"ranks 5, root 0, lanes 1,"*) ;;
 *) fail "plan --platform: binomial-routed period 3 on 5 ranks x 1 lane: $out" ;; esac
 grep -q '^  lane 0: recv<-2 \[0,1)  recv<-0 \[0,1) transit  send->4 \[0,1) transit' "$tmp/out" ||
 	fail "plan --platform: rank 3 relays 0 -> 4 in transit: $out"
-expect_ok plan -a topo-grow --platform "$tmp/p5.txt" -m 120 -s 60 --format dot
+expect_ok plan -a topo-grow --platform "$tmp/p5.txt" -m 1200 -s 600 --format dot
 for e in 'r0 -> r1' 'r0 -> r2' 'r2 -> r3' 'r3 -> r4'; do
 	grep -q "$e " "$tmp/out" || fail "plan --platform topo-grow: no edge $e: $out"
 done
 [ "$(grep -c -- '->' "$tmp/out")" -eq 4 ] || fail "plan --platform topo-grow: want 4 edges: $out"
-expect_ok plan -a binomial-routed --platform "$tmp/p5.txt" -m 120 -s 60 --json -
+expect_ok plan -a binomial-routed --platform "$tmp/p5.txt" -m 1200 -s 600 --json -
 printf '%s\n' "$out" | python3 -c '
 import json, sys
 doc = json.load(sys.stdin)
@@ -243,14 +244,14 @@ assert ops == ["recv", "transit-recv", "transit-send"] * 2, ops
 expect_ok plan -a topo-grow --platform "$tmp/p5.txt" -m 3M -s auto
 case $out in "slice 1M, chosen by --slice auto: seed 000's 1 MiB slice"*"blocks 3,"*) ;;
 *) fail "plan --platform --slice auto: want 1 MiB slices: $out" ;; esac
-expect_ok plan -a chain --platform "$tmp/p5.txt" -m 120
+expect_ok plan -a chain --platform "$tmp/p5.txt" -m 1200
 expect_usage "binomial on the platform: rank 0 lane 0: no link to peer 4 in the platform" \
-	plan -a binomial --platform "$tmp/p5.txt" -m 120
+	plan -a binomial --platform "$tmp/p5.txt" -m 1200
 expect_usage "topo-grow: the platform has 5 nodes x 1 lanes, not 6 ranks" \
-	plan -a topo-grow --platform "$tmp/p5.txt" -p 6 -m 120
+	plan -a topo-grow --platform "$tmp/p5.txt" -p 6 -m 1200
 # lp-*: the LP bound solved for them (TP* 1/2 here); its loads pick the optimal tree
 for a in lp-grow lp-prune; do
-	expect_ok plan -a $a --platform "$tmp/p5.txt" -m 120 -s 60 --format dot
+	expect_ok plan -a $a --platform "$tmp/p5.txt" -m 1200 -s 600 --format dot
 	case $out in *"// lp bound 0.5 slices/s"*"the tree 1.0000 of it"*) ;;
 	*) fail "plan --platform $a: lp bound 0.5, ratio 1: $out" ;; esac
 	for e in 'r0 -> r1' 'r0 -> r3' 'r1 -> r2' 'r3 -> r4'; do

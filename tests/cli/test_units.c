@@ -225,19 +225,44 @@ static void seconds(void)
 	}
 }
 
+/* Times the models compute with: 0, or 1 ns to 1 hour. */
+static void model_times(void)
+{
+	static const struct { const char *in; double want; } good[] = {
+		{ "0", 0 }, { "1ns", 1e-9 }, { "5us", 5e-6 }, { "3600s", 3600 }, { "1e-9", 1e-9 },
+	};
+	static const char *const bad[] = {
+		"0.5ns", "1e-320", "3601", "1e308", "-1us", "inf", "5parsec",
+	};
+	for (size_t i = 0; i < N(good); i++) {
+		double v = -1;
+		int rc = lb_parse_model_time(good[i].in, &v, err, sizeof(err));
+		CHECK(rc == 0 && check_close(v, good[i].want, 1e-15),
+		      "model time '%s': rc %d, %.17g (want %.17g)", good[i].in, rc, v, good[i].want);
+	}
+	for (size_t i = 0; i < N(bad); i++) {
+		double v = -1;
+		check_error("lb_parse_model_time", bad[i],
+			    lb_parse_model_time(bad[i], &v, err, sizeof(err)), NULL);
+		CHECK(v == -1, "model time '%s' changed the output on error", bad[i]);
+	}
+}
+
 static void rates(void)
 {
 	static const struct { const char *in; double want; } good[] = {
 		{ "10gbit", 1.25e9 }, { "10Gbit", 1.25e9 }, { "10GBIT", 1.25e9 },
 		{ "200mbit", 25e6 }, { "100kbit", 12500 }, { "9600bit", 1200 },
 		{ "1tbit", 1.25e11 }, { "1.25GB/s", 1.25e9 }, { "125MB/s", 1.25e8 },
-		{ "10KB/s", 1e4 }, { "10kB/s", 1e4 }, { "500B/s", 500 }, { "2TB/s", 2e12 },
-		{ "1e3mbit", 1.25e8 },
+		{ "10KB/s", 1e4 }, { "10kB/s", 1e4 }, { "500B/s", 500 }, { "1.25TB/s", 1.25e12 },
+		{ "1e3mbit", 1.25e8 }, { "1kbit", 125 }, { "10tbit", 1.25e12 }, { "125B/s", 125 },
 	};
 	static const char *const bad[] = {
 		"", "10", "10g", "10gbps", "10Gb/s", "10gb/s", "10b/s", "10GB", "0gbit",
 		"0B/s", "-1gbit", "10 gbit", "gbit", "1e999gbit", "10gibit", "nanGB/s",
 		"10gbit/s",
+		/* outside 1 kbit/s .. 10 Tbit/s */
+		"2TB/s", "10.1tbit", "999bit", "124B/s", "1e-320bit", "1e300TB/s",
 	};
 	for (size_t i = 0; i < N(good); i++) {
 		double v = -1;
@@ -293,6 +318,7 @@ int main(void)
 	counts();
 	rank_lists();
 	seconds();
+	model_times();
 	rates();
 	formats();
 	return check_status("test_units");
