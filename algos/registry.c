@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "algos.h"
+#include "lib/stop.h"
 #include "sites.h"
 #include "platform.h"
 
@@ -368,7 +369,9 @@ struct lb_schedule *lb_algo_build(const struct lb_algo *a,
 	struct lb_schedule *s = a->build(prm);
 	if (!s || lb_sched_finalize(s)) {
 		lb_sched_free(s);
-		if (err && errlen)
+		if (err && errlen && lb_stop_requested())
+			snprintf(err, errlen, "%s: build stopped", a->name);
+		else if (err && errlen)
 			snprintf(err, errlen, "%s: cannot build %u ranks x %u lanes: out of memory or too many blocks",
 				 a->name, prm->ranks, prm->lanes);
 		return NULL;

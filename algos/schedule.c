@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/stop.h"
+
 struct lb_schedule *lb_sched_new(const char *algo, uint32_t ranks,
 				 uint32_t root, uint32_t lanes,
 				 uint32_t nblocks, uint64_t bytes)
@@ -109,6 +111,12 @@ int lb_sched_barrier(struct lb_schedule *s, uint32_t g)
 	return 0;
 }
 
+int lb_sched_poll_stop(struct lb_schedule *s)
+{
+	s->adds_unpolled = 0;
+	return lb_stop_requested();
+}
+
 int lb_sched_grow(struct lb_rank_ops *ro)
 {
 	uint32_t cap = ro->cap ? ro->cap * 2 : 16;
@@ -168,6 +176,8 @@ static void record_program_order(struct lb_rank_ops *ro)
 int lb_sched_finalize(struct lb_schedule *s)
 {
 	for (uint32_t r = 0; r < s->ranks; r++) {
+		if (lb_stop_requested())
+			return -1; /* see LB_SCHED_POLL_EVERY */
 		record_program_order(&s->rank[r]);
 		if (group_by_lane(&s->rank[r], s->lanes) != 0)
 			return -1;

@@ -127,6 +127,7 @@ struct lb_schedule {
 				   * to bytes; NULL = the even split */
 	struct lb_barrier_group *group; /* [groups] */
 	uint32_t groups;
+	uint32_t adds_unpolled; /* ops added since the stop flag was looked at */
 };
 
 /* Rank r holds block b from the start. */
@@ -217,11 +218,19 @@ int lb_sched_grow(struct lb_rank_ops *ro);
 
 /* Append one op to rank `r`.  Returns 0, or -1 on allocation failure.
  * Inline: builders of 16,384 ranks call it tens of millions of times. */
+/* A build of millions of ops takes seconds: every LB_SCHED_POLL_EVERY ops
+ * lb_sched_add looks at the stop flag (lib/stop.h) and fails, as if out of
+ * memory, once a stop was asked (lb_algo_build then says so). */
+#define LB_SCHED_POLL_EVERY 65536
+int lb_sched_poll_stop(struct lb_schedule *s);
+
 static inline int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kind kind,
 			       uint32_t peer, uint32_t lane, uint32_t first, uint32_t n)
 {
 	struct lb_rank_ops *ro = &s->rank[r];
 	if (ro->count == ro->cap && lb_sched_grow(ro) != 0)
+		return -1;
+	if (++s->adds_unpolled == LB_SCHED_POLL_EVERY && lb_sched_poll_stop(s))
 		return -1;
 	ro->ops[ro->count++] = (struct lb_op){
 		.peer = peer,

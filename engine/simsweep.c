@@ -13,6 +13,7 @@
 #include "model/slice.h"
 #include "lib/error.h"
 #include "lib/memory.h"
+#include "lib/stop.h"
 #include "lib/units.h"
 #include "model/lp.h"
 #include "model/sim.h"
@@ -241,10 +242,12 @@ uint64_t lb_simsweep_slice_estimate(const struct lb_simsweep_params *p, const st
  * sweep that passed the check alone never needs more than is available);
  * the first always starts. */
 
+enum job_end { JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_STOPPED };
+
 struct job {
 	struct sim_row row;
 	uint64_t memory;  /* estimate, set when it is next to start */
-	int done;
+	enum job_end done; /* JOB_RUNNING: not ended (or not started) */
 	char *err;        /* its failure, malloc'd */
 };
 
@@ -337,12 +340,13 @@ static void run_job(struct pool *pl, struct job *j)
 	int rc = simulate(pl->p, &prm, &j->row, err, sizeof(err));
 	if (rc == 0)
 		eval_models(pl->p, &prm, &j->row);
+	int stopped = rc && lb_stop_requested(); /* the build or run gave up */
 	pthread_mutex_lock(&pl->lock);
-	if (rc)
+	if (rc && !stopped)
 		j->err = strdup(err); /* NULL: reported as out of memory */
 	if (rc && (size_t)(j - pl->jobs) < pl->failed)
 		pl->failed = (size_t)(j - pl->jobs);
-	j->done = 1 + (rc != 0);
+	j->done = stopped ? JOB_STOPPED : rc ? JOB_FAILED : JOB_DONE;
 	pl->running--;
 	pl->running_memory -= j->memory;
 	pthread_cond_broadcast(&pl->change);
@@ -397,9 +401,9 @@ static int emit_in_order(struct pool *pl, const struct lb_sink *sink, char *err,
 	for (size_t i = 0; i < pl->njobs && rc == 0; i++) {
 		wait_for(pl, i);
 		struct job *j = &pl->jobs[i];
-		if (!j->done)
-			break; /* stopped before it started */
-		if (j->done == 2) {
+		if (j->done == JOB_RUNNING || j->done == JOB_STOPPED)
+			break; /* stopped before it started, or while it ran */
+		if (j->done == JOB_FAILED) {
 			snprintf(err, len, "%s", j->err ? j->err : "sim: out of memory");
 			rc = -1;
 			break;

@@ -45,6 +45,11 @@ const atomic_int *lb_stop_flag(void)
 	return &stop_signal;
 }
 
+int lb_stop_requested(void)
+{
+	return atomic_load_explicit(&stop_signal, memory_order_relaxed) != 0;
+}
+
 void lb_stop_request(int sig)
 {
 	on_signal(sig);

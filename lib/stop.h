@@ -26,6 +26,15 @@ void lb_stop_arm(void);
  * race; it is lock-free (stop.c checks), so the handler may set it. */
 const atomic_int *lb_stop_flag(void);
 
+/* Whether a stop was asked, for the long loops deep in the program that
+ * no caller can interrupt between steps: the schedule builders, the
+ * simulators' event loops, the LP solve.  They poll it every few thousand
+ * steps (LB_STOP_POLL_EVERY) and give up as if they had failed; their
+ * caller finds the flag set and reports the stop, not a failure. */
+int lb_stop_requested(void);
+
+#define LB_STOP_POLL_EVERY 4096
+
 /* Asks to stop as if sig had arrived (a write failed with EPIPE). */
 void lb_stop_request(int sig);
 

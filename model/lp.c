@@ -13,6 +13,7 @@
 
 #include "lib/error.h"
 #include "lib/memory.h"
+#include "lib/stop.h"
 
 /* Phase 2 keeps TP within this fraction of TP* (SPEC 2.4): looser than the
  * simplex's tolerances, so phase 1's optimum stays feasible. */
@@ -448,6 +449,30 @@ static const char *status_name(int status)
 	}
 }
 
+/* GLPK offers no way to interrupt a solve, so it solves in slices of
+ * SLICE_MS, the stop flag looked at between them (a solve can take
+ * minutes: lib/stop.h).  Without the presolver a slice ends at the basis
+ * it reached and the next goes on from it; the presolver keeps none, so a
+ * solve that outlasts its first slice goes on without it, from an
+ * advanced basis.  Returns glp_simplex's code, or -1: stopped. */
+#define SLICE_MS 200
+
+static int simplex_sliced(glp_prob *P, glp_smcp *parm)
+{
+	parm->tm_lim = SLICE_MS;
+	int rc = glp_simplex(P, parm);
+	while (rc == GLP_ETMLIM) {
+		if (lb_stop_requested())
+			return -1;
+		if (parm->presolve == GLP_ON) {
+			parm->presolve = GLP_OFF;
+			glp_adv_basis(P, 0);
+		}
+		rc = glp_simplex(P, parm);
+	}
+	return rc;
+}
+
 /* meth: GLP_PRIMAL or GLP_DUAL. */
 static int simplex(glp_prob *P, int meth, int presolve, const char *phase, char *err,
 		   size_t errlen)
@@ -457,7 +482,11 @@ static int simplex(glp_prob *P, int meth, int presolve, const char *phase, char 
 	parm.msg_lev = GLP_MSG_OFF;
 	parm.meth = meth;
 	parm.presolve = presolve;
-	int rc = glp_simplex(P, &parm);
+	int rc = simplex_sliced(P, &parm);
+	if (rc == -1) {
+		snprintf(err, errlen, "GLPK simplex, %s: stopped", phase);
+		return -1;
+	}
 	if (rc != 0) {
 		snprintf(err, errlen, "GLPK simplex, %s: glp_simplex returned %d, %s", phase, rc,
 			 simplex_code_name(rc));

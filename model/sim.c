@@ -28,6 +28,7 @@
 #include "fluid.h"
 #include "lib/error.h"
 #include "lib/memory.h"
+#include "lib/stop.h"
 
 /* A SEND as the simulator needs it: to whom, which blocks.  Schedules
  * with barriers add marks to the stream, told by peer: a RECV's blocks
@@ -471,10 +472,23 @@ static void prefetch_next(const struct sim *x)
 	}
 }
 
-static void run_events(struct sim *x)
+/* Every LB_STOP_POLL_EVERY events: 1 once a stop was asked, the run
+ * given up (a configuration can take minutes: lib/stop.h). */
+static int stop_polled(uint32_t *events)
 {
-	uint32_t slot;
+	if (++*events < LB_STOP_POLL_EVERY)
+		return 0;
+	*events = 0;
+	return lb_stop_requested();
+}
+
+/* Events in time order until none is left.  -1: stopped. */
+static int run_events(struct sim *x)
+{
+	uint32_t slot, events = 0;
 	while ((slot = queue_top(&x->q)) != NO_SLOT) {
+		if (stop_polled(&events))
+			return -1;
 		struct event ev = x->q.ev[slot]; /* starting it queues the lane's next */
 		uint32_t dslot = ev.op.peer * x->s->lanes + slot % x->s->lanes;
 		tie_pop(&x->q);
@@ -489,6 +503,7 @@ static void run_events(struct sim *x)
 		}
 		start_send(x, &ev);
 	}
+	return 0;
 }
 
 /* The fluid model (sim.h, LB_PORT_FLUID).  Its resources, numbered for
@@ -662,10 +677,14 @@ static int fluid_release(struct sim *x, uint32_t link, double at)
 	return fluid_start(x, link, i, at);
 }
 
-/* Events in time order until none is left.  -1: out of memory. */
+/* Events in time order until none is left.  -1: out of memory, -2:
+ * stopped. */
 static int run_fluid_events(struct sim *x)
 {
+	uint32_t events = 0;
 	for (;;) {
+		if (stop_polled(&events))
+			return -2;
 		double start = queue_peek_at(&x->q), end = lb_fluid_next_end(x->fl);
 		double rel = x->nrel ? x->rel[0].at : INFINITY;
 		if (end <= start && end <= rel && !isinf(end)) {
@@ -866,6 +885,8 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s)
 		return -1;
 	total = 0;
 	for (uint32_t r = 0; r < s->ranks; r++) {
+		if (lb_stop_requested())
+			return -1; /* seconds at 65,536 ranks: as out of memory */
 		for (uint32_t l = 0; l < s->lanes; l++, slot++) {
 			uint32_t n;
 			const struct lb_op *ops = lb_lane_ops(s, r, l, &n);
@@ -887,7 +908,10 @@ static int number_links(struct sim *x, const struct lb_schedule *s, char *err, s
 	uint32_t links = 0;
 	for (uint32_t r = 0; owner && r < s->ranks; r++)
 		owner[r] = NO_SLOT;
-	for (uint32_t slot = 0; owner && at && slot < s->ranks * s->lanes; slot++)
+	int stopped = 0;
+	for (uint32_t slot = 0; owner && at && slot < s->ranks * s->lanes; slot++) {
+		if ((stopped = lb_stop_requested()))
+			break;
 		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
 			uint32_t peer = x->sends[i].peer;
 			if (peer >= MARK_RECV)
@@ -896,13 +920,15 @@ static int number_links(struct sim *x, const struct lb_schedule *s, char *err, s
 				owner[peer] = slot, at[peer] = links++;
 			x->cost[i].link = at[peer];
 		}
-	int ok = owner && at;
+	}
+	int ok = owner && at && !stopped;
 	free(owner);
 	free(at);
 	x->links = links;
 	x->link_free = ok ? calloc(links ? links : 1, sizeof(double)) : NULL;
 	if (!x->link_free)
-		return lb_errf(err, len, "sim: out of memory for the multi-port links");
+		return lb_errf(err, len, stopped ? "sim: stopped"
+						 : "sim: out of memory for the multi-port links");
 	return 0;
 }
 
@@ -916,6 +942,8 @@ static int gather_costs(struct sim *x, const struct lb_schedule *s,
 		return lb_errf(err, len, "sim: out of memory for the SENDs' link costs");
 	for (uint32_t slot = 0; slot < s->ranks * s->lanes; slot++) {
 		uint32_t src = slot / s->lanes, lane = slot % s->lanes;
+		if (lb_stop_requested())
+			return lb_errf(err, len, "sim: stopped");
 		for (size_t i = x->next[slot]; i < x->end[slot]; i++) {
 			const struct send *op = &x->sends[i];
 			if (op->peer >= MARK_RECV) {
@@ -998,11 +1026,14 @@ static void fluid_free(struct sim *x)
 }
 
 /* Nothing has arrived yet except at the owners: the root, which holds
- * every block, or each block's owner. */
-static void clear_arrivals(struct sim *x)
+ * every block, or each block's owner.  Gigabytes at 65,536 ranks (seconds
+ * of page faults): -1 once a stop was asked. */
+static int clear_arrivals(struct sim *x)
 {
 	const struct lb_schedule *s = x->s;
 	for (uint32_t r = 0; r < s->ranks; r++) {
+		if (lb_stop_requested())
+			return -1;
 		double *row = x->arrival + (size_t)r * s->nblocks;
 		double t = r == s->root && !s->owner ? 0 : INFINITY;
 		for (uint32_t b = 0; b < s->nblocks; b++)
@@ -1010,6 +1041,7 @@ static void clear_arrivals(struct sim *x)
 	}
 	for (uint32_t b = 0; s->owner && b < s->nblocks; b++)
 		x->arrival[(size_t)s->owner[b] * s->nblocks + b] = 0;
+	return 0;
 }
 
 /* The schedule is many small blocks inside malloc's heap: freed, they stay
@@ -1078,8 +1110,11 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.q.ev ||
 	    !x.q.link || !x.q.ties || (multi && !x.cpu_free) ||
 	    (net->model == LB_PORT_BOUNDED && !x.cap_free)) {
-		lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
-		     dims.ranks, dims.nblocks);
+		if (lb_stop_requested())
+			lb_errf(err, errlen, "sim: stopped");
+		else
+			lb_errf(err, errlen, "sim: out of memory for %u ranks x %u blocks",
+				dims.ranks, dims.nblocks);
 		goto out;
 	}
 	if (dims.groups && !(x.reach = calloc(slots, sizeof(double)))) {
@@ -1096,15 +1131,18 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 		goto out;
 	if (net->model == LB_PORT_FLUID && fluid_setup(&x, err, errlen))
 		goto out;
-	clear_arrivals(&x);
+	if (clear_arrivals(&x)) {
+		lb_errf(err, errlen, "sim: stopped");
+		goto out;
+	}
 	for (unsigned b = 0; b < 65; b++)
 		x.q.head[b] = NO_SLOT;
 	for (uint32_t slot = 0; slot < slots; slot++)
 		try_ready(&x, slot);
-	if (!x.fl)
-		run_events(&x);
-	else if (run_fluid_events(&x)) {
-		lb_errf(err, errlen, "sim: out of memory for the flows in progress");
+	int ran = x.fl ? run_fluid_events(&x) : run_events(&x) ? -2 : 0;
+	if (ran) {
+		lb_errf(err, errlen, ran == -2 ? "sim: stopped"
+					       : "sim: out of memory for the flows in progress");
 		goto out;
 	}
 	rc = collect(&x, err, errlen);

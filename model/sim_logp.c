@@ -24,6 +24,7 @@
 #include "algos/platform.h"
 #include "lib/error.h"
 #include "lib/heap.h"
+#include "lib/stop.h"
 
 /* A message sent and not yet taken, in its receiver's list. */
 struct pending {
@@ -278,8 +279,12 @@ int lb_sim_logp(const struct lb_schedule *s, const struct lb_sim_net *net,
 	struct logp x = { .s = s, .pf = net->platform, .res = res, .err = err, .errlen = errlen };
 	res->transfers = res->bytes_moved = 0;
 	int rc = logp_check(s, err, errlen) || logp_alloc(&x) ? -1 : 0;
-	while (rc == 0 && x.runnable.n)
-		rc = logp_step(&x, lb_heap_pop(&x.runnable));
+	for (uint32_t steps = 1; rc == 0 && x.runnable.n; steps++) {
+		if (steps % LB_STOP_POLL_EVERY == 0 && lb_stop_requested())
+			rc = lb_errf(err, errlen, "sim: stopped");
+		else
+			rc = logp_step(&x, lb_heap_pop(&x.runnable));
+	}
 	if (rc == 0)
 		rc = logp_stuck(&x);
 	if (rc == 0)
