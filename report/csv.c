@@ -188,7 +188,7 @@ int lb_csv_close_incomplete(struct lb_csv *c, const char *reason, char *err, siz
 {
 	if (!c)
 		return 0;
-	if (c->out.reader_gone || (c->out.tmp && c->rows == 0)) {
+	if (c->out.reader_gone || (lb_outfile_aside(&c->out) && c->rows == 0)) {
 		lb_csv_abort(c); /* nobody to tell, or nothing measured to keep */
 		return 0;
 	}

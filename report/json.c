@@ -221,7 +221,7 @@ int lb_json_close_incomplete(struct lb_json *j, const char *reason, char *err, s
 {
 	if (!j)
 		return 0;
-	if (j->out.reader_gone || (j->out.tmp && j->rows == 0)) {
+	if (j->out.reader_gone || (lb_outfile_aside(&j->out) && j->rows == 0)) {
 		lb_json_abort(j);
 		return 0;
 	}

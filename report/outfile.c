@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,31 +16,90 @@ const char *lb_outfile_name(const struct lb_outfile *o)
 	return o->path ? o->path : "<stdout>";
 }
 
-/* "<path>.tmp.<pid>.<n>": same directory, so rename() is atomic; O_EXCL so
- * two runs writing one path never share a temporary file. */
-static int open_tmp(struct lb_outfile *o, char *err, size_t errlen)
+/* Tries "<path>.tmp.<pid>.<n>" for n = 0, 1, ... as o->tmp until make
+ * (an O_EXCL open, a link) does not fail with EEXIST: same directory, so
+ * rename() is atomic; never a name another run writes.  Returns make's
+ * result, o->tmp NULL again (errno kept) when it failed. */
+static int with_tmp_name(struct lb_outfile *o, int (*make)(const char *name, void *ctx),
+			 void *ctx)
 {
 	size_t len = strlen(o->path) + 48;
-	int fd = -1;
-	if (!(o->tmp = malloc(len)))
-		return lb_errf(err, errlen, "cannot create '%s': %s", o->path, strerror(ENOMEM));
-	for (int n = 0; fd < 0 && n < 100; n++) {
+	int rc = -1;
+	if (!(o->tmp = malloc(len))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (int n = 0; rc < 0 && n < 100; n++) {
 		snprintf(o->tmp, len, "%s.tmp.%ld.%d", o->path, (long)getpid(), n);
-		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno != EEXIST)
+		rc = make(o->tmp, ctx);
+		if (rc < 0 && errno != EEXIST)
 			break;
 	}
+	if (rc < 0) {
+		int e = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		errno = e;
+	}
+	return rc;
+}
+
+static int create_excl(const char *name, void *ctx)
+{
+	(void)ctx;
+	return open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+}
+
+static int link_proc_fd(const char *name, void *proc)
+{
+	return linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW);
+}
+
+/* An unnamed file in path's directory (O_TMPFILE): a run killed before it
+ * finishes (SIGKILL, a crash) leaves nothing behind.  -1 (errno) where
+ * the file system has no O_TMPFILE (EOPNOTSUPP, EISDIR: an old kernel). */
+static int create_unnamed(const char *path)
+{
+	char *dir = strdup(path);
+	if (!dir)
+		return -1;
+	char *slash = strrchr(dir, '/');
+	const char *where = !slash ? "." : slash == dir ? "/" : (*slash = 0, dir);
+	int fd = open(where, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	int e = errno;
+	free(dir);
+	errno = e;
+	return fd;
+}
+
+static int open_tmp(struct lb_outfile *o, char *err, size_t errlen)
+{
+	int fd = create_unnamed(o->path);
+	o->unnamed = fd >= 0;
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR))
+		fd = with_tmp_name(o, create_excl, NULL);
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		int e = errno;
-		if (fd >= 0) {
+		if (fd >= 0)
 			close(fd);
+		if (o->tmp)
 			unlink(o->tmp);
-		}
 		free(o->tmp);
 		o->tmp = NULL;
 		return lb_errf(err, errlen, "cannot create '%s': %s", o->path, strerror(e));
 	}
 	return 0;
+}
+
+/* Gives the finished unnamed file its name: linked to a temporary name,
+ * then (lb_outfile_finish) renamed over path, as a link cannot replace a
+ * file.  Only between the two can a kill leave a temporary file.  0, or
+ * -1 (errno). */
+static int link_unnamed(struct lb_outfile *o)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(o->f));
+	return with_tmp_name(o, link_proc_fd, proc) < 0 ? -1 : 0;
 }
 
 /* A device or FIFO cannot be replaced by a rename: it is written in
@@ -82,6 +142,11 @@ int lb_outfile_check(struct lb_outfile *o, char *err, size_t errlen)
 	return lb_errf(err, errlen, "cannot write '%s': %s", lb_outfile_name(o), strerror(e));
 }
 
+int lb_outfile_aside(const struct lb_outfile *o)
+{
+	return o->tmp || o->unnamed;
+}
+
 static void release(struct lb_outfile *o)
 {
 	free(o->path);
@@ -98,8 +163,10 @@ int lb_outfile_finish(struct lb_outfile *o, char *err, size_t errlen)
 	errno = 0;
 	if (o->failed)
 		rc = lb_errf(err, errlen, "cannot write '%s': an earlier write failed", name);
-	else if (fflush(o->f) == EOF || (o->tmp && fsync(fileno(o->f)) != 0))
+	else if (fflush(o->f) == EOF || (lb_outfile_aside(o) && fsync(fileno(o->f)) != 0))
 		rc = lb_errf(err, errlen, "cannot write '%s': %s", name, strerror(errno ? errno : EIO));
+	if (o->unnamed && rc == 0 && link_unnamed(o) != 0)
+		rc = lb_errf(err, errlen, "cannot create '%s': %s", o->path, strerror(errno));
 	if (o->path && fclose(o->f) != 0 && rc == 0)
 		rc = lb_errf(err, errlen, "cannot write '%s': %s", o->path, strerror(errno));
 	if (o->tmp && rc == 0 && rename(o->tmp, o->path) != 0)

@@ -1,7 +1,9 @@
-/* An output file written the way every lanebench result file is: to a
- * temporary name in its directory ("<path>.tmp.<pid>.<n>", O_EXCL),
- * renamed into place when it is finished, so a file under its own name is
- * never cut short; or in place for stdout (path NULL or "-"), devices,
+/* An output file written the way every lanebench result file is: to an
+ * unnamed file in its directory (O_TMPFILE; where the file system has
+ * none, a temporary name, "<path>.tmp.<pid>.<n>", O_EXCL), given its name
+ * when it is finished (linked to a temporary name and renamed over the
+ * path), so a file under its own name is never cut short and a killed run
+ * leaves nothing; or in place for stdout (path NULL or "-"), devices,
  * FIFOs and symbolic links (a rename would replace the link).  Used by
  * the CSV (csv.h) and JSON (json.h) sinks; see csv.h for the whole story.
  * Errors name the path and strerror. */
@@ -13,7 +15,8 @@
 struct lb_outfile {
 	FILE *f;
 	char *path;      /* NULL: stdout */
-	char *tmp;       /* NULL: written in place */
+	char *tmp;       /* the temporary name; NULL: none (yet) */
+	int unnamed;     /* written to an O_TMPFILE file */
 	int failed;      /* a write failed: finishing discards */
 	int reader_gone; /* a write failed with EPIPE */
 };
@@ -21,6 +24,10 @@ struct lb_outfile {
 /* Opens o for path.  Returns 0, or -1 with a message (o then holds
  * nothing to release). */
 int lb_outfile_open(struct lb_outfile *o, const char *path, char *err, size_t errlen);
+
+/* Written aside (unnamed or under a temporary name) and put in place at
+ * the end: discarding it leaves the path as it was. */
+int lb_outfile_aside(const struct lb_outfile *o);
 
 /* The path as given, or "<stdout>". */
 const char *lb_outfile_name(const struct lb_outfile *o);
