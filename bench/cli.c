@@ -573,28 +573,32 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 	return -1;
 }
 
-/* "interrupted (SIGINT): kept 12 rows in f.csv, marked incomplete". */
-static void say_kept(const struct lb_cmd *cmd, const struct lb_csv *csv, const char *reason)
+/* "interrupted (SIGINT): kept 12 rows in f.csv, marked incomplete", said
+ * once the file is closed: a full disk may have discarded it. */
+static void say_kept(const struct lb_cmd *cmd, uint64_t rows, const char *path,
+		     const char *reason, int closed)
 {
-	uint64_t rows = lb_csv_rows(csv);
-	if (rows)
+	if (rows && !closed)
 		lb_cli_error(cmd, NULL, "%s: kept %llu rows in %s, marked incomplete", reason,
-			     (unsigned long long)rows, lb_csv_path(csv));
+			     (unsigned long long)rows, path);
 	else
-		lb_cli_error(cmd, NULL, "%s: no row finished, no file written", reason);
+		lb_cli_error(cmd, NULL, "%s: %s, no file written", reason,
+			     rows ? "writing it failed" : "no row finished");
 }
 
 int lb_cli_finish_csv(const struct lb_cmd *cmd, struct lb_csv *csv, int rc, const char *why)
 {
 	int sig = *lb_stop_flag();
 	const char *reason = sig ? lb_stop_reason(sig) : rc ? why : NULL;
-	char err[512];
-	if (reason && sig != SIGPIPE && csv)
-		say_kept(cmd, csv, sig ? reason : "the run failed");
+	char err[512], path[512];
+	uint64_t rows = lb_csv_rows(csv);
+	snprintf(path, sizeof(path), "%s", csv ? lb_csv_path(csv) : "");
 	int closed = reason ? lb_csv_close_incomplete(csv, reason, err, sizeof(err))
 			    : lb_csv_close(csv, err, sizeof(err));
 	if (closed)
 		lb_cli_error(cmd, "output", "%s", err);
+	if (reason && sig != SIGPIPE && csv)
+		say_kept(cmd, rows, path, sig ? reason : "the run failed", closed);
 	if (sig)
 		lb_stop_exit(sig);
 	return closed ? LB_EXIT_FAILED : lb_cli_exit_status(rc);

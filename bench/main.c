@@ -1,5 +1,6 @@
 /* lanebench: dispatch to a subcommand.  Adding a command is one line in
  * the table below (plus its declaration in cli.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,7 +57,24 @@ static const struct lb_cmd *find_command(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* Every command's last word: what it printed reached stdout, or the run
+ * failed -- a table, help or report lost to a full disk or /dev/full
+ * must not exit 0.  (A reader that left is a stop, exit 141, seen by the
+ * writer that met EPIPE.) */
+static int finish_stdout(int rc)
+{
+	if (rc != 0)
+		return rc; /* failed already, said why (a CSV on stdout: its writer) */
+	int failed = ferror(stdout);
+	errno = 0;
+	failed |= fflush(stdout) == EOF;
+	if (!failed || errno == EPIPE)
+		return 0;
+	fprintf(stderr, "lanebench: writing standard output: %s\n", strerror(errno ? errno : EIO));
+	return LB_EXIT_FAILED;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	const char *arg = argc > 1 ? argv[1] : NULL;
 	const struct lb_cmd *cmd;
@@ -82,4 +100,9 @@ int main(int argc, char **argv)
 		return LB_EXIT_USAGE;
 	}
 	return cmd->run(cmd, argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	return finish_stdout(dispatch(argc, argv));
 }
