@@ -39,9 +39,9 @@ static int plan_lanes(struct lb_job *r, const struct lb_job_params *p, char *err
 	}
 	if (lb_topo_open(&r->topo, err, len))
 		return -1;
-	int k = 0;
-	if (lb_topo_plan(r->topo, spec, r->plan, LB_JOB_MAX_LANES, &k, err, len))
-		return -1;
+	int k = 0, planned = lb_topo_plan(r->topo, spec, r->plan, LB_JOB_MAX_LANES, &k, err, len);
+	if (planned)
+		return planned; /* LB_EINPUT: a NIC list no host could have */
 	if (strncmp(spec, "auto", 4) != 0)
 		return split_lanes(r, spec, err, len);
 	/* auto: the plan names the NICs it found */
@@ -106,8 +106,10 @@ static int same_lane_count(struct lb_job *r, char *err, size_t len)
 static int open_transport(struct lb_job *r, const struct lb_job_params *p, char *err, size_t len)
 {
 	r->ops = lb_transport_find(p->transport);
-	if (!r->ops)
-		return lb_errf(err, len, "unknown transport '%s'", p->transport);
+	if (!r->ops) {
+		lb_errf(err, len, "unknown transport '%s'", p->transport);
+		return LB_EINPUT;
+	}
 	r->connect_timeout = p->connect_timeout > 0 ? p->connect_timeout
 			     : p->connect_share > 0 ? p->connect_share * r->timeout : r->timeout;
 	struct lb_tp_cfg cfg = { .rank = r->rank, .size = r->size, .lanes = r->lanes,
@@ -115,7 +117,7 @@ static int open_transport(struct lb_job *r, const struct lb_job_params *p, char 
 				 .timeout = r->connect_timeout, .opt = p->tp_options,
 				 .polls_only = p->polls_only };
 	if (lb_tp_check_options(r->ops, &p->tp_options, err, len))
-		return -1;
+		return LB_EINPUT; /* a key the transport does not take */
 	return r->ops->open(&cfg, &r->tp, err, len);
 }
 
@@ -194,8 +196,9 @@ int lb_job_open(struct lb_job *j, const struct lb_job_params *p, char *err, size
 	if (p->timeout > 0)
 		bc.timeout = p->timeout;
 	j->timeout = bc.timeout;
-	if (lb_boot_open(&bc, &j->boot, err, len))
-		return -1;
+	int opened = lb_boot_open(&bc, &j->boot, err, len);
+	if (opened)
+		return opened; /* LB_EINPUT: a bad LANEBENCH_COORD and the like */
 	snprintf(j->token, sizeof(j->token), "%s", bc.token);
 	j->rank = lb_boot_rank(j->boot);
 	j->size = lb_boot_size(j->boot);

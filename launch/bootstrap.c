@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netdb.h>
+
+#include "lib/error.h"
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -139,6 +142,25 @@ uint32_t boot_missing_ranks(const struct lb_boot *b, char *out, size_t n)
 
 /* ---- opening and closing ------------------------------------------------- */
 
+/* A coordinator host no name service knows (EAI_NONAME) is a bad input,
+ * not worth the joins' retries until the timeout; a name service that
+ * cannot answer now (EAI_AGAIN) is left to them.  0, or -1 (said). */
+static int coord_unknown(const char *host, int passive, char *err, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = passive ? AI_PASSIVE : 0 }, *ai;
+	if (!host[0] || (passive && strcmp(host, "*") == 0))
+		return 0; /* rank 0 listens on any address */
+	int rc = getaddrinfo(host, NULL, &hints, &ai);
+	if (rc == 0)
+		freeaddrinfo(ai);
+	if (rc != EAI_NONAME)
+		return 0;
+	return boot_fail(err, len, "coordinator host '%s': cannot resolve it: %s", host,
+			 gai_strerror(rc));
+}
+
+/* The configuration, then the coordinator's address: 0, or -1 (said). */
 static int check_cfg(const struct lb_boot_cfg *c, char host[256], uint16_t *port, char *err,
 		     size_t len)
 {
@@ -157,7 +179,10 @@ static int check_cfg(const struct lb_boot_cfg *c, char host[256], uint16_t *port
 	    boot_parse_coord(c->coord, host, port))
 		return boot_fail(err, len, "coordinator address '%.255s' is not host:port (port 1..65535)",
 				 c->coord);
-	return 0;
+	if (c->rank != 0 && !host[0])
+		return boot_fail(err, len, "coordinator address '%s' has no host to connect to",
+				 c->coord);
+	return coord_unknown(host, c->rank == 0, err, len);
 }
 
 static struct lb_boot *boot_new(const struct lb_boot_cfg *c)
@@ -193,7 +218,7 @@ int lb_boot_open(const struct lb_boot_cfg *cfg, struct lb_boot **out, char *err,
 	uint16_t port = 0;
 	*out = NULL;
 	if (check_cfg(cfg, host, &port, err, errlen))
-		return -1;
+		return LB_EINPUT; /* the same on every rank that reads it */
 	struct lb_boot *b = boot_new(cfg);
 	if (!b)
 		return boot_fail(err, errlen, "bootstrap: out of memory");

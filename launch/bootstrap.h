@@ -55,7 +55,10 @@ int lb_boot_env(struct lb_boot_cfg *cfg, char *err, size_t errlen);
  * ("timeout after 30 s: rank(s) 3, 5 never connected to coordinator
  * 10.9.0.1:18515") and the ranks already connected fail with the same
  * message; a non-root rank that cannot connect names the coordinator and
- * the last connect error. */
+ * the last connect error.  Returns 0, -1, or LB_EINPUT (lib/error.h) for
+ * a configuration that cannot work: a size, rank, token or timeout out of
+ * range, a coordinator address that is not host:port or whose host no
+ * name service knows. */
 int lb_boot_open(const struct lb_boot_cfg *cfg, struct lb_boot **out, char *err, size_t errlen);
 
 uint32_t lb_boot_rank(const struct lb_boot *b);

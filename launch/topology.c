@@ -401,6 +401,19 @@ static int plan_auto(const struct lb_topo *t, const char *kind, struct lb_lane_p
 	return 0;
 }
 
+/* A NIC list no host could have is a bad input: the message, and
+ * LB_EINPUT (exit 2) instead of -1. */
+__attribute__((format(printf, 3, 4)))
+static int refused(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && len)
+		vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return LB_EINPUT;
+}
+
 static int plan_named(const struct lb_topo *t, const char *lanes, struct lb_lane_plan *plan,
 		      int max, int *k, char *err, size_t len)
 {
@@ -409,11 +422,12 @@ static int plan_named(const struct lb_topo *t, const char *lanes, struct lb_lane
 		size_t n = strcspn(s, ",");
 		hwloc_obj_t dev;
 		if (*k == max)
-			return lb_errf(err, len, "too many lanes in '%s' (at most %d)", lanes, max);
+			return refused(err, len, "too many lanes in '%s' (at most %d)", lanes, max);
 		if (n == 0)
-			return lb_errf(err, len, "lane %d of '%s' has an empty name", *k, lanes);
+			return refused(err, len, "lane %d of '%s' has an empty name", *k, lanes);
 		if (n >= sizeof(plan->name))
-			return lb_errf(err, len, "lane name '%.*s' is too long", (int)n, s);
+			return refused(err, len, "lane name '%.*s' is too long (at most %zu characters)",
+				       (int)n, s, sizeof(plan->name) - 1);
 		start_lane(&plan[*k], s, n);
 		if (strcmp(plan[*k].name, "auto") == 0)
 			return lb_errf(err, len, "NICs '%s': 'auto' cannot be combined with named NICs", lanes);

@@ -61,7 +61,8 @@ int lb_topo_nics(struct lb_topo *t, struct lb_nic *out, int max);
  * the note says so.  A PU on another NUMA node than the NIC gets a
  * warning note.  Errors: an empty lane name, a name that is neither a
  * device hwloc knows nor a local interface or IPv4 address, more than max
- * lanes, "auto" with no NIC. */
+ * lanes, "auto" with no NIC.  Returns 0, -1, or LB_EINPUT (lib/error.h)
+ * for a list no host could have: an empty or over-long name, too many. */
 int lb_topo_plan(struct lb_topo *t, const char *lanes, struct lb_lane_plan *plan, int max,
 		 int *k, char *err, size_t errlen);
 

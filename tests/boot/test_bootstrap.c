@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -809,12 +810,40 @@ static void test_single(void)
 	printf("  %-12s ok\n", "single");
 }
 
-static void bad_cfg(struct lb_boot_cfg c, const char *want)
+/* lb_boot_open fails with rc (LB_EINPUT: a configuration that cannot
+ * work; -1: one that did not) and an error containing want. */
+static void failed_open(struct lb_boot_cfg c, int rc, const char *want)
 {
 	struct lb_boot *b = (struct lb_boot *)&c; /* must be reset to NULL */
 	char err[ERRN] = "";
-	T(lb_boot_open(&c, &b, err, ERRN) == -1 && b == NULL && has(err, want),
-	  "cfg: '%s', want '%s'", err, want);
+	int got = lb_boot_open(&c, &b, err, ERRN);
+	T(got == rc && b == NULL && has(err, want), "cfg: %d '%s', want %d '%s'", got, err, rc,
+	  want);
+}
+
+static void bad_cfg(struct lb_boot_cfg c, const char *want)
+{
+	failed_open(c, LB_EINPUT, want);
+}
+
+/* A host no name service knows (RFC 6761's .invalid) is a bad input at
+ * once, not retried until the timeout -- where name lookups work at all
+ * (a sandbox without DNS answers EAI_AGAIN: left to the retries). */
+static void unknown_coord_host(struct lb_boot_cfg c)
+{
+	struct addrinfo hints = { .ai_family = AF_INET }, *ai;
+	int rc = getaddrinfo("no-such-host.invalid", NULL, &hints, &ai);
+	if (rc == 0)
+		freeaddrinfo(ai);
+	if (rc != EAI_NONAME) {
+		printf("  skip: name lookups answer '%s' for .invalid\n", gai_strerror(rc));
+		return;
+	}
+	snprintf(c.coord, sizeof(c.coord), "no-such-host.invalid:9");
+	c.timeout = 30;
+	double t0 = now();
+	bad_cfg(c, "cannot resolve");
+	T(now() - t0 < 5, "an unknown host took %.2f s", now() - t0);
 }
 
 static void test_cfg(void)
@@ -836,6 +865,7 @@ static void test_cfg(void)
 	x = c;
 	x.timeout = 0;
 	bad_cfg(x, "timeout");
+	unknown_coord_host(c);
 	/* nobody listens: retried until the timeout, then the last error */
 	struct job j = new_job("unreachable", 2, 0.5);
 	snprintf(c.coord, sizeof(c.coord), "%s", j.coord);
@@ -844,7 +874,7 @@ static void test_cfg(void)
 	char want[256];
 	snprintf(want, sizeof(want), "timeout after 0.5 s: cannot reach coordinator (rank 0) at %s: "
 		 "Connection refused", j.coord);
-	bad_cfg(c, want);
+	failed_open(c, -1, want);
 	T(now() - t0 > 0.4 && now() - t0 < 2, "gave up after %.2f s", now() - t0);
 	printf("  %-12s ok\n", "config");
 }

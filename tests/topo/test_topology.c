@@ -13,6 +13,7 @@
  * Then this machine (no XML): open, plan "lo,lo", and threads that bind
  * themselves at the same time and check where they run. */
 #include "launch/topology.h"
+#include "lib/error.h"
 
 #include <arpa/inet.h>
 #include <hwloc.h>
@@ -52,14 +53,27 @@ static int plan_ok(struct lb_topo *t, const char *lanes, struct lb_lane_plan *p,
 	return rc == 0 && k == want;
 }
 
-/* Expects the plan to fail with an error mentioning `needle`. */
-static void plan_fails(struct lb_topo *t, const char *lanes, int max, const char *needle)
+/* Expects the plan to fail with rc (-1; LB_EINPUT: a list no host could
+ * have) and an error mentioning `needle`. */
+static void plan_fails_with(struct lb_topo *t, const char *lanes, int max, int rc,
+			    const char *needle)
 {
 	struct lb_lane_plan p[MAXL];
 	int k = 0;
 	err[0] = '\0';
-	CHECK(lb_topo_plan(t, lanes, p, max, &k, err, sizeof(err)) == -1, "plan '%s' succeeded", lanes);
+	int got = lb_topo_plan(t, lanes, p, max, &k, err, sizeof(err));
+	CHECK(got == rc, "plan '%s': returned %d, want %d", lanes, got, rc);
 	CHECK(strstr(err, needle) != NULL, "plan '%s': error '%s' lacks '%s'", lanes, err, needle);
+}
+
+static void plan_fails(struct lb_topo *t, const char *lanes, int max, const char *needle)
+{
+	plan_fails_with(t, lanes, max, -1, needle);
+}
+
+static void plan_refused(struct lb_topo *t, const char *lanes, int max, const char *needle)
+{
+	plan_fails_with(t, lanes, max, LB_EINPUT, needle);
 }
 
 static int distinct_cores(const struct lb_lane_plan *p, int k)
@@ -158,15 +172,15 @@ static void test_errors(struct lb_topo *t)
 	plan_fails(t, "eth2,nosuch0", MAXL, "'nosuch0'");
 	plan_fails(t, "192.0.2.254", MAXL, "'192.0.2.254'");
 	plan_fails(t, "mlx5_0:x", MAXL, "'mlx5_0:x'");
-	plan_fails(t, "eth2,,eth3", MAXL, "empty");
-	plan_fails(t, "eth2,", MAXL, "empty");
-	plan_fails(t, "", MAXL, "empty");
-	plan_fails(t, "eth2,eth3,eth2", 2, "at most 2");
+	plan_refused(t, "eth2,,eth3", MAXL, "empty");
+	plan_refused(t, "eth2,", MAXL, "empty");
+	plan_refused(t, "", MAXL, "empty");
+	plan_refused(t, "eth2,eth3,eth2", 2, "at most 2");
 	plan_fails(t, "auto", 3, "auto");
 	plan_fails(t, "eth2,auto", MAXL, "'auto' cannot be combined");
 	plan_fails(t, "auto:gpu", MAXL, "auto:network and auto:openfabrics");
-	plan_fails(t, "a123456789b123456789c123456789d123456789e123456789f123456789g1234",
-		   MAXL, "too long");
+	plan_refused(t, "a123456789b123456789c123456789d123456789e123456789f123456789g1234",
+		     MAXL, "too long");
 	CHECK(lb_topo_bind_thread(t, 0, err, sizeof(err)) == -1 && strstr(err, "not this machine"),
 	      "bind on an XML topology: '%s'", err);
 	CHECK(lb_topo_bind_thread(t, 99, err, sizeof(err)) == -1 && strstr(err, "99"), "bind 99: '%s'", err);
