@@ -4,6 +4,7 @@
 
 #include <glpk.h>
 #include <limits.h>
+#include <setjmp.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -449,41 +450,72 @@ static const char *status_name(int status)
 	}
 }
 
-/* GLPK offers no way to interrupt a solve, so it solves in slices of
- * SLICE_MS, the stop flag looked at between them (a solve can take
- * minutes: lib/stop.h).  Without the presolver a slice ends at the basis
- * it reached and the next goes on from it; the presolver keeps none, so a
- * solve that outlasts its first slice goes on without it, from an
- * advanced basis.  Returns glp_simplex's code, or -1: stopped. */
-#define SLICE_MS 200
+/* GLPK has no way to interrupt a solve, and a solve can take minutes
+ * (lib/stop.h).  It has two hooks: its terminal output, which the simplex
+ * writes every out_frq ms when its messages are on, and its fatal errors,
+ * whose hook may leave by longjmp if glp_free_env then frees all of GLPK
+ * (its documented recovery).  So the messages go on, every line reaches
+ * on_output, which shows none and, once a stop was asked, raises a GLPK
+ * error; on_error jumps back to simplex().  Only the output changes: the
+ * solver's path, and so its result, is the same as without the hooks. */
+#define POLL_MS 100
 
-static int simplex_sliced(glp_prob *P, glp_smcp *parm)
+struct glpk_stop {
+	jmp_buf back;
+	int raised;
+};
+
+static int on_output(void *info, const char *line)
 {
-	parm->tm_lim = SLICE_MS;
-	int rc = glp_simplex(P, parm);
-	while (rc == GLP_ETMLIM) {
-		if (lb_stop_requested())
-			return -1;
-		if (parm->presolve == GLP_ON) {
-			parm->presolve = GLP_OFF;
-			glp_adv_basis(P, 0);
-		}
-		rc = glp_simplex(P, parm);
+	struct glpk_stop *gs = info;
+	(void)line;
+	if (!gs->raised && lb_stop_requested()) {
+		gs->raised = 1; /* glp_error prints through this hook too */
+		glp_error("stopped\n");
 	}
+	return 1; /* shown nowhere */
+}
+
+static void on_error(void *info)
+{
+	longjmp(((struct glpk_stop *)info)->back, 1);
+}
+
+/* glp_simplex(P, parm), or -1 after a stop: then GLPK is freed whole and
+ * P with it. */
+static int simplex_stoppable(glp_prob *P, glp_smcp *parm)
+{
+	static _Thread_local struct glpk_stop gs; /* longjmp keeps no locals */
+	gs.raised = 0;
+	parm->msg_lev = GLP_MSG_ON;
+	parm->out_frq = POLL_MS;
+	parm->out_dly = 0;
+	glp_term_hook(on_output, &gs);
+	glp_error_hook(on_error, &gs);
+	glp_term_out(GLP_ON);
+	int rc = setjmp(gs.back) ? -1 : glp_simplex(P, parm);
+	if (rc == -1) {
+		glp_free_env(); /* GLPK is unusable after its error */
+		return -1;
+	}
+	glp_term_out(GLP_OFF);
+	glp_error_hook(NULL, NULL);
+	glp_term_hook(NULL, NULL);
 	return rc;
 }
 
-/* meth: GLP_PRIMAL or GLP_DUAL. */
-static int simplex(glp_prob *P, int meth, int presolve, const char *phase, char *err,
+/* meth: GLP_PRIMAL or GLP_DUAL.  After a stop b->P is gone (NULL). */
+static int simplex(struct lp_build *b, int meth, int presolve, const char *phase, char *err,
 		   size_t errlen)
 {
+	glp_prob *P = b->P;
 	glp_smcp parm;
 	glp_init_smcp(&parm);
-	parm.msg_lev = GLP_MSG_OFF;
 	parm.meth = meth;
 	parm.presolve = presolve;
-	int rc = simplex_sliced(P, &parm);
+	int rc = simplex_stoppable(P, &parm);
 	if (rc == -1) {
+		b->P = NULL;
 		snprintf(err, errlen, "GLPK simplex, %s: stopped", phase);
 		return -1;
 	}
@@ -516,7 +548,7 @@ static int phase2(struct lp_build *b, double tp, enum lb_lp_phase2 how, char *er
 	glp_set_col_bnds(b->P, COL_TP, GLP_LO, tp * (1 - PHASE2_SLACK), 0.0);
 	glp_set_obj_dir(b->P, GLP_MIN);
 	glp_std_basis(b->P);
-	return simplex(b->P, GLP_DUAL, GLP_OFF,
+	return simplex(b, GLP_DUAL, GLP_OFF,
 		       how == LB_LP_PHASE2_TIME ? "phase 2 (min sum T*n)" : "phase 2 (min sum n)",
 		       err, errlen);
 }
@@ -544,7 +576,7 @@ static int solve(struct lp_build *b, enum lb_lp_phase2 how, struct lb_lp_result 
 		 char *err, size_t errlen)
 {
 	glp_scale_prob(b->P, GLP_SF_AUTO);
-	if (simplex(b->P, GLP_PRIMAL, GLP_ON, "phase 1 (max TP)", err, errlen))
+	if (simplex(b, GLP_PRIMAL, GLP_ON, "phase 1 (max TP)", err, errlen))
 		return -1;
 	double tp = glp_get_obj_val(b->P);
 	if (!(tp > 0) || !isfinite(tp)) {

@@ -68,6 +68,31 @@ if start_slow "$tmp/term"; then
 	[ -z "$(ls "$tmp/term" | grep -v '^f.csv$')" ] || fail "sim, SIGTERM: left $(ls "$tmp/term")"
 fi
 
+# --- SIGTERM inside GLPK ------------------------------------------------------------------
+# lp-prune solves the LP bound before its first row: a minute on 45 nodes.
+# Synchronised on the output file being open (the run is armed then; a
+# signal before that kills it at once, 143 too), whatever its name.
+"$B" platform gen random --nodes 45 --density 0.2 --seed 1 -o "$tmp/r45.platform" ||
+	fail "platform gen failed"
+mkdir "$tmp/lp"
+(cd "$tmp/lp" && exec "$B" sim --platform "$tmp/r45.platform" -a lp-prune -m 1M -o f.csv \
+	>/dev/null 2>"$tmp/lp.err") &
+pid=$!
+test_pids+=("$pid")
+for _ in $(seq 600); do # at most 60 s
+	ls -l "/proc/$pid/fd" 2>/dev/null | grep -q " -> $tmp/lp/" && break
+	sleep 0.1
+done
+t0=$(date +%s%N)
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "SIGTERM to exit, in the LP: $ms ms"
+[ "$rc" = 143 ] || fail "sim -a lp-prune, SIGTERM: exit $rc, want 143: $(cat "$tmp/lp.err")"
+[ "$ms" -le "$bound_ms" ] || fail "sim -a lp-prune, SIGTERM: exit after $ms ms, want at most $bound_ms"
+[ -z "$(ls -A "$tmp/lp")" ] || fail "sim -a lp-prune, SIGTERM: left $(ls -A "$tmp/lp") (no row was done)"
+
 # --- SIGKILL leaves no temporary file ----------------------------------------------
 if start_slow "$tmp/kill"; then
 	kill -KILL "$pid"
