@@ -118,6 +118,8 @@ full_stdout compare --help
 full_stdout lp --platform "$tmp/two.platform"
 full_stdout plan -a chain -p 4 -m 4K
 full_stdout topo
+"$B" sim -a chain -p 4 -m 4K -o "$tmp/a.csv" >/dev/null || fail "sim -o a.csv failed"
+full_stdout compare "$tmp/a.csv" "$tmp/a.csv"
 full_stdout sim -a chain -p 4 -m 4K
 
 # --- a full disk: no file, and no claim of one ---------------------------------------
