@@ -583,23 +583,12 @@ static int check_sizes(const struct lb_simsweep_params *p, const struct lb_algo 
 	return 0;
 }
 
-/* "21.9 GiB": memory sizes are rarely exact powers of two. */
-static void format_memory(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)bytes;
-	int i = 0;
-	while (v >= 1024 && i < 6)
-		v /= 1024, i++;
-	snprintf(buf, len, "%.1f %s", v, units[i]);
-}
-
 static void say_too_big(const struct lb_simsweep_params *p, const struct need *n,
 			uint64_t available, const char *what, char *err, size_t len)
 {
 	char need[32], have[32], bytes[24], slice[24];
-	format_memory(n->memory, need, sizeof(need));
-	format_memory(available, have, sizeof(have));
+	lb_format_memory(n->memory, need, sizeof(need));
+	lb_format_memory(available, have, sizeof(have));
 	lb_format_size(n->bytes, bytes, sizeof(bytes));
 	lb_format_size(n->slice, slice, sizeof(slice));
 	snprintf(err, len, "%s with %u ranks x %u lanes, %s in slices of %s (%llu blocks per rank) "

@@ -432,6 +432,16 @@ void lb_format_size(uint64_t bytes, char *buf, size_t len)
 	snprintf(buf, len, "%llu", (unsigned long long)bytes);
 }
 
+void lb_format_memory(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int i = 0;
+	while (v >= 1024 && i < 6)
+		v /= 1024, i++;
+	snprintf(buf, len, "%.1f %s", v, units[i]);
+}
+
 void lb_format_seconds(double seconds, char *buf, size_t len)
 {
 	static const struct unit units[] = {

@@ -4,7 +4,6 @@
 
 #include <glpk.h>
 #include <limits.h>
-#include <setjmp.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include "lib/error.h"
 #include "lib/memory.h"
 #include "lib/stop.h"
+#include "lib/units.h"
 
 /* Phase 2 keeps TP within this fraction of TP* (SPEC 2.4): looser than the
  * simplex's tolerances, so phase 1's optimum stays feasible. */
@@ -335,17 +335,6 @@ uint64_t lb_lp_memory(const struct lb_platform *pf, uint32_t lane)
 	return bytes < 0x1p64 ? (uint64_t)bytes : UINT64_MAX;
 }
 
-/* "21.9 GiB" */
-static void format_bytes(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	double v = (double)bytes;
-	int i = 0;
-	while (v >= 1024 && i < 6)
-		v /= 1024, i++;
-	snprintf(buf, len, "%.1f %s", v, units[i]);
-}
-
 int lb_lp_check_memory(const struct lb_platform *pf, uint32_t lane, char *err, size_t errlen)
 {
 	const char *what;
@@ -353,8 +342,8 @@ int lb_lp_check_memory(const struct lb_platform *pf, uint32_t lane, char *err, s
 	if (need <= available)
 		return 0;
 	char need_s[32], have_s[32];
-	format_bytes(need, need_s, sizeof(need_s));
-	format_bytes(available, have_s, sizeof(have_s));
+	lb_format_memory(need, need_s, sizeof(need_s));
+	lb_format_memory(available, have_s, sizeof(have_s));
 	snprintf(err, errlen,
 		 "the LP of %u nodes x %zu links (%.0f flow variables) needs about %s of memory, "
 		 "more than the %s available (%s)", pf->nodes, lb_platform_edge_count(pf, lane),
@@ -450,59 +439,10 @@ static const char *status_name(int status)
 	}
 }
 
-/* GLPK has no way to interrupt a solve, and a solve can take minutes
- * (lib/stop.h).  It has two hooks: its terminal output, which the simplex
- * writes every out_frq ms when its messages are on, and its fatal errors,
- * whose hook may leave by longjmp if glp_free_env then frees all of GLPK
- * (its documented recovery).  So the messages go on, every line reaches
- * on_output, which shows none and, once a stop was asked, raises a GLPK
- * error; on_error jumps back to simplex().  Only the output changes: the
- * solver's path, and so its result, is the same as without the hooks. */
+/* How often a solve shows progress, in ms: GLPK has no way to interrupt
+ * a solve, which can take minutes, but its terminal output is a hook
+ * (see "GLPK's errors" below: the guard's hook polls the stop flag). */
 #define POLL_MS 100
-
-struct glpk_stop {
-	jmp_buf back;
-	int raised;
-};
-
-static int on_output(void *info, const char *line)
-{
-	struct glpk_stop *gs = info;
-	(void)line;
-	if (!gs->raised && lb_stop_requested()) {
-		gs->raised = 1; /* glp_error prints through this hook too */
-		glp_error("stopped\n");
-	}
-	return 1; /* shown nowhere */
-}
-
-static void on_error(void *info)
-{
-	longjmp(((struct glpk_stop *)info)->back, 1);
-}
-
-/* glp_simplex(P, parm), or -1 after a stop: then GLPK is freed whole and
- * P with it. */
-static int simplex_stoppable(glp_prob *P, glp_smcp *parm)
-{
-	static _Thread_local struct glpk_stop gs; /* longjmp keeps no locals */
-	gs.raised = 0;
-	parm->msg_lev = GLP_MSG_ON;
-	parm->out_frq = POLL_MS;
-	parm->out_dly = 0;
-	glp_term_hook(on_output, &gs);
-	glp_error_hook(on_error, &gs);
-	glp_term_out(GLP_ON);
-	int rc = setjmp(gs.back) ? -1 : glp_simplex(P, parm);
-	if (rc == -1) {
-		glp_free_env(); /* GLPK is unusable after its error */
-		return -1;
-	}
-	glp_term_out(GLP_OFF);
-	glp_error_hook(NULL, NULL);
-	glp_term_hook(NULL, NULL);
-	return rc;
-}
 
 /* meth: GLP_PRIMAL or GLP_DUAL.  After a stop b->P is gone (NULL). */
 static int simplex(struct lp_build *b, int meth, int presolve, const char *phase, char *err,
@@ -513,12 +453,14 @@ static int simplex(struct lp_build *b, int meth, int presolve, const char *phase
 	glp_init_smcp(&parm);
 	parm.meth = meth;
 	parm.presolve = presolve;
-	int rc = simplex_stoppable(P, &parm);
-	if (rc == -1) {
-		b->P = NULL;
-		snprintf(err, errlen, "GLPK simplex, %s: stopped", phase);
-		return -1;
-	}
+	/* Progress lines reach the guard's hook every POLL_MS, shown nowhere:
+	 * only the output changes, so the solver's path and result do not. */
+	parm.msg_lev = GLP_MSG_ON;
+	parm.out_frq = POLL_MS;
+	parm.out_dly = 0;
+	glp_term_out(GLP_ON);
+	int rc = glp_simplex(P, &parm);
+	glp_term_out(GLP_OFF);
 	if (rc != 0) {
 		snprintf(err, errlen, "GLPK simplex, %s: glp_simplex returned %d, %s", phase, rc,
 			 simplex_code_name(rc));
@@ -589,29 +531,50 @@ static int solve(struct lp_build *b, enum lb_lp_phase2 how, struct lb_lp_result 
 	return take_loads(b, tp, out, err, errlen);
 }
 
-/* ---- GLPK's errors ----
+/* ---- GLPK's errors, and stopping it ----
  * On an error (a bad coefficient, no memory) GLPK prints why and calls
  * abort(), unless an error hook installed with glp_error_hook leaves first:
  * as its manual says, the hook frees GLPK's whole environment with
- * glp_free_env (every problem object with it) and longjmps back out.  Its
- * text goes through the terminal hook into the message instead of stderr. */
+ * glp_free_env (every problem object with it) and longjmps back out.  All
+ * its text goes through the terminal hook, which shows none of it: it
+ * keeps the last lines (an error ends "<why>\nError detected in file
+ * ..."), and once a stop was asked (lib/stop.h) raises an error itself. */
 
 struct glpk_guard {
 	jmp_buf back;
-	char said[256]; /* the first line GLPK printed: why it failed */
-	size_t len;
+	char line[3][256]; /* the last two complete lines, the one being written */
+	size_t len;        /* of line[2] */
+	int stopped;       /* the error was ours: a stop */
 };
 
-static int keep_first_line(void *info, const char *s)
+static int on_glpk_output(void *info, const char *s)
 {
 	struct glpk_guard *g = info;
-	size_t n = strcspn(s, "\n");
-	if (!strchr(g->said, '\n') && g->len + n + 1 < sizeof(g->said)) {
-		memcpy(g->said + g->len, s, n + (s[n] == '\n'));
-		g->len += n + (s[n] == '\n');
-		g->said[g->len] = '\0';
+	for (; *s; s++) {
+		if (*s == '\n') {
+			memcpy(g->line[0], g->line[1], sizeof(g->line[0]));
+			memcpy(g->line[1], g->line[2], g->len + 1);
+			g->len = 0;
+		} else if (g->len + 1 < sizeof(g->line[2])) {
+			g->line[2][g->len++] = *s;
+		}
+		g->line[2][g->len] = '\0';
+	}
+	if (!g->stopped && lb_stop_requested()) {
+		g->stopped = 1; /* glp_error prints through this hook too */
+		glp_error("stopped\n");
 	}
 	return 1; /* printed nowhere */
+}
+
+/* Why GLPK failed: the line before its "Error detected in file ...". */
+static void glpk_reason(const struct glpk_guard *g, char *err, size_t errlen)
+{
+	const char *why = strncmp(g->line[1], "Error detected", 14) ? g->line[1] : g->line[0];
+	if (g->stopped)
+		snprintf(err, errlen, "GLPK stopped: %s", lb_stop_reason(*lb_stop_flag()));
+	else
+		snprintf(err, errlen, "GLPK failed: %s", why[0] ? why : "(no reason given)");
 }
 
 static void leave_glpk(void *info)
@@ -638,15 +601,13 @@ static int guarded(struct glpk_guard *g, int (*step)(struct lp_build *b, const v
 						     char *err, size_t errlen),
 		   struct lp_build *b, const void *arg, char *err, size_t errlen)
 {
-	g->len = 0;
-	g->said[0] = '\0';
+	*g = (struct glpk_guard){ .stopped = 0 };
 	if (setjmp(g->back)) {
 		b->P = NULL; /* freed with GLPK's environment */
-		g->said[strcspn(g->said, "\n")] = '\0';
-		snprintf(err, errlen, "GLPK failed: %s", g->said[0] ? g->said : "(no reason given)");
+		glpk_reason(g, err, errlen);
 		return -1;
 	}
-	glp_term_hook(keep_first_line, g);
+	glp_term_hook(on_glpk_output, g);
 	glp_error_hook(leave_glpk, g);
 	limit_memory();
 	int rc = step(b, arg, err, errlen);
