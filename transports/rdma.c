@@ -483,7 +483,7 @@ static int rdma_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	uint8_t ack = 0;
 	if (parse_mode(cfg, &mode, err, len) || parse_ack_timeout(cfg, &ack, err, len) ||
 	    parse_mailbox(cfg, &mailbox, err, len))
-		return -1;
+		return LB_EINPUT;
 	struct lb_tp *tp = calloc(1, sizeof(*tp));
 	if (!tp)
 		return lb_errf(err, len, "rdma: out of memory");

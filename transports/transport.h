@@ -85,7 +85,8 @@ struct lb_transport {
 	 * (verbs devices); NULL: every NIC hwloc lists. */
 	const char *nic_kind;
 	const struct lb_tp_option *options; /* what --tp-opt may set; NULL: nothing */
-	/* On failure *out is NULL or an instance for close() to release. */
+	/* On failure *out is NULL or an instance for close() to release;
+	 * returns LB_EINPUT (lib/error.h) for a bad --tp-opt value, -1 else. */
 	int (*open)(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		    size_t errlen);
 	/* Writes lane's address blob (<= LB_TP_ADDR_MAX bytes). */

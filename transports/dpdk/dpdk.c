@@ -923,13 +923,13 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	tp->expect = (struct lb_frame_expect){ .job = lb_frame_job_hash(cfg->token),
 					       .rank = cfg->rank, .size = cfg->size };
 	if (parse_inject(&tp->inj, lb_tp_option(dpdk_options, &cfg->opt, "inject"), err, len))
-		return -1;
+		return LB_EINPUT;
 	if (alloc_lanes(tp))
 		return lb_errf(err, len, "dpdk: out of memory");
 	if (parse_mtu(lb_tp_option(dpdk_options, &cfg->opt, "mtu"), &tp->mtu_cap, err, len) ||
 	    parse_silence(lb_tp_option(dpdk_options, &cfg->opt, "silence"), cfg->timeout,
 			  &tp->silence_max, err, len))
-		return -1;
+		return LB_EINPUT;
 	if (eal_init(cfg, tp->mtu_cap, err, len) || map_ports(tp, err, len))
 		return -1;
 	name_eal_aborts(tp);
