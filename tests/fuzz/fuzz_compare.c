@@ -4,8 +4,7 @@
  * text, JSON, CSV, or what each file has when no row matches -- to memory.
  * The JSON must be valid UTF-8 without raw control characters, and every
  * row either judged on finite times or saying why not.  compare.dict holds
- * the files' words:
- *   scripts/fuzz compare 300 -dict=../../../tests/fuzz/compare.dict */
+ * the files' words (scripts/fuzz uses it). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
