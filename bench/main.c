@@ -70,7 +70,9 @@ static int finish_stdout(int rc)
 	failed |= fflush(stdout) == EOF;
 	if (!failed || errno == EPIPE)
 		return 0;
-	fprintf(stderr, "lanebench: writing standard output: %s\n", strerror(errno ? errno : EIO));
+	/* errno 0: an earlier write failed (its error is gone), the flush did not */
+	fprintf(stderr, "lanebench: writing standard output: %s\n",
+		errno ? strerror(errno) : "a write failed");
 	return LB_EXIT_FAILED;
 }
 

@@ -211,8 +211,9 @@ static void fill(struct lb_fluid *f)
 	/* Each round freezes a flow (the one, or a user of the resource, that
 	 * set the rise), in exact arithmetic: after ncomp rounds only flows a
 	 * rounding error short of their limit are left, which a tolerance of
-	 * 1e-12 of a subnormal capacity (0) would never freeze -- stop. */
-	for (uint32_t round = 0; unfrozen && round < f->ncomp; round++) {
+	 * 1e-12 of a subnormal capacity (0) would never freeze -- stop.  Twice
+	 * that, so a round that rounding kept from freezing costs nothing. */
+	for (uint64_t round = 0; unfrozen && round < 2 * (uint64_t)f->ncomp + 2; round++) {
 		double rise = common_rise(f);
 		if (isinf(rise)) { /* nothing limits the rest: they pass at once */
 			for (uint32_t c = 0; c < f->ncomp; c++)

@@ -365,6 +365,13 @@ static int check_input(const struct lb_platform *pf, uint32_t root, uint32_t lan
 }
 
 /* The whole LP, phase 1's objective (maximise TP) set. */
+/* A stop seen outside GLPK's output hook: the solve's caller reports it. */
+static int stopped(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "GLPK stopped: %s", lb_stop_reason(*lb_stop_flag()));
+	return -1;
+}
+
 static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root,
 		 uint32_t lane, uint64_t slice_bytes, enum lb_lp_model model,
 		 char *err, size_t errlen)
@@ -389,6 +396,8 @@ static int build(struct lp_build *b, const struct lb_platform *pf, uint32_t root
 	for (uint32_t w = 0; w < b->nodes; w++) {
 		if (w == root)
 			continue;
+		if (lb_stop_requested()) /* GLPK prints nothing while building */
+			return stopped(err, errlen);
 		add_source_sink_rows(b, w);
 		add_conservation_rows(b, w);
 		add_cleanup_rows(b, w);
@@ -517,6 +526,8 @@ static int take_loads(const struct lp_build *b, double tp, struct lb_lp_result *
 static int solve(struct lp_build *b, enum lb_lp_phase2 how, struct lb_lp_result *out,
 		 char *err, size_t errlen)
 {
+	if (lb_stop_requested()) /* scaling prints nothing either */
+		return stopped(err, errlen);
 	glp_scale_prob(b->P, GLP_SF_AUTO);
 	if (simplex(b, GLP_PRIMAL, GLP_ON, "phase 1 (max TP)", err, errlen))
 		return -1;
@@ -572,7 +583,7 @@ static void glpk_reason(const struct glpk_guard *g, char *err, size_t errlen)
 {
 	const char *why = strncmp(g->line[1], "Error detected", 14) ? g->line[1] : g->line[0];
 	if (g->stopped)
-		snprintf(err, errlen, "GLPK stopped: %s", lb_stop_reason(*lb_stop_flag()));
+		stopped(err, errlen);
 	else
 		snprintf(err, errlen, "GLPK failed: %s", why[0] ? why : "(no reason given)");
 }

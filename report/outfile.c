@@ -55,9 +55,20 @@ static int link_proc_fd(const char *name, void *proc)
 	return linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW);
 }
 
+/* An unnamed file is named through /proc/self/fd (link_unnamed): without
+ * /proc (a chroot, a bare container) it never could be, and a finished
+ * run would be lost, so the named temporary file is used instead. */
+static int proc_names(int fd)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return access(proc, F_OK) == 0;
+}
+
 /* An unnamed file in path's directory (O_TMPFILE): a run killed before it
  * finishes (SIGKILL, a crash) leaves nothing behind.  -1 (errno) where
- * the file system has no O_TMPFILE (EOPNOTSUPP, EISDIR: an old kernel). */
+ * the file system has no O_TMPFILE (EOPNOTSUPP, EISDIR: an old kernel)
+ * or there is no /proc to name it by (EOPNOTSUPP too). */
 static int create_unnamed(const char *path)
 {
 	char *dir = strdup(path);
@@ -68,6 +79,11 @@ static int create_unnamed(const char *path)
 	int fd = open(where, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
 	int e = errno;
 	free(dir);
+	if (fd >= 0 && !proc_names(fd)) {
+		close(fd);
+		fd = -1;
+		e = EOPNOTSUPP;
+	}
 	errno = e;
 	return fd;
 }
