@@ -124,6 +124,23 @@ static int closed_by_listener(int fd, double deadline)
 	return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
+/* The listener answered fd's hello with a refusal, then closed it. */
+static int refused_by_listener(int fd, double deadline)
+{
+	uint32_t no = 0;
+	size_t got = 0;
+	while (fd >= 0 && got < sizeof(no)) {
+		double left_ms = (deadline - now()) * 1000;
+		struct pollfd pf = { fd, POLLIN, 0 };
+		ssize_t n = poll(&pf, 1, left_ms > 0 ? (int)left_ms : 0) == 1
+				    ? recv(fd, (char *)&no + got, sizeof(no) - got, 0) : -1;
+		if (n <= 0)
+			return 0;
+		got += (size_t)n;
+	}
+	return ntohl(no) == LB_TCP_REFUSED_MAGIC && closed_by_listener(fd, deadline);
+}
+
 /* Nothing happened to fd: not closed, nothing sent to it. */
 static int still_open(int fd)
 {
@@ -162,7 +179,8 @@ static void check_before_peer(const char *what, const struct strangers *st, int 
 	double deadline = now() + WAIT_MS / 1000.0;
 	if (st->talkers) {
 		CHECK(closed_by_listener(st->garbage, deadline), "%s: garbage not closed with silent ones open", what);
-		CHECK(closed_by_listener(st->wrong, deadline), "%s: wrong token not closed with silent ones open", what);
+		CHECK(refused_by_listener(st->wrong, deadline),
+		      "%s: wrong token not refused and closed with silent ones open", what);
 	}
 	for (int i = 0; i < dropped; i++)
 		CHECK(closed_by_listener(st->silent[i], deadline), "%s: oldest silent stranger %d not dropped", what, i);
@@ -286,10 +304,49 @@ static void dropped_then_welcomed(void)
 	printf("dropped hello: %s\n", check_failures == failures ? "connected again, welcomed" : "FAILED");
 }
 
+/* Rank 0 connects to a lane of rank 1 that the test plays, which refuses
+ * its hello: rank 0's set-up ends with that reason, without connecting
+ * again (before the refusal it retried until its timeout). */
+static void refused_gives_up(void)
+{
+	uint8_t addrs[2 * LB_TP_ADDR_MAX] = { 0 };
+	uint32_t one = 1, npeers = 1;
+	const uint32_t *pp[1] = { &one };
+	struct lone o = { .k = { .addrs = addrs, .r = 0 }, .peers = { pp, &npeers } };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int failures = check_failures;
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 4) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl) || open_rank(&o.k, addrs)) {
+		CHECK(0, "refused hello: set-up: %s %s", strerror(errno), o.k.err);
+		return;
+	}
+	struct lb_tcp_addr fake = { .ip = sa.sin_addr.s_addr, .port = sa.sin_port };
+	memcpy(addrs + LB_TP_ADDR_MAX, &fake, sizeof(fake));
+	pthread_t th;
+	pthread_create(&th, NULL, connect_only, &o);
+	struct lb_tcp_hello h;
+	int first = next_hello(lfd, &h, now() + WAIT_MS / 1000.0);
+	uint32_t no = htonl(LB_TCP_REFUSED_MAGIC);
+	CHECK(first >= 0 && says(first, &no, sizeof(no)), "refused hello: no hello to refuse");
+	pthread_join(th, NULL);
+	CHECK(o.k.rc != 0 && strstr(o.k.err, "refused our hello"),
+	      "refused hello: rank 0's set-up: %d '%s'", o.k.rc, o.k.err);
+	struct pollfd pf = { lfd, POLLIN, 0 };
+	CHECK(poll(&pf, 1, 0) == 0, "refused hello: rank 0 connected again");
+	if (first >= 0)
+		close(first);
+	close(lfd);
+	lb_transport_tcp.close(o.k.tp);
+	printf("refused hello: %s\n", check_failures == failures ? "gave up, naming it" : "FAILED");
+}
+
 int main(void)
 {
 	strangers_case("8 silent, garbage, wrong token", 8, 1, 0);
 	strangers_case("flood of room + 1 silent", ROOM + 1, 0, 1);
 	dropped_then_welcomed();
+	refused_gives_up();
 	return check_status("tcp-strangers");
 }

@@ -341,6 +341,8 @@ static void inbound_read(struct lb_tp *tp, uint32_t lane, const uint8_t *expect,
 		return;
 	int rank = check_hello(tp, &in->h, lane, expect, why, sizeof(why));
 	if (rank < 0) {
+		uint32_t no = htonl(LB_TCP_REFUSED_MAGIC); /* best effort: it may be gone */
+		(void)!send(in->fd, &no, sizeof(no), MSG_NOSIGNAL | MSG_DONTWAIT);
 		refuse(l, in, why);
 		return;
 	}
@@ -470,9 +472,10 @@ static void on_connected(struct setup *st, struct pending *pd)
 	}
 }
 
-/* The welcome makes the connection the lane's channel with the peer.  An
- * end without one is the peer's lobby dropping us (among too many
- * strangers, or late: it logs why): we connect again. */
+/* The welcome makes the connection the lane's channel with the peer, a
+ * refusal ends the set-up with its reason.  An end without either is the
+ * peer's lobby dropping us (among too many strangers, or late: it logs
+ * why): we connect again. */
 static void on_answer(struct setup *st, struct pending *pd)
 {
 	ssize_t k = recv(pd->fd, (uint8_t *)&pd->welcome + pd->got, sizeof(pd->welcome) - pd->got,
@@ -487,6 +490,11 @@ static void on_answer(struct setup *st, struct pending *pd)
 	if (pd->got < sizeof(pd->welcome))
 		return;
 	pd->greeted = 0;
+	if (ntohl(pd->welcome) == LB_TCP_REFUSED_MAGIC) {
+		give_up(st, pd, "it refused our hello: another job's token, or a rank it does not "
+				"expect (its log says which)");
+		return;
+	}
 	if (ntohl(pd->welcome) != LB_TCP_WELCOME_MAGIC) {
 		give_up(st, pd, "it answered our hello with something else than a welcome");
 		return;

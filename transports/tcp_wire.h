@@ -11,6 +11,10 @@
 /* The acceptor's answer to a hello it admits (4 bytes, network order):
  * without it the connecting rank knows it was dropped and connects again. */
 #define LB_TCP_WELCOME_MAGIC 0x4c424857u /* "LBHW" */
+/* Its answer to a complete hello it refuses (another job's token, a rank
+ * it does not expect): the connecting rank gives up and says so, instead
+ * of connecting again until its timeout. */
+#define LB_TCP_REFUSED_MAGIC 0x4c424852u /* "LBHR" */
 #define LB_TCP_TOKEN_MAX 128
 
 /* A lane's address, the blob local_address() writes. */
