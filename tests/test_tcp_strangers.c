@@ -230,6 +230,11 @@ static void strangers_case(const char *what, int nsilent, int talkers, int dropp
 struct lone {
 	struct rank k;
 	struct lb_tp_peers peers;
+	uint8_t addrs[2 * LB_TP_ADDR_MAX];
+	uint32_t one, npeers;
+	const uint32_t *pp[1];
+	int lfd;      /* the fake lane's listener */
+	pthread_t th; /* rank 0's connect */
 };
 
 static void *connect_only(void *arg)
@@ -262,29 +267,39 @@ static int next_hello(int lfd, struct lb_tcp_hello *h, double deadline)
 	return fd;
 }
 
+/* Rank 0 alone, its peer rank 1's lane a listener the test plays; rank
+ * 0's connect runs in o->th.  0, or -1 (checked, named by what). */
+static int fake_peer(struct lone *o, const char *what)
+{
+	*o = (struct lone){ .k = { .r = 0 }, .one = 1, .npeers = 1 };
+	o->k.addrs = o->addrs;
+	o->pp[0] = &o->one;
+	o->peers = (struct lb_tp_peers){ o->pp, &o->npeers };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	o->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (o->lfd < 0 || bind(o->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(o->lfd, 4) ||
+	    getsockname(o->lfd, (struct sockaddr *)&sa, &sl) || open_rank(&o->k, o->addrs)) {
+		CHECK(0, "%s: set-up: %s %s", what, strerror(errno), o->k.err);
+		return -1;
+	}
+	struct lb_tcp_addr fake = { .ip = sa.sin_addr.s_addr, .port = sa.sin_port };
+	memcpy(o->addrs + LB_TP_ADDR_MAX, &fake, sizeof(fake));
+	pthread_create(&o->th, NULL, connect_only, o);
+	return 0;
+}
+
 /* Rank 0 connects to a lane of rank 1 that the test plays: its first
  * connection is closed after the hello, without a welcome (as a lobby
  * among too many strangers drops its oldest); rank 0 must come again,
  * and the welcomed second connection is its channel. */
 static void dropped_then_welcomed(void)
 {
-	uint8_t addrs[2 * LB_TP_ADDR_MAX] = { 0 };
-	uint32_t one = 1, npeers = 1;
-	const uint32_t *pp[1] = { &one };
-	struct lone o = { .k = { .addrs = addrs, .r = 0 }, .peers = { pp, &npeers } };
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
+	struct lone o; /* the connect thread is joined before it goes */
 	int failures = check_failures;
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 4) ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &sl) || open_rank(&o.k, addrs)) {
-		CHECK(0, "dropped hello: set-up: %s %s", strerror(errno), o.k.err);
+	if (fake_peer(&o, "dropped hello"))
 		return;
-	}
-	struct lb_tcp_addr fake = { .ip = sa.sin_addr.s_addr, .port = sa.sin_port };
-	memcpy(addrs + LB_TP_ADDR_MAX, &fake, sizeof(fake));
-	pthread_t th;
-	pthread_create(&th, NULL, connect_only, &o);
+	int lfd = o.lfd;
 	struct lb_tcp_hello h;
 	double deadline = now() + WAIT_MS / 1000.0;
 	int first = next_hello(lfd, &h, deadline);
@@ -294,7 +309,7 @@ static void dropped_then_welcomed(void)
 	CHECK(second >= 0 && ntohl(h.rank) == 0, "dropped hello: rank 0 did not connect again");
 	uint32_t welcome = htonl(LB_TCP_WELCOME_MAGIC);
 	CHECK(says(second, &welcome, sizeof(welcome)), "dropped hello: welcome not sent");
-	pthread_join(th, NULL);
+	pthread_join(o.th, NULL);
 	CHECK(o.k.rc == 0 && lb_transport_tcp.connected(o.k.tp, 0, 1),
 	      "dropped hello: rank 0's set-up: %d '%s'", o.k.rc, o.k.err);
 	if (second >= 0)
@@ -309,28 +324,16 @@ static void dropped_then_welcomed(void)
  * again (before the refusal it retried until its timeout). */
 static void refused_gives_up(void)
 {
-	uint8_t addrs[2 * LB_TP_ADDR_MAX] = { 0 };
-	uint32_t one = 1, npeers = 1;
-	const uint32_t *pp[1] = { &one };
-	struct lone o = { .k = { .addrs = addrs, .r = 0 }, .peers = { pp, &npeers } };
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
+	struct lone o; /* the connect thread is joined before it goes */
 	int failures = check_failures;
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 4) ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &sl) || open_rank(&o.k, addrs)) {
-		CHECK(0, "refused hello: set-up: %s %s", strerror(errno), o.k.err);
+	if (fake_peer(&o, "refused hello"))
 		return;
-	}
-	struct lb_tcp_addr fake = { .ip = sa.sin_addr.s_addr, .port = sa.sin_port };
-	memcpy(addrs + LB_TP_ADDR_MAX, &fake, sizeof(fake));
-	pthread_t th;
-	pthread_create(&th, NULL, connect_only, &o);
+	int lfd = o.lfd;
 	struct lb_tcp_hello h;
 	int first = next_hello(lfd, &h, now() + WAIT_MS / 1000.0);
 	uint32_t no = htonl(LB_TCP_REFUSED_MAGIC);
 	CHECK(first >= 0 && says(first, &no, sizeof(no)), "refused hello: no hello to refuse");
-	pthread_join(th, NULL);
+	pthread_join(o.th, NULL);
 	CHECK(o.k.rc != 0 && strstr(o.k.err, "refused our hello"),
 	      "refused hello: rank 0's set-up: %d '%s'", o.k.rc, o.k.err);
 	struct pollfd pf = { lfd, POLLIN, 0 };
