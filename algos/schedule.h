@@ -216,14 +216,15 @@ void lb_sched_free_collective(struct lb_schedule *s);
 /* Doubles ro's room for ops.  Returns 0, or -1 on allocation failure. */
 int lb_sched_grow(struct lb_rank_ops *ro);
 
-/* Append one op to rank `r`.  Returns 0, or -1 on allocation failure.
- * Inline: builders of 16,384 ranks call it tens of millions of times. */
 /* A build of millions of ops takes seconds: every LB_SCHED_POLL_EVERY ops
  * lb_sched_add looks at the stop flag (lib/stop.h) and fails, as if out of
  * memory, once a stop was asked (lb_algo_build then says so). */
 #define LB_SCHED_POLL_EVERY 65536
 int lb_sched_poll_stop(struct lb_schedule *s);
 
+/* Append one op to rank `r`.  Returns 0, or -1 on allocation failure or
+ * a stop.  Inline: builders of 16,384 ranks call it tens of millions of
+ * times. */
 static inline int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kind kind,
 			       uint32_t peer, uint32_t lane, uint32_t first, uint32_t n)
 {
