@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "engine/check.h"
+#include "engine/check_expect.h"
 #include "lib/error.h"
 #include "lib/stop.h"
 #include "lib/units.h"
@@ -20,7 +21,9 @@ struct check_opts {
 	uint64_t bcast_size, bw_size;
 	uint32_t window, iterations, lat_iterations;
 	int idle;
-	double timeout, lane_rate, min_bw, max_lat, max_model_ratio, max_bound_ratio;
+	double timeout, lane_rate, min_bw, max_lat, max_model_ratio, max_bound_ratio, max_loss;
+	uint32_t max_errors;
+	const char *expect;
 	struct lb_tp_options tpo;
 	const char *nics, *transport, *output, *json;
 };
@@ -29,18 +32,11 @@ struct check_opts {
 
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 
-/* "90", "90%" -> 0.9: a percentage in (0, 100]. */
-static int set_percent(void *target, const char *arg, char *err, size_t len)
+/* "0.9", "90%", "90 %" -> 0.9 (engine/check_expect.h); a bare "90" is
+ * ambiguous and refused. */
+static int set_fraction(void *target, const char *arg, char *err, size_t len)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (end != arg && *end == '%')
-		end++;
-	if (errno || end == arg || *end || !(v > 0 && v <= 100))
-		return lb_errf(err, len, "bad percentage '%s': expected more than 0 and at most 100 (90 or 90%%)", arg);
-	*(double *)target = v / 100;
-	return 0;
+	return lb_parse_fraction(arg, target, err, len) ? -1 : 0;
 }
 
 /* A ratio >= 1 (measured over simulated time). */
@@ -104,8 +100,14 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
 	{ LB_OPT("lane-rate", 0, "RATE", "rate every port should reach (200mbit); default: the port's reported speed, else the median of the cluster's ports",
 	  LB_OPT_RATE, OFF(lane_rate)) },
-	{ LB_OPT("min-bw", 0, "PCT", "a port (and a rank's aggregate) fails below this share of its expected rate, tx or rx",
-	  LB_OPT_HANDLER, OFF(min_bw)), .def = "90%", .handler = set_percent, .show = show_percent },
+	{ LB_OPT("expect", 0, "FILE", "what every port must show: speed, MTU, PCIe, rate, latency per lane, NIC or driver (docs/check-expect.md)",
+	  LB_OPT_STRING, OFF(expect)) },
+	{ LB_OPT("min-bw", 0, "SHARE", "a port (and a rank's aggregate) fails below this share of its expected rate, tx or rx: 0.9, 90% or '90 %'",
+	  LB_OPT_HANDLER, OFF(min_bw)), .def = "90%", .handler = set_fraction, .show = show_percent },
+	{ LB_OPT("max-loss", 0, "SHARE", "a port fails when its partners retransmit more than this share of what they send it (or it of what it sends), or a drop counter grows by more of its packets",
+	  LB_OPT_HANDLER, OFF(max_loss)), .def = "0.1%", .handler = set_fraction, .show = show_percent },
+	{ LB_OPT("max-errors", 0, "N", "a port fails when one of its error counters (CRC, symbol, frame errors...) grows by more than N",
+	  LB_OPT_UINT, OFF(max_errors)), .def = "0", .min = 0, .max = 1000000000 },
 	{ LB_OPT("max-lat", 0, "SECONDS", "a port fails above this one-way latency (default: 10 x the median port's)",
 	  LB_OPT_SECONDS, OFF(max_lat)) },
 	{ LB_OPT("max-model-ratio", 0, "R", "a collective fails when its measured time exceeds R x the simulated one",
@@ -370,6 +372,7 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 		.idle = (enum lb_idle)o->idle, .timeout = o->timeout, .lane_rate = o->lane_rate,
 		.bw_bytes = o->bw_size, .window = o->window, .iterations = o->iterations,
 		.lat_iterations = o->lat_iterations, .min_bw = o->min_bw, .max_lat = o->max_lat,
+		.max_loss = o->max_loss, .max_errors = o->max_errors,
 		.max_model_ratio = o->max_model_ratio, .max_bound_ratio = o->max_bound_ratio,
 		.algos = o->algos.a, .nalgos = o->algos.n,
 		.bcast_bytes = o->bcast_size, .stop = lb_stop_flag(),
@@ -405,6 +408,10 @@ static int check(const struct lb_cmd *cmd, void *base)
 		return lb_cli_error(cmd, "bw-size", "at least 8 bytes, not %llu",
 				    (unsigned long long)o->bw_size), LB_EXIT_USAGE;
 	struct lb_check_params p = params_of(cmd, o);
+	struct lb_expect expect = { .n = 0 };
+	if (o->expect && lb_expect_load(o->expect, &expect, err, sizeof(err)))
+		return lb_cli_error(cmd, "expect", "%s", err), LB_EXIT_USAGE;
+	p.expect = o->expect ? &expect : NULL;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
@@ -412,6 +419,7 @@ static int check(const struct lb_cmd *cmd, void *base)
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);
+	lb_expect_free(&expect);
 	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	int status = lb_cli_finish_csv(cmd, out.csv, rc, err);
 	if (rc || status || json_rc || !out.ports)

@@ -48,21 +48,6 @@ int lb_check_partner(uint32_t rank, uint32_t size, uint32_t round)
  * well before the others give up waiting for it at the next barrier. */
 #define PAIR_TIMEOUT_SHARE 0.25
 
-struct check {
-	const struct lb_check_params *p;
-	struct lb_job job;
-	uint32_t rounds;
-	uint64_t region;          /* a lane's part of the buffer */
-	double pair_timeout;
-	struct check_pair *mine;  /* [lane * rounds + round] */
-	struct check_pair *all;   /* phase 1, every rank's (allgathered) */
-	struct check_pair agg[3]; /* phase 2, this rank's, per round */
-	uint32_t rank;            /* kept after the job closed */
-	int connected;            /* 0: every lane connected to every partner */
-	char connect_why[CHECK_WHY]; /* else the transport's reason */
-	int32_t gave_up;          /* some pair failed: its channel was given up */
-};
-
 /* ---- who we are ---------------------------------------------------------- */
 
 static void describe_me(const struct check *c, struct check_rank *me)
@@ -184,12 +169,16 @@ static void measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_
 			 uint32_t q, struct check_pair *m)
 {
 	struct lb_p2p_cfg pc = pair_cfg(c, lane, q);
+	struct lb_port_counters before, after;
 	pc.initiator = c->job.rank < q;
 	*m = (struct check_pair){ .partner = (int32_t)q, .lat = NAN, .tx = NAN };
+	check_lane_counters(c, lane, &before);
 	int rc = latency(c, pc, pattern_id(phase, lane, round, 0, 0), m, m->why, sizeof(m->why));
 	if (rc == 0)
 		rc = both_ways(c, &pc, pattern_id(phase, lane, round, 1, 0), &m->tx, &m->verified,
 			       m->why, sizeof(m->why));
+	check_lane_counters(c, lane, &after);
+	check_pair_loss(&before, &after, &m->resent, &m->sent);
 	m->ok = rc == 0;
 	if (rc)
 		give_up(c, lane, q);
@@ -260,6 +249,8 @@ static void keep_better(struct check_pair *m, const struct check_pair *again)
 	m->tx = fmax(m->tx, again->tx);
 	m->lat = isnan(m->lat) ? again->lat : fmin(m->lat, again->lat);
 	m->verified += again->verified;
+	m->resent += again->resent; /* loss is counted over everything sent */
+	m->sent += again->sent;
 }
 
 /* Slow pairs measured once more, round by round, then gathered again. */
@@ -555,6 +546,8 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	c->all = calloc(n * c->job.size, sizeof(*c->all));
 	rc = c->mine && c->all ? 0 : lb_errf(err, len, "out of memory");
 	rc = lb_job_agree(&c->job, rc, err, len);
+	if (rc == 0) /* before any traffic: what the ports are, what they counted */
+		rc = check_inventory(c, err, len);
 	return rc ? rc : connect_partners(c, err, len);
 }
 
@@ -570,9 +563,15 @@ static int gather(struct check *c, struct check_all *a, struct check_told *all, 
 	struct check_told mine;
 	describe_me(c, &mine.me);
 	memcpy(mine.agg, c->agg, sizeof(mine.agg));
+	check_port_ends(c);
 	int rc = lb_boot_gather(c->job.boot, &mine, sizeof(mine), all, err, len);
+	if (rc == 0)
+		rc = lb_boot_gather(c->job.boot, c->ends, c->job.lanes * sizeof(*c->ends), a->ends_all,
+				    err, len);
 	if (rc || c->job.rank != 0)
 		return rc;
+	a->ends = a->ends_all;
+	a->facts = c->facts;
 	for (uint32_t k = 0; k < c->job.size; k++) {
 		a->ranks[k] = all[k].me;
 		for (uint32_t r = 0; r < c->rounds; r++)
@@ -598,8 +597,9 @@ static int alloc_all(struct check_all *a, const struct check *c, struct check_to
 	a->ranks = calloc(c->job.size, sizeof(*a->ranks));
 	a->aggs = calloc((size_t)c->job.size * c->rounds + 1, sizeof(*a->aggs));
 	a->bcasts = calloc(c->p->nalgos + 1, sizeof(*a->bcasts));
+	a->ends_all = calloc((size_t)c->job.size * c->job.lanes, sizeof(*a->ends_all));
 	*told = calloc(c->job.size, sizeof(**told));
-	return a->ranks && a->aggs && a->bcasts && *told ? 0 : -1;
+	return a->ranks && a->aggs && a->bcasts && a->ends_all && *told ? 0 : -1;
 }
 
 static void free_all(struct check_all *a, struct check_told *told)
@@ -607,6 +607,7 @@ static void free_all(struct check_all *a, struct check_told *told)
 	free(a->ranks);
 	free(a->aggs);
 	free(a->bcasts);
+	free(a->ends_all);
 	free(told);
 }
 
@@ -653,6 +654,10 @@ static int run_phases(struct check *c, struct check_all *a, struct check_told **
 				  err, len);
 	if (rc == 0)
 		rc = phase_ports(c, err, len);
+	if (rc == 0) { /* a port that carried nothing: where does it answer? */
+		check_probe_wiring(c);
+		rc = lb_boot_barrier(c->job.boot, err, len);
+	}
 	if (rc == 0)
 		rc = phase_aggregate(c, err, len);
 	if (rc == 0)
@@ -679,6 +684,7 @@ int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, ch
 	if (rc == 0 && c.rank == 0)
 		rc = lb_check_report(&a, sink, err, len);
 	free_all(&a, told);
+	check_ports_free(&c);
 	free(c.mine);
 	free(c.all);
 	return rc;

@@ -37,6 +37,8 @@
 #include "result.h"
 #include "transports/transport.h"
 
+struct lb_expect; /* check_expect.h */
+
 struct lb_check_params {
 	const char *nics;          /* one lane each; NULL: auto */
 	const char *transport;
@@ -50,7 +52,13 @@ struct lb_check_params {
 	uint32_t window;           /* messages in flight */
 	uint32_t iterations;       /* measured repetitions per direction */
 	uint32_t lat_iterations;   /* round trips per pair */
+	const struct lb_expect *expect; /* --expect: what every port must show; NULL none */
 	double min_bw;             /* fraction of expected a port must reach (0.9) */
+	double max_loss;           /* a port fails when its partners retransmit more than
+				    * this share of what they sent it (or it, of what it
+				    * sent them), or a drop counter grows by more than this
+				    * share of its packets */
+	uint64_t max_errors;       /* a port fails when an error counter grows by more */
 	double max_lat;            /* seconds; 0: LB_CHECK_LAT_FACTOR x the median */
 	double max_model_ratio;    /* a collective: measured / simulated at most this */
 	double max_bound_ratio;    /* an allgather: measured over its receive bound,

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "job.h"
+#include "transports/port.h"
 
 #define CHECK_WHY 192
 
@@ -17,6 +18,9 @@ struct check_pair {
 	double lat;            /* one-way latency, seconds; measured by the lower rank, else NaN */
 	double tx;             /* bytes/s this rank sent to the partner */
 	uint64_t verified;     /* bytes this rank received and checked */
+	uint64_t resent, sent; /* units (segments, frames) this rank sent the
+				* partner on the lane and sent again, as the
+				* transport counts them (lane_counters); 0: none */
 	char why[CHECK_WHY];   /* !ok: what went wrong */
 };
 
@@ -25,6 +29,25 @@ struct check_rank {
 	char host[64];
 	double speed[LB_JOB_MAX_LANES];        /* bytes/s reported by the transport; 0 unknown */
 	char nic[LB_JOB_MAX_LANES][32];
+};
+
+/* Where a port that carried nothing with any partner answers (check_ports.c):
+ * ARP probes from its netdev for its own lane's peer addresses and for
+ * every other lane's. */
+struct check_wiring {
+	int32_t probed;          /* 1: the probe ran */
+	int32_t own_asked, own;  /* own lane's peer addresses asked, answered */
+	int32_t other_lane;      /* the other lane whose peers answered most; -1 none */
+	int32_t other;           /* how many of that lane's answered */
+	char other_net[24];      /* "10.10.0.x": that lane's network */
+	char why[96];            /* the probe could not run: why ("" it ran or was not needed) */
+};
+
+/* What a port tells at the end: its counters' growth over the check
+ * (system and transport), and where it answers. */
+struct check_port_end {
+	struct lb_port_counters delta;
+	struct check_wiring wiring;
 };
 
 /* One collective of phase 3, as the collective engine measured it. */
@@ -43,11 +66,44 @@ struct check_all {
 	double pair_timeout;
 	struct check_rank *ranks;       /* [size] */
 	struct check_pair *pairs;       /* [(rank * lanes + lane) * rounds + round] */
+	const struct lb_port_facts *facts;   /* [rank * lanes + lane]: the inventory */
+	const struct check_port_end *ends;   /* [rank * lanes + lane] */
+	struct check_port_end *ends_all;     /* what ends points to (allocated) */
 	struct check_pair *aggs;        /* [rank * rounds + round] */
 	struct check_bcast *bcasts;     /* [nbcasts] */
 	size_t nbcasts;
 	const char *bcast_skipped;      /* why phase 3 did not run; NULL: it did */
 };
+
+/* The measuring side's state on every rank (check.c). */
+struct check {
+	const struct lb_check_params *p;
+	struct lb_job job;
+	uint32_t rounds;
+	uint64_t region;          /* a lane's part of the buffer */
+	double pair_timeout;
+	struct check_pair *mine;  /* [lane * rounds + round] */
+	struct check_pair *all;   /* phase 1, every rank's (allgathered) */
+	struct check_pair agg[3]; /* phase 2, this rank's, per round */
+	uint32_t rank;            /* kept after the job closed */
+	int connected;            /* 0: every lane connected to every partner */
+	char connect_why[CHECK_WHY]; /* else the transport's reason */
+	int32_t gave_up;          /* some pair failed: its channel was given up */
+	struct lb_port_facts *facts;        /* [rank * lanes + lane], every rank's */
+	struct lb_port_counters *before;    /* [lane]: this rank's, before any traffic */
+	struct check_port_end *ends;        /* [lane]: this rank's, at the end */
+};
+
+/* check_ports.c: the inventory of this rank's ports (facts, counters
+ * before traffic), allgathered; the transport's lane counters around a
+ * pair; where a silent port answers; the counters' growth at the end. */
+int check_inventory(struct check *c, char *err, size_t len);
+void check_lane_counters(const struct check *c, uint32_t lane, struct lb_port_counters *out);
+void check_pair_loss(const struct lb_port_counters *before, const struct lb_port_counters *after,
+		     uint64_t *resent, uint64_t *sent);
+void check_probe_wiring(struct check *c);
+void check_port_ends(struct check *c);
+void check_ports_free(struct check *c);
 
 /* Rank 0: the verdicts, as rows to the sink. */
 int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char *err,

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_expect.h"
 #include "check_private.h"
+#include "launch/portinfo.h"
 #include "lib/error.h"
+#include "lib/prov.h"
 #include "stats.h"
 
 /* results/README.md documents these columns. */
@@ -35,27 +38,86 @@ const struct lb_col lb_check_columns[] = {
 	{ LB_COLUMN("reason", LB_COL_TEXT) },
 	{ LB_COLUMN("collective", LB_COL_TEXT) },
 	{ LB_COLUMN("bound_seconds", LB_COL_REAL) },
+	/* a port's inventory (transports/port.h), read before any traffic */
+	{ LB_COLUMN("ifname", LB_COL_TEXT) },
+	{ LB_COLUMN("address", LB_COL_TEXT) },
+	{ LB_COLUMN("state", LB_COL_TEXT) },
+	{ LB_COLUMN("speed_bits_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("link_width", LB_COL_REAL) },
+	{ LB_COLUMN("mtu", LB_COL_REAL) },
+	{ LB_COLUMN("driver", LB_COL_TEXT) },
+	{ LB_COLUMN("driver_version", LB_COL_TEXT) },
+	{ LB_COLUMN("firmware", LB_COL_TEXT) },
+	{ LB_COLUMN("pci_bus", LB_COL_TEXT) },
+	{ LB_COLUMN("numa_node", LB_COL_REAL) },
+	{ LB_COLUMN("pcie_gts", LB_COL_REAL) },
+	{ LB_COLUMN("pcie_max_gts", LB_COL_REAL) },
+	{ LB_COLUMN("pcie_width", LB_COL_REAL) },
+	{ LB_COLUMN("pcie_max_width", LB_COL_REAL) },
+	{ LB_COLUMN("rdma_state", LB_COL_TEXT) },
+	{ LB_COLUMN("rdma_mtu", LB_COL_REAL) },
+	{ LB_COLUMN("gid", LB_COL_TEXT) },
+	{ LB_COLUMN("facts_from", LB_COL_TEXT) },
+	/* its counters over the check */
+	{ LB_COLUMN("tx_loss_ratio", LB_COL_REAL) },
+	{ LB_COLUMN("rx_loss_ratio", LB_COL_REAL) },
+	{ LB_COLUMN("counter_deltas", LB_COL_TEXT) },
 };
 
 const size_t lb_check_ncolumns = sizeof(lb_check_columns) / sizeof(lb_check_columns[0]);
 
 /* One row; NaN and NULL are empty cells. */
 struct row {
-	const char *phase, *host, *nic, *from, *algorithm, *verdict, *collective;
+	const char *phase, *host, *nic, *from, *algorithm, *collective;
 	double rank, lane, tx, rx, expected, ratio, lat, bytes, median, sim, verified, bound;
-	char partners[64], reason[512];
+	double tx_loss, rx_loss;
+	enum lb_level level;
+	const char *verdict;              /* set with level, or "SKIP", "n/a" */
+	const struct lb_port_facts *facts; /* a port's; NULL: none */
+	char partners[64];
+	struct lb_buf reason;              /* "; "-separated, whole */
+	struct lb_buf counters;            /* "name=delta;..." */
 };
+
+static const char *level_word(enum lb_level l)
+{
+	static const char *const words[] = { "PASS", "WARN", "FAIL", "ERROR" };
+	return words[l];
+}
+
+/* NULL for an unknown text, NaN for an unknown number (0, or -1 for a
+ * NUMA node). */
+static const char *known(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static double known_num(double v)
+{
+	return v > 0 ? v : NAN;
+}
 
 static int emit(const struct check_all *a, const struct row *w, const struct lb_sink *sink,
 		char *err, size_t len)
 {
+	static const struct lb_port_facts none = { .numa_node = -1 };
+	const struct lb_port_facts *f = w->facts ? w->facts : &none;
 	const union lb_val v[] = {
 		{ .s = w->phase }, { .s = a->transport }, { .d = w->rank }, { .s = w->host },
 		{ .d = w->lane }, { .s = w->nic }, { .s = w->partners[0] ? w->partners : NULL },
 		{ .d = w->tx }, { .d = w->rx }, { .d = w->expected }, { .s = w->from },
 		{ .d = w->ratio }, { .d = w->lat }, { .s = w->algorithm }, { .d = w->bytes },
 		{ .d = w->median }, { .d = w->sim }, { .d = w->verified }, { .s = w->verdict },
-		{ .s = w->reason[0] ? w->reason : NULL }, { .s = w->collective }, { .d = w->bound },
+		{ .s = w->reason.s }, { .s = w->collective }, { .d = w->bound },
+		{ .s = known(f->ifname) }, { .s = known(f->addr) }, { .s = known(f->state) },
+		{ .d = known_num(f->speed_bps) }, { .d = known_num(f->width) },
+		{ .d = known_num(f->mtu) }, { .s = known(f->driver) },
+		{ .s = known(f->driver_version) }, { .s = known(f->firmware) }, { .s = known(f->bus) },
+		{ .d = f->numa_node >= 0 ? f->numa_node : NAN }, { .d = known_num(f->pcie_gts) },
+		{ .d = known_num(f->pcie_max_gts) }, { .d = known_num(f->pcie_width) },
+		{ .d = known_num(f->pcie_max_width) }, { .s = known(f->rdma_state) },
+		{ .d = known_num(f->rdma_mtu) }, { .s = known(f->gid) }, { .s = known(f->source) },
+		{ .d = w->tx_loss }, { .d = w->rx_loss }, { .s = w->counters.s },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == sizeof(lb_check_columns) / sizeof(lb_check_columns[0]),
 		       "a value for every column");
@@ -63,11 +125,23 @@ static int emit(const struct check_all *a, const struct row *w, const struct lb_
 	return sink->row(sink->ctx, &r, err, len);
 }
 
+/* Emits w and frees what it holds. */
+static int emit_row(const struct check_all *a, struct row *w, const struct lb_sink *sink,
+		    char *err, size_t len)
+{
+	int rc = w->reason.failed || w->counters.failed ? lb_errf(err, len, "out of memory")
+							  : emit(a, w, sink, err, len);
+	lb_buf_free(&w->reason);
+	lb_buf_free(&w->counters);
+	return rc;
+}
+
 static struct row blank(const char *phase)
 {
 	return (struct row){ .phase = phase, .rank = NAN, .lane = NAN, .tx = NAN, .rx = NAN,
 			     .expected = NAN, .ratio = NAN, .lat = NAN, .bytes = NAN,
-			     .median = NAN, .sim = NAN, .verified = 0, .bound = NAN, .verdict = "PASS" };
+			     .median = NAN, .sim = NAN, .verified = 0, .bound = NAN,
+			     .tx_loss = NAN, .rx_loss = NAN, .verdict = "PASS" };
 }
 
 /* "98.1 Mbit/s" */
@@ -80,21 +154,26 @@ static void rate_text(double bytes_per_s, char *buf, size_t len)
 		snprintf(buf, len, "%.3g Mbit/s", bits / 1e6);
 }
 
-/* Appends "; "-separated reasons. */
-static void add_reason(struct row *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a reason at level l; the row's verdict is its worst. */
+static void add_reason_at(struct row *w, enum lb_level l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void add_reason(struct row *w, const char *fmt, ...)
+static void add_reason_at(struct row *w, enum lb_level l, const char *fmt, ...)
 {
-	size_t used = strlen(w->reason);
 	va_list ap;
-	if (used && used + 2 < sizeof(w->reason))
-		used += (size_t)snprintf(w->reason + used, sizeof(w->reason) - used, "; ");
+	char *one = NULL;
 	va_start(ap, fmt);
-	if (used < sizeof(w->reason))
-		vsnprintf(w->reason + used, sizeof(w->reason) - used, fmt, ap);
+	int n = vasprintf(&one, fmt, ap);
 	va_end(ap);
-	w->verdict = "FAIL";
+	lb_buf_add(&w->reason, "%s%s", w->reason.n ? "; " : "", n >= 0 ? one : "(out of memory)");
+	free(n >= 0 ? one : NULL);
+	if (l > w->level) {
+		w->level = l;
+		w->verdict = level_word(l);
+	}
 }
+
+#define add_reason(w, ...) add_reason_at(w, LB_FAIL, __VA_ARGS__)
 
 /* A measured rate against expected: fails below min_bw of it. */
 static void judge_rate(struct row *w, const char *what, double got, double expected, double min)
@@ -163,10 +242,14 @@ static struct port port_of(const struct check_all *a, uint32_t k, uint32_t lane)
 	return pt;
 }
 
-/* What every port should reach: --lane-rate, else the port's reported
- * speed, else the median of the cluster's ports (NaN when none measured). */
+/* What every port should reach: --lane-rate, else what --expect or the
+ * lane's majority says its speed is (never the port's own: a NIC that
+ * negotiated down would talk itself down), else the median of the
+ * cluster's ports (NaN when none measured). */
 struct expect {
 	double median_tx, median_rx, max_lat;
+	const char **nics;               /* [rank * lanes + lane] */
+	struct check_finding *findings;  /* [rank * lanes + lane]: the inventory's */
 };
 
 static struct expect cluster_figures(const struct check_all *a)
@@ -174,7 +257,7 @@ static struct expect cluster_figures(const struct check_all *a)
 	uint32_t n = a->size * a->lanes, k = 0, kl = 0;
 	double *tx = calloc(n + 1, sizeof(double)), *rx = calloc(n + 1, sizeof(double)),
 	       *lat = calloc(n + 1, sizeof(double));
-	struct expect e = { NAN, NAN, NAN };
+	struct expect e = { NAN, NAN, NAN, NULL, NULL };
 	for (uint32_t i = 0; tx && rx && lat && i < n; i++) {
 		struct port pt = port_of(a, i / a->lanes, i % a->lanes);
 		if (pt.measured) {
@@ -199,43 +282,242 @@ static struct expect cluster_figures(const struct check_all *a)
 static double expected_of(const struct check_all *a, const struct expect *e, uint32_t k,
 			  uint32_t lane, int rx, const char **from)
 {
-	double speed = a->ranks[k].speed[lane];
+	uint32_t line = 0;
 	if (a->p->lane_rate > 0) {
 		*from = "lane-rate";
 		return a->p->lane_rate;
 	}
-	if (speed > 0) {
-		*from = "speed";
-		return speed;
-	}
+	double bits = lb_expected_speed(a->facts, a->size, a->lanes, a->p->expect, e->nics, k, lane,
+					from, &line);
+	if (bits > 0)
+		return bits / 8;
 	*from = "median";
 	return rx ? e->median_rx : e->median_tx;
+}
+
+/* ---- a port's inventory, losses, counters and wiring ------------------- */
+
+/* What the inventory said of one port (lb_judge_inventory). */
+struct check_finding {
+	enum lb_level level;
+	struct lb_buf text;
+};
+
+struct findings_ctx {
+	struct check_finding *f;
+	uint32_t lanes;
+};
+
+static void on_finding(void *ctx, uint32_t rank, uint32_t lane, enum lb_level level,
+		       const char *reason)
+{
+	struct findings_ctx *fc = ctx;
+	struct check_finding *f = &fc->f[(size_t)rank * fc->lanes + lane];
+	lb_buf_add(&f->text, "%s%s", f->text.n ? "; " : "", reason);
+	f->level = level > f->level ? level : f->level;
+}
+
+/* The inventory's findings of every port; NULL when out of memory. */
+static struct check_finding *inventory_findings(const struct check_all *a, const char **nics)
+{
+	struct check_finding *f = calloc((size_t)a->size * a->lanes + 1, sizeof(*f));
+	struct findings_ctx fc = { f, a->lanes };
+	if (f && a->facts)
+		lb_judge_inventory(a->facts, nics, a->size, a->lanes, a->p->expect, on_finding, &fc);
+	return f;
+}
+
+static void findings_free(struct check_finding *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++)
+		lb_buf_free(&f[i].text);
+	free(f);
+}
+
+/* The lane names as rank 0 knows them: nics[rank * lanes + lane]. */
+static const char **lane_names(const struct check_all *a)
+{
+	const char **nics = calloc((size_t)a->size * a->lanes + 1, sizeof(*nics));
+	for (uint32_t i = 0; nics && i < a->size * a->lanes; i++)
+		nics[i] = a->ranks[i / a->lanes].nic[i % a->lanes];
+	return nics;
+}
+
+/* Units a port's partners sent it again over what they sent it (rx), or
+ * it sent them (tx): the least over its partners, as for rates -- a
+ * healthy partner loses nothing, and a lossy port loses with every one.
+ * The partners' figures, for the reason, in `detail`. */
+struct loss {
+	double ratio;
+	struct lb_buf detail;
+};
+
+static struct loss loss_of(const struct check_all *a, uint32_t k, uint32_t lane, int rx)
+{
+	struct loss l = { .ratio = NAN };
+	for (uint32_t r = 0; r < a->rounds; r++) {
+		const struct check_pair *m = pair_of(a, k, lane, r);
+		if (m->partner < 0)
+			continue;
+		const struct check_pair *from = rx ? pair_of(a, (uint32_t)m->partner, lane, r) : m;
+		if (from->sent == 0)
+			continue;
+		double ratio = (double)from->resent / (double)from->sent;
+		l.ratio = isnan(l.ratio) || ratio < l.ratio ? ratio : l.ratio;
+		lb_buf_add(&l.detail, "%srank %d: %.2f %%, %llu of %llu", l.detail.n ? "; " : "",
+			   (int)m->partner, 100 * ratio, (unsigned long long)from->resent,
+			   (unsigned long long)from->sent);
+	}
+	return l;
+}
+
+static void judge_loss(const struct check_all *a, uint32_t k, uint32_t lane, struct row *w)
+{
+	for (int rx = 0; rx <= 1; rx++) {
+		struct loss l = loss_of(a, k, lane, rx);
+		*(rx ? &w->rx_loss : &w->tx_loss) = l.ratio;
+		if (l.ratio > a->p->max_loss)
+			add_reason(w, rx ? "loses what it receives: every partner retransmitted to it (%s; max %.2g %%)"
+					 : "loses what it sends: it retransmitted to every partner (%s; max %.2g %%)",
+				   l.detail.s ? l.detail.s : "", 100 * a->p->max_loss);
+		lb_buf_free(&l.detail);
+	}
+}
+
+/* A counter's name says what it counts: an error (a bad frame, a symbol,
+ * a CRC), a drop, or traffic; what was sent again is judged per pair. */
+enum counter_kind { COUNTS_TRAFFIC, COUNTS_ERRORS, COUNTS_DROPS };
+
+static enum counter_kind kind_of(const char *name)
+{
+	const char *c = strchr(name, ':');
+	c = c ? c + 1 : name;
+	if (strstr(c, "retrans") || strstr(c, "packets") || strstr(c, "segments_out") ||
+	    strstr(c, "_sent"))
+		return COUNTS_TRAFFIC;
+	if (strstr(c, "drop") || strstr(c, "discard") || strstr(c, "miss") || strstr(c, "rnr") ||
+	    strstr(c, "nombuf"))
+		return COUNTS_DROPS;
+	if (strstr(c, "err") || strstr(c, "crc") || strstr(c, "fcs") || strstr(c, "symbol") ||
+	    strstr(c, "collisions") || strstr(c, "link_downed"))
+		return COUNTS_ERRORS;
+	return COUNTS_TRAFFIC;
+}
+
+/* Frames the port passed over the check, sent and received (the
+ * netdev's), for a drop counter's share; 0 unknown. */
+static uint64_t packets_of(const struct lb_port_counters *d)
+{
+	int64_t rx = lb_port_counter(d, "stat:rx_packets"), tx = lb_port_counter(d, "stat:tx_packets");
+	return (uint64_t)(rx > 0 ? rx : 0) + (uint64_t)(tx > 0 ? tx : 0);
+}
+
+static void judge_counter(const struct check_all *a, const struct lb_port_counter *c,
+			  uint64_t packets, struct row *w)
+{
+	enum counter_kind kind = kind_of(c->name);
+	unsigned long long v = (unsigned long long)c->value;
+	if (kind == COUNTS_ERRORS && c->value > a->p->max_errors)
+		add_reason(w, "%s grew by %llu (max %llu)", c->name, v,
+			   (unsigned long long)a->p->max_errors);
+	if (kind != COUNTS_DROPS || c->value == 0)
+		return;
+	if (packets == 0)
+		add_reason_at(w, LB_WARN, "%s grew by %llu", c->name, v);
+	else if ((double)c->value / (double)packets > a->p->max_loss)
+		add_reason(w, "%s grew by %llu, %.2g %% of its %llu packets (max %.2g %%)", c->name, v,
+			   100.0 * (double)c->value / (double)packets, (unsigned long long)packets,
+			   100 * a->p->max_loss);
+}
+
+/* Every counter's growth into the record; those that mean trouble judged. */
+static void judge_counters(const struct check_all *a, const struct check_port_end *end,
+			   struct row *w)
+{
+	const struct lb_port_counters *d = &end->delta;
+	uint64_t packets = packets_of(d);
+	for (uint32_t i = 0; i < d->n; i++) {
+		lb_buf_add(&w->counters, "%s%s=%llu", i ? ";" : "", d->c[i].name,
+			   (unsigned long long)d->c[i].value);
+		judge_counter(a, &d->c[i], packets, w);
+	}
+}
+
+/* Where a port that carried nothing answers, in words. */
+static void judge_wiring(const struct check_all *a, uint32_t k, uint32_t lane,
+			 const struct check_wiring *wr, struct row *w)
+{
+	const char *own = a->ranks[k].nic[lane];
+	if (!wr->probed) {
+		if (wr->why[0])
+			add_reason(w, "(where it is cabled was not probed: %s)", wr->why);
+		return;
+	}
+	if (wr->own == 0 && wr->other_lane >= 0) {
+		const char *other = a->ranks[k].nic[wr->other_lane];
+		add_reason(w, "no %s peer answers; the port answers on %s's network (%s): cabled into "
+			   "%s's switch?", own, other, wr->other_net, other);
+	} else if (wr->own == 0) {
+		add_reason(w, "no peer answers it on any lane's network: unplugged, or its switch "
+			   "port down?");
+	} else {
+		add_reason(w, "%d of %d %s peers answer it (ARP), yet nothing went through: MTU, "
+			   "filtering or the transport?", wr->own, wr->own_asked, own);
+	}
+}
+
+/* --expect's floors for this port, over the command line's. */
+static void port_limits(const struct check_all *a, const struct expect *e, uint32_t k,
+			uint32_t lane, double *min_bw, double *floor_bps, double *max_lat)
+{
+	struct lb_expect_rule rule;
+	*min_bw = a->p->min_bw, *floor_bps = 0, *max_lat = e->max_lat;
+	if (!a->p->expect)
+		return;
+	const struct lb_port_facts *f = a->facts ? &a->facts[(size_t)k * a->lanes + lane] : NULL;
+	lb_expect_for(a->p->expect, lane, a->ranks[k].nic[lane], f ? f->driver : "", &rule);
+	*min_bw = rule.min_bw > 0 ? rule.min_bw : *min_bw;
+	*floor_bps = rule.min_bw_bps;
+	*max_lat = rule.max_lat > 0 ? rule.max_lat : *max_lat;
 }
 
 static void judge_port(const struct check_all *a, const struct expect *e, uint32_t k,
 		       uint32_t lane, struct row *w)
 {
+	size_t i = (size_t)k * a->lanes + lane;
 	struct port pt = port_of(a, k, lane);
 	double etx = expected_of(a, e, k, lane, 0, &w->from);
 	double erx = expected_of(a, e, k, lane, 1, &w->from);
+	double min_bw, floor_bps, max_lat;
+	port_limits(a, e, k, lane, &min_bw, &floor_bps, &max_lat);
 	w->rank = k;
 	w->lane = lane;
 	w->host = a->ranks[k].host;
 	w->nic = a->ranks[k].nic[lane];
+	w->facts = a->facts ? &a->facts[i] : NULL;
 	snprintf(w->partners, sizeof(w->partners), "%s", pt.partners);
 	w->tx = pt.tx, w->rx = pt.rx, w->lat = pt.lat, w->verified = (double)pt.verified;
 	w->expected = etx;
 	w->ratio = fmin(pt.tx / etx, pt.rx / erx);
+	if (e->findings && e->findings[i].text.n)
+		add_reason_at(w, e->findings[i].level, "%s", e->findings[i].text.s);
+	if (a->ends)
+		judge_counters(a, &a->ends[i], w);
 	if (!pt.measured) {
 		add_reason(w, "no traffic / no connection with rank %s on %s within %.0f s: %s",
 			   pt.partners[0] ? pt.partners : "(none)", w->nic, a->pair_timeout,
 			   pt.why ? pt.why : "no partner");
+		if (a->ends)
+			judge_wiring(a, k, lane, &a->ends[i].wiring, w);
 		return;
 	}
-	judge_rate(w, "tx", pt.tx, etx, a->p->min_bw);
-	judge_rate(w, "rx", pt.rx, erx, a->p->min_bw);
-	if (pt.lat > e->max_lat)
-		add_reason(w, "latency %.3g us, max %.3g us", pt.lat * 1e6, e->max_lat * 1e6);
+	judge_rate(w, "tx", pt.tx, etx, min_bw);
+	judge_rate(w, "rx", pt.rx, erx, min_bw);
+	judge_rate(w, "tx", pt.tx, floor_bps, 1);
+	judge_rate(w, "rx", pt.rx, floor_bps, 1);
+	judge_loss(a, k, lane, w);
+	if (pt.lat > max_lat)
+		add_reason(w, "latency %.3g us, max %.3g us", pt.lat * 1e6, max_lat * 1e6);
 }
 
 static int report_ports(const struct check_all *a, const struct expect *e,
@@ -245,7 +527,7 @@ static int report_ports(const struct check_all *a, const struct expect *e,
 		for (uint32_t l = 0; l < a->lanes; l++) {
 			struct row w = blank("port");
 			judge_port(a, e, k, l, &w);
-			int rc = emit(a, &w, sink, err, len);
+			int rc = emit_row(a, &w, sink, err, len);
 			if (rc)
 				return rc;
 		}
@@ -317,7 +599,7 @@ static int report_aggregates(const struct check_all *a, const struct expect *e,
 			add_reason(&w, "not measured: %s", pt.why ? pt.why : "no partner");
 		judge_rate(&w, "tx", pt.tx, w.expected, a->p->min_bw);
 		judge_rate(&w, "rx", pt.rx, w.expected, a->p->min_bw);
-		int rc = emit(a, &w, sink, err, len);
+		int rc = emit_row(a, &w, sink, err, len);
 		if (rc)
 			return rc;
 	}
@@ -405,7 +687,7 @@ static int report_collectives(const struct check_all *a, const struct lb_sink *s
 	for (size_t i = 0; i < a->nbcasts; i++) {
 		struct row w = blank("bcast");
 		judge_collective(a, &a->bcasts[i], &bd, &w);
-		int rc = emit(a, &w, sink, err, len);
+		int rc = emit_row(a, &w, sink, err, len);
 		if (rc)
 			return rc;
 	}
@@ -413,15 +695,22 @@ static int report_collectives(const struct check_all *a, const struct lb_sink *s
 		return 0;
 	struct row w = blank("bcast");
 	w.verdict = "SKIP";
-	snprintf(w.reason, sizeof(w.reason), "%s", a->bcast_skipped);
-	return emit(a, &w, sink, err, len);
+	lb_buf_add(&w.reason, "%s", a->bcast_skipped);
+	return emit_row(a, &w, sink, err, len);
 }
 
 int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char *err, size_t len)
 {
+	size_t n = (size_t)a->size * a->lanes;
 	struct expect e = cluster_figures(a);
-	int rc = report_ports(a, &e, sink, err, len);
+	e.nics = lane_names(a);
+	e.findings = e.nics ? inventory_findings(a, e.nics) : NULL;
+	int rc = e.findings ? report_ports(a, &e, sink, err, len) : lb_errf(err, len, "out of memory");
 	if (rc == 0)
 		rc = report_aggregates(a, &e, sink, err, len);
-	return rc ? rc : report_collectives(a, sink, err, len);
+	if (rc == 0)
+		rc = report_collectives(a, sink, err, len);
+	findings_free(e.findings, n);
+	free(e.nics);
+	return rc;
 }

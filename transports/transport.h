@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "port.h"
+
 #define LB_TP_ADDR_MAX 64 /* bytes of one lane's address blob */
 
 struct lb_tp; /* a transport instance */
@@ -148,6 +150,18 @@ struct lb_transport {
 	 *   rdma: messages sent and received through the mailbox, and the
 	 *         credit writes that free it (transports/rdma.c). */
 	int (*counters)(struct lb_tp *tp, struct lb_tp_counter *out);
+	/* Optional: what the transport knows of lane's port, over what the
+	 * system said: f arrives filled by launch/portinfo.c (sysfs, ethtool);
+	 * the transport overwrites what it knows better and appends
+	 * "+<transport>" to f->source. */
+	void (*port_facts)(struct lb_tp *tp, uint32_t lane, struct lb_port_facts *f);
+	/* Optional: lane's own counters -- retransmissions, drops, errors and
+	 * the traffic a ratio needs -- appended to c (up to
+	 * LB_PORT_COUNTERS_MAX), named "<transport>:<name>", the same names in
+	 * the same order on every call; may be called from a thread other than
+	 * the lane's (between transfers: check reads them before and after
+	 * each pair). */
+	void (*lane_counters)(struct lb_tp *tp, uint32_t lane, struct lb_port_counters *c);
 	/* Optional: gives up on the channel (lane, peer) for good, for a
 	 * caller that stopped waiting for the peer there (a pair of
 	 * `lanebench check` that failed or ran out of time).  Every transfer
