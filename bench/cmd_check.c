@@ -71,7 +71,9 @@ static int set_collectives(void *target, const char *arg, char *err, size_t len)
 		size_t n = strcspn(p, ",");
 		char word[64];
 		snprintf(word, sizeof(word), "%.*s", (int)n, p);
-		if (strcmp(word, "allgathers") == 0) {
+		if (strcmp(word, "none") == 0) {
+			one.n = 0;
+		} else if (strcmp(word, "allgathers") == 0) {
 			one.n = 0;
 			for (size_t i = 0; i < lb_nalgos && one.n < LB_ALGO_SET_MAX; i++)
 				if (!lb_algos[i].needs && lb_algos[i].collective &&
@@ -114,7 +116,7 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_HANDLER, OFF(max_model_ratio)), .def = "2", .handler = set_ratio, .show = show_ratio },
 	{ LB_OPT("max-bound-ratio", 0, "R", "an allgather fails when its measured time exceeds R x its receive bound, (p - 1) m / the slowest receiver's rx",
 	  LB_OPT_HANDLER, OFF(max_bound_ratio)), .def = "2", .handler = set_ratio, .show = show_ratio },
-	{ LB_OPT("algorithm", 'a', "LIST", "collectives of phase 3: all (the broadcasts), allgathers, or names, comma-separated (all,allgathers: both)",
+	{ LB_OPT("algorithm", 'a', "LIST", "collectives of phase 3: all (the broadcasts), allgathers, names, comma-separated (all,allgathers: both), or none",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = set_collectives,
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "BYTES", "message size of the broadcasts; each rank's contribution to an allgather", LB_OPT_SIZE,

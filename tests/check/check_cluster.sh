@@ -12,18 +12,22 @@
 # (default 2): a healthy broadcast once measured 2.02 x its simulation on a
 # loaded machine, klane at 1 MiB 3.03 x with 16 ranks on 2 CPUs at load
 # average 16 (a fresh-clone run beside other work, 2026-11-24).
-#   check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk
+#   check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk|faults
 #     quick: 4 hosts, host 3 rail 1 at half rate (tcp), the allgathers
 #            forced to fail: named by the rank and lane that bound them
 #     full:  8 hosts: healthy, broadcasts and allgathers; host 5 rail 1 at
 #            half rate (and the CSV);
 #            host 5 rail 1 pulled (tcp)
+#     faults: 8 hosts, tcp: healthy, then one port at a time with its MTU
+#            at 9000 (the rail's others 1500), dropping 5 permille of what
+#            it receives (nftables in the switch), cabled into the other
+#            rail's switch: each named alone, with its cause
 #     dpdk:  8 hosts, host 5 rail 1 at half rate, then pulled,
 #            --transport dpdk (a dead peer costs only the ports that touch
 #            it: the transport gives the failed pairs' channels up)
 # Exit 0: all passed; 1: some check failed (each printed); 77: skipped.
 set -uo pipefail
-usage="usage: check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk"
+usage="usage: check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk|faults"
 source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}"
@@ -140,7 +144,46 @@ pulled() { # check options...
 		ok "says no traffic / no connection" || fail "no 'no traffic / no connection' reason"
 }
 
+# A fault made for real on one port of the healthy 8 x 2 cluster that is
+# up: check must exit 1 naming that port alone, with the cause in words
+# (a grep pattern), then the fault is undone.
+fault_named() { # label, rank, lane, cause pattern, check options...
+	local label=$1 k=$2 l=$3 cause=$4
+	shift 4
+	run_check "$tmp/$label.log" -o "$tmp/$label.csv" "$@"
+	[ "$rc" = 1 ] && ok "$label: exit 1" || fail "$label: exit $rc, want 1"
+	only_port_named "$tmp/$label.log" 16 "$k" "$l"
+	grep -q "^FAIL rank $k (host $name-h$k) lane $l (rail$l): .*$cause" "$tmp/$label.log" &&
+		ok "$label: the cause, '$cause'" ||
+		fail "$label: no '$cause' in: $(grep "^FAIL rank $k " "$tmp/$label.log")"
+}
+
+# MTU, loss and a miswire, each on its own port of a healthy cluster; the
+# healthy cluster passes first, with the same options (no false alarm).
+faults() { # check options...
+	up 8
+	run_check "$tmp/healthy.log" -a none "$@"
+	[ "$rc" = 0 ] && ok "healthy 8 x 2 passes (${secs} s)" ||
+		fail "healthy 8 x 2: exit $rc: $(grep -E '^(FAIL|WARN)' "$tmp/healthy.log")"
+	"$cluster" mtu 2 0 9000 --name "$name" >/dev/null || fail "cluster mtu 2 0 9000"
+	fault_named mtu 2 0 "MTU 9000, the lane's other 7 ports 1500" -a none "$@"
+	"$cluster" mtu 2 0 1500 --name "$name" >/dev/null || fail "cluster mtu 2 0 1500"
+	"$cluster" loss 3 1 5 --name "$name" >/dev/null || fail "cluster loss 3 1 5"
+	fault_named loss 3 1 "loses what it receives: every partner retransmitted to it" -a none "$@"
+	awk '$1 == 3 && $3 == 1 && $NF == "FAIL" { found = 1; exit !($10 + 0 >= 0.7) }
+		END { exit !found }' "$tmp/loss.log" &&
+		ok "loss: rank 3's bandwidth still looks fine (ratio >= 0.7)" ||
+		fail "loss: rank 3's ratio fell: $(grep '^ *3 ' "$tmp/loss.log")"
+	"$cluster" loss 3 1 0 --name "$name" >/dev/null || fail "cluster loss 3 1 0"
+	"$cluster" cable 6 1 --to-rail 0 --name "$name" >/dev/null || fail "cluster cable 6 1 --to-rail 0"
+	fault_named miswire 6 1 "no rail1 peer answers; the port answers on rail0's network (10.10.0.x): cabled into rail0's switch?" -a none "$@"
+	"$cluster" cable 6 1 --to-rail 1 --name "$name" >/dev/null || fail "cluster cable 6 1 --to-rail 1"
+}
+
 case $mode in
+faults)
+	faults
+	;;
 quick)
 	degraded 4 3 -a all,allgathers --max-bound-ratio 1
 	allgathers_named 3 1
