@@ -27,6 +27,18 @@ uint32_t lb_check_rounds(uint32_t size)
 	return size < 2 ? 0 : size == 2 ? 1 : size % 2 == 0 ? 2 : 3;
 }
 
+/* The pairing rank <-> rank + m/2 (mod m) over the first m ranks, m even
+ * and at least 4: never a neighbour, so never a partner of the rounds
+ * (which pair neighbours, and with an odd size 0 and size - 1, the last
+ * rank, which sits the third pairing out). */
+int lb_check_third(uint32_t rank, uint32_t size)
+{
+	uint32_t m = size % 2 ? size - 1 : size;
+	if (m < 4 || rank >= m)
+		return -1;
+	return (int)((rank + m / 2) % m);
+}
+
 int lb_check_partner(uint32_t rank, uint32_t size, uint32_t round)
 {
 	uint32_t q;
@@ -233,11 +245,11 @@ static int slow(const struct check_pair *m, const struct check_pair *back,
 static int slow_pair(const struct check *c, uint32_t k, uint32_t lane, uint32_t round,
 		     const struct slow_limits *lim)
 {
-	size_t per = (size_t)c->job.lanes * c->rounds;
-	const struct check_pair *m = &c->all[k * per + lane * c->rounds + round];
+	size_t per = (size_t)c->job.lanes * c->slots;
+	const struct check_pair *m = &c->all[k * per + lane * c->slots + round];
 	if (m->partner < 0)
 		return 0;
-	return slow(m, &c->all[(size_t)m->partner * per + lane * c->rounds + round], lim);
+	return slow(m, &c->all[(size_t)m->partner * per + lane * c->slots + round], lim);
 }
 
 /* A second look keeps the better figures: noise (a descheduled rank on a
@@ -256,7 +268,7 @@ static void keep_better(struct check_pair *m, const struct check_pair *again)
 /* Slow pairs measured once more, round by round, then gathered again. */
 static int look_again(struct check *c, char *err, size_t len)
 {
-	size_t records = (size_t)c->job.size * c->job.lanes * c->rounds;
+	size_t records = (size_t)c->job.size * c->job.lanes * c->slots;
 	/* the verdict's latency limit (check_verdict.c), here over pairs */
 	struct slow_limits lim = { c->p->min_bw * median_of(c->all, records, 0),
 				   c->p->max_lat > 0 ? c->p->max_lat
@@ -274,13 +286,72 @@ static int look_again(struct check *c, char *err, size_t len)
 				struct check_pair again;
 				int q = lb_check_partner(c->job.rank, c->job.size, r);
 				measure_pair(c, PHASE_AGAIN, l, r, (uint32_t)q, &again);
-				keep_better(&c->mine[l * c->rounds + r], &again);
+				keep_better(&c->mine[l * c->slots + r], &again);
 			}
 			int rc = lb_boot_barrier(c->job.boot, err, len);
 			if (rc)
 				return rc;
 		}
-	size_t n = (size_t)c->job.lanes * c->rounds;
+	size_t n = (size_t)c->job.lanes * c->slots;
+	return any ? lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len) : 0;
+}
+
+/* ---- a third partner for a suspect port ----------------------------------- */
+
+/* Phase 0 and PHASE_AGAIN measure phase 1; the third partner's pair has
+ * patterns of its own. */
+#define PHASE_THIRD 4
+
+/* Port (k, lane) ran with a partner and looks bad with every one: its
+ * best tx or rx below the second look's limit, or every partner lost what
+ * it sent (or it, what it sent them).  A port whose pairs all failed is
+ * not retried: its channels were given up. */
+static int suspect(const struct check *c, uint32_t k, uint32_t lane, const struct slow_limits *lim)
+{
+	size_t per = (size_t)c->job.lanes * c->slots;
+	double tx = 0, rx = 0, loss_tx = INFINITY, loss_rx = INFINITY;
+	int ran = 0;
+	for (uint32_t r = 0; r < c->rounds; r++) {
+		const struct check_pair *m = &c->all[k * per + lane * c->slots + r];
+		if (m->partner < 0)
+			continue;
+		const struct check_pair *back = &c->all[(size_t)m->partner * per + lane * c->slots + r];
+		if (!m->ok || !back->ok)
+			continue;
+		ran = 1;
+		tx = fmax(tx, m->tx);
+		rx = fmax(rx, back->tx);
+		loss_tx = fmin(loss_tx, m->sent ? (double)m->resent / (double)m->sent : 0);
+		loss_rx = fmin(loss_rx, back->sent ? (double)back->resent / (double)back->sent : 0);
+	}
+	return ran && (tx < lim->tx || rx < lim->tx || loss_tx > c->p->max_loss ||
+		       loss_rx > c->p->max_loss);
+}
+
+/* Before a port is blamed, it meets a third partner (lb_check_third):
+ * its first two may both be the bad ones.  One round per lane that has a
+ * suspect, every suspect's pair at once (the third pairing is a
+ * matching); every rank decides alike from the gathered figures. */
+static int phase_third(struct check *c, char *err, size_t len)
+{
+	size_t records = (size_t)c->job.size * c->job.lanes * c->slots;
+	struct slow_limits lim = { c->p->min_bw * median_of(c->all, records, 0), INFINITY };
+	int q = lb_check_third(c->job.rank, c->job.size), any = 0;
+	for (uint32_t l = 0; l < c->job.lanes; l++) {
+		int lane_has = 0;
+		for (uint32_t k = 0; k < c->job.size; k++)
+			lane_has |= lb_check_third(k, c->job.size) >= 0 && suspect(c, k, l, &lim);
+		if (!lane_has)
+			continue;
+		any = 1;
+		if (q >= 0 && (suspect(c, c->job.rank, l, &lim) || suspect(c, (uint32_t)q, l, &lim)))
+			measure_pair(c, PHASE_THIRD, l, c->rounds, (uint32_t)q,
+				     &c->mine[l * c->slots + c->rounds]);
+		int rc = lb_boot_barrier(c->job.boot, err, len);
+		if (rc)
+			return rc;
+	}
+	size_t n = (size_t)c->job.lanes * c->slots;
 	return any ? lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len) : 0;
 }
 
@@ -289,19 +360,23 @@ static int look_again(struct check *c, char *err, size_t len)
 static int phase_ports(struct check *c, char *err, size_t len)
 {
 	for (uint32_t l = 0; l < c->job.lanes; l++)
-		for (uint32_t r = 0; r < c->rounds; r++) {
-			struct check_pair *m = &c->mine[l * c->rounds + r];
-			int q = lb_check_partner(c->job.rank, c->job.size, r);
+		for (uint32_t r = 0; r < c->slots; r++) { /* the third partner's slot: sat out so far */
+			struct check_pair *m = &c->mine[l * c->slots + r];
+			int q = r < c->rounds ? lb_check_partner(c->job.rank, c->job.size, r) : -1;
 			*m = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
+			if (r == c->rounds)
+				continue;
 			if (q >= 0)
 				measure_pair(c, 0, l, r, (uint32_t)q, m);
 			int rc = lb_boot_barrier(c->job.boot, err, len);
 			if (rc)
 				return rc;
 		}
-	size_t n = (size_t)c->job.lanes * c->rounds;
+	size_t n = (size_t)c->job.lanes * c->slots;
 	int rc = lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len);
-	return rc ? rc : look_again(c, err, len);
+	if (rc == 0)
+		rc = look_again(c, err, len);
+	return rc ? rc : phase_third(c, err, len);
 }
 
 /* ---- phase 2: every lane of a rank at once -------------------------------- */
@@ -330,8 +405,8 @@ static void *lane_thread(void *arg)
  * that failed there is left out (its channel may hold a half transfer). */
 static int lane_usable(const struct check *c, uint32_t rank, uint32_t lane, uint32_t round)
 {
-	size_t k = c->job.lanes * c->rounds;
-	return c->all[rank * k + lane * c->rounds + round].ok;
+	size_t k = c->job.lanes * c->slots;
+	return c->all[rank * k + lane * c->slots + round].ok;
 }
 
 /* Sums the lanes that ran; the first failure is the pair's reason. */
@@ -491,8 +566,9 @@ static int connect_partners(struct check *c, char *err, size_t len)
 	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++) {
 		if (!peers[l] && !(peers[l] = calloc(c->job.size, sizeof(uint32_t))))
 			rc = lb_errf(err, len, "out of memory");
-		for (uint32_t r = 0; rc == 0 && r < c->rounds; r++) {
-			int q = lb_check_partner(c->job.rank, c->job.size, r);
+		for (uint32_t r = 0; rc == 0 && r <= c->rounds; r++) { /* then the third partner */
+			int q = r < c->rounds ? lb_check_partner(c->job.rank, c->job.size, r)
+					      : lb_check_third(c->job.rank, c->job.size);
 			if (q >= 0)
 				add_peer(peers[l], &npeers[l], (uint32_t)q);
 		}
@@ -540,8 +616,9 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	if (rc)
 		return rc;
 	c->rounds = lb_check_rounds(c->job.size);
+	c->slots = c->rounds + 1;
 	c->pair_timeout = c->job.timeout * PAIR_TIMEOUT_SHARE;
-	size_t n = (size_t)c->job.lanes * c->rounds + 1;
+	size_t n = (size_t)c->job.lanes * c->slots + 1;
 	c->mine = calloc(n, sizeof(*c->mine));
 	c->all = calloc(n * c->job.size, sizeof(*c->all));
 	rc = c->mine && c->all ? 0 : lb_errf(err, len, "out of memory");
@@ -592,7 +669,7 @@ static int begin(struct check *c, const struct lb_sink *sink, char *err, size_t 
 static int alloc_all(struct check_all *a, const struct check *c, struct check_told **told)
 {
 	*a = (struct check_all){ .p = c->p, .transport = c->job.ops->name, .size = c->job.size,
-				 .lanes = c->job.lanes, .rounds = c->rounds,
+				 .lanes = c->job.lanes, .rounds = c->rounds, .slots = c->slots,
 				 .pair_timeout = c->pair_timeout };
 	a->ranks = calloc(c->job.size, sizeof(*a->ranks));
 	a->aggs = calloc((size_t)c->job.size * c->rounds + 1, sizeof(*a->aggs));
@@ -628,7 +705,7 @@ static int anyone_gave_up(const struct check *c, int *any, char *err, size_t len
  * and a channel given up (a failed aggregate or second look) refuses it. */
 static const char *why_no_bcast(const struct check *c, int gave_up)
 {
-	size_t n = (size_t)c->job.size * c->job.lanes * c->rounds;
+	size_t n = (size_t)c->job.size * c->job.lanes * c->slots;
 	if (c->p->nalgos == 0)
 		return "no algorithm asked for";
 	if (c->job.size < 2)

@@ -12,6 +12,14 @@
  * not limit, and a degraded port is low with every partner.  A pair that
  * fails is given up (transport.h, forget): a dead partner costs only the
  * ports that touch it, not the lane's later pairs.
+ * Before any traffic every rank reads its ports' inventory (link, speed,
+ * MTU, driver, firmware, PCIe, verbs port: launch/portinfo.h and the
+ * transport's port_facts) and counters; the transport's lane counters
+ * are read around every pair (what it sent the partner, and sent again).
+ * A port that looks bad with both partners (slow, or losing) meets a
+ * third (lb_check_third) before it is blamed: both of its partners may be
+ * the bad ones.  A port that carried nothing with any partner probes
+ * where it is cabled (launch/arpprobe.h: which lane's peers answer it).
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
  * Phase 3: one collective per algorithm (broadcasts, allgathers) by the
@@ -22,9 +30,12 @@
  * skipped when a pair failed.
  *
  * Results are rows (result.h) to a sink on rank 0: one per port
- * (phase "port"), per rank ("aggregate") and per algorithm ("bcast",
- * whatever its collective: the column "collective" says which), each with
- * its verdict and, for a failure, the reason. */
+ * (phase "port": its figures, inventory and counters' growth), per rank
+ * ("aggregate") and per algorithm ("bcast", whatever its collective: the
+ * column "collective" says which), each with its verdict -- PASS, WARN,
+ * FAIL -- and the reasons, whole.  A port's verdict weighs its inventory
+ * against --expect or its lane's majority (check_expect.h), its rates,
+ * its losses and counters, and its wiring (check_verdict.c). */
 #ifndef LB_ENGINE_CHECK_H
 #define LB_ENGINE_CHECK_H
 
@@ -79,6 +90,12 @@ struct lb_check_params {
  * when it sits the round out. */
 int lb_check_partner(uint32_t rank, uint32_t size, uint32_t round);
 uint32_t lb_check_rounds(uint32_t size);
+
+/* The third partner of `rank`, met only when its port looks bad with the
+ * first two (a pair's two ends cannot be told apart otherwise when both
+ * of its partners are bad), or -1: none (fewer than 4 ranks; the last of
+ * an odd count).  Never a partner of the rounds; an involution. */
+int lb_check_third(uint32_t rank, uint32_t size);
 
 /* Collective: every rank calls it; rows to sink on rank 0 (begin once the
  * lanes are connected, agreed by all).  A lane that does not connect to a

@@ -96,13 +96,13 @@ void check_pair_loss(const struct lb_port_counters *before, const struct lb_port
  * ways with none of them. */
 static int silent(const struct check *c, uint32_t lane)
 {
-	size_t per = (size_t)c->job.lanes * c->rounds;
+	size_t per = (size_t)c->job.lanes * c->slots;
 	int met = 0;
-	for (uint32_t r = 0; r < c->rounds; r++) {
-		const struct check_pair *m = &c->all[c->job.rank * per + lane * c->rounds + r];
+	for (uint32_t r = 0; r < c->slots; r++) {
+		const struct check_pair *m = &c->all[c->job.rank * per + lane * c->slots + r];
 		if (m->partner < 0)
 			continue;
-		const struct check_pair *back = &c->all[(size_t)m->partner * per + lane * c->rounds + r];
+		const struct check_pair *back = &c->all[(size_t)m->partner * per + lane * c->slots + r];
 		if (m->ok && back->ok)
 			return 0;
 		met = 1;

@@ -62,10 +62,11 @@ struct check_bcast {
 struct check_all {
 	const struct lb_check_params *p;
 	const char *transport;
-	uint32_t size, lanes, rounds;
+	uint32_t size, lanes, rounds;   /* rounds of pairs (lb_check_rounds) */
+	uint32_t slots;                 /* a pair record's: the rounds, then the third partner's */
 	double pair_timeout;
 	struct check_rank *ranks;       /* [size] */
-	struct check_pair *pairs;       /* [(rank * lanes + lane) * rounds + round] */
+	struct check_pair *pairs;       /* [(rank * lanes + lane) * slots + slot] */
 	const struct lb_port_facts *facts;   /* [rank * lanes + lane]: the inventory */
 	const struct check_port_end *ends;   /* [rank * lanes + lane] */
 	struct check_port_end *ends_all;     /* what ends points to (allocated) */
@@ -79,10 +80,11 @@ struct check_all {
 struct check {
 	const struct lb_check_params *p;
 	struct lb_job job;
-	uint32_t rounds;
+	uint32_t rounds;          /* of pairs (lb_check_rounds) */
+	uint32_t slots;           /* a port's pair records: the rounds, then the third partner's */
 	uint64_t region;          /* a lane's part of the buffer */
 	double pair_timeout;
-	struct check_pair *mine;  /* [lane * rounds + round] */
+	struct check_pair *mine;  /* [lane * slots + slot] */
 	struct check_pair *all;   /* phase 1, every rank's (allgathered) */
 	struct check_pair agg[3]; /* phase 2, this rank's, per round */
 	uint32_t rank;            /* kept after the job closed */

@@ -197,7 +197,7 @@ static double median(const double *v, uint32_t n)
 static const struct check_pair *pair_of(const struct check_all *a, uint32_t rank, uint32_t lane,
 					uint32_t round)
 {
-	return &a->pairs[((size_t)rank * a->lanes + lane) * a->rounds + round];
+	return &a->pairs[((size_t)rank * a->lanes + lane) * a->slots + round];
 }
 
 /* ---- ports ---------------------------------------------------------------- */
@@ -237,7 +237,7 @@ static void take_pair(const struct check_all *a, uint32_t k, uint32_t lane, uint
 static struct port port_of(const struct check_all *a, uint32_t k, uint32_t lane)
 {
 	struct port pt = { .tx = NAN, .rx = NAN, .lat = NAN };
-	for (uint32_t r = 0; r < a->rounds; r++)
+	for (uint32_t r = 0; r < a->slots; r++)
 		take_pair(a, k, lane, r, &pt);
 	return pt;
 }
@@ -355,7 +355,7 @@ struct loss {
 static struct loss loss_of(const struct check_all *a, uint32_t k, uint32_t lane, int rx)
 {
 	struct loss l = { .ratio = NAN };
-	for (uint32_t r = 0; r < a->rounds; r++) {
+	for (uint32_t r = 0; r < a->slots; r++) {
 		const struct check_pair *m = pair_of(a, k, lane, r);
 		if (m->partner < 0)
 			continue;
