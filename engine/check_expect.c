@@ -355,17 +355,26 @@ static int rule_matches(const struct lb_expect_rule *r, const struct port_id *p)
 	return 0;
 }
 
+static int take_double(double *dst, double v)
+{
+	if (v)
+		*dst = v;
+	return v != 0;
+}
+
+static int take_int(int32_t *dst, int32_t v)
+{
+	if (v)
+		*dst = v;
+	return v != 0;
+}
+
 /* A later rule's said fields over an earlier one's; 1 if it said any. */
 static int merge_rule(struct lb_expect_rule *out, const struct lb_expect_rule *r)
 {
-	int any = 0;
-#define TAKE(field)                                 \
-	if (r->field) {                             \
-		out->field = r->field;              \
-		any = 1;                            \
-	}
-	TAKE(speed_bps) TAKE(mtu) TAKE(pcie_width) TAKE(pcie_gts) TAKE(max_lat)
-#undef TAKE
+	int any = take_double(&out->speed_bps, r->speed_bps) | take_int(&out->mtu, r->mtu) |
+		  take_int(&out->pcie_width, r->pcie_width) |
+		  take_double(&out->pcie_gts, r->pcie_gts) | take_double(&out->max_lat, r->max_lat);
 	if (r->min_bw || r->min_bw_bps) { /* one key: the later replaces both */
 		out->min_bw = r->min_bw;
 		out->min_bw_bps = r->min_bw_bps;

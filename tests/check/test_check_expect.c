@@ -360,7 +360,29 @@ static void test_file_over_majority(const char *path)
 	}
 	CHECK(slow == 7 && mtu == 8, "slow %u (want 7: \"%s\"), mtu %u", slow, want, mtu);
 
+	/* a split the file decides for every port: no warning for the lane */
+	fill(4);
+	ports[0].speed_bps = ports[1].speed_bps = 50e9;
+	s = judge(4, 1, &e);
+	CHECK(s.n == 2 && s.f[0].rank == 0 && s.f[1].rank == 1, "split by file: %u findings", s.n);
+
+	/* `nic NAME` by the lane names given to -d */
+	write_file(path, "nic rail1 mtu 1500\n");
+	struct lb_expect byname;
+	CHECK(lb_expect_load(path, &byname, err, sizeof(err)) == 0, "%s", err);
+	fill(8);
+	const char *const nics[] = { "rail0", "rail1", "rail0", "rail1", "rail0", "rail1", "rail0", "rail1" };
+	s = (struct found){ 0 };
+	lb_judge_inventory(ports, nics, 4, 2, &byname, collect, &s);
+	snprintf(want, sizeof(want), "MTU 9000, expected 1500 (%s:1)", path);
+	CHECK(s.n == 4 && s.f[0].lane == 1 && s.f[3].lane == 1 && strcmp(s.f[0].reason, want) == 0,
+	      "by name: %u \"%s\"", s.n, s.n ? s.f[0].reason : "");
+	lb_expect_free(&byname);
+
 	/* the expected speed: the file, else the lane's majority, else none */
+	fill(16);
+	for (uint32_t r = 0; r < 8; r++)
+		ports[r * 2].speed_bps = 50e9;
 	const char *from;
 	uint32_t line;
 	double v = lb_expected_speed(ports, 8, 2, &e, NULL, 0, 0, &from, &line);
