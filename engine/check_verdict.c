@@ -304,15 +304,19 @@ struct check_finding {
 };
 
 struct findings_ctx {
-	struct check_finding *f;
-	uint32_t lanes;
+	struct check_finding *f;  /* [rank * lanes + lane], then one per lane */
+	uint32_t size, lanes;
 };
 
+/* A finding about a whole lane (LB_FINDING_LANE: its ports do not agree
+ * on a fact) goes after the ports' findings. */
 static void on_finding(void *ctx, uint32_t rank, uint32_t lane, enum lb_level level,
 		       const char *reason)
 {
 	struct findings_ctx *fc = ctx;
-	struct check_finding *f = &fc->f[(size_t)rank * fc->lanes + lane];
+	size_t at = rank == LB_FINDING_LANE ? (size_t)fc->size * fc->lanes + lane
+					     : (size_t)rank * fc->lanes + lane;
+	struct check_finding *f = &fc->f[at];
 	lb_buf_add(&f->text, "%s%s", f->text.n ? "; " : "", reason);
 	f->level = level > f->level ? level : f->level;
 }
@@ -320,8 +324,8 @@ static void on_finding(void *ctx, uint32_t rank, uint32_t lane, enum lb_level le
 /* The inventory's findings of every port; NULL when out of memory. */
 static struct check_finding *inventory_findings(const struct check_all *a, const char **nics)
 {
-	struct check_finding *f = calloc((size_t)a->size * a->lanes + 1, sizeof(*f));
-	struct findings_ctx fc = { f, a->lanes };
+	struct check_finding *f = calloc((size_t)(a->size + 1) * a->lanes, sizeof(*f));
+	struct findings_ctx fc = { f, a->size, a->lanes };
 	if (f && a->facts)
 		lb_judge_inventory(a->facts, nics, a->size, a->lanes, a->p->expect, on_finding, &fc);
 	return f;
@@ -475,7 +479,7 @@ static void port_limits(const struct check_all *a, const struct expect *e, uint3
 	if (!a->p->expect)
 		return;
 	const struct lb_port_facts *f = a->facts ? &a->facts[(size_t)k * a->lanes + lane] : NULL;
-	lb_expect_for(a->p->expect, lane, a->ranks[k].nic[lane], f ? f->driver : "", &rule);
+	lb_expect_for_port(a->p->expect, lane, a->ranks[k].nic[lane], f, &rule);
 	*min_bw = rule.min_bw > 0 ? rule.min_bw : *min_bw;
 	*floor_bps = rule.min_bw_bps;
 	*max_lat = rule.max_lat > 0 ? rule.max_lat : *max_lat;
@@ -518,6 +522,26 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 	judge_loss(a, k, lane, w);
 	if (pt.lat > max_lat)
 		add_reason(w, "latency %.3g us, max %.3g us", pt.lat * 1e6, max_lat * 1e6);
+}
+
+/* A lane whose ports do not agree on a fact, with no majority to judge
+ * them by: a row of its own (phase "lane"), a warning. */
+static int report_lanes(const struct check_all *a, const struct expect *e,
+			const struct lb_sink *sink, char *err, size_t len)
+{
+	for (uint32_t l = 0; l < a->lanes; l++) {
+		const struct check_finding *f = &e->findings[(size_t)a->size * a->lanes + l];
+		if (!f->text.n)
+			continue;
+		struct row w = blank("lane");
+		w.lane = l;
+		w.nic = a->ranks[0].nic[l];
+		add_reason_at(&w, f->level, "%s", f->text.s);
+		int rc = emit_row(a, &w, sink, err, len);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static int report_ports(const struct check_all *a, const struct expect *e,
@@ -707,10 +731,12 @@ int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char 
 	e.findings = e.nics ? inventory_findings(a, e.nics) : NULL;
 	int rc = e.findings ? report_ports(a, &e, sink, err, len) : lb_errf(err, len, "out of memory");
 	if (rc == 0)
+		rc = report_lanes(a, &e, sink, err, len);
+	if (rc == 0)
 		rc = report_aggregates(a, &e, sink, err, len);
 	if (rc == 0)
 		rc = report_collectives(a, sink, err, len);
-	findings_free(e.findings, n);
+	findings_free(e.findings, n + a->lanes);
 	free(e.nics);
 	return rc;
 }
