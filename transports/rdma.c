@@ -365,6 +365,19 @@ static int resolve_lane(struct lane *l, char *err, size_t len)
 
 /* ---- open ------------------------------------------------------------------ */
 
+/* Lanes of a link by IBV_WIDTH_* (active_width: 1X, 4X, 8X, 12X, 2X);
+ * 0 unknown. */
+static int width_lanes(uint8_t code)
+{
+	static const struct { int code, lanes; } widths[] = {
+		{ 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 },
+	};
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
+		if (widths[i].code == code)
+			return widths[i].lanes;
+	return 0;
+}
+
 static double port_rate(const struct ibv_port_attr *pa)
 {
 	/* Data rate per lane (Gb/s, after line coding) by IBV_SPEED_*. */
@@ -372,18 +385,29 @@ static double port_rate(const struct ibv_port_attr *pa)
 		{ 1, 2.0 }, { 2, 4.0 }, { 4, 8.0 }, { 8, 10.0 }, { 16, 13.64 },
 		{ 32, 25.0 }, { 64, 50.0 }, { 128, 100.0 }, { 256, 200.0 },
 	};
-	static const struct { int code, lanes; } widths[] = {
-		{ 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 },
-	};
 	double g = 0;
-	int w = 0;
 	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
 		if (speeds[i].code == pa->active_speed)
 			g = speeds[i].gbps;
-	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
-		if (widths[i].code == pa->active_width)
-			w = widths[i].lanes;
-	return g * w * 1e9 / 8;
+	return g * width_lanes(pa->active_width) * 1e9 / 8;
+}
+
+/* The link's nominal speed, bits/s, as the kernel's sysfs rate file
+ * gives it ("40 Gb/sec (4X QDR)", "56 Gb/sec (4X FDR)"), so that verbs
+ * and sysfs agree where both speak; port_rate is what it carries.
+ * (ibv_rate_to_mbps takes a static rate, not these speed codes.)  0
+ * unknown. */
+static double port_speed_bps(const struct ibv_port_attr *pa)
+{
+	/* Gb/s per lane by IBV_SPEED_*: SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR. */
+	static const struct { int code; double gbps; } speeds[] = {
+		{ 1, 2.5 }, { 2, 5.0 }, { 4, 10.0 }, { 8, 10.0 }, { 16, 14.0 },
+		{ 32, 25.0 }, { 64, 50.0 }, { 128, 100.0 },
+	};
+	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (speeds[i].code == pa->active_speed)
+			return speeds[i].gbps * width_lanes(pa->active_width) * 1e9;
+	return 0;
 }
 
 /* The device rdma_cm bound the lane to: limits and line rate. */
@@ -1548,6 +1572,64 @@ static int rdma_counters(struct lb_tp *tp, struct lb_tp_counter *out)
 	return 3;
 }
 
+static void add_port_counter(struct lb_port_counters *c, const char *name, const uint64_t *value)
+{
+	if (c->n >= LB_PORT_COUNTERS_MAX)
+		return;
+	snprintf(c->c[c->n].name, sizeof(c->c[c->n].name), "%s", name);
+	c->c[c->n++].value = __atomic_load_n(value, __ATOMIC_RELAXED);
+}
+
+/* The lane's part of counters(); the port's own (retransmissions,
+ * errors) are the device's, in sysfs. */
+static void rdma_lane_counters(struct lb_tp *tp, uint32_t lane, struct lb_port_counters *c)
+{
+	const struct lane *l = &tp->lanes[lane];
+	add_port_counter(c, "rdma:mailbox_sends", &l->mb_sends);
+	add_port_counter(c, "rdma:mailbox_receives", &l->mb_recvs);
+	add_port_counter(c, "rdma:credit_writes", &l->credit_writes);
+}
+
+/* "fe80:0000:0000:0000:0202:c0ff:fea8:0a01", as sysfs writes a GID. */
+static void gid_text(const union ibv_gid *g, char *s, size_t n)
+{
+	const uint8_t *b = g->raw;
+	snprintf(s, n, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
+}
+
+/* The port rdma_cm bound the lane to, as verbs sees it now: the device
+ * and port a lane named by its address resolves to, its state and MTU
+ * (over sysfs's: the same source, read later), and speed and width
+ * where sysfs had none. */
+static void rdma_port_facts(struct lb_tp *tp, uint32_t lane, struct lb_port_facts *f)
+{
+	const struct lane *l = &tp->lanes[lane];
+	if (!l->ctx || !l->listen)
+		return;
+	uint8_t port = l->listen->port_num;
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	snprintf(f->rdma_dev, sizeof(f->rdma_dev), "%.*s", (int)sizeof(f->rdma_dev) - 1, l->dev);
+	f->rdma_port = port;
+	if (ibv_query_port(l->ctx, port, &pa) == 0) {
+		const char *state = ibv_port_state_str(pa.state);
+		snprintf(f->rdma_state, sizeof(f->rdma_state), "%s",
+			 strncmp(state, "PORT_", 5) ? state : state + 5);
+		f->rdma_mtu = pa.active_mtu >= IBV_MTU_256 && pa.active_mtu <= IBV_MTU_4096 ?
+				      128 << pa.active_mtu : 0;
+		if (!f->speed_bps)
+			f->speed_bps = port_speed_bps(&pa);
+		if (!f->width)
+			f->width = width_lanes(pa.active_width);
+	}
+	if (ibv_query_gid(l->ctx, port, 0, &gid) == 0)
+		gid_text(&gid, f->gid, sizeof(f->gid));
+	size_t n = strlen(f->source);
+	snprintf(f->source + n, sizeof(f->source) - n, "%s", n ? "+rdma" : "rdma");
+}
+
 /* ---- teardown ----------------------------------------------------------- */
 
 /* Reverse order of creation: QPs and ids (and their event channel), CQ,
@@ -1614,5 +1696,7 @@ const struct lb_transport lb_transport_rdma = {
 	.arm = rdma_arm,
 	.lane_rate = rdma_lane_rate,
 	.counters = rdma_counters,
+	.port_facts = rdma_port_facts,
+	.lane_counters = rdma_lane_counters,
 	.close = rdma_close,
 };

@@ -20,7 +20,6 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,9 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+/* The kernel's struct tcp_info, not glibc's (netinet/tcp.h), which ends
+ * before tcpi_segs_out. */
+#include <linux/tcp.h>
 
 #include "lib/error.h"
 #include "lib/ring.h"
@@ -74,6 +76,9 @@ struct lane {
 	uint32_t nconns;
 	int32_t *conn_of; /* [size]: index into conns, or -1 */
 	int epfd;         /* arm(): the sockets with work; -1 until first armed */
+	/* TCP_INFO of the connections forget() closed, as they were then:
+	 * so that lane_counters never goes backwards. */
+	uint64_t closed_retrans, closed_segs_out;
 };
 
 struct lb_tp {
@@ -900,31 +905,76 @@ static double tcp_lane_rate(struct lb_tp *tp, uint32_t lane)
 	return mbps > 0 ? mbps * 1e6 / 8 : 0;
 }
 
+/* Adds a connection's TCP_INFO to *retrans and *segs_out: segments sent
+ * again (loss on the path) and segments sent (what a loss ratio divides
+ * by; 0 on kernels before 4.2, whose TCP_INFO ends before it). */
+static void add_tcp_info(int fd, uint64_t *retrans, uint64_t *segs_out)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	memset(&ti, 0, sizeof(ti));
+	if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
+		return;
+	*retrans += ti.tcpi_total_retrans;
+	if (len >= offsetof(struct tcp_info, tcpi_segs_out) + sizeof(ti.tcpi_segs_out))
+		*segs_out += ti.tcpi_segs_out;
+}
+
 /* Segments the kernel sent again on the lanes' connections (TCP_INFO):
  * loss on the path, under the times a run reports. */
 static int tcp_counters(struct lb_tp *tp, struct lb_tp_counter *out)
 {
-	uint64_t retransmitted = 0;
+	uint64_t retransmitted = 0, segs_out = 0;
 	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
-		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++) {
-			struct tcp_info ti;
-			socklen_t len = sizeof(ti);
-			if (tp->lanes[l].conns[i].fd >= 0 &&
-			    getsockopt(tp->lanes[l].conns[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
-				retransmitted += ti.tcpi_total_retrans;
-		}
+		for (uint32_t i = 0; i < tp->lanes[l].nconns; i++)
+			add_tcp_info(tp->lanes[l].conns[i].fd, &retransmitted, &segs_out);
 	out[0] = (struct lb_tp_counter){ "segments_retransmitted", retransmitted };
 	return 1;
 }
 
+static void add_port_counter(struct lb_port_counters *c, const char *name, uint64_t value)
+{
+	if (c->n >= LB_PORT_COUNTERS_MAX)
+		return;
+	snprintf(c->c[c->n].name, sizeof(c->c[c->n].name), "%s", name);
+	c->c[c->n++].value = value;
+}
+
+/* The lane's connections, open and given up: a ratio of the two is the
+ * lane's loss. */
+static void tcp_lane_counters(struct lb_tp *tp, uint32_t lane, struct lb_port_counters *c)
+{
+	const struct lane *l = &tp->lanes[lane];
+	uint64_t retrans = l->closed_retrans, segs_out = l->closed_segs_out;
+	for (uint32_t i = 0; i < l->nconns; i++)
+		add_tcp_info(l->conns[i].fd, &retrans, &segs_out);
+	add_port_counter(c, "tcp:retransmits", retrans);
+	add_port_counter(c, "tcp:segments_out", segs_out);
+}
+
+/* The address the lane's connections bind to: the interface's first
+ * address, which sysfs reports, may not be the one the lane names. */
+static void tcp_port_facts(struct lb_tp *tp, uint32_t lane, struct lb_port_facts *f)
+{
+	const struct lb_tcp_addr *a = &tp->lanes[lane].addr;
+	struct in_addr ip = { .s_addr = a->ip };
+	inet_ntop(AF_INET, &ip, f->addr, sizeof(f->addr));
+	if (!f->ifname[0])
+		snprintf(f->ifname, sizeof(f->ifname), "%s", a->ifname);
+	size_t n = strlen(f->source);
+	snprintf(f->source + n, sizeof(f->source) - n, "%s", n ? "+tcp" : "tcp");
+}
+
 /* The connection closes (closing leaves the lane's epoll set too) and its
  * queues go; the conn stays, fd -1, so that a later post is refused by
- * name.  Nothing queued, it is never read, written or armed again. */
+ * name.  Nothing queued, it is never read, written or armed again.  What
+ * it counted stays in the lane's counters. */
 static void tcp_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 {
 	struct conn *c = conn_for(tp, lane, peer);
 	if (!c || c->fd < 0)
 		return;
+	add_tcp_info(c->fd, &tp->lanes[lane].closed_retrans, &tp->lanes[lane].closed_segs_out);
 	close(c->fd);
 	c->fd = -1;
 	c->watched = 0;
@@ -977,6 +1027,8 @@ const struct lb_transport lb_transport_tcp = {
 	.arm = tcp_arm,
 	.lane_rate = tcp_lane_rate,
 	.counters = tcp_counters,
+	.port_facts = tcp_port_facts,
+	.lane_counters = tcp_lane_counters,
 	.forget = tcp_forget,
 	.connected = tcp_connected,
 	.close = tcp_close,

@@ -153,14 +153,38 @@ struct lb_transport {
 	/* Optional: what the transport knows of lane's port, over what the
 	 * system said: f arrives filled by launch/portinfo.c (sysfs, ethtool);
 	 * the transport overwrites what it knows better and appends
-	 * "+<transport>" to f->source. */
+	 * "+<transport>" to f->source.  After open, from any thread.
+	 *   tcp:  addr, the address the lane binds to (the lane may name
+	 *         one of several of its interface), and ifname if unknown;
+	 *   dpdk: the lane's first port: mac, mtu, link state and carrier
+	 *         where sysfs had none (no netdev: memif, a PCI NIC bound to
+	 *         vfio); speed_bps only from a PMD that drives a device --
+	 *         a vdev's link speed is made up (af_packet says 10G, over
+	 *         a 100G NIC too); driver if unknown, and the PMD in source:
+	 *         "+dpdk(af_packet)";
+	 *   rdma: ibv_query_port of the lane's device port: rdma_dev,
+	 *         rdma_port, rdma_state, rdma_mtu, gid (index 0), and
+	 *         speed_bps and width where sysfs had none. */
 	void (*port_facts)(struct lb_tp *tp, uint32_t lane, struct lb_port_facts *f);
 	/* Optional: lane's own counters -- retransmissions, drops, errors and
 	 * the traffic a ratio needs -- appended to c (up to
-	 * LB_PORT_COUNTERS_MAX), named "<transport>:<name>", the same names in
-	 * the same order on every call; may be called from a thread other than
-	 * the lane's (between transfers: check reads them before and after
-	 * each pair). */
+	 * LB_PORT_COUNTERS_MAX), named "<transport>:<name>" (or "xstat:<name>",
+	 * a DPDK port's), the same names in the same order on every call;
+	 * may be called from a thread other than the lane's (between
+	 * transfers: check reads them before and after each pair; not while
+	 * forget() runs).  Never lower than at an earlier call.
+	 *   tcp:  tcp:retransmits, tcp:segments_out (TCP_INFO's
+	 *         tcpi_total_retrans and tcpi_segs_out over the lane's
+	 *         connections, those closed by forget included);
+	 *   dpdk: the lane's part of counters() as dpdk:frames_sent,
+	 *         dpdk:retransmitted, dpdk:frames_received, dpdk:acks_sent,
+	 *         dpdk:dropped and dpdk:dropped_<reason>; then its ports'
+	 *         rte_eth_stats as xstat:ierrors, xstat:oerrors,
+	 *         xstat:imissed, xstat:rx_nombuf, and the xstats whose names
+	 *         say trouble (err, drop, discard, miss, crc, fail) beyond
+	 *         those, as xstat:<name>, summed over the lane's ports;
+	 *   rdma: the lane's part of counters(): rdma:mailbox_sends,
+	 *         rdma:mailbox_receives, rdma:credit_writes. */
 	void (*lane_counters)(struct lb_tp *tp, uint32_t lane, struct lb_port_counters *c);
 	/* Optional: gives up on the channel (lane, peer) for good, for a
 	 * caller that stopped waiting for the peer there (a pair of

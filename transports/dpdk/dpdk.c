@@ -70,6 +70,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
+#include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_eal.h>
@@ -227,6 +228,12 @@ struct lane {
 	int wake_fd;           /* arm(): the af_packet PMD's socket, or -1 */
 	double rx_at;          /* when the current receive burst was taken */
 	double longest_quiet;  /* of a peer while waited for (LB_DPDK_DEBUG) */
+	/* lane_counters' xstats (choose_xstats): nx names, "xstat:<name>",
+	 * and their ids on each port, [port index * XSTATS_MAX + i] (UINT64_MAX: the
+	 * port has none of that name). */
+	char (*xnames)[LB_PORT_COUNTER_NAME];
+	uint64_t *xids;
+	uint32_t nx;
 };
 
 struct lb_tp {
@@ -857,6 +864,62 @@ static void widen_sndbuf(int fd, uint32_t slot)
 		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
 }
 
+/* rte_eth_stats' trouble, which lane_counters reports by these names; the
+ * generic xstats that repeat them (and their per-queue parts) are left
+ * out of the xstats it reports. */
+static const char *const eth_stat_names[] = { "xstat:ierrors", "xstat:oerrors", "xstat:imissed",
+					      "xstat:rx_nombuf" };
+#define NETH_STATS 4
+#define XSTATS_MAX (LB_PORT_COUNTERS_MAX - NCOUNTERS - NETH_STATS)
+
+/* An xstat whose name says trouble and that rte_eth_stats does not
+ * already give. */
+static int xstat_wanted(const char *name)
+{
+	static const char *const trouble[] = { "err", "drop", "discard", "miss", "crc", "fail" };
+	static const char *const generic[] = { "rx_missed_errors", "rx_errors", "tx_errors",
+					       "rx_mbuf_allocation_errors" };
+	unsigned q;
+	int end = 0;
+	if (sscanf(name, "rx_q%u_errors%n", &q, &end) == 1 && end > 0 && !name[end])
+		return 0;
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+		if (!strcmp(name, generic[i]))
+			return 0;
+	for (size_t i = 0; i < sizeof(trouble) / sizeof(trouble[0]); i++)
+		if (strstr(name, trouble[i]))
+			return 1;
+	return 0;
+}
+
+/* The xstats lane_counters reports, chosen once so that every call has
+ * the same names: those of the lane's first port that say trouble (up to
+ * XSTATS_MAX), looked up by name on each of its ports (a lane's ports are
+ * of one PMD, normally).  0, or -1 out of memory. */
+static int choose_xstats(struct lane *l)
+{
+	int n = rte_eth_xstats_get_names(l->ports[0], NULL, 0);
+	struct rte_eth_xstat_name *names = n > 0 ? calloc((size_t)n, sizeof(*names)) : NULL;
+	if (n <= 0 || !names || rte_eth_xstats_get_names(l->ports[0], names, (unsigned)n) != n) {
+		free(names);
+		return n > 0 && !names ? -1 : 0;
+	}
+	l->xnames = calloc(XSTATS_MAX, sizeof(*l->xnames));
+	l->xids = calloc((size_t)l->nports * XSTATS_MAX, sizeof(*l->xids));
+	for (int i = 0; l->xnames && l->xids && i < n && l->nx < XSTATS_MAX; i++) {
+		if (!xstat_wanted(names[i].name))
+			continue;
+		snprintf(l->xnames[l->nx], sizeof(l->xnames[0]), "xstat:%s", names[i].name);
+		for (uint32_t p = 0; p < l->nports; p++)
+			if (rte_eth_xstats_get_id_by_name(l->ports[p], names[i].name,
+							  &l->xids[p * XSTATS_MAX + l->nx]))
+				l->xids[p * XSTATS_MAX + l->nx] = UINT64_MAX;
+		l->nx++;
+	}
+	free(names);
+	return l->xnames && l->xids ? 0 : -1;
+}
+
 static int open_lane(struct lane *l, uint32_t mtu_cap, char *err, size_t len)
 {
 	struct rte_eth_dev_info di;
@@ -884,6 +947,8 @@ static int open_lane(struct lane *l, uint32_t mtu_cap, char *err, size_t len)
 		if (start_port(l, i, err, len))
 			return -1;
 	rte_eth_macaddr_get(l->ports[0], &l->mac);
+	if (choose_xstats(l))
+		return lb_errf(err, len, "dpdk: out of memory");
 	l->wake_fd = wake_fd(l);
 	if (l->wake_fd >= 0)
 		widen_sndbuf(l->wake_fd, l->data_room);
@@ -1531,25 +1596,137 @@ static void dpdk_forget(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	pthread_mutex_unlock(&l->mu);
 }
 
+/* A lane's counts in counter_names' order, added to v. */
+static void add_counts(const struct counts *k, uint64_t v[NCOUNTERS])
+{
+	v[0] += k->frames_sent;
+	v[1] += k->frames_retransmitted;
+	v[2] += k->frames_received;
+	v[3] += k->acks_sent;
+	for (int r = 0; r < DROPS; r++) {
+		v[4] += k->dropped[r];
+		v[5 + r] += k->dropped[r];
+	}
+}
+
 static int dpdk_counters(struct lb_tp *tp, struct lb_tp_counter *out)
 {
 	uint64_t v[NCOUNTERS] = { 0 };
 	for (uint32_t i = 0; tp->lanes && i < tp->cfg.lanes; i++) {
 		struct lane *l = &tp->lanes[i];
 		pthread_mutex_lock(&l->mu);
-		v[0] += l->cnt.frames_sent;
-		v[1] += l->cnt.frames_retransmitted;
-		v[2] += l->cnt.frames_received;
-		v[3] += l->cnt.acks_sent;
-		for (int r = 0; r < DROPS; r++) {
-			v[4] += l->cnt.dropped[r];
-			v[5 + r] += l->cnt.dropped[r];
-		}
+		add_counts(&l->cnt, v);
 		pthread_mutex_unlock(&l->mu);
 	}
 	for (size_t i = 0; i < NCOUNTERS; i++)
 		out[i] = (struct lb_tp_counter){ counter_names[i], v[i] };
 	return (int)NCOUNTERS;
+}
+
+static void add_port_counter(struct lb_port_counters *c, const char *prefix, const char *name,
+			     uint64_t value)
+{
+	if (c->n >= LB_PORT_COUNTERS_MAX)
+		return;
+	snprintf(c->c[c->n].name, sizeof(c->c[c->n].name), "%s%s", prefix, name);
+	c->c[c->n++].value = value;
+}
+
+/* The lane's ports' rte_eth_stats trouble (eth_stat_names' order) and
+ * chosen xstats, summed over its ports, into e[NETH_STATS] and x[nx].
+ * Under the lane's lock: its thread and the service thread use the ports
+ * under it, and ethdev's calls on a port are not made thread-safe. */
+static void port_stats(const struct lane *l, uint64_t e[NETH_STATS], uint64_t *x)
+{
+	for (uint32_t p = 0; p < l->nports; p++) {
+		struct rte_eth_stats st;
+		if (rte_eth_stats_get(l->ports[p], &st) == 0) {
+			e[0] += st.ierrors;
+			e[1] += st.oerrors;
+			e[2] += st.imissed;
+			e[3] += st.rx_nombuf;
+		}
+		for (uint32_t i = 0; i < l->nx; i++) {
+			uint64_t id = l->xids[p * XSTATS_MAX + i], v;
+			if (id != UINT64_MAX && rte_eth_xstats_get_by_id(l->ports[p], &id, &v, 1) == 1)
+				x[i] += v;
+		}
+	}
+}
+
+/* The lane's part of counters() -- "dpdk:retransmitted" and
+ * "dpdk:dropped" shortened as port.h names them -- then its ports'. */
+static void dpdk_lane_counters(struct lb_tp *tp, uint32_t lane, struct lb_port_counters *c)
+{
+	struct lane *l = &tp->lanes[lane];
+	uint64_t v[NCOUNTERS] = { 0 }, e[NETH_STATS] = { 0 }, x[XSTATS_MAX] = { 0 };
+	pthread_mutex_lock(&l->mu);
+	add_counts(&l->cnt, v);
+	port_stats(l, e, x);
+	pthread_mutex_unlock(&l->mu);
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		add_port_counter(c, "dpdk:", i == 1 ? "retransmitted" : i == 4 ? "dropped" : counter_names[i],
+				 v[i]);
+	for (size_t i = 0; i < NETH_STATS; i++)
+		add_port_counter(c, "", eth_stat_names[i], e[i]);
+	for (uint32_t i = 0; i < l->nx; i++)
+		add_port_counter(c, "", l->xnames[i], x[i]);
+}
+
+/* A PMD that drives a device on a bus (PCI, auxiliary, ...) knows its
+ * link; a virtual device's link speed is made up: net_af_packet says 10G
+ * whatever the interface under it, memif and the like say what they
+ * like.  (Whether sysfs calls the netdev virtual does not tell: an
+ * af_packet port on a physical NIC's interface still says 10G.) */
+static int pmd_drives_device(const struct rte_eth_dev_info *di)
+{
+	const struct rte_bus *bus = di->device ? rte_dev_bus(di->device) : NULL;
+	const char *name = bus ? rte_bus_name(bus) : NULL;
+	return name && strcmp(name, "vdev") != 0;
+}
+
+/* "+dpdk(af_packet)": the PMD, net_ left out so that it fits beside
+ * "sysfs+ethtool". */
+static void append_pmd(struct lb_port_facts *f, const char *driver)
+{
+	size_t n = strlen(f->source);
+	const char *pmd = driver ? driver : "?";
+	if (!strncmp(pmd, "net_", 4))
+		pmd += 4;
+	snprintf(f->source + n, sizeof(f->source) - n, "%sdpdk(%s)", n ? "+" : "", pmd);
+}
+
+/* The lane's first port (the lane's MAC is its): what sysfs cannot know
+ * of a port without a netdev, and the PMD.  Under the lane's lock, as
+ * port_stats. */
+static void dpdk_port_facts(struct lb_tp *tp, uint32_t lane, struct lb_port_facts *f)
+{
+	struct lane *l = &tp->lanes[lane];
+	struct rte_eth_dev_info di;
+	struct rte_eth_link link;
+	uint16_t mtu;
+	pthread_mutex_lock(&l->mu);
+	int info = rte_eth_dev_info_get(l->ports[0], &di) == 0;
+	int up = rte_eth_link_get_nowait(l->ports[0], &link) == 0 ? link.link_status == RTE_ETH_LINK_UP : -1;
+	int have_mtu = rte_eth_dev_get_mtu(l->ports[0], &mtu) == 0;
+	pthread_mutex_unlock(&l->mu);
+	if (!f->mac[0]) {
+		const uint8_t *b = l->mac.addr_bytes;
+		snprintf(f->mac, sizeof(f->mac), "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2],
+			 b[3], b[4], b[5]);
+	}
+	if (!f->mtu && have_mtu)
+		f->mtu = mtu;
+	if (f->carrier < 0 && up >= 0)
+		f->carrier = up;
+	if (!f->state[0] && up >= 0)
+		snprintf(f->state, sizeof(f->state), "%s", up ? "up" : "down");
+	if (up >= 0 && info && pmd_drives_device(&di) && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		f->speed_bps = link.link_speed * 1e6;
+	if (!f->driver[0] && info && di.driver_name)
+		snprintf(f->driver, sizeof(f->driver), "%s", di.driver_name);
+	append_pmd(f, info ? di.driver_name : NULL);
 }
 
 /* Stops and closes the lane's ports, except memif's: the PMD handles a
@@ -1591,6 +1768,8 @@ static void close_lane(struct lane *l)
 	free(l->port_of);
 	free(l->chan_of);
 	free(l->done.c);
+	free(l->xnames);
+	free(l->xids);
 	pthread_mutex_destroy(&l->mu);
 }
 
@@ -1644,6 +1823,8 @@ const struct lb_transport lb_transport_dpdk = {
 	.poll = dpdk_poll,
 	.arm = dpdk_arm,
 	.counters = dpdk_counters,
+	.port_facts = dpdk_port_facts,
+	.lane_counters = dpdk_lane_counters,
 	.forget = dpdk_forget,
 	.close = dpdk_close,
 };
