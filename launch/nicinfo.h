@@ -1,8 +1,9 @@
 /* What the operating system says about a lane's NIC, for the provenance
  * of result files (engine/jobprov.h): its network interface, port, link
- * speed, MTU and IPv4 address.  Read from sysfs and getifaddrs; every
- * field has an "unknown" value, so a lane on a veth, a bridge or an RDMA
- * device without a netdev still describes what it can. */
+ * speed, MTU and IPv4 address: the part of launch/portinfo.h's facts
+ * that provenance records.  Every field has an "unknown" value, so a lane
+ * on a veth, a bridge or an RDMA device without a netdev still describes
+ * what it can. */
 #ifndef LB_NICINFO_H
 #define LB_NICINFO_H
 
@@ -10,8 +11,9 @@ struct lb_nic_facts {
 	char ifname[64];  /* the network interface; "" unknown */
 	int port;         /* 1-based: an RDMA name's ":N", an RDMA device's 1, a
 			   * netdev's dev_port + 1; 0 unknown */
-	double speed_bps; /* link speed from sysfs, bits/s, of a device (not a
-			   * veth or bridge: theirs is made up); 0 unknown */
+	double speed_bps; /* link speed, bits/s, of a device (sysfs, ethtool, an
+			   * IB port's rate; not a veth's or a bridge's: theirs
+			   * is made up); 0 unknown */
 	int mtu;          /* 0 unknown */
 	char addr[64];    /* first IPv4 address of the interface; "" none */
 };
