@@ -307,8 +307,8 @@ for i in 0 1 2; do for r in 0 1; do
 	if [ $i = 1 ] && [ $r = 1 ]; then check_shaping $i $r 50Mbit; else check_shaping $i $r 100Mbit; fi
 done; done
 if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) &&
-	grep -q '^  rail1 *10.11.0.2 .* rate 50mbit *tx 50Mbit *rx 50Mbit$' <<<"$out" &&
-	[ "$(grep -c 'rate 100mbit *tx 100Mbit *rx 100Mbit$' <<<"$out")" = 5 ]; then
+	grep -q '^  rail1 *10.11.0.2 .* rate 50mbit *tx 50Mbit *rx 50Mbit *mtu 1500$' <<<"$out" &&
+	[ "$(grep -c 'rate 100mbit *tx 100Mbit *rx 100Mbit *mtu 1500$' <<<"$out")" = 5 ]; then
 	ok "status shows host 1 rail1 at 50mbit, the 5 other links at 100mbit"
 else
 	fail "status after --rate-of 1:1=50mbit:"
