@@ -323,6 +323,8 @@ static char *json_beside(const char *csv)
 		n -= 4;
 	struct lb_buf b = { 0 };
 	lb_buf_add(&b, "%.*s.json", (int)n, csv);
+	if (b.failed)
+		lb_buf_free(&b); /* leaves s NULL: out of memory */
 	return b.s;
 }
 
