@@ -1,12 +1,15 @@
 /* lanebench check: the acceptance check of a cluster (engine/check.h) on
  * every rank of the job; rank 0 prints the matrix (rank x lane), the
  * aggregates, the collectives, every failure by name and one verdict, and
- * with -o writes the rows as CSV.  Exit 0 pass, 1 a check failed. */
+ * keeps the record: the rows as CSV (results/<time>-check-<label>.csv, or
+ * -o) and as JSON beside it (or --json).  Exit 0 pass, 1 a check failed. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "engine/check.h"
@@ -132,24 +135,28 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait (meeting the other ranks, connecting, a broadcast); a pair that carries nothing within a quarter of it fails",
 	  LB_OPT_HANDLER, OFF(timeout)), .def = "20", .handler = lb_cli_set_timeout,
 	  .show = lb_cli_show_timeout },
-	{ LB_OPT("output", 'o', "FILE", "also write the rows as CSV", LB_OPT_STRING, OFF(output)) },
-	LB_JSON_ROW(OFF(json)),
+	{ LB_OPT("output", 'o', "FILE", "CSV file of the rows (default results/<time>-check-<label>.csv; '-': stdout)",
+	  LB_OPT_STRING, OFF(output)) },
+	{ LB_OPT("json", 0, "FILE", "JSON document of the rows (default: beside the CSV, .json; '-': stdout, the printout then to stderr)",
+	  LB_OPT_STRING, OFF(json)) },
 };
 
 /* ---- rank 0: the rows as a matrix, the failures, the verdict -------------- */
 
-#define FAILS_MAX 256
-
 struct check_out {
-	const char *path;
+	const char *output;            /* -o, or NULL: the default name */
+	struct lb_buf csv_path;        /* chosen with the provenance (rank 0 only) */
+	struct lb_cli_json *json;      /* its path, when NULL, is chosen there too: */
+	char *json_beside;             /* the CSV's name with .json */
 	FILE *out;                     /* stdout, or stderr when the JSON takes stdout */
 	const struct lb_prov *prov;    /* the run's, from .provenance until begin */
 	struct lb_csv *csv;
 	const char *phase;             /* of the last row printed */
 	uint32_t ports, lanes, ranks, bcasts;
-	char *fails[FAILS_MAX];        /* "FAIL rank 5 (host lb-h5) lane 1 (rail1): ..." */
+	/* Grown, never cut: a cluster of any size has all its failures named. */
+	struct lb_buf fails;           /* "FAIL rank 5 (host lb-h5) lane 1 (rail1): ...\n" */
 	size_t nfails, nport_fails, nagg_fails;
-	char port_list[256];           /* "rank 5 lane 1, ..." */
+	struct lb_buf port_list;       /* "rank 5 lane 1, ..." */
 };
 
 static const char *text(const struct lb_result *r, const char *col)
@@ -251,40 +258,37 @@ static void print_collective(FILE *f, const struct lb_result *r)
 
 /* A failed collective: a broadcast by its algorithm; an allgather also by
  * the rank and lane its receive bound comes from (the slowest receiver). */
-static void collective_failure(const struct lb_result *r, char *line, size_t len)
+static void collective_failure(const struct lb_result *r, struct lb_buf *fails)
 {
 	const char *coll = lb_result_val(r, "collective")->s;
 	if (!coll || strcmp(coll, "bcast") == 0)
-		snprintf(line, len, "FAIL broadcast %s: %s", text(r, "algorithm"), text(r, "reason"));
+		lb_buf_add(fails, "FAIL broadcast %s: %s\n", text(r, "algorithm"), text(r, "reason"));
 	else if (isnan(real(r, "rank")))
-		snprintf(line, len, "FAIL %s %s: %s", coll, text(r, "algorithm"), text(r, "reason"));
+		lb_buf_add(fails, "FAIL %s %s: %s\n", coll, text(r, "algorithm"), text(r, "reason"));
 	else
-		snprintf(line, len, "FAIL %s %s, bound by rank %.0f (host %s) lane %.0f (%s): %s", coll,
-			 text(r, "algorithm"), real(r, "rank"), text(r, "host"), real(r, "lane"),
-			 text(r, "nic"), text(r, "reason"));
+		lb_buf_add(fails, "FAIL %s %s, bound by rank %.0f (host %s) lane %.0f (%s): %s\n",
+			   coll, text(r, "algorithm"), real(r, "rank"), text(r, "host"),
+			   real(r, "lane"), text(r, "nic"), text(r, "reason"));
 }
 
 /* A failed row, named: rank, host, lane and NIC, or the algorithm. */
 static void note_failure(struct check_out *o, const struct lb_result *r, const char *phase)
 {
-	char line[768];
-	size_t used = strlen(o->port_list);
 	if (strcmp(phase, "port") == 0) {
-		snprintf(line, sizeof(line), "FAIL rank %.0f (host %s) lane %.0f (%s): %s",
-			 real(r, "rank"), text(r, "host"), real(r, "lane"), text(r, "nic"),
-			 text(r, "reason"));
-		snprintf(o->port_list + used, sizeof(o->port_list) - used, "%srank %.0f lane %.0f",
-			 used ? ", " : "", real(r, "rank"), real(r, "lane"));
+		lb_buf_add(&o->fails, "FAIL rank %.0f (host %s) lane %.0f (%s): %s\n",
+			   real(r, "rank"), text(r, "host"), real(r, "lane"), text(r, "nic"),
+			   text(r, "reason"));
+		lb_buf_add(&o->port_list, "%srank %.0f lane %.0f", o->nport_fails ? ", " : "",
+			   real(r, "rank"), real(r, "lane"));
 		o->nport_fails++;
 	} else if (strcmp(phase, "aggregate") == 0) {
-		snprintf(line, sizeof(line), "FAIL rank %.0f (host %s) aggregate of %u lanes: %s",
-			 real(r, "rank"), text(r, "host"), o->lanes, text(r, "reason"));
+		lb_buf_add(&o->fails, "FAIL rank %.0f (host %s) aggregate of %u lanes: %s\n",
+			   real(r, "rank"), text(r, "host"), o->lanes, text(r, "reason"));
 		o->nagg_fails++;
 	} else {
-		collective_failure(r, line, sizeof(line));
+		collective_failure(r, &o->fails);
 	}
-	if (o->nfails < FAILS_MAX)
-		o->fails[o->nfails++] = strdup(line);
+	o->nfails++;
 }
 
 static void count(struct check_out *o, const struct lb_result *r, const char *phase)
@@ -299,20 +303,62 @@ static void count(struct check_out *o, const struct lb_result *r, const char *ph
 	}
 }
 
+/* results/<UTC time>-check-<transport>-p<ranks>-k<lanes>.csv, as bcast
+ * names its runs, creating results/ when needed. */
+static void default_path(struct lb_buf *path, const struct lb_prov *prov)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	const char *tp = lb_prov_get(prov, "transport"), *ranks = lb_prov_get(prov, "ranks"),
+		   *lanes = lb_prov_get(prov, "lanes");
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime(&t));
+	mkdir("results", 0777);
+	lb_buf_add(path, "results/%s-check", stamp);
+	if (tp && ranks && lanes)
+		lb_buf_add(path, "-%s-p%s-k%s", tp, ranks, lanes);
+	lb_buf_add(path, ".csv");
+}
+
+/* The JSON beside the CSV: its name with .json for a final .csv. */
+static char *json_beside(const char *csv)
+{
+	size_t n = strlen(csv);
+	if (n > 4 && strcmp(csv + n - 4, ".csv") == 0)
+		n -= 4;
+	struct lb_buf b = { 0 };
+	lb_buf_add(&b, "%.*s.json", (int)n, csv);
+	if (b.failed)
+		lb_buf_free(&b); /* leaves s NULL: out of memory */
+	return b.s;
+}
+
+/* Only rank 0 is handed the provenance: the record's names are chosen
+ * here, so the other ranks create nothing.  The JSON sink comes after this
+ * one in the tee and opens its file with the path set here. */
 static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
 {
 	struct check_out *o = ctx;
 	o->prov = prov; /* begin follows at once */
+	if (o->output)
+		lb_buf_add(&o->csv_path, "%s", o->output);
+	else
+		default_path(&o->csv_path, prov);
+	if (o->csv_path.failed)
+		return lb_errf(err, len, "out of memory");
+	if (o->json->path || strcmp(o->csv_path.s, "-") == 0) /* -o - alone: no JSON */
+		return 0;
+	if (!(o->json_beside = json_beside(o->csv_path.s)))
+		return lb_errf(err, len, "out of memory");
+	o->json->path = o->json_beside;
 	return 0;
 }
 
 static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
 {
 	struct check_out *o = ctx;
-	if (o->path && !(o->csv = lb_csv_create(o->path, o->prov, cols, ncols, err, len)))
+	if (!(o->csv = lb_csv_create(o->csv_path.s, o->prov, cols, ncols, err, len)))
 		return -1;
-	if (o->csv)
-		lb_stop_arm();
+	lb_stop_arm();
 	return 0;
 }
 
@@ -335,15 +381,28 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	return 0;
 }
 
-/* The failures, then one line: the verdict.  Returns the exit status. */
-static int verdict(struct check_out *o)
+/* "record: results/x.csv, results/x.json": the files written (not
+ * stdout). */
+static void record_line(const struct check_out *o, const char *json_path)
+{
+	const char *files[] = { o->csv_path.s, json_path };
+	size_t shown = 0;
+	for (size_t i = 0; i < 2; i++)
+		if (files[i] && strcmp(files[i], "-") != 0)
+			fprintf(o->out, "%s%s", shown++ ? ", " : "record: ", files[i]);
+	if (shown)
+		fputc('\n', o->out);
+}
+
+/* The failures, where the record went, then one line: the verdict (kept
+ * last for scripts).  Returns the exit status. */
+static int verdict(struct check_out *o, const char *json_path)
 {
 	if (o->nfails)
-		fputc('\n', o->out);
-	for (size_t i = 0; i < o->nfails; i++) {
-		fprintf(o->out, "%s\n", o->fails[i]);
-		free(o->fails[i]);
-	}
+		fprintf(o->out, "\n%s", o->fails.s ? o->fails.s : "");
+	if (o->fails.failed || o->port_list.failed)
+		fprintf(o->out, "(out of memory: the failures above are not all)\n");
+	record_line(o, json_path);
 	if (o->ranks == 2)
 		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
@@ -353,7 +412,8 @@ static int verdict(struct check_out *o)
 		return 0;
 	}
 	if (o->nport_fails)
-		fprintf(o->out, "check: FAIL (%zu of %u ports: %s", o->nport_fails, o->ports, o->port_list);
+		fprintf(o->out, "check: FAIL (%zu of %u ports: %s", o->nport_fails, o->ports,
+			o->port_list.s ? o->port_list.s : "");
 	else
 		fprintf(o->out, "check: FAIL (every port passed");
 	if (o->nagg_fails)
@@ -389,7 +449,9 @@ static int run_sinks(const struct lb_check_params *p, struct check_out *out,
 		{ .provenance = out_provenance, .begin = out_begin, .row = out_row, .ctx = out },
 		lb_cli_json_sink(json),
 	};
-	struct lb_tee tee = { sinks, json->path ? 2 : 1 };
+	/* no JSON only with the CSV on stdout and no --json */
+	int no_json = !json->path && out->output && strcmp(out->output, "-") == 0;
+	struct lb_tee tee = { sinks, no_json ? 1 : 2 };
 	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
 				      .row = lb_tee_row, .ctx = &tee };
 	return lb_check_run(p, &sink, err, len);
@@ -399,10 +461,12 @@ static int check(const struct lb_cmd *cmd, void *base)
 {
 	const struct check_opts *o = base;
 	struct lb_cli_json json = { .path = o->json };
-	struct check_out out = { .path = o->output,
+	struct check_out out = { .output = o->output, .json = &json,
 				 .out = lb_cli_json_to_stdout(&json) ? stderr : stdout };
 	struct lb_prov prov = { 0 };
 	char err[512] = "";
+	if (lb_cli_check_stdout(cmd, &json, o->output))
+		return LB_EXIT_USAGE;
 	int rc = lb_cli_require_job(cmd, 2);
 	if (rc)
 		return rc;
@@ -424,9 +488,15 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_expect_free(&expect);
 	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	int status = lb_cli_finish_csv(cmd, out.csv, rc, err);
-	if (rc || status || json_rc || !out.ports)
-		return rc || status ? status : json_rc;
-	return verdict(&out);
+	if (!(rc || status || json_rc || !out.ports))
+		status = verdict(&out, json.path);
+	else if (!(rc || status))
+		status = json_rc;
+	free(out.json_beside);
+	lb_buf_free(&out.csv_path);
+	lb_buf_free(&out.fails);
+	lb_buf_free(&out.port_list);
+	return status;
 }
 
 static void check_more_help(FILE *out)
@@ -472,9 +542,13 @@ static void check_more_help(FILE *out)
 	      "Every failure is named on its own line (rank, host, lane, NIC, measured and\n"
 	      "expected); the last line is the verdict: 'check: PASS (...)' or\n"
 	      "'check: FAIL (...)'.  The host is $LANEBENCH_HOST, else the network\n"
-	      "namespace's name (the emulated cluster), else the host name.  With -o the\n"
-	      "rows (phase port, aggregate, bcast: a collective of phase 3) go to a CSV:\n"
-	      "results/README.md.\n"
+	      "namespace's name (the emulated cluster), else the host name.\n"
+	      "\nThe record: rank 0 always keeps the rows (phase port, aggregate, bcast: a\n"
+	      "collective of phase 3) as CSV, results/<UTC time>-check-<transport>-p<ranks>\n"
+	      "-k<lanes>.csv (or -o FILE; -o -: stdout), and as JSON beside it, the same\n"
+	      "name with .json (or --json FILE; none with -o - alone).  The line before\n"
+	      "the verdict says where: 'record: results/....csv, results/....json'.\n"
+	      "Columns: results/README.md; lanebench compare A.csv B.csv diffs two.\n"
 	      "\nA pair that fails is given up on its lane (what was outstanding with the\n"
 	      "partner is dropped): a pulled rail costs only the ports that touch it, and\n"
 	      "its partners pass with their other partner.\n"

@@ -1,9 +1,10 @@
 /* lanebench compare A.csv B.csv: one NIC configuration against another
  * (one rail vs two, NIC A vs B, firmware X vs Y).  Rows are matched and
  * judged in report/compare.c and written by report/compare_out.c (text,
- * JSON, the CSV for scripts/plot --compare); this file reads the options
- * and the files, chooses the outputs and applies the --fail-if-slower
- * gate. */
+ * JSON, the CSV for scripts/plot --compare); two check records in
+ * report/compare_check.c and compare_check_out.c.  This file reads the
+ * options and the files, chooses the outputs and applies the
+ * --fail-if-slower gate. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "cli.h"
 #include "lib/error.h"
 #include "report/compare.h"
+#include "report/compare_check.h"
 #include "report/csvread.h"
 
 struct compare_opts {
@@ -127,6 +129,95 @@ static int report(const struct lb_cmd *cmd, const struct compare_opts *o,
 	return failed ? LB_EXIT_FAILED : 0;
 }
 
+/* ---- two check records ---------------------------------------------------- */
+
+/* One row against the gate: a new failure, a row of A missing from B, a
+ * port's or aggregate's tx or rx below (1 - pct/100) x A's.  Named on
+ * stderr; 1 when it fails. */
+static int check_gate_row(const struct lb_cmd *cmd, const struct lb_chk_row *r, double pct)
+{
+	const char *phase = lb_chk_row_kind(r->phase);
+	if (r->change == LB_CHK_NEW_FAILURE) {
+		lb_cli_error(cmd, "fail-if-slower", "%s %s: new failure (%s -> %s)", phase, r->label,
+			     r->row[0] == SIZE_MAX ? "not in A" : r->verdict[0], r->verdict[1]);
+		return 1;
+	}
+	if (r->change == LB_CHK_ONLY_A) {
+		lb_cli_error(cmd, "fail-if-slower", "%s %s: missing from B", phase, r->label);
+		return 1;
+	}
+	double low = 1 - pct / 100;
+	if (r->tx_ratio < low || r->rx_ratio < low) {
+		lb_cli_error(cmd, "fail-if-slower", "%s %s: tx B/A %.2f, rx B/A %.2f: below %.2f",
+			     phase, r->label, r->tx_ratio, r->rx_ratio, low);
+		return 1;
+	}
+	return 0;
+}
+
+static size_t check_gate(const struct lb_cmd *cmd, const struct lb_chk *c, double pct)
+{
+	size_t failed = 0;
+	if (pct < 0)
+		return 0;
+	for (size_t i = 0; i < c->nrows; i++)
+		failed += (size_t)check_gate_row(cmd, &c->rows[i], pct);
+	printf("--fail-if-slower %g%%: %zu of %zu rows failed (new failures, missing from B, "
+	       "tx or rx more than that lower): %s\n", pct, failed, c->nrows,
+	       failed ? "FAILED" : "passed");
+	return failed;
+}
+
+static int write_check_file(const char *path, const struct compare_opts *o,
+			    const struct lb_table t[2], const struct lb_chk *c, size_t failed,
+			    int json)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	if (json)
+		lb_chk_write_json(f, c, t, o->files, o->fail_pct, failed);
+	else
+		lb_chk_write_csv(f, c, o->files);
+	return fclose(f) ? -1 : 0;
+}
+
+static int compare_checks(const struct lb_cmd *cmd, const struct compare_opts *o,
+			  const struct lb_table t[2])
+{
+	struct lb_chk c;
+	char err[2048];
+	int rc = 0;
+	if (lb_chk_build(t, o->files, &c, err, sizeof(err))) {
+		lb_cli_error(cmd, NULL, "%s", err);
+		lb_chk_free(&c);
+		return LB_EXIT_USAGE;
+	}
+	lb_chk_print(stdout, &c, t, o->files);
+	size_t failed = check_gate(cmd, &c, o->fail_pct);
+	if (o->json && write_check_file(o->json, o, t, &c, failed, 1)) {
+		lb_cli_error(cmd, "json", "cannot write '%s'", o->json);
+		rc = LB_EXIT_FAILED;
+	}
+	if (rc == 0 && o->output && write_check_file(o->output, o, t, &c, failed, 0)) {
+		lb_cli_error(cmd, "output", "cannot write '%s'", o->output);
+		rc = LB_EXIT_FAILED;
+	}
+	lb_chk_free(&c);
+	return rc ? rc : failed ? LB_EXIT_FAILED : 0;
+}
+
+/* Check records go to their own comparison; one beside another kind is
+ * an error naming it. */
+static int mixed_check(const struct lb_cmd *cmd, const struct compare_opts *o,
+		       const struct lb_table t[2])
+{
+	int f = lb_chk_is_record(&t[0]) ? 1 : 0;
+	lb_cli_error(cmd, NULL, "%s is a check record, %s is not: nothing to compare",
+		     o->files[1 - f], o->files[f]);
+	return LB_EXIT_USAGE;
+}
+
 static int compare(const struct lb_cmd *cmd, void *base)
 {
 	const struct compare_opts *o = base;
@@ -139,7 +230,11 @@ static int compare(const struct lb_cmd *cmd, void *base)
 			lb_cli_error(cmd, NULL, "%s", err);
 			goto out;
 		}
-	if (lb_cmp_build(t, o->files, &c, err, sizeof(err)))
+	if (lb_chk_is_record(&t[0]) && lb_chk_is_record(&t[1]))
+		rc = compare_checks(cmd, o, t);
+	else if (lb_chk_is_record(&t[0]) || lb_chk_is_record(&t[1]))
+		rc = mixed_check(cmd, o, t);
+	else if (lb_cmp_build(t, o->files, &c, err, sizeof(err)))
 		lb_cli_error(cmd, NULL, "%s", err);
 	else
 		rc = report(cmd, o, t, &c);
@@ -193,12 +288,25 @@ static void compare_more_help(FILE *out)
 	      "incompatible files, a missing column, a cell of message_bytes, slice_bytes,\n"
 	      "root, lane, ranks or lanes that is not a whole number in range (named by\n"
 	      "file:line:column), duplicate rows, or no row in common (the message says\n"
-	      "which keys each file has).\n", out);
+	      "which keys each file has).\n"
+	      "\n"
+	      "Two check records (lanebench check's CSVs: columns phase and verdict) are\n"
+	      "compared row by row: a port by host and lane (ranks may be numbered\n"
+	      "otherwise in the next run), or by rank and lane when a record names no\n"
+	      "host or one host twice; an aggregate by host (or rank); a collective by\n"
+	      "collective, algorithm and size.  Per row: the slower way's rate A -> B in\n"
+	      "Mbit/s, tx, rx and latency B/A (a collective: its median time), and the\n"
+	      "verdict A -> B; then the lists NEW FAILURES (FAIL or ERROR in B, not in A),\n"
+	      "FIXED (failing in A, PASS or WARN in B), other verdict changes, and the\n"
+	      "rows of one record only.  Columns it does not read are ignored.  With\n"
+	      "--fail-if-slower PCT: exit 1 on a new failure, a row of A missing from B,\n"
+	      "or a tx or rx below (1 - PCT/100) x A's (100: on the verdicts alone);\n"
+	      "a check record against another kind of CSV: exit 2.\n", out);
 }
 
 const struct lb_cmd lb_cmd_compare = {
 	.name = "compare",
-	.summary = "B vs A per algorithm and size: noise, set-up differences (NIC A vs B)",
+	.summary = "B vs A per algorithm and size (or per port: check records); set-up differences",
 	.usage = "[--fail-if-slower PCT] [--json F] [-o F] A.csv B.csv",
 	.opts = compare_opts_table,
 	.nopts = sizeof(compare_opts_table) / sizeof(compare_opts_table[0]),

@@ -120,4 +120,25 @@ void lb_cmp_write_json(FILE *f, const struct lb_cmp *c, const struct lb_table t[
 /* The matched rows as CSV, the comparison's set-up in '#' lines first. */
 void lb_cmp_write_csv(FILE *f, const struct lb_cmp *c, const char *const names[2]);
 
+/* Pieces of the writers, shared with the check records'
+ * (report/compare_check_out.c). */
+
+/* "A: a.csv (40 rows, lanebench v0.1, 2026-11-24T03:40:11Z)" */
+void lb_cmp_file_line(FILE *out, const char *name, const char *path, const struct lb_table *t);
+
+/* {"file": ..., "rows": N, "incomplete": ..., "provenance": {...}} */
+void lb_cmp_json_file(FILE *f, const char *path, const struct lb_table *t);
+
+/* "%.9g", or null for a value that is not finite. */
+void lb_cmp_json_number(FILE *f, double v);
+
+/* A CSV field, quoted when it holds a comma, quote, line break or '#'. */
+void lb_cmp_csv_field(FILE *f, const char *s);
+
+/* ",0.5", or "," for a value that is not finite. */
+void lb_cmp_csv_number(FILE *f, double v);
+
+/* Text inside a '#' line: control characters become '?'. */
+void lb_cmp_comment_text(FILE *f, const char *s);
+
 #endif

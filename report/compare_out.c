@@ -9,7 +9,7 @@
 #include "json.h"
 #include "lib/units.h"
 
-static void file_line(FILE *out, const char *name, const char *path, const struct lb_table *t)
+void lb_cmp_file_line(FILE *out, const char *name, const char *path, const struct lb_table *t)
 {
 	const char *version = lb_table_prov(t, "version"), *when = lb_table_prov(t, "time_utc");
 	fprintf(out, "%s: %s (%zu rows", name, path, t->nrows);
@@ -132,8 +132,8 @@ static void print_summary(FILE *out, const struct lb_cmp *c)
 void lb_cmp_print_head(FILE *out, const struct lb_cmp *c, const struct lb_table t[2],
 		       const char *const names[2])
 {
-	file_line(out, "A", names[0], &t[0]);
-	file_line(out, "B", names[1], &t[1]);
+	lb_cmp_file_line(out, "A", names[0], &t[0]);
+	lb_cmp_file_line(out, "B", names[1], &t[1]);
 	for (int f = 0; f < 2; f++)
 		if (!t[f].nprov && t[1 - f].nprov)
 			fprintf(out, "note: %c has no provenance head (an older file): its set-up is "
@@ -148,7 +148,7 @@ void lb_cmp_print_rows(FILE *out, const struct lb_cmp *c, const struct lb_table 
 	print_summary(out, c);
 }
 
-static void json_number(FILE *f, double v)
+void lb_cmp_json_number(FILE *f, double v)
 {
 	if (isfinite(v))
 		fprintf(f, "%.9g", v);
@@ -156,7 +156,7 @@ static void json_number(FILE *f, double v)
 		fputs("null", f);
 }
 
-static void json_file(FILE *f, const char *path, const struct lb_table *t)
+void lb_cmp_json_file(FILE *f, const char *path, const struct lb_table *t)
 {
 	fputs("{\"file\": ", f);
 	lb_json_put_string(f, path);
@@ -178,11 +178,11 @@ static void json_file(FILE *f, const char *path, const struct lb_table *t)
 static void json_time(FILE *f, const char *name, struct lb_cmp_time t)
 {
 	fprintf(f, ", \"%s\": {\"median_seconds\": ", name);
-	json_number(f, t.mid);
+	lb_cmp_json_number(f, t.mid);
 	fputs(", \"low_seconds\": ", f);
-	json_number(f, t.low);
+	lb_cmp_json_number(f, t.low);
 	fputs(", \"high_seconds\": ", f);
-	json_number(f, t.high);
+	lb_cmp_json_number(f, t.high);
 	fputs("}", f);
 }
 
@@ -199,9 +199,9 @@ static void json_rows(FILE *f, const struct lb_cmp *c)
 		json_time(f, "a", r->a);
 		json_time(f, "b", r->b);
 		fputs(", \"b_over_a\": ", f);
-		json_number(f, r->ratio);
+		lb_cmp_json_number(f, r->ratio);
 		fputs(", \"speedup\": ", f);
-		json_number(f, 1 / r->ratio);
+		lb_cmp_json_number(f, 1 / r->ratio);
 		fprintf(f, ", \"verdict\": \"%s\", \"why\": ", lb_cmp_verdict_name(r->verdict));
 		lb_json_put_string(f, r->why);
 		fputs("}", f);
@@ -244,12 +244,12 @@ static void json_summary(FILE *f, const struct lb_cmp *c, double pct, size_t fai
 		fputs(g ? ",\n  {\"group\": " : "\n  {\"group\": ", f);
 		lb_json_put_string(f, s->group);
 		fputs(", \"geomean_b_over_a\": ", f);
-		json_number(f, s->geomean);
+		lb_cmp_json_number(f, s->geomean);
 		fprintf(f, ", \"sizes\": %zu, \"faster\": %zu, \"slower\": %zu, \"within_noise\": %zu, "
 			"\"cannot_judge\": %zu}", s->rows, s->faster, s->slower, s->noise, s->unjudged);
 	}
 	fputs("],\n \"fail_if_slower_percent\": ", f);
-	json_number(f, pct >= 0 ? pct : NAN);
+	lb_cmp_json_number(f, pct >= 0 ? pct : NAN);
 	fprintf(f, ", \"failed_rows\": %zu}\n", failed);
 }
 
@@ -259,16 +259,16 @@ void lb_cmp_write_json(FILE *f, const struct lb_cmp *c, const struct lb_table t[
 	fprintf(f, "{\"kind\": \"%s\", \"metric\": ", lb_cmp_kind_name(c->kind));
 	lb_json_put_string(f, c->time_col);
 	fputs(",\n \"a\": ", f);
-	json_file(f, names[0], &t[0]);
+	lb_cmp_json_file(f, names[0], &t[0]);
 	fputs(",\n \"b\": ", f);
-	json_file(f, names[1], &t[1]);
+	lb_cmp_json_file(f, names[1], &t[1]);
 	json_lists(f, c);
 	json_rows(f, c);
 	json_summary(f, c, fail_pct, failed);
 }
 
 /* A CSV field, quoted when it holds a comma, quote or '#' (first). */
-static void csv_field(FILE *f, const char *s)
+void lb_cmp_csv_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n#")) {
 		fputs(s, f);
@@ -283,7 +283,7 @@ static void csv_field(FILE *f, const char *s)
 /* Text inside a '#' line of the head: a line break (a cell or a file name
  * may hold one) would end the comment and start a data row, so control
  * characters become '?'. */
-static void comment_text(FILE *f, const char *s)
+void lb_cmp_comment_text(FILE *f, const char *s)
 {
 	for (; *s; s++)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
@@ -292,17 +292,17 @@ static void comment_text(FILE *f, const char *s)
 static void csv_head(FILE *f, const struct lb_cmp *c, const char *const names[2])
 {
 	fputs("# a: ", f);
-	comment_text(f, names[0]);
+	lb_cmp_comment_text(f, names[0]);
 	fputs("\n# b: ", f);
-	comment_text(f, names[1]);
+	lb_cmp_comment_text(f, names[1]);
 	fprintf(f, "\n# kind: %s\n# metric: %s\n", lb_cmp_kind_name(c->kind), c->time_col);
 	fprintf(f, "# spread: %s (%s..%s)\n# setup:", c->spread, c->low_col ? c->low_col : "-",
 		c->high_col ? c->high_col : "-");
 	for (size_t i = 0; i < c->ndiffer; i++) {
 		fprintf(f, "%s %s ", i ? ";" : "", c->items[i].name);
-		comment_text(f, c->items[i].a);
+		lb_cmp_comment_text(f, c->items[i].a);
 		fputs(" -> ", f);
-		comment_text(f, c->items[i].b);
+		lb_cmp_comment_text(f, c->items[i].b);
 	}
 	fputs(c->ndiffer ? "\n" : " no difference found\n", f);
 	fputs("group,label,message_bytes,a_median_seconds,a_low_seconds,a_high_seconds,"
@@ -311,7 +311,7 @@ static void csv_head(FILE *f, const struct lb_cmp *c, const char *const names[2]
 }
 
 /* ",0.5"; an empty field where there is no number (as the CSV sink). */
-static void csv_number(FILE *f, double v)
+void lb_cmp_csv_number(FILE *f, double v)
 {
 	if (isfinite(v))
 		fprintf(f, ",%.9g", v);
@@ -324,14 +324,14 @@ void lb_cmp_write_csv(FILE *f, const struct lb_cmp *c, const char *const names[2
 	csv_head(f, c, names);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct lb_cmp_row *r = &c->rows[i];
-		csv_field(f, c->summary[r->group].group);
+		lb_cmp_csv_field(f, c->summary[r->group].group);
 		fputc(',', f);
-		csv_field(f, r->label);
+		lb_cmp_csv_field(f, r->label);
 		fprintf(f, ",%llu", r->bytes);
 		const double v[] = { r->a.mid, r->a.low, r->a.high, r->b.mid, r->b.low, r->b.high,
 				     r->ratio, r->b.low / r->a.high, r->b.high / r->a.low };
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-			csv_number(f, v[k]);
+			lb_cmp_csv_number(f, v[k]);
 		fprintf(f, ",%s\n", lb_cmp_verdict_name(r->verdict));
 	}
 }

@@ -60,8 +60,9 @@ run_check() {
 	local log=$1 t0=$SECONDS
 	shift
 	rm -rf "$tmp/logs"
-	timeout 300 "$cluster" run --name "$name" --timeout 280 --log-dir "$tmp/logs" -- \
-		"$B" check --timeout 20 --min-bw 70 --max-model-ratio 4 "$@" >"$tmp/run" 2>&1
+	# in $tmp: the record check keeps without -o lands in $tmp/results
+	(cd "$tmp" && timeout 300 "$cluster" run --name "$name" --timeout 280 --log-dir "$tmp/logs" -- \
+		"$B" check --timeout 20 --min-bw 70 --max-model-ratio 4 "$@" >"$tmp/run" 2>&1)
 	rc=$? secs=$((SECONDS - t0))
 	cp "$tmp/logs/rank0.log" "$log" 2>/dev/null || : >"$log"
 	echo "--- rank 0 (exit $rc, ${secs} s):"

@@ -4,7 +4,10 @@
 # provenance head, and the errors (missing column, duplicate rows, no row
 # in common, mixed kinds, rows of different collectives); size intersections, old files without a head,
 # p2p and sim files, --json and -o; untrusted files (long values, figures
-# that cannot be judged, bad integers, 20,000 rows, bytes that are not UTF-8).
+# that cannot be judged, bad integers, 20,000 rows, bytes that are not UTF-8);
+# two check records (tests/data/check: B a later run of A with its ranks
+# numbered otherwise and more columns): a port slower, a new failure, a
+# fixed port, a missing port, the gate's exit statuses, --json and -o.
 set -u
 usage="usage: compare_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
 source "${1:?$usage}"
@@ -293,6 +296,75 @@ d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
 assert d["a"]["provenance"]["version"] == "v1\ufffd\x1b[2J", d["a"]["provenance"]
 assert d["rows"][0]["label"] == "multi\ufffd\ufffdlane 64K", d["rows"][0]["label"]
 assert {"name": "label", "a": "caf\u00e9\ufffd\x01", "b": "run-k2"} in d["setup_differences"], d["setup_differences"]
+PY
+
+# --- two check records -----------------------------------------------------------
+CHK=$SRC/tests/data/check
+want 0 "ports matched on host and lane" "$CHK/a.csv" "$CHK/b.csv"
+# each port by host and lane, whatever its rank in B (lb-h1 is rank 3 there)
+for line in \
+	'lb-h1 lane 0 (rail0)         97.7 -> 78.4   0.80   0.81    0.98  PASS -> WARN' \
+	'lb-h3 lane 1 (rail1)         97.8 -> 48.0   0.49   0.50    0.96  PASS -> FAIL' \
+	'lb-h2 lane 0 (rail0)         48.8 -> 97.6   2.02   1.97    0.96  FAIL -> PASS' \
+	'lb-h0 lane 1 (rail1)            97.6 -> -      -      -       -  PASS -> (none)' \
+	'lb-h1 lane 1 (rail1)         97.7 -> 97.6   1.00   1.00    0.98  PASS' \
+	'allgather allgather-ring 1M        50.2 ms     90.4 ms   1.80  PASS -> FAIL' \
+	'NEW FAILURES (failing in B, not in A): 2' \
+	'  port lb-h3 lane 1 (rail1): PASS -> FAIL: tx 48 Mbit/s, expected 100 Mbit/s (48 %, min 90 %)' \
+	'FIXED (failing in A, passing in B): 2' '  port lb-h2 lane 0 (rail0): FAIL -> PASS' \
+	'  aggregate lb-h2: FAIL -> PASS' '  port lb-h1 lane 0 (rail0): PASS -> WARN: tx 78.4 Mbit/s: 78 % of expected' \
+	'ONLY IN A (missing from B): 1' '  port lb-h0 lane 1 (rail1): PASS -> (none)' \
+	'2 new failures, 2 fixed, 1 other verdict change, 1 only in A, 0 only in B'; do
+	grep -qxF -- "$line" "$tmp/out" || fail "check records: no line '$line' in: $out"
+done
+awk 'length > 80 && !/^  [a-z]* .*: / && !/^[AB]: / { print; bad = 1 } END { exit bad }' "$tmp/out" ||
+	fail "check records: a line of the table wider than 80 columns"
+# the gate: a new failure, a missing port, a rate 20 % lower each fail it,
+# named on stderr; the same record against itself, or a fix alone, passes
+want 1 "port lb-h3 lane 1 (rail1): new failure (PASS -> FAIL)" --fail-if-slower 5 "$CHK/a.csv" "$CHK/b.csv"
+for needle in "port lb-h0 lane 1 (rail1): missing from B" \
+	"port lb-h1 lane 0 (rail0): tx B/A 0.80, rx B/A 0.81: below 0.95" \
+	"collective allgather allgather-ring 1M: new failure (PASS -> FAIL)"; do
+	case $err in *"$needle"*) ;; *) fail "gate: stderr lacks '$needle': $err" ;; esac
+done
+case $out in *"--fail-if-slower 5%: 4 of 14 rows failed"*"FAILED"*) ;; *) fail "gate line: $out" ;; esac
+want 0 "--fail-if-slower 5%: 0 of 14 rows failed" --fail-if-slower 5 "$CHK/a.csv" "$CHK/a.csv"
+# A's failing port fixed, nothing else changed: the gate passes
+sed '/^port,tcp,2,lb-h2,0,/s/,FAIL,"[^"]*",/,PASS,,/' "$CHK/a.csv" >"$tmp/fixed.csv"
+want 0 "--fail-if-slower 5%: 0 of 14 rows failed (new failures, missing from B, tx or rx more than that lower): passed" \
+	--fail-if-slower 5 "$CHK/a.csv" "$tmp/fixed.csv"
+grep -qxF "  port lb-h2 lane 0 (rail0): FAIL -> PASS" "$tmp/out" || fail "a fix alone: $out"
+# without hosts (or a host holding two ranks): matched on rank and lane
+csv_blank_hosts() { awk -F, -v OFS=, '/^#/ || !n++ { print; next } { $4 = ""; print }' "$1"; }
+csv_blank_hosts "$CHK/a.csv" >"$tmp/nohost.csv"
+want 0 "ports matched on rank and lane" "$tmp/nohost.csv" "$CHK/b.csv"
+grep -qF "rank 3 lane 0 (rail0)" "$tmp/out" || fail "matched on rank: $out"
+# errors: a check record against a bcast CSV, a port twice, a bad lane
+want 2 "is a check record, $tmp/one.csv is not" "$CHK/a.csv" "$tmp/one.csv"
+want 2 "is a check record" "$tmp/one.csv" "$CHK/a.csv"
+sed 's/^port,tcp,1,,1,/port,tcp,1,,0,/' "$tmp/nohost.csv" >"$tmp/twice.csv"
+want 2 "are the same port (rank 1, lane 0" "$tmp/twice.csv" "$CHK/a.csv"
+sed 's/^port,tcp,1,lb-h1,1,/port,tcp,1,lb-h1,x,/' "$CHK/a.csv" >"$tmp/badlane.csv"
+want 2 "$tmp/badlane.csv:" "$tmp/badlane.csv" "$CHK/a.csv"
+# --json and -o
+want 1 "FAILED" --fail-if-slower 5 --json "$tmp/chk.json" -o "$tmp/chk.csv" "$CHK/a.csv" "$CHK/b.csv"
+python3 - "$tmp/chk.json" "$tmp/chk.csv" <<'PY' || fail "check records: --json or -o: $(cat "$tmp/chk.json")"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "check" and d["matched_on"] == "host", d
+assert d["counts"] == {"same": 8, "new failure": 2, "fixed": 2, "changed": 1, "only in A": 1,
+                       "only in B": 0}, d["counts"]
+assert d["failed_rows"] == 4 and d["fail_if_slower_percent"] == 5, d
+rows = {r["label"]: r for r in d["rows"]}
+slow = rows["lb-h3 lane 1 (rail1)"]
+assert slow["change"] == "new failure" and slow["a"]["verdict"] == "PASS", slow
+assert abs(slow["rx_b_over_a"] - 6.1e6 / 12.231e6) < 1e-6, slow
+assert rows["lb-h0 lane 1 (rail1)"]["b"] is None, rows["lb-h0 lane 1 (rail1)"]
+lines = [l for l in open(sys.argv[2]) if not l.startswith("#")]
+r = {x["label"]: x for x in csv.DictReader(lines)}
+assert r["lb-h2 lane 0 (rail0)"]["change"] == "fixed", r["lb-h2 lane 0 (rail0)"]
+assert r["lb-h0 lane 1 (rail1)"]["b_verdict"] == "" and r["lb-h0 lane 1 (rail1)"]["b_tx_bytes_per_second"] == ""
+assert r["allgather allgather-ring 1M"]["time_b_over_a_ratio"].startswith("1.80"), r
 PY
 
 finish compare_test

@@ -3,7 +3,9 @@
  * Both are read from memory, compared, and the whole report written --
  * text, JSON, CSV, or what each file has when no row matches -- to memory.
  * The JSON must be valid UTF-8 without raw control characters, and every
- * row either judged on finite times or saying why not.  compare.dict holds
+ * row either judged on finite times or saying why not.  Two check records
+ * take their own comparison (report/compare_check.h), written the same
+ * three ways, its JSON held to the same rules.  compare.dict holds
  * the files' words (scripts/fuzz uses it). */
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "report/compare.h"
+#include "report/compare_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -90,6 +93,40 @@ static void check_rows(const struct lb_cmp *c)
 	}
 }
 
+/* Two check records: every row is in A or B, its change agrees with that,
+ * and the report is written whole. */
+static void check_records(const struct lb_table t[2], const char *const names[2])
+{
+	struct lb_chk c;
+	char err[2048], *buf = NULL;
+	size_t len = 0;
+	if (lb_chk_build(t, names, &c, err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < c.nrows; i++) {
+			const struct lb_chk_row *r = &c.rows[i];
+			if (!r->label || (r->row[0] == SIZE_MAX && r->row[1] == SIZE_MAX) ||
+			    (r->change == LB_CHK_ONLY_A) != (r->row[1] == SIZE_MAX))
+				abort();
+		}
+		FILE *out = open_memstream(&buf, &len);
+		if (out) {
+			lb_chk_print(out, &c, t, names);
+			lb_chk_write_csv(out, &c, names);
+			fclose(out);
+			free(buf);
+		}
+		buf = NULL;
+		out = open_memstream(&buf, &len);
+		if (out) {
+			lb_chk_write_json(out, &c, t, names, 5, 0);
+			fclose(out);
+			if (!json_text_ok((const unsigned char *)buf, len))
+				abort();
+			free(buf);
+		}
+	}
+	lb_chk_free(&c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nul = memchr(data, 0, size);
@@ -104,9 +141,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lb_table_free(&t[0]);
 		return 0;
 	}
-	struct lb_cmp c;
+	struct lb_cmp c = { 0 };
 	char err[2048];
-	if (lb_cmp_build(t, names, &c, err, sizeof(err)) == 0) {
+	if (lb_chk_is_record(&t[0]) && lb_chk_is_record(&t[1])) {
+		check_records(t, names);
+	} else if (lb_cmp_build(t, names, &c, err, sizeof(err)) == 0) {
 		check_rows(&c);
 		report(&c, t, names);
 	}
