@@ -157,6 +157,10 @@ struct check_out {
 	struct lb_buf fails;           /* "FAIL rank 5 (host lb-h5) lane 1 (rail1): ...\n" */
 	size_t nfails, nport_fails, nagg_fails;
 	struct lb_buf port_list;       /* "rank 5 lane 1, ..." */
+	struct lb_buf warns;           /* "WARN rank 2 (host lb-h2) lane 0 (rail0): ...\n" */
+	size_t nwarns;
+	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
+	uint32_t nhosts;
 };
 
 static const char *text(const struct lb_result *r, const char *col)
@@ -285,10 +289,94 @@ static void note_failure(struct check_out *o, const struct lb_result *r, const c
 		lb_buf_add(&o->fails, "FAIL rank %.0f (host %s) aggregate of %u lanes: %s\n",
 			   real(r, "rank"), text(r, "host"), o->lanes, text(r, "reason"));
 		o->nagg_fails++;
+	} else if (strcmp(phase, "lane") == 0) {
+		lb_buf_add(&o->fails, "FAIL lane %.0f (%s): %s\n", real(r, "lane"), text(r, "nic"),
+			   text(r, "reason"));
 	} else {
 		collective_failure(r, &o->fails);
 	}
 	o->nfails++;
+}
+
+/* A host's verdict: the worst of its ports' and its aggregate's, and
+ * which of them were not PASS ("lane 1, aggregate"). */
+struct host_verdict {
+	const char *host;  /* points into a row: copied */
+	char *name;
+	int level;         /* 0 PASS, 1 WARN, 2 FAIL or ERROR */
+	struct lb_buf what;
+};
+
+static int level_of(const char *verdict)
+{
+	return strcmp(verdict, "WARN") == 0 ? 1 :
+	       strcmp(verdict, "FAIL") == 0 || strcmp(verdict, "ERROR") == 0 ? 2 : 0;
+}
+
+/* Notes a port or aggregate row against its rank's host. */
+static void note_host(struct check_out *o, const struct lb_result *r, const char *phase)
+{
+	double rank = real(r, "rank");
+	if (isnan(rank) || rank < 0 || rank >= 1e6)
+		return;
+	uint32_t k = (uint32_t)rank;
+	if (k >= o->nhosts) {
+		struct host_verdict *h = realloc(o->hosts, (k + 1) * sizeof(*h));
+		if (!h)
+			return;
+		memset(h + o->nhosts, 0, (k + 1 - o->nhosts) * sizeof(*h));
+		o->hosts = h, o->nhosts = k + 1;
+	}
+	struct host_verdict *h = &o->hosts[k];
+	if (!h->name)
+		h->name = strdup(text(r, "host"));
+	int level = level_of(text(r, "verdict"));
+	if (level == 0)
+		return;
+	h->level = level > h->level ? level : h->level;
+	if (strcmp(phase, "port") == 0)
+		lb_buf_add(&h->what, "%slane %.0f %s", h->what.n ? ", " : "", real(r, "lane"),
+			   text(r, "verdict"));
+	else
+		lb_buf_add(&h->what, "%saggregate %s", h->what.n ? ", " : "", text(r, "verdict"));
+}
+
+/* "hosts: 7 PASS, 1 FAIL -- lb-h6: FAIL (lane 1 FAIL, aggregate FAIL)" */
+static void print_hosts(struct check_out *o)
+{
+	uint32_t n[3] = { 0 };
+	static const char *const words[] = { "PASS", "WARN", "FAIL" };
+	for (uint32_t k = 0; k < o->nhosts; k++)
+		n[o->hosts[k].level]++;
+	fprintf(o->out, "hosts: %u PASS", n[0]);
+	for (int l = 1; l < 3; l++)
+		if (n[l])
+			fprintf(o->out, ", %u %s", n[l], words[l]);
+	fputc('\n', o->out);
+	for (uint32_t k = 0; k < o->nhosts; k++) {
+		struct host_verdict *h = &o->hosts[k];
+		if (h->level)
+			fprintf(o->out, "  %s (rank %u): %s (%s)\n", h->name ? h->name : "-", k,
+				words[h->level], h->what.s ? h->what.s : "");
+		free(h->name);
+		lb_buf_free(&h->what);
+	}
+	free(o->hosts);
+	o->hosts = NULL, o->nhosts = 0;
+}
+
+/* A warning, named as a failure is. */
+static void note_warning(struct check_out *o, const struct lb_result *r, const char *phase)
+{
+	if (strcmp(phase, "port") == 0)
+		lb_buf_add(&o->warns, "WARN rank %.0f (host %s) lane %.0f (%s): %s\n", real(r, "rank"),
+			   text(r, "host"), real(r, "lane"), text(r, "nic"), text(r, "reason"));
+	else if (strcmp(phase, "lane") == 0)
+		lb_buf_add(&o->warns, "WARN lane %.0f (%s): %s\n", real(r, "lane"), text(r, "nic"),
+			   text(r, "reason"));
+	else
+		lb_buf_add(&o->warns, "WARN %s: %s\n", phase, text(r, "reason"));
+	o->nwarns++;
 }
 
 static void count(struct check_out *o, const struct lb_result *r, const char *phase)
@@ -368,16 +456,22 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	const char *phase = text(r, "phase");
 	if (o->csv && lb_csv_sink_row(o->csv, r, err, len))
 		return -1;
-	heading(o, phase);
+	int level = level_of(text(r, "verdict"));
+	if (strcmp(phase, "lane") != 0) /* a lane's row is a finding, not a figure */
+		heading(o, phase);
 	if (strcmp(phase, "port") == 0)
 		print_port(o->out, r);
 	else if (strcmp(phase, "aggregate") == 0)
 		print_aggregate(o->out, r);
-	else
+	else if (strcmp(phase, "lane") != 0)
 		print_collective(o->out, r);
 	count(o, r, phase);
-	if (strcmp(text(r, "verdict"), "FAIL") == 0)
+	if (strcmp(phase, "port") == 0 || strcmp(phase, "aggregate") == 0)
+		note_host(o, r, phase);
+	if (level == 2)
 		note_failure(o, r, phase);
+	else if (level == 1)
+		note_warning(o, r, phase);
 	return 0;
 }
 
@@ -398,17 +492,22 @@ static void record_line(const struct check_out *o, const char *json_path)
  * last for scripts).  Returns the exit status. */
 static int verdict(struct check_out *o, const char *json_path)
 {
-	if (o->nfails)
-		fprintf(o->out, "\n%s", o->fails.s ? o->fails.s : "");
-	if (o->fails.failed || o->port_list.failed)
+	if (o->nfails || o->nwarns)
+		fprintf(o->out, "\n%s%s", o->fails.s ? o->fails.s : "", o->warns.s ? o->warns.s : "");
+	if (o->fails.failed || o->port_list.failed || o->warns.failed)
 		fprintf(o->out, "(out of memory: the failures above are not all)\n");
+	lb_buf_free(&o->warns);
+	print_hosts(o);
 	record_line(o, json_path);
 	if (o->ranks == 2)
 		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
 	if (o->nfails == 0) {
-		fprintf(o->out, "check: PASS (%u ports, %u lanes x %u ranks, %u collectives)\n", o->ports,
+		fprintf(o->out, "check: PASS (%u ports, %u lanes x %u ranks, %u collectives", o->ports,
 		       o->lanes, o->ranks, o->bcasts);
+		if (o->nwarns)
+			fprintf(o->out, "; %zu warning%s", o->nwarns, o->nwarns > 1 ? "s" : "");
+		fprintf(o->out, ")\n");
 		return 0;
 	}
 	if (o->nport_fails)
