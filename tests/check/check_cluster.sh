@@ -5,14 +5,14 @@
 # must be named within a bounded time.  Rates: 100 Mbit/s per rail, the
 # degraded one 50 Mbit/s: 8 hosts x 2 rails stream at once on this 2-core
 # machine (healthy ports within 3 % of their median in the plain build).
-# --min-bw 70, not the default 90: phase 2 drives all 16 links at once with
+# --min-bw 70%, not the default 90%: phase 2 drives all 16 links at once with
 # every emulated host on the same 2 cores, so under ASan, outside load or
 # hypervisor steal a healthy port or aggregate has read 79-89 % of the
 # median; the half-rate rail (50 %) stays far below.  --max-model-ratio 4
 # (default 2): a healthy broadcast once measured 2.02 x its simulation on a
 # loaded machine, klane at 1 MiB 3.03 x with 16 ranks on 2 CPUs at load
 # average 16 (a fresh-clone run beside other work, 2026-11-24).
-#   check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk|faults
+#   check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk|faults|faults-dpdk
 #     quick: 4 hosts, host 3 rail 1 at half rate (tcp), the allgathers
 #            forced to fail: named by the rank and lane that bound them
 #     full:  8 hosts: healthy, broadcasts and allgathers; host 5 rail 1 at
@@ -22,18 +22,22 @@
 #            at 9000 (the rail's others 1500), dropping 5 permille of what
 #            it receives (nftables in the switch), cabled into the other
 #            rail's switch: each named alone, with its cause
+#     faults-dpdk: the same, --transport dpdk (the MTU's long frames are
+#            lost at the switch: no traffic, and the MTU named)
 #     dpdk:  8 hosts, host 5 rail 1 at half rate, then pulled,
 #            --transport dpdk (a dead peer costs only the ports that touch
 #            it: the transport gives the failed pairs' channels up)
 # Exit 0: all passed; 1: some check failed (each printed); 77: skipped.
 set -uo pipefail
-usage="usage: check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk|faults"
+usage="usage: check_cluster.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT quick|full|dpdk|faults|faults-dpdk"
 source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}"
 mode=${3:?$usage}
 use_cluster "${2:?$usage}" lbc
-if [ "$mode" = dpdk ] && ! "$B" --help | grep -q '^  dpdk '; then
+dpdk=0
+case $mode in dpdk | faults-dpdk) dpdk=1 ;; esac
+if [ $dpdk = 1 ] && ! "$B" --help | grep -q '^  dpdk '; then
 	echo "SKIP: lanebench built without the dpdk transport"
 	exit 77
 fi
@@ -45,7 +49,7 @@ remove_new_eal_dirs() { # EAL runtime directories this test's ranks left
 	done
 	return 0
 }
-[ "$mode" = dpdk ] && at_exit remove_new_eal_dirs
+[ $dpdk = 1 ] && at_exit remove_new_eal_dirs
 
 up() { # hosts, then more `cluster up` options
 	local n=$1
@@ -62,7 +66,7 @@ run_check() {
 	rm -rf "$tmp/logs"
 	# in $tmp: the record check keeps without -o lands in $tmp/results
 	(cd "$tmp" && timeout 300 "$cluster" run --name "$name" --timeout 280 --log-dir "$tmp/logs" -- \
-		"$B" check --timeout 20 --min-bw 70 --max-model-ratio 4 "$@" >"$tmp/run" 2>&1)
+		"$B" check --timeout 20 --min-bw 70% --max-model-ratio 4 "$@" >"$tmp/run" 2>&1)
 	rc=$? secs=$((SECONDS - t0))
 	cp "$tmp/logs/rank0.log" "$log" 2>/dev/null || : >"$log"
 	echo "--- rank 0 (exit $rc, ${secs} s):"
@@ -184,6 +188,9 @@ faults() { # check options...
 case $mode in
 faults)
 	faults
+	;;
+faults-dpdk)
+	faults --transport dpdk
 	;;
 quick)
 	degraded 4 3 -a all,allgathers --max-bound-ratio 1
