@@ -103,7 +103,7 @@ static const struct lb_opt opts[] = {
 	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("idle", 0, NULL, "what the progress loop does with nothing to do",
 	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
-	{ LB_OPT("lane-rate", 0, "RATE", "rate every port should reach (200mbit); default: the port's reported speed, else the median of the cluster's ports",
+	{ LB_OPT("lane-rate", 0, "RATE", "rate every port should reach (200mbit); default: --expect's or the lane's majority speed, else the median of the cluster's ports",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("expect", 0, "FILE", "what every port must show: speed, MTU, PCIe, rate, latency per lane, NIC or driver (docs/check-expect.md)",
 	  LB_OPT_STRING, OFF(expect)) },
@@ -628,18 +628,40 @@ static void check_more_help(FILE *out)
 	      "none ends before (p - 1) m / (the sum of a rank's lanes' rx from phase 1),\n"
 	      "the largest over ranks -- (p - 1) m / (k B) on k lanes of rate B.  Skipped\n"
 	      "when a port carried no traffic or any pair failed.\n"
-	      "\nVerdicts.  Expected of a port: --lane-rate, else the speed the transport\n"
-	      "reports for the NIC, else (speed unknown, as on veth) the median of the\n"
-	      "cluster's ports (tx and rx apart): an outlier fails against the others.  A\n"
-	      "port FAILs when its tx or rx is below --min-bw of expected, its latency\n"
-	      "above --max-lat, or it carried nothing with any partner within a quarter\n"
-	      "of --timeout.  A rank's aggregate FAILs below --min-bw of the sum of its\n"
-	      "ports' expected rates (without known rates: of the median aggregate).  A\n"
-	      "collective FAILs when measured / simulated exceeds --max-model-ratio; an\n"
-	      "allgather also above --max-bound-ratio x its receive bound, named with the\n"
-	      "rank that bound comes from and that rank's slowest lane.\n"
-	      "Every failure is named on its own line (rank, host, lane, NIC, measured and\n"
-	      "expected); the last line is the verdict: 'check: PASS (...)' or\n"
+	      "\nBefore any traffic every rank reads its ports: link state, speed, width,\n"
+	      "MTU, driver and firmware, PCIe link now and at most, NUMA node; for RDMA\n"
+	      "the verbs port (state, active MTU, GID); for DPDK what the PMD reports.\n"
+	      "Their error and drop counters are read before and after, the transport's\n"
+	      "retransmissions around every pair.\n"
+	      "\nVerdicts: PASS, WARN or FAIL per port, per host (the worst of its ports\n"
+	      "and aggregate) and per collective, each with its reasons in words.  What\n"
+	      "a port should show comes from --expect FILE (docs/check-expect.md), else\n"
+	      "from its lane's majority -- never from the port itself: a 100G NIC that\n"
+	      "negotiated 50G is judged against the others' 100G.  A port FAILs when\n"
+	      "- its link is down, its speed, MTU or PCIe link differs from the file or\n"
+	      "  the majority, or its PCIe link runs below the device's own maximum;\n"
+	      "- its tx or rx is below --min-bw of expected (--lane-rate, else the\n"
+	      "  file's or the majority's speed, else the median of the cluster's ports,\n"
+	      "  tx and rx apart);\n"
+	      "- every partner retransmitted more than --max-loss of what it sent it\n"
+	      "  (or it, of what it sent them); an error counter grew by more than\n"
+	      "  --max-errors, or a drop counter by more than --max-loss of its packets;\n"
+	      "- its latency is above --max-lat;\n"
+	      "- it carried nothing with any partner within a quarter of --timeout:\n"
+	      "  then it asks (ARP, from its interface) which lane's peers answer it,\n"
+	      "  and says where it is cabled.\n"
+	      "A port that looks slow or lossy with both partners meets a third before\n"
+	      "it is blamed.  A firmware or driver version off the lane's majority, or a\n"
+	      "lane split on a fact with no majority, WARNs.  A rank's aggregate FAILs\n"
+	      "below --min-bw of the sum of its ports' expected rates (without known\n"
+	      "rates: of the median aggregate).  A collective FAILs when measured /\n"
+	      "simulated exceeds --max-model-ratio; an allgather also above\n"
+	      "--max-bound-ratio x its receive bound, named with the rank that bound\n"
+	      "comes from and that rank's slowest lane.  Shares are written 0.9, 90%\n"
+	      "or '90 %' (a bare 90 is refused).  docs/check.md has more.\n"
+	      "Every failure and warning is named on its own line (rank, host, lane, NIC,\n"
+	      "what was measured or read, and what was expected), then every host's\n"
+	      "verdict; the last line is the verdict: 'check: PASS (...)' or\n"
 	      "'check: FAIL (...)'.  The host is $LANEBENCH_HOST, else the network\n"
 	      "namespace's name (the emulated cluster), else the host name.\n"
 	      "\nThe record: rank 0 always keeps the rows (phase port, aggregate, bcast: a\n"
@@ -666,7 +688,7 @@ static int run_check(const struct lb_cmd *cmd, int argc, char **argv)
 const struct lb_cmd lb_cmd_check = {
 	.name = "check",
 	.summary = "accept a cluster: every port, every rank's lanes, every collective; verdicts",
-	.usage = "[-d NICS] [-t TRANSPORT] [--lane-rate RATE] [--min-bw PCT] [--max-lat S] [--max-model-ratio R] [--max-bound-ratio R] [-o FILE] [options]",
+	.usage = "[-d NICS] [-t TRANSPORT] [--expect FILE] [--lane-rate RATE] [--min-bw SHARE] [-o FILE] [options]",
 	.opts = opts,
 	.nopts = sizeof(opts) / sizeof(opts[0]),
 	.more_help = check_more_help,
