@@ -248,6 +248,7 @@ static struct port port_of(const struct check_all *a, uint32_t k, uint32_t lane)
  * cluster's ports (NaN when none measured). */
 struct expect {
 	double median_tx, median_rx, max_lat;
+	struct lb_robust pop_tx, pop_rx; /* the measured ports, for the outlier rule */
 	const char **nics;               /* [rank * lanes + lane] */
 	struct check_finding *findings;  /* [rank * lanes + lane]: the inventory's */
 };
@@ -257,7 +258,7 @@ static struct expect cluster_figures(const struct check_all *a)
 	uint32_t n = a->size * a->lanes, k = 0, kl = 0;
 	double *tx = calloc(n + 1, sizeof(double)), *rx = calloc(n + 1, sizeof(double)),
 	       *lat = calloc(n + 1, sizeof(double));
-	struct expect e = { NAN, NAN, NAN, NULL, NULL };
+	struct expect e = { .median_tx = NAN, .median_rx = NAN, .max_lat = NAN };
 	for (uint32_t i = 0; tx && rx && lat && i < n; i++) {
 		struct port pt = port_of(a, i / a->lanes, i % a->lanes);
 		if (pt.measured) {
@@ -270,6 +271,8 @@ static struct expect cluster_figures(const struct check_all *a)
 	if (tx && rx && lat) {
 		e.median_tx = median(tx, k);
 		e.median_rx = median(rx, k);
+		e.pop_tx = lb_robust_of(tx, k);
+		e.pop_rx = lb_robust_of(rx, k);
 		e.max_lat = a->p->max_lat > 0 ? a->p->max_lat : LB_CHECK_LAT_FACTOR * median(lat, kl);
 	}
 	free(tx);
@@ -485,6 +488,34 @@ static void judge_wiring(const struct check_all *a, uint32_t k, uint32_t lane,
 	}
 }
 
+/* A rate against the cluster's other ports when nothing says what it
+ * should be (check_expect.h lb_robust_judge): below --min-bw of their
+ * median and outside their spread fails; below the share only, or among
+ * too few ports to tell, warns. */
+static void judge_outlier(struct row *w, const char *what, double got, const struct lb_robust *pop,
+			  double min, double floor_bps)
+{
+	char g[32], e[32];
+	if (isnan(got))
+		return;
+	enum lb_level l = lb_robust_judge(pop, got, min, floor_bps);
+	if (l != LB_FAIL && l != LB_WARN)
+		return;
+	rate_text(got, g, sizeof(g));
+	rate_text(pop->median, e, sizeof(e));
+	if (l == LB_FAIL)
+		add_reason(w, "%s %s, expected %s (%.0f %%, min %.0f %%)", what, g, e,
+			   100 * got / pop->median, 100 * min);
+	else if (pop->n < LB_ROBUST_MIN)
+		add_reason_at(w, LB_WARN, "%s %s, %.0f %% of the median of only %u ports: too few to "
+			      "judge by (--lane-rate or --expect can)", what, g,
+			      100 * got / pop->median, pop->n);
+	else
+		add_reason_at(w, LB_WARN, "%s %s, %.0f %% of the median %s but within the ports' "
+			      "spread (MAD %.3g Mbit/s): --lane-rate or --expect can judge", what, g,
+			      100 * got / pop->median, e, pop->mad * 8 / 1e6);
+}
+
 /* --expect's floors for this port, over the command line's. */
 static void port_limits(const struct check_all *a, const struct expect *e, uint32_t k,
 			uint32_t lane, double *min_bw, double *floor_bps, double *max_lat)
@@ -530,8 +561,13 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 			judge_wiring(a, k, lane, &a->ends[i].wiring, w);
 		return;
 	}
-	judge_rate(w, "tx", pt.tx, etx, min_bw);
-	judge_rate(w, "rx", pt.rx, erx, min_bw);
+	if (strcmp(w->from, "median") == 0) { /* nothing says: the others are the yardstick */
+		judge_outlier(w, "tx", pt.tx, &e->pop_tx, min_bw, 0);
+		judge_outlier(w, "rx", pt.rx, &e->pop_rx, min_bw, 0);
+	} else {
+		judge_rate(w, "tx", pt.tx, etx, min_bw);
+		judge_rate(w, "rx", pt.rx, erx, min_bw);
+	}
 	judge_rate(w, "tx", pt.tx, floor_bps, 1);
 	judge_rate(w, "rx", pt.rx, floor_bps, 1);
 	judge_loss(a, k, lane, w);
