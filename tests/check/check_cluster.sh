@@ -145,8 +145,10 @@ pulled() { # check options...
 	only_rank0_failed 8
 	[ "$secs" -lt 60 ] && ok "named within ${secs} s (< 60)" || fail "pulled rail took ${secs} s"
 	only_port_named "$tmp/down.log" 16 5 1
-	grep -q "^FAIL rank 5 .*lane 1 (rail1): no traffic / no connection" "$tmp/down.log" &&
+	grep -q "^FAIL rank 5 .*lane 1 (rail1): .*no traffic / no connection" "$tmp/down.log" &&
 		ok "says no traffic / no connection" || fail "no 'no traffic / no connection' reason"
+	grep -q "^FAIL rank 5 .*lane 1 (rail1): link down (operstate [a-z]*, no carrier)" "$tmp/down.log" &&
+		ok "says the link is down, read before any traffic" || fail "no 'link down' reason"
 }
 
 # A fault made for real on one port of the healthy 8 x 2 cluster that is
