@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check_private.h"
 #include "launch/arpprobe.h"
@@ -133,10 +134,24 @@ static void network_of(const char *addr, char *out, size_t len)
 	snprintf(out, len, "%.*s.x", dot ? (int)(dot - addr) : (int)strlen(addr), addr);
 }
 
-/* What answered, counted per lane: own lane, and the other lane most of
- * whose peers answered. */
+/* The port (rank * lanes + lane) whose MAC answered, from the inventory;
+ * -1 when no port of the job has it. */
+static long answering_port(const struct check *c, const char *mac)
+{
+	size_t ports = (size_t)c->job.size * c->job.lanes;
+	for (size_t i = 0; *mac && i < ports; i++)
+		if (strncasecmp(c->facts[i].mac, mac, sizeof(c->facts[i].mac)) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* What answered, counted per lane by the port that answered (a host left
+ * at Linux's default answers for all its addresses on every interface, so
+ * the address asked does not tell the wire, the answering port does): own
+ * lane, and the other lane most of whose ports answered. */
 static void tally(const struct check *c, uint32_t lane, const char *const *addrs,
-		  const uint32_t *lane_of, const int *answered, size_t n, struct check_wiring *w)
+		  const uint32_t *lane_of, const int *answered, char (*macs)[LB_ARP_MAC_TEXT],
+		  size_t n, struct check_wiring *w)
 {
 	int32_t per_lane[LB_JOB_MAX_LANES] = { 0 };
 	const char *first[LB_JOB_MAX_LANES] = { 0 };
@@ -145,8 +160,11 @@ static void tally(const struct check *c, uint32_t lane, const char *const *addrs
 		w->own_asked += lane_of[i] == lane;
 		if (!answered[i])
 			continue;
-		per_lane[lane_of[i]]++;
-		first[lane_of[i]] = first[lane_of[i]] ? first[lane_of[i]] : addrs[i];
+		long port = answering_port(c, macs[i]); /* else: the lane of the address asked */
+		uint32_t l = port >= 0 ? (uint32_t)(port % c->job.lanes) : lane_of[i];
+		const char *net = port >= 0 && c->facts[port].addr[0] ? c->facts[port].addr : addrs[i];
+		per_lane[l]++;
+		first[l] = first[l] ? first[l] : net;
 	}
 	w->own = per_lane[lane];
 	for (uint32_t l = 0; l < c->job.lanes; l++)
@@ -164,25 +182,28 @@ static void probe_lane(const struct check *c, uint32_t lane, struct check_wiring
 	const char **addrs = calloc(cap, sizeof(*addrs));
 	uint32_t *lane_of = calloc(cap, sizeof(*lane_of));
 	int *answered = calloc(cap, sizeof(*answered));
+	char (*macs)[LB_ARP_MAC_TEXT] = calloc(cap, sizeof(*macs));
 	const char *ifname = c->facts[(size_t)c->job.rank * c->job.lanes + lane].ifname;
 	*w = (struct check_wiring){ .other_lane = -1 };
-	if (!addrs || !lane_of || !answered)
+	if (!addrs || !lane_of || !answered || !macs)
 		snprintf(w->why, sizeof(w->why), "out of memory");
 	else if (!*ifname)
 		snprintf(w->why, sizeof(w->why), "the port has no network interface to probe from");
 	else {
 		size_t n = peer_addresses(c, addrs, lane_of);
 		char err[96];
-		if (lb_arp_probe(ifname, addrs, n, WIRING_PROBE_SECONDS, answered, err, sizeof(err)) < 0)
+		if (lb_arp_probe(ifname, addrs, n, WIRING_PROBE_SECONDS, answered, macs, err,
+				 sizeof(err)) < 0)
 			snprintf(w->why, sizeof(w->why), "%s", err);
 		else {
 			w->probed = 1;
-			tally(c, lane, addrs, lane_of, answered, n, w);
+			tally(c, lane, addrs, lane_of, answered, macs, n, w);
 		}
 	}
 	free(addrs);
 	free(lane_of);
 	free(answered);
+	free(macs);
 }
 
 void check_probe_wiring(struct check *c)

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -157,7 +158,7 @@ static int answer_of(const struct probe *p, const struct arp_ipv4 *a, ssize_t le
 
 /* Reads every packet waiting; marks the addresses they answer. */
 static size_t take_answers(const struct probe *p, const struct in_addr *ips, size_t n,
-			   int *answered)
+			   int *answered, char (*macs)[LB_ARP_MAC_TEXT])
 {
 	size_t got = 0;
 	for (;;) {
@@ -172,6 +173,11 @@ static size_t take_answers(const struct probe *p, const struct in_addr *ips, siz
 		if (i >= 0 && !answered[i]) {
 			answered[i] = 1;
 			got++;
+			if (macs) {
+				const uint8_t *m = a.sender_hw;
+				snprintf(macs[i], LB_ARP_MAC_TEXT, "%02x:%02x:%02x:%02x:%02x:%02x", m[0],
+					 m[1], m[2], m[3], m[4], m[5]);
+			}
 		}
 	}
 }
@@ -179,7 +185,7 @@ static size_t take_answers(const struct probe *p, const struct in_addr *ips, siz
 /* Asks every unanswered address every RESEND_S until all answered or the
  * time is up; returns how many answered, or -1. */
 static int probe_loop(const struct probe *p, const struct in_addr *ips, size_t n, double seconds,
-		      int *answered, char *err, size_t errlen)
+		      int *answered, char (*macs)[LB_ARP_MAC_TEXT], char *err, size_t errlen)
 {
 	double end = now_s() + seconds, next_send = 0;
 	size_t got = 0;
@@ -199,12 +205,12 @@ static int probe_loop(const struct probe *p, const struct in_addr *ips, size_t n
 			return lb_errf(err, errlen, "arp probe on %s: poll: %s", p->ifname,
 				       strerror(errno));
 		if (ready > 0)
-			got += take_answers(p, ips, n, answered);
+			got += take_answers(p, ips, n, answered, macs);
 	}
 }
 
 int lb_arp_probe(const char *ifname, const char *const *addrs, size_t n, double seconds,
-		 int *answered, char *err, size_t errlen)
+		 int *answered, char (*macs)[LB_ARP_MAC_TEXT], char *err, size_t errlen)
 {
 	if (!(seconds >= 0 && seconds <= 3600)) /* NaN too */
 		return lb_errf(err, errlen, "arp probe on %s: bad probe time %g s (0..3600)", ifname,
@@ -215,8 +221,11 @@ int lb_arp_probe(const char *ifname, const char *const *addrs, size_t n, double 
 			       n);
 	struct probe p = {.fd = -1, .ifname = ifname};
 	int rc = parse_addrs(addrs, n, ips, err, errlen);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		answered[i] = 0;
+		if (macs)
+			macs[i][0] = '\0';
+	}
 	if (!rc)
 		rc = find_index(&p, err, errlen);
 	if (!rc)
@@ -224,7 +233,7 @@ int lb_arp_probe(const char *ifname, const char *const *addrs, size_t n, double 
 	if (!rc)
 		rc = bind_interface(&p, err, errlen);
 	if (!rc)
-		rc = probe_loop(&p, ips, n, seconds, answered, err, errlen);
+		rc = probe_loop(&p, ips, n, seconds, answered, macs, err, errlen);
 	if (p.fd >= 0)
 		close(p.fd);
 	free(ips);

@@ -10,11 +10,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The hardware address an answer came from, "02:00:00:00:01:03". */
+#define LB_ARP_MAC_TEXT 18
+
 /* Probes addrs[0..n) (dotted IPv4) from interface ifname for at most
  * `seconds` (ends early when every address answered); answered[i] = 1 for
- * each that did.  Returns the number that answered, or -1 with a reason
- * (no such interface, no CAP_NET_RAW, ...) in err. */
+ * each that did, and, when macs is not NULL, macs[i] the MAC of the port
+ * that answered ("" none) -- which port answered tells the wiring even
+ * where a host answers for all its addresses on every interface (Linux's
+ * default, arp_ignore 0).  Returns the number that answered, or -1 with a
+ * reason (no such interface, no CAP_NET_RAW, ...) in err. */
 int lb_arp_probe(const char *ifname, const char *const *addrs, size_t n, double seconds,
-		 int *answered, char *err, size_t errlen);
+		 int *answered, char (*macs)[LB_ARP_MAC_TEXT], char *err, size_t errlen);
 
 #endif

@@ -184,7 +184,20 @@ faults() { # check options...
 	"$cluster" loss 3 1 0 --name "$name" >/dev/null || fail "cluster loss 3 1 0"
 	"$cluster" cable 6 1 --to-rail 0 --name "$name" >/dev/null || fail "cluster cable 6 1 --to-rail 0"
 	fault_named miswire 6 1 "no rail1 peer answers; the port answers on rail0's network (10.10.0.x): cabled into rail0's switch?" -a none "$@"
+	# the same where hosts answer ARP for every address on every interface
+	# (Linux's default, arp_ignore 0): the answering port's MAC tells
+	set_arp_ignore 0
+	fault_named miswire-arp0 6 1 "no rail1 peer answers; the port answers on rail0's network (10.10.0.x): cabled into rail0's switch?" -a none "$@"
+	set_arp_ignore 1
 	"$cluster" cable 6 1 --to-rail 1 --name "$name" >/dev/null || fail "cluster cable 6 1 --to-rail 1"
+}
+
+set_arp_ignore() { # value, on every host of the 8
+	local i
+	for i in $(seq 0 7); do
+		ip netns exec "$name-h$i" sysctl -qw net.ipv4.conf.all.arp_ignore="$1" ||
+			fail "arp_ignore $1 on host $i"
+	done
 }
 
 case $mode in

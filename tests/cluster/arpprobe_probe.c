@@ -1,7 +1,7 @@
 /* lb_arp_probe from the command line, for tests/cluster/arpprobe_test.sh:
  *   arpprobe_probe IFNAME SECONDS ADDR...
- * prints "ADDR answered" or "ADDR silent" per address, in order, then
- * "answered N"; exit 0.  A failure: its reason on stderr, exit 1. */
+ * prints "ADDR answered by MAC" or "ADDR silent" per address, in order,
+ * then "answered N"; exit 0.  A failure: its reason on stderr, exit 1. */
 #include "launch/arpprobe.h"
 
 #include <stdio.h>
@@ -15,18 +15,25 @@ int main(int argc, char **argv)
 	}
 	size_t n = (size_t)(argc - 3);
 	int *answered = calloc(n ? n : 1, sizeof(*answered));
+	char (*macs)[LB_ARP_MAC_TEXT] = calloc(n ? n : 1, sizeof(*macs));
 	char err[256];
-	int got = answered ? lb_arp_probe(argv[1], (const char *const *)(argv + 3), n,
-					  strtod(argv[2], NULL), answered, err, sizeof(err))
-			   : -1;
+	int got = answered && macs ? lb_arp_probe(argv[1], (const char *const *)(argv + 3), n,
+						  strtod(argv[2], NULL), answered, macs, err,
+						  sizeof(err))
+				   : -1;
 	if (got < 0) {
-		fprintf(stderr, "%s\n", answered ? err : "out of memory");
+		fprintf(stderr, "%s\n", answered && macs ? err : "out of memory");
 		free(answered);
+		free(macs);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++)
-		printf("%s %s\n", argv[3 + i], answered[i] ? "answered" : "silent");
+		if (answered[i])
+			printf("%s answered by %s\n", argv[3 + i], macs[i]);
+		else
+			printf("%s silent\n", argv[3 + i]);
 	printf("answered %d\n", got);
 	free(answered);
+	free(macs);
 	return 0;
 }

@@ -57,11 +57,24 @@ check "up 3 --rails 2 --rate 100mbit" timeout 60 "$cluster" up 3 --rails 2 --rat
 rail1_peers="10.11.0.2 10.11.0.3"
 rail0_peers="10.10.0.2 10.10.0.3"
 
-# expect_answers WHAT SECONDS "ANSWERING ADDRS" "SILENT ADDRS": a probe from
-# host 0's rail1 for all of them; exactly the first ones answer.
+# The MAC of the port that holds a cluster address: 10.(10+r).0.(i+1) is
+# host i's rail r, 02:00:00:00:0r:ii (scripts/cluster).
+mac_of() {
+	local IFS=.
+	set -- $1
+	printf '02:00:00:00:%02x:%02x' $(($2 - 10)) $(($4 - 1))
+}
+
+# expect_answers WHAT SECONDS "ANSWERING ADDRS" "SILENT ADDRS" [RAIL]: a
+# probe from host 0's rail1 for all of them; exactly the first ones answer,
+# each by the port holding it (or by that host's port on RAIL).
 expect_answers() {
-	local what=$1 secs=$2 yes=$3 no=$4 a want='' got
-	for a in $yes; do want+="$a answered"$'\n'; done
+	local what=$1 secs=$2 yes=$3 no=$4 rail=${5:-} a m want='' got
+	for a in $yes; do
+		m=$(mac_of "$a")
+		[ -n "$rail" ] && m=${m:0:12}$(printf '%02x' "$rail")${m:14}
+		want+="$a answered by $m"$'\n'
+	done
 	for a in $no; do want+="$a silent"$'\n'; done
 	# shellcheck disable=SC2086 # one address per word
 	got=$(ip netns exec "$(h 0)" "$probe" rail1 "$secs" $yes $no 2>&1)
@@ -82,6 +95,14 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 [ "$ms" -lt 5000 ]
 result $? "a probe answered in full returned after $ms ms (of 10 s)" \
 	"a probe answered in full took $ms ms, want it to end before its 10 s"
+
+# Linux's default, arp_ignore 0: a host answers for every address on every
+# interface, so rail 0's addresses answer on rail 1 too -- by rail 1's ports,
+# which is what tells the wiring (lanebench check counts answers by MAC).
+for i in 1 2; do ip netns exec "$(h $i)" sysctl -qw net.ipv4.conf.all.arp_ignore=0; done
+expect_answers "arp_ignore 0: rail 0's addresses answered by rail 1's ports" 1 \
+	"$rail0_peers" "" 1
+for i in 1 2; do ip netns exec "$(h $i)" sysctl -qw net.ipv4.conf.all.arp_ignore=1; done
 
 check "cable 0 1 --to-rail 0" "$cluster" cable 0 1 --to-rail 0 --name "$name"
 expect_answers "miswired into rail 0" 1 "$rail0_peers" "$rail1_peers"
