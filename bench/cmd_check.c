@@ -279,9 +279,9 @@ static void collective_failure(const struct lb_result *r, struct lb_buf *fails)
 static void note_failure(struct check_out *o, const struct lb_result *r, const char *phase)
 {
 	if (strcmp(phase, "port") == 0) {
-		lb_buf_add(&o->fails, "FAIL rank %.0f (host %s) lane %.0f (%s): %s\n",
-			   real(r, "rank"), text(r, "host"), real(r, "lane"), text(r, "nic"),
-			   text(r, "reason"));
+		lb_buf_add(&o->fails, "%s rank %.0f (host %s) lane %.0f (%s): %s\n",
+			   text(r, "verdict"), real(r, "rank"), text(r, "host"), real(r, "lane"),
+			   text(r, "nic"), text(r, "reason"));
 		lb_buf_add(&o->port_list, "%srank %.0f lane %.0f", o->nport_fails ? ", " : "",
 			   real(r, "rank"), real(r, "lane"));
 		o->nport_fails++;
@@ -303,14 +303,14 @@ static void note_failure(struct check_out *o, const struct lb_result *r, const c
 struct host_verdict {
 	const char *host;  /* points into a row: copied */
 	char *name;
-	int level;         /* 0 PASS, 1 WARN, 2 FAIL or ERROR */
+	int level;         /* 0 PASS, 1 WARN, 2 FAIL, 3 ERROR (cannot tell) */
 	struct lb_buf what;
 };
 
 static int level_of(const char *verdict)
 {
-	return strcmp(verdict, "WARN") == 0 ? 1 :
-	       strcmp(verdict, "FAIL") == 0 || strcmp(verdict, "ERROR") == 0 ? 2 : 0;
+	return strcmp(verdict, "WARN") == 0 ? 1 : strcmp(verdict, "FAIL") == 0 ? 2 :
+	       strcmp(verdict, "ERROR") == 0 ? 3 : 0;
 }
 
 /* Notes a port or aggregate row against its rank's host. */
@@ -344,12 +344,12 @@ static void note_host(struct check_out *o, const struct lb_result *r, const char
 /* "hosts: 7 PASS, 1 FAIL -- lb-h6: FAIL (lane 1 FAIL, aggregate FAIL)" */
 static void print_hosts(struct check_out *o)
 {
-	uint32_t n[3] = { 0 };
-	static const char *const words[] = { "PASS", "WARN", "FAIL" };
+	uint32_t n[4] = { 0 };
+	static const char *const words[] = { "PASS", "WARN", "FAIL", "ERROR" };
 	for (uint32_t k = 0; k < o->nhosts; k++)
 		n[o->hosts[k].level]++;
 	fprintf(o->out, "hosts: %u PASS", n[0]);
-	for (int l = 1; l < 3; l++)
+	for (int l = 1; l < 4; l++)
 		if (n[l])
 			fprintf(o->out, ", %u %s", n[l], words[l]);
 	fputc('\n', o->out);
@@ -468,7 +468,7 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	count(o, r, phase);
 	if (strcmp(phase, "port") == 0 || strcmp(phase, "aggregate") == 0)
 		note_host(o, r, phase);
-	if (level == 2)
+	if (level >= 2)
 		note_failure(o, r, phase);
 	else if (level == 1)
 		note_warning(o, r, phase);
@@ -633,8 +633,9 @@ static void check_more_help(FILE *out)
 	      "the verbs port (state, active MTU, GID); for DPDK what the PMD reports.\n"
 	      "Their error and drop counters are read before and after, the transport's\n"
 	      "retransmissions around every pair.\n"
-	      "\nVerdicts: PASS, WARN or FAIL per port, per host (the worst of its ports\n"
-	      "and aggregate) and per collective, each with its reasons in words.  What\n"
+	      "\nVerdicts: PASS, WARN, FAIL or ERROR (the check cannot tell: a silent port\n"
+	      "whose partners were silent too) per port, per host (the worst of its\n"
+	      "ports and aggregate) and per collective, with the reasons in words.  What\n"
 	      "a port should show comes from --expect FILE (docs/check-expect.md), else\n"
 	      "from its lane's majority -- never from the port itself: a 100G NIC that\n"
 	      "negotiated 50G is judged against the others' 100G.  A port FAILs when\n"

@@ -465,27 +465,64 @@ static void judge_counters(const struct check_all *a, const struct check_port_en
 	}
 }
 
-/* Where a port that carried nothing answers, in words. */
+/* Where a port that carried nothing answers, in words, at level l. */
 static void judge_wiring(const struct check_all *a, uint32_t k, uint32_t lane,
-			 const struct check_wiring *wr, struct row *w)
+			 const struct check_wiring *wr, enum lb_level l, struct row *w)
 {
 	const char *own = a->ranks[k].nic[lane];
 	if (!wr->probed) {
 		if (wr->why[0])
-			add_reason(w, "(where it is cabled was not probed: %s)", wr->why);
+			add_reason_at(w, l, "(where it is cabled was not probed: %s)", wr->why);
 		return;
 	}
 	if (wr->own == 0 && wr->other_lane >= 0) {
 		const char *other = a->ranks[k].nic[wr->other_lane];
-		add_reason(w, "no %s peer answers; the port answers on %s's network (%s): cabled into "
-			   "%s's switch?", own, other, wr->other_net, other);
+		add_reason_at(w, LB_FAIL, "no %s peer answers; the port answers on %s's network (%s): "
+			      "cabled into %s's switch?", own, other, wr->other_net, other);
 	} else if (wr->own == 0) {
-		add_reason(w, "no peer answers it on any lane's network: unplugged, or its switch "
-			   "port down?");
+		add_reason_at(w, l, "no peer answers it on any lane's network: unplugged, or its "
+			      "switch port down?");
 	} else {
-		add_reason(w, "%d of %d %s peers answer it (ARP), yet nothing went through: MTU, "
-			   "filtering or the transport?", wr->own, wr->own_asked, own);
+		add_reason_at(w, l, "%d of %d %s peers answer it (ARP), yet nothing went through: MTU, "
+			      "filtering or the transport?", wr->own, wr->own_asked, own);
 	}
+}
+
+/* Every partner port of (k, lane) carried nothing with anyone either: a
+ * silent pair whose two ends cannot be told apart (two ranks, or both
+ * partners dead). */
+static int partners_silent(const struct check_all *a, uint32_t k, uint32_t lane)
+{
+	int any = 0;
+	for (uint32_t r = 0; r < a->slots; r++) {
+		const struct check_pair *m = pair_of(a, k, lane, r);
+		if (m->partner < 0)
+			continue;
+		if (port_of(a, (uint32_t)m->partner, lane).measured)
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/* A port that carried nothing: its fault when anything else says so (its
+ * inventory or counters, a partner that carried data with others, a
+ * miswire), else ERROR -- the check cannot tell which end is bad. */
+static void judge_silence(const struct check_all *a, uint32_t k, uint32_t lane,
+			  const struct port *pt, struct row *w)
+{
+	const struct check_wiring *wr = a->ends ? &a->ends[(size_t)k * a->lanes + lane].wiring : NULL;
+	int miswired = wr && wr->probed && wr->own == 0 && wr->other_lane >= 0;
+	enum lb_level l = w->level >= LB_FAIL || miswired || !partners_silent(a, k, lane) ? LB_FAIL
+											 : LB_ERROR;
+	add_reason_at(w, l, "no traffic / no connection with rank %s on %s within %.0f s: %s",
+		      pt->partners[0] ? pt->partners : "(none)", w->nic, a->pair_timeout,
+		      pt->why ? pt->why : "no partner");
+	if (wr)
+		judge_wiring(a, k, lane, wr, l, w);
+	if (l == LB_ERROR)
+		add_reason_at(w, l, "cannot tell which end: its partners carried nothing on %s either",
+			      w->nic);
 }
 
 /* A rate against the cluster's other ports when nothing says what it
@@ -554,11 +591,7 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 	if (a->ends)
 		judge_counters(a, &a->ends[i], w);
 	if (!pt.measured) {
-		add_reason(w, "no traffic / no connection with rank %s on %s within %.0f s: %s",
-			   pt.partners[0] ? pt.partners : "(none)", w->nic, a->pair_timeout,
-			   pt.why ? pt.why : "no partner");
-		if (a->ends)
-			judge_wiring(a, k, lane, &a->ends[i].wiring, w);
+		judge_silence(a, k, lane, &pt, w);
 		return;
 	}
 	if (strcmp(w->from, "median") == 0) { /* nothing says: the others are the yardstick */
