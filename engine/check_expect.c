@@ -443,12 +443,18 @@ static void rate_text(double bps, char *buf, size_t len)
 
 static void int_text(const char *prefix, int32_t v, char *buf, size_t len)
 {
-	snprintf(buf, len, v > 0 ? "%s%d" : "", prefix, v);
+	if (v > 0)
+		snprintf(buf, len, "%s%d", prefix, v);
+	else
+		snprintf(buf, len, "%s", "");
 }
 
 static void gts_text(double gts, char *buf, size_t len)
 {
-	snprintf(buf, len, gts > 0 && isfinite(gts) ? "%g GT/s" : "", gts);
+	if (gts > 0 && isfinite(gts))
+		snprintf(buf, len, "%g GT/s", gts);
+	else
+		snprintf(buf, len, "%s", "");
 }
 
 static void port_speed(const struct lb_port_facts *f, char *b, size_t n) { rate_text(f->speed_bps, b, n); }
