@@ -276,10 +276,16 @@ static int read_rules(FILE *in, struct at *a, struct lb_expect *e)
 	char *text = NULL;
 	size_t size = 0, cap = 0;
 	int rc = 0;
-	while (rc == 0 && getline(&text, &size, in) >= 0) {
+	ssize_t n;
+	while (rc == 0 && (n = getline(&text, &size, in)) >= 0) {
 		struct lb_expect_rule r;
 		a->line++;
-		rc = parse_line(a, text, &r);
+		/* the parser reads a line as a C string: what follows a NUL would
+		 * be dropped unseen (a UTF-16 file is mostly NULs) */
+		if (memchr(text, '\0', (size_t)n))
+			rc = fail_at(a, "\\0", "a NUL byte: not a text file (UTF-16?)");
+		else
+			rc = parse_line(a, text, &r);
 		if (rc == 1)
 			rc = 0;
 		else if (rc == 0 && add_rule(e, &cap, &r))
