@@ -276,10 +276,16 @@ static int read_rules(FILE *in, struct at *a, struct lb_expect *e)
 	char *text = NULL;
 	size_t size = 0, cap = 0;
 	int rc = 0;
-	while (rc == 0 && getline(&text, &size, in) >= 0) {
+	ssize_t n;
+	while (rc == 0 && (n = getline(&text, &size, in)) >= 0) {
 		struct lb_expect_rule r;
 		a->line++;
-		rc = parse_line(a, text, &r);
+		/* the parser reads a line as a C string: what follows a NUL would
+		 * be dropped unseen (a UTF-16 file is mostly NULs) */
+		if (memchr(text, '\0', (size_t)n))
+			rc = fail_at(a, "\\0", "a NUL byte: not a text file (UTF-16?)");
+		else
+			rc = parse_line(a, text, &r);
 		if (rc == 1)
 			rc = 0;
 		else if (rc == 0 && add_rule(e, &cap, &r))
@@ -443,12 +449,18 @@ static void rate_text(double bps, char *buf, size_t len)
 
 static void int_text(const char *prefix, int32_t v, char *buf, size_t len)
 {
-	snprintf(buf, len, v > 0 ? "%s%d" : "", prefix, v);
+	if (v > 0)
+		snprintf(buf, len, "%s%d", prefix, v);
+	else
+		snprintf(buf, len, "%s", "");
 }
 
 static void gts_text(double gts, char *buf, size_t len)
 {
-	snprintf(buf, len, gts > 0 && isfinite(gts) ? "%g GT/s" : "", gts);
+	if (gts > 0 && isfinite(gts))
+		snprintf(buf, len, "%g GT/s", gts);
+	else
+		snprintf(buf, len, "%s", "");
 }
 
 static void port_speed(const struct lb_port_facts *f, char *b, size_t n) { rate_text(f->speed_bps, b, n); }

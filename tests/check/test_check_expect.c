@@ -142,6 +142,24 @@ static void load_bad(const char *path, const char *text, const char *want_tail)
 	CHECK(strcmp(err, want) == 0, "got \"%s\"\n  want \"%s\"", err, want);
 }
 
+/* text with NULs in it: n bytes */
+static void load_bad_bytes(const char *path, const char *bytes, size_t n, const char *want_tail)
+{
+	struct lb_expect e;
+	char err[512] = "", want[512];
+	FILE *f = fopen(path, "w");
+	CHECK(f && fwrite(bytes, 1, n, f) == n, "cannot write %s", path);
+	if (f)
+		fclose(f);
+	snprintf(want, sizeof(want), "%s:%s", path, want_tail);
+	int rc = lb_expect_load(path, &e, err, sizeof(err));
+	CHECK(rc == LB_EINPUT && e.rules == NULL && e.n == 0, "%s: rc %d", want_tail, rc);
+	CHECK(strcmp(err, want) == 0, "got \"%s\"\n  want \"%s\"", err, want);
+}
+
+#define LOAD_BAD_BYTES(path, lit, tail) load_bad_bytes(path, lit, sizeof(lit) - 1, tail)
+#define NUL "a NUL byte: not a text file (UTF-16?)"
+
 #define KEYS "(expected speed, mtu, pcie-width, pcie-speed, min-bw, max-lat, firmware)"
 
 static void test_load_errors(const char *path)
@@ -160,6 +178,9 @@ static void test_load_errors(const char *path)
 	load_bad(path, "lane x mtu 9000\n", "1: 'x': expected a lane number from 0 to 4095");
 	load_bad(path, "nic abcdefghijabcdefghijabcdefghijab mtu 9000\n",
 		 "1: 'abcdefghijabcdefghijabcdefghijab': too long (at most 31 characters)");
+	/* what follows a NUL is not dropped unseen (it was: mtu 1500 taken alone) */
+	LOAD_BAD_BYTES(path, "all mtu 1500\0 speed 10gbit\n", "1: '\\0': " NUL);
+	LOAD_BAD_BYTES(path, "# UTF-16\na\0l\0l\0 \0m\0t\0u\0", "2: '\\0': " NUL);
 	load_bad(path, "all mtu 40\n", "1: '40': expected an MTU in bytes from 68 to 65536");
 	load_bad(path, "all mtu 9k\n", "1: '9k': expected an MTU in bytes from 68 to 65536");
 	load_bad(path, "all speed 100gbps\n",
