@@ -600,15 +600,11 @@ static void say(const struct judge *j, uint32_t rank, enum lb_level level, const
 static void say(const struct judge *j, uint32_t rank, enum lb_level level, const char *fmt, ...)
 {
 	va_list ap;
+	char *s = NULL;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL; /* its contents are undefined then */
 	va_end(ap);
-	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s) {
-		va_start(ap, fmt);
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
 	j->fn(j->ctx, rank, j->lane, level, s ? s : "(out of memory describing a finding)");
 	free(s);
 }
