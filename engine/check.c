@@ -96,6 +96,22 @@ static int wrong_data(const struct lb_p2p_cfg *pc, uint64_t bad, char *err, size
 		       pc->lane, (unsigned long long)bad);
 }
 
+/* A lane's region: the latency test's two 8-byte slots, then the
+ * bandwidth test's two halves, each a window and its ack.  Repetitions
+ * alternate between the two, and a receiver checks what arrived without
+ * clearing first: on a transport that writes into place (rdma's
+ * op=write) the peer's next message may land before the receiver is done
+ * with the last one -- it was answered or acknowledged already -- and a
+ * clear made then would wipe it.  The one after next is sent only once
+ * that check is over (it waits for the answer to the next), and every
+ * repetition's pattern is new (pattern_id), so stale bytes never pass. */
+#define LAT_SLOTS 16
+
+static uint64_t half_region(const struct lb_check_params *p)
+{
+	return (uint64_t)p->window * p->bw_bytes + 64; /* the window, then its ack */
+}
+
 /* Ping-pong: the lower rank initiates and keeps the median; the other
  * checks every message it receives. */
 static int latency(const struct check *c, struct lb_p2p_cfg pc, uint32_t id0,
@@ -103,12 +119,14 @@ static int latency(const struct check *c, struct lb_p2p_cfg pc, uint32_t id0,
 {
 	uint32_t n = c->p->lat_iterations;
 	double *s = calloc(n + 1, sizeof(*s));
-	uint8_t *at = c->job.buf + pc.offset;
-	uint64_t bad;
+	uint64_t slots = pc.offset, bad;
 	int rc = s ? 0 : lb_errf(err, len, "out of memory");
 	pc.bytes = 8;
 	for (uint32_t i = 0; rc == 0 && i <= n; i++) { /* the first: warm-up */
-		pc.initiator ? lb_pattern_fill(at, 8, id0 + i) : (void)memset(at, 0, 8);
+		pc.offset = slots + 8 * (i % 2);
+		uint8_t *at = c->job.buf + pc.offset;
+		if (pc.initiator)
+			lb_pattern_fill(at, 8, id0 + i);
 		rc = lb_p2p_latency(&pc, i ? &s[i - 1] : NULL, err, len);
 		if (rc == 0 && !pc.initiator && lb_pattern_check(at, 8, id0 + i, &bad))
 			rc = wrong_data(&pc, bad, err, len);
@@ -132,14 +150,17 @@ static int stream(const struct check *c, struct lb_p2p_cfg pc, int sending, uint
 {
 	uint32_t n = c->p->iterations;
 	uint64_t bytes = (uint64_t)pc.window * c->p->bw_bytes, bad;
+	uint64_t halves = pc.offset + LAT_SLOTS;
 	double *s = calloc(n + 1, sizeof(*s));
-	uint8_t *at = c->job.buf + pc.offset;
 	int rc = s ? 0 : lb_errf(err, len, "out of memory");
 	pc.initiator = sending;
 	pc.bytes = c->p->bw_bytes;
 	pc.spread = 1;
 	for (uint32_t i = 0; rc == 0 && i <= n; i++) { /* the first: warm-up */
-		sending ? lb_pattern_fill(at, bytes, id0 + i) : (void)memset(at, 0, bytes);
+		pc.offset = halves + half_region(c->p) * (i % 2);
+		uint8_t *at = c->job.buf + pc.offset;
+		if (sending)
+			lb_pattern_fill(at, bytes, id0 + i);
 		rc = lb_p2p_bandwidth(&pc, i ? &s[i - 1] : NULL, err, len);
 		if (rc == 0 && !sending && lb_pattern_check(at, bytes, id0 + i, &bad))
 			rc = wrong_data(&pc, bad, err, len);
@@ -608,7 +629,7 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 				    .timeout = p->timeout, .lane_rate = p->lane_rate,
 				    .connect_timeout = p->timeout * PAIR_TIMEOUT_SHARE,
 				    .tp_options = p->tp_options, .polls_only = p->idle != LB_IDLE_SLEEP };
-	c->region = (uint64_t)p->window * p->bw_bytes + 64; /* the window, then its ack */
+	c->region = LAT_SLOTS + 2 * half_region(p);
 	jp.buffer_bytes = lanes_named(p->nics) * c->region;
 	uint64_t coll = collective_bytes(p);
 	jp.buffer_bytes = coll > jp.buffer_bytes ? coll : jp.buffer_bytes;

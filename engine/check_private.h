@@ -111,6 +111,14 @@ void check_ports_free(struct check *c);
 int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char *err,
 		    size_t errlen);
 
+/* A counter's name says what it counts: an error (a bad frame, a symbol,
+ * a CRC), a drop, or traffic; what was sent again is judged per pair
+ * (check_verdict.c; an RDMA port's retransmissions too, through the
+ * rdma transport's lane_counters).  A transport's own counters are
+ * traffic. */
+enum lb_check_counter_kind { COUNTS_TRAFFIC, COUNTS_ERRORS, COUNTS_DROPS };
+enum lb_check_counter_kind lb_check_counter_kind(const char *name);
+
 /* The columns of every row. */
 extern const struct lb_col lb_check_columns[];
 extern const size_t lb_check_ncolumns;

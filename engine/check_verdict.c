@@ -391,9 +391,6 @@ static void judge_loss(const struct check_all *a, uint32_t k, uint32_t lane, str
 	}
 }
 
-/* A counter's name says what it counts: an error (a bad frame, a symbol,
- * a CRC), a drop, or traffic; what was sent again is judged per pair. */
-enum counter_kind { COUNTS_TRAFFIC, COUNTS_ERRORS, COUNTS_DROPS };
 
 /* The NIC's own counters -- the netdev's statistics, the driver's, an IB
  * port's, a DPDK PMD's xstats -- are judged; a transport's (tcp:, dpdk:)
@@ -408,14 +405,30 @@ static int nic_counter(const char *name)
 	return 0;
 }
 
-static enum counter_kind kind_of(const char *name)
+/* An RDMA port's count of what it sent again -- Soft-RoCE's
+ * completer_retry_err (an ack timed out), rcvd_seq_err (a NAK),
+ * duplicate_request, out_of_seq_request; mlx5's local_ack_timeout_err,
+ * packet_seq_err, out_of_sequence -- is judged per pair, as TCP's
+ * retransmissions are (the rdma transport's lane_counters): the port
+ * that sent to a broken one retried too, and is not to blame.  Retries
+ * exhausted (retry_exceeded_err) broke a connection: an error. */
+static int rdma_resent(const char *name)
+{
+	const char *c = name + strlen("rdma:");
+	if (strncmp(name, "rdma:", strlen("rdma:")) != 0 || strstr(c, "exceeded"))
+		return 0;
+	return strstr(c, "retry") || strstr(c, "seq_err") || strstr(c, "out_of_seq") ||
+	       strstr(c, "duplicate") || strstr(c, "ack_timeout");
+}
+
+enum lb_check_counter_kind lb_check_counter_kind(const char *name)
 {
 	const char *c = strchr(name, ':');
 	if (!nic_counter(name))
 		return COUNTS_TRAFFIC;
 	c = c ? c + 1 : name;
 	if (strstr(c, "retrans") || strstr(c, "packets") || strstr(c, "segments_out") ||
-	    strstr(c, "_sent"))
+	    strstr(c, "_sent") || rdma_resent(name))
 		return COUNTS_TRAFFIC;
 	if (strstr(c, "drop") || strstr(c, "discard") || strstr(c, "miss") || strstr(c, "rnr") ||
 	    strstr(c, "nombuf"))
@@ -437,7 +450,7 @@ static uint64_t packets_of(const struct lb_port_counters *d)
 static void judge_counter(const struct check_all *a, const struct lb_port_counter *c,
 			  uint64_t packets, struct row *w)
 {
-	enum counter_kind kind = kind_of(c->name);
+	enum lb_check_counter_kind kind = lb_check_counter_kind(c->name);
 	unsigned long long v = (unsigned long long)c->value;
 	if (kind == COUNTS_ERRORS && c->value > a->p->max_errors)
 		add_reason(w, "%s grew by %llu (max %llu)", c->name, v,

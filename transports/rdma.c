@@ -64,6 +64,7 @@
  * A caller that may sleep on arm() gets no mailbox: its writes raise no
  * event to wake it.  --tp-opt mailbox=off: none either (to compare). */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1580,14 +1581,54 @@ static void add_port_counter(struct lb_port_counters *c, const char *name, const
 	c->c[c->n++].value = __atomic_load_n(value, __ATOMIC_RELAXED);
 }
 
-/* The lane's part of counters(); the port's own (retransmissions,
- * errors) are the device's, in sysfs. */
+/* Counter `name` of the lane's device port, under DIR/ of its sysfs
+ * directory (hw_counters, counters); 0 when it has none. */
+static uint64_t port_counter(const struct lane *l, const char *dir, const char *name)
+{
+	char path[256];
+	unsigned long long v = 0;
+	if (!l->ctx || !l->listen)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/%s/%s", l->dev,
+		 (unsigned)l->listen->port_num, dir, name);
+	FILE *f = fopen(path, "r");
+	if (f && fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* What the device port sent again, the driver's retries: an ack timed
+ * out, a sequence NAK came (Soft-RoCE's names, then mlx5's). */
+static const char *const retry_counters[] = {
+	"completer_retry_err", "rcvd_seq_err", "local_ack_timeout_err", "packet_seq_err",
+	"implied_nak_seq_err",
+};
+
+/* The port's retransmissions and packets sent: a device port is one
+ * lane's alone, and check reads them around each pair, which is then all
+ * the lane carries -- so they are that pair's (transport.h). */
+static void port_sent(const struct lane *l, struct lb_port_counters *c)
+{
+	uint64_t resent = 0, sent = port_counter(l, "hw_counters", "sent_pkts");
+	for (size_t i = 0; i < sizeof(retry_counters) / sizeof(retry_counters[0]); i++)
+		resent += port_counter(l, "hw_counters", retry_counters[i]);
+	if (!sent)
+		sent = port_counter(l, "counters", "port_xmit_packets");
+	add_port_counter(c, "rdma:retransmitted", &resent);
+	add_port_counter(c, "rdma:frames_sent", &sent);
+}
+
+/* The lane's part of counters(), then what its device port sent and sent
+ * again; the port's errors are the device's, in sysfs (portinfo). */
 static void rdma_lane_counters(struct lb_tp *tp, uint32_t lane, struct lb_port_counters *c)
 {
 	const struct lane *l = &tp->lanes[lane];
 	add_port_counter(c, "rdma:mailbox_sends", &l->mb_sends);
 	add_port_counter(c, "rdma:mailbox_receives", &l->mb_recvs);
 	add_port_counter(c, "rdma:credit_writes", &l->credit_writes);
+	port_sent(l, c);
 }
 
 /* "fe80:0000:0000:0000:0202:c0ff:fea8:0a01", as sysfs writes a GID. */
@@ -1602,7 +1643,8 @@ static void gid_text(const union ibv_gid *g, char *s, size_t n)
 /* The port rdma_cm bound the lane to, as verbs sees it now: the device
  * and port a lane named by its address resolves to, its state and MTU
  * (over sysfs's: the same source, read later), and speed and width
- * where sysfs had none. */
+ * where sysfs had none -- but not over a virtual netdev: Soft-RoCE on a
+ * veth derives them from the veth's made-up speed (portinfo.c's rule). */
 static void rdma_port_facts(struct lb_tp *tp, uint32_t lane, struct lb_port_facts *f)
 {
 	const struct lane *l = &tp->lanes[lane];
@@ -1614,14 +1656,16 @@ static void rdma_port_facts(struct lb_tp *tp, uint32_t lane, struct lb_port_fact
 	snprintf(f->rdma_dev, sizeof(f->rdma_dev), "%.*s", (int)sizeof(f->rdma_dev) - 1, l->dev);
 	f->rdma_port = port;
 	if (ibv_query_port(l->ctx, port, &pa) == 0) {
-		const char *state = ibv_port_state_str(pa.state);
+		const char *state = ibv_port_state_str(pa.state); /* "active" */
 		snprintf(f->rdma_state, sizeof(f->rdma_state), "%s",
 			 strncmp(state, "PORT_", 5) ? state : state + 5);
+		for (char *c = f->rdma_state; *c; c++) /* as sysfs and port.h write it */
+			*c = (char)toupper((unsigned char)*c);
 		f->rdma_mtu = pa.active_mtu >= IBV_MTU_256 && pa.active_mtu <= IBV_MTU_4096 ?
 				      128 << pa.active_mtu : 0;
-		if (!f->speed_bps)
+		if (!f->speed_bps && !f->is_virtual)
 			f->speed_bps = port_speed_bps(&pa);
-		if (!f->width)
+		if (!f->width && !f->is_virtual)
 			f->width = width_lanes(pa.active_width);
 	}
 	if (ibv_query_gid(l->ctx, port, 0, &gid) == 0)

@@ -164,7 +164,8 @@ struct lb_transport {
 	 *         "+dpdk(af_packet)";
 	 *   rdma: ibv_query_port of the lane's device port: rdma_dev,
 	 *         rdma_port, rdma_state, rdma_mtu, gid (index 0), and
-	 *         speed_bps and width where sysfs had none. */
+	 *         speed_bps and width where sysfs had none and the netdev
+	 *         is not virtual (Soft-RoCE on a veth: a made-up speed). */
 	void (*port_facts)(struct lb_tp *tp, uint32_t lane, struct lb_port_facts *f);
 	/* Optional: lane's own counters -- retransmissions, drops, errors and
 	 * the traffic a ratio needs -- appended to c (up to
@@ -184,7 +185,13 @@ struct lb_transport {
 	 *         say trouble (err, drop, discard, miss, crc, fail) beyond
 	 *         those, as xstat:<name>, summed over the lane's ports;
 	 *   rdma: the lane's part of counters(): rdma:mailbox_sends,
-	 *         rdma:mailbox_receives, rdma:credit_writes. */
+	 *         rdma:mailbox_receives, rdma:credit_writes; then its device
+	 *         port's retries (sysfs hw_counters: Soft-RoCE's
+	 *         completer_retry_err and rcvd_seq_err, mlx5's ack timeouts
+	 *         and sequence NAKs) summed as rdma:retransmitted, and its
+	 *         packets sent (hw_counters/sent_pkts, else
+	 *         counters/port_xmit_packets) as rdma:frames_sent: the port
+	 *         is the lane's alone, so around a pair they are the pair's. */
 	void (*lane_counters)(struct lb_tp *tp, uint32_t lane, struct lb_port_counters *c);
 	/* Optional: gives up on the channel (lane, peer) for good, for a
 	 * caller that stopped waiting for the peer there (a pair of

@@ -128,6 +128,62 @@ st=$?
 if [ $st = 1 ] && grep -q "rdma lane '127.0.0.1'" /tmp/lo.out; then ok "non-RDMA lane named: $(tail -1 /tmp/lo.out)" 0
 else bad "non-RDMA lane: exit $st: $(tail -2 /tmp/lo.out)"; fi
 
+# lanebench check over real verbs (issue 29): every port's facts come
+# from sysfs and ibv_query_port, its counters from the rxe device's
+# hw_counters, read before and after the pairs.  A healthy fabric passes;
+# n2r0's MTU made 1500 under the fabric's 9000 (rxe's active MTU follows:
+# 1024 against 4096) fails it, naming rank 2 lane 0 and the MTU, and no
+# other port (its partners retried what n2r0 dropped: judged per pair).
+# The veths' made-up 10G is not believed: ports are held to the median.
+# Under TCG rates and round trips spread more than on a wire (a pair's
+# median round trip took 4 ms beside others' 0.3): --min-bw 50%,
+# --max-lat 50 ms.
+# chk NAME: sets cst (launch's exit: rank 0's verdict) and csecs
+chk() {
+	t0=$(date +%s)
+	"$rxevm" launch 4 --timeout 200 --log-dir "/tmp/$1" -- "$lb" check --transport rdma -a none \
+		--timeout 60 --min-bw 50% --max-lat 0.05 --tp-opt ack-timeout=$ack -o "/tmp/$1.csv" \
+		>"/tmp/$1.out" 2>&1
+	cst=$? csecs=$(($(date +%s) - t0))
+}
+# port rows whose verbs facts or rxe counters are missing, "" when none
+verbs_facts_missing() {
+	python3 - "$1" <<'PY'
+import csv, sys
+rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+for r in rows:
+    if r["phase"] != "port":
+        continue
+    d = dict(kv.split("=") for kv in r["counter_deltas"].split(";") if "=" in kv)
+    ok = (r["rdma_state"] == "ACTIVE" and float(r["rdma_mtu"] or 0) > 0 and r["gid"]
+          and "rdma" in r["facts_from"] and "rdma:completer_retry_err" in d
+          and int(d.get("rdma:frames_sent", 0)) > 0 and r["expected_from"] == "median")
+    if not ok:
+        print("%s:%s state '%s' mtu '%s' gid '%s' from '%s' expected from '%s' counters '%s'" % (
+              r["rank"], r["lane"], r["rdma_state"], r["rdma_mtu"], r["gid"], r["facts_from"],
+              r["expected_from"], r["counter_deltas"][:300]), end="; ")
+PY
+}
+chk check-healthy
+missing=$(verbs_facts_missing /tmp/check-healthy.csv 2>&1)
+if [ $cst = 0 ] && [ -s /tmp/check-healthy.csv ] && [ -z "$missing" ]; then
+	ok "check on a healthy fabric passes; every port has its verbs facts and rxe counters: $(tail -1 /tmp/check-healthy.out)" $csecs
+else
+	bad "check on a healthy fabric: exit $cst, ports without verbs facts: ${missing:-none}"
+	grep -E '^(FAIL|WARN|check:)' /tmp/check-healthy.out | head -12 | sed 's/^/    /'
+fi
+ip link set n2r0 mtu 1500
+chk check-mtu
+ip link set n2r0 mtu "${LB_RXE_MTU:-9000}"
+named=$(grep -c '^FAIL rank [0-9]* (host .*) lane [0-9]* (' /tmp/check-mtu.out)
+if [ $cst = 1 ] && [ "$named" = 1 ] &&
+	grep -q "^FAIL rank 2 (host .*) lane 0 (10.99.1.3): MTU 1500, the lane's other 3 ports 9000; RDMA MTU 1024, the lane's other 3 ports 4096" /tmp/check-mtu.out; then
+	ok "check names n2r0's MTU alone: $(grep '^FAIL rank 2 ' /tmp/check-mtu.out)" $csecs
+else
+	bad "check with n2r0 at MTU 1500: exit $cst (want 1), $named ports named (want 1: rank 2 lane 0, its MTU)"
+	grep -E '^(FAIL|WARN|check:)' /tmp/check-mtu.out | head -12 | sed 's/^/    /'
+fi
+
 # a rank killed mid-run, once it says its second iteration started (not
 # after a fixed sleep): the others exit 3 within --timeout 10 s, naming it
 rm -rf /tmp/kill # an earlier run's logs would say "started" at once
