@@ -158,6 +158,7 @@ struct check_out {
 	size_t nfails, nport_fails, nagg_fails;
 	struct lb_buf port_list;       /* "rank 5 lane 1, ..." */
 	struct lb_buf warns;           /* "WARN rank 2 (host lb-h2) lane 0 (rail0): ...\n" */
+	struct lb_buf inventory;       /* the ports' facts, printed after their figures */
 	size_t nwarns;
 	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
 	uint32_t nhosts;
@@ -183,10 +184,25 @@ static void mbit(double bytes_per_s, char *buf, size_t len)
 		snprintf(buf, len, "%.1f", bytes_per_s * 8 / 1e6);
 }
 
+/* The inventory the port rows carried, as a table of its own. */
+static void print_inventory(struct check_out *o)
+{
+	if (!o->inventory.n)
+		return;
+	fprintf(o->out, "\ninventory (read before any traffic; all of it in the record):\n"
+		"%4s %4s  %-8s %-9s %5s %5s  %-10s %-9s %-11s %3s\n%s", "rank", "lane", "nic",
+		"state", "speed", "mtu", "driver", "firmware", "pcie", "numa", o->inventory.s);
+	if (o->inventory.failed)
+		fprintf(o->out, "(out of memory: the inventory above is not all)\n");
+	lb_buf_free(&o->inventory);
+}
+
 static void heading(struct check_out *o, const char *phase)
 {
 	if (o->phase && strcmp(o->phase, phase) == 0)
 		return;
+	if (o->phase && strcmp(o->phase, "port") == 0)
+		print_inventory(o);
 	o->phase = phase;
 	if (strcmp(phase, "port") == 0)
 		fprintf(o->out, "%4s  %-10s %4s  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", "rank", "host",
@@ -222,6 +238,53 @@ static void print_port(FILE *f, const struct lb_result *r)
 	fprintf(f, "%4.0f  %-10s %4.0f  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", real(r, "rank"),
 	       text(r, "host"), real(r, "lane"), text(r, "nic"), text(r, "partners"), tx, rx, ex,
 	       text(r, "expected_from"), ratio, lat, text(r, "verdict"));
+}
+
+/* "100G", "25G", "100M"; "-" unknown */
+static void speed_text(double bits, char *buf, size_t len)
+{
+	if (isnan(bits))
+		snprintf(buf, len, "-");
+	else if (bits >= 1e9)
+		snprintf(buf, len, "%gG", bits / 1e9);
+	else
+		snprintf(buf, len, "%gM", bits / 1e6);
+}
+
+/* "x16 16" (width, GT/s) at the device's maximum, "x8<16 8<16" below it */
+static void pcie_text(const struct lb_result *r, char *buf, size_t len)
+{
+	double w = real(r, "pcie_width"), mw = real(r, "pcie_max_width"),
+	       g = real(r, "pcie_gts"), mg = real(r, "pcie_max_gts");
+	if (isnan(w) && isnan(g)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	int n = snprintf(buf, len, "x%g", w);
+	if (n > 0 && (size_t)n < len && mw > w)
+		n += snprintf(buf + n, len - (size_t)n, "<%g", mw);
+	if (n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " %g", g);
+	if (n > 0 && (size_t)n < len && mg > g)
+		snprintf(buf + n, len - (size_t)n, "<%g", mg);
+}
+
+/* One port's inventory line: "up", or "up/ACTIVE" with a verbs port. */
+static void note_inventory(struct check_out *o, const struct lb_result *r)
+{
+	char speed[16], mtu[16] = "-", pcie[48], numa[16] = "-", state[48];
+	speed_text(real(r, "speed_bits_per_second"), speed, sizeof(speed));
+	pcie_text(r, pcie, sizeof(pcie));
+	if (!isnan(real(r, "mtu")))
+		snprintf(mtu, sizeof(mtu), "%.0f", real(r, "mtu"));
+	if (!isnan(real(r, "numa_node")))
+		snprintf(numa, sizeof(numa), "%.0f", real(r, "numa_node"));
+	snprintf(state, sizeof(state), "%s%s%s", text(r, "state"),
+		 lb_result_val(r, "rdma_state")->s ? "/" : "",
+		 lb_result_val(r, "rdma_state")->s ? text(r, "rdma_state") : "");
+	lb_buf_add(&o->inventory, "%4.0f %4.0f  %-8s %-9s %5s %5s  %-10s %-9s %-11s %3s\n",
+		   real(r, "rank"), real(r, "lane"), text(r, "nic"), state, speed, mtu,
+		   text(r, "driver"), text(r, "firmware"), pcie, numa);
 }
 
 static void print_aggregate(FILE *f, const struct lb_result *r)
@@ -459,8 +522,10 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	int level = level_of(text(r, "verdict"));
 	if (strcmp(phase, "lane") != 0) /* a lane's row is a finding, not a figure */
 		heading(o, phase);
-	if (strcmp(phase, "port") == 0)
+	if (strcmp(phase, "port") == 0) {
 		print_port(o->out, r);
+		note_inventory(o, r);
+	}
 	else if (strcmp(phase, "aggregate") == 0)
 		print_aggregate(o->out, r);
 	else if (strcmp(phase, "lane") != 0)
@@ -492,6 +557,7 @@ static void record_line(const struct check_out *o, const char *json_path)
  * last for scripts).  Returns the exit status. */
 static int verdict(struct check_out *o, const char *json_path)
 {
+	print_inventory(o); /* when no row came after the ports */
 	if (o->nfails || o->nwarns)
 		fprintf(o->out, "\n%s%s", o->fails.s ? o->fails.s : "", o->warns.s ? o->warns.s : "");
 	if (o->fails.failed || o->port_list.failed || o->warns.failed)

@@ -174,6 +174,9 @@ faults() { # check options...
 		fail "healthy 8 x 2: exit $rc: $(grep -E '^(FAIL|WARN)' "$tmp/healthy.log")"
 	"$cluster" mtu 2 0 9000 --name "$name" >/dev/null || fail "cluster mtu 2 0 9000"
 	fault_named mtu 2 0 "MTU 9000, the lane's other 7 ports 1500" -a none "$@"
+	grep -qE '^ +2 +0  rail0 +up +- +9000  veth ' "$tmp/mtu.log" &&
+		ok "mtu: the inventory table shows rank 2 lane 0 at 9000" ||
+		fail "mtu: no inventory line '2 0 rail0 up - 9000 veth' in: $(grep -A3 '^inventory' "$tmp/mtu.log")"
 	"$cluster" mtu 2 0 1500 --name "$name" >/dev/null || fail "cluster mtu 2 0 1500"
 	"$cluster" loss 3 1 5 --name "$name" >/dev/null || fail "cluster loss 3 1 5"
 	fault_named loss 3 1 "loses what it receives: every partner retransmitted to it" -a none "$@"
