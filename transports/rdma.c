@@ -912,6 +912,18 @@ static int setup_done(struct lb_tp *tp)
 	return 1;
 }
 
+/* Where a missing connection stood when setup gave up: a port cabled
+ * into the wrong switch never resolves its peer's address -- or, with the
+ * address still cached from before, sends a request nobody answers. */
+static const char *conn_stage(const struct conn *c)
+{
+	if (!c->connector)
+		return c->state == CONN_IDLE ? " (no request came)" : " (accepted, never established)";
+	if (c->state == CONN_RESOLVING)
+		return " (resolving its address and route)";
+	return c->state == CONN_CONNECTING ? " (the connection request unanswered)" : "";
+}
+
 /* Names the first connection still missing. */
 static int setup_timeout(struct lb_tp *tp, char *err, size_t len)
 {
@@ -921,11 +933,11 @@ static int setup_timeout(struct lb_tp *tp, char *err, size_t len)
 			struct conn *c = &tp->lanes[l].conns[i];
 			if (c->state == CONN_UP)
 				continue;
-			return lb_errf(err, len, "rdma lane '%s': timeout after %.0f s %s rank %u at %s:%u%s%s",
+			return lb_errf(err, len, "rdma lane '%s': timeout after %.0f s %s rank %u at %s:%u%s%s%s",
 				       tp->lanes[l].name, tp->cfg.timeout,
 				       c->connector ? "connecting to" : "waiting for",
 				       c->peer, ip_str(c->remote.ip, a), ntohs(c->remote.port),
-				       c->last_err[0] ? ": last error: " : "", c->last_err);
+				       conn_stage(c), c->last_err[0] ? ": last error: " : "", c->last_err);
 		}
 	return lb_errf(err, len, "rdma: connection setup timed out");
 }

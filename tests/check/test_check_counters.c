@@ -36,6 +36,12 @@ int main(void)
 	want("rdma:out_of_seq_request", COUNTS_TRAFFIC);
 	want("rdma:retry_exceeded_err", COUNTS_ERRORS);
 	want("rdma:send_err", COUNTS_ERRORS);
+	want("rdma:ack_deferred", COUNTS_TRAFFIC); /* "err" inside a word: no error */
+	want("ethtool:rx_interrupts", COUNTS_TRAFFIC);
+	want("rdma:port_rcv_errors", COUNTS_ERRORS);
+	want("xstat:ierrors", COUNTS_ERRORS);
+	want("xstat:oerrors", COUNTS_ERRORS);
+	want("ethtool:rx_err", COUNTS_ERRORS);
 	/* mlx5's */
 	want("rdma:local_ack_timeout_err", COUNTS_TRAFFIC);
 	want("rdma:packet_seq_err", COUNTS_TRAFFIC);

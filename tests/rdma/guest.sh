@@ -146,6 +146,17 @@ chk() {
 		>"/tmp/$1.out" 2>&1
 	cst=$? csecs=$(($(date +%s) - t0))
 }
+# named_alone NAME LINE WHAT: check NAME exited 1 and failed one port
+# only, with a FAIL line that starts with LINE (grep -E)
+named_alone() {
+	named=$(grep -c '^FAIL rank [0-9]* (host .*) lane [0-9]* (' "/tmp/$1.out")
+	if [ $cst = 1 ] && [ "$named" = 1 ] && grep -qE "$2" "/tmp/$1.out"; then
+		ok "$3: $(grep -E "$2" "/tmp/$1.out")" $csecs
+	else
+		bad "$3: exit $cst (want 1), $named ports named (want 1: $2)"
+		grep -E '^(FAIL|WARN|check:)' "/tmp/$1.out" | head -12 | sed 's/^/    /'
+	fi
+}
 # port rows whose verbs facts or rxe counters are missing, "" when none
 verbs_facts_missing() {
 	python3 - "$1" <<'PY'
@@ -175,14 +186,50 @@ fi
 ip link set n2r0 mtu 1500
 chk check-mtu
 ip link set n2r0 mtu "${LB_RXE_MTU:-9000}"
-named=$(grep -c '^FAIL rank [0-9]* (host .*) lane [0-9]* (' /tmp/check-mtu.out)
-if [ $cst = 1 ] && [ "$named" = 1 ] &&
-	grep -q "^FAIL rank 2 (host .*) lane 0 (10.99.1.3): MTU 1500, the lane's other 3 ports 9000; RDMA MTU 1024, the lane's other 3 ports 4096" /tmp/check-mtu.out; then
-	ok "check names n2r0's MTU alone: $(grep '^FAIL rank 2 ' /tmp/check-mtu.out)" $csecs
+named_alone check-mtu "^FAIL rank 2 \(host .*\) lane 0 \(10\.99\.1\.3\): MTU 1500, the lane's other 3 ports 9000; RDMA MTU 1024, the lane's other 3 ports 4096" \
+	"check names n2r0's MTU alone"
+
+# A lossy port: p2r1, the switch's end of node 2's rail-1 cable, loses
+# $loss of what it sends node 2, for real (netem: Debian's guest kernel
+# has it).  Node 2's partners retransmit to it (rxe's sequence NAKs and
+# ack timeouts, rdma:retransmitted over rdma:frames_sent, per pair): it
+# fails, "loses what it receives"; its partners, who lose nothing with
+# the others, pass.
+loss=1%
+# lane_losses CSV LANE: each port of LANE, its verdict and loss ratios
+lane_losses() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+print("; ".join("rank %s %s tx %s rx %s" % (r["rank"], r["verdict"], r["tx_loss_ratio"], r["rx_loss_ratio"])
+                for r in rows if r["phase"] == "port" and r["lane"] == sys.argv[2]))
+PY
+}
+if ! command -v tc >/dev/null || ! modprobe sch_netem; then
+	bad "lossy port: no netem in the guest (tc: $(command -v tc || echo none); sch_netem for $(uname -r))"
+elif tc qdisc add dev p2r1 root netem loss "$loss"; then
+	chk check-lossy
+	tc qdisc del dev p2r1 root
+	losses=$(lane_losses /tmp/check-lossy.csv 1 2>&1)
+	echo "note: lane 1 under $loss loss to node 2: $losses"
+	if ! echo "$losses" | grep -q '^rank 0 PASS .*; rank 1 PASS .*; rank 3 PASS '; then
+		bad "lossy port: node 2's partners on lane 1 must pass: $losses"
+	else named_alone check-lossy "^FAIL rank 2 \(host .*\) lane 1 \(10\.99\.2\.3\): (.*; )?loses what it receives: every partner retransmitted to it \(rank [0-9]: [0-9.]+ %, [0-9]+ of [0-9]+; rank [0-9]: [0-9.]+ %, [0-9]+ of [0-9]+; rank [0-9]: [0-9.]+ %" \
+		"check names the port that loses $loss of what it receives alone"; fi
 else
-	bad "check with n2r0 at MTU 1500: exit $cst (want 1), $named ports named (want 1: rank 2 lane 0, its MTU)"
-	grep -E '^(FAIL|WARN|check:)' /tmp/check-mtu.out | head -12 | sed 's/^/    /'
+	bad "lossy port: tc cannot add netem to p2r1"
 fi
+
+# A miswire: node 2's rail-1 cable moved into rail 0's switch.  Its rail-1
+# peers cannot reach it (rdma_cm's connect gives up after a quarter of
+# --timeout, 15 s: it must not wait longer), its pairs carry nothing, and
+# the ARP probe from n2r1 is answered by the other nodes' rail-0 ports
+# (their MACs in the inventory): cabled into rail 0's switch.
+ip link set p2r1 nomaster && ip link set p2r1 master br0
+chk check-miswire
+ip link set p2r1 nomaster && ip link set p2r1 master br1
+named_alone check-miswire "^FAIL rank 2 \(host .*\) lane 1 \(10\.99\.2\.3\): no traffic .* within 15 s: rdma lane '10\.99\.2\.3': timeout after 15 s .*no 10\.99\.2\.3 peer answers; the port answers on 10\.99\.1\.3's network \(10\.99\.1\.x\): cabled into 10\.99\.1\.3's switch\?" \
+	"check names node 2's rail-1 port, cabled into rail 0's switch, alone"
 
 # a rank killed mid-run, once it says its second iteration started (not
 # after a fixed sleep): the others exit 3 within --timeout 10 s, naming it
