@@ -449,6 +449,8 @@ enum lb_check_counter_kind lb_check_counter_kind(const char *name)
 	if (strstr(c, "retrans") || strstr(c, "packets") || strstr(c, "segments_out") ||
 	    strstr(c, "_sent") || rdma_resent(name))
 		return COUNTS_TRAFFIC;
+	if (strstr(c, "exceeded")) /* retries given up: a transfer failed (rxe's retry_rnr_exceeded_err) */
+		return COUNTS_ERRORS;
 	if (strstr(c, "drop") || strstr(c, "discard") || strstr(c, "miss") || strstr(c, "rnr") ||
 	    strstr(c, "nombuf"))
 		return COUNTS_DROPS;

@@ -35,6 +35,8 @@ int main(void)
 	want("rdma:duplicate_request", COUNTS_TRAFFIC);
 	want("rdma:out_of_seq_request", COUNTS_TRAFFIC);
 	want("rdma:retry_exceeded_err", COUNTS_ERRORS);
+	want("rdma:retry_rnr_exceeded_err", COUNTS_ERRORS); /* not a drop for its "rnr" */
+	want("rdma:rcvd_rnr_err", COUNTS_DROPS);
 	want("rdma:send_err", COUNTS_ERRORS);
 	want("rdma:ack_deferred", COUNTS_TRAFFIC); /* "err" inside a word: no error */
 	want("ethtool:rx_interrupts", COUNTS_TRAFFIC);
