@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "engine/check.h"
 #include "engine/check_expect.h"
+#include "launch/bootstrap.h"
 #include "lib/error.h"
 #include "lib/stop.h"
 #include "lib/units.h"
@@ -159,20 +160,22 @@ struct check_out {
 	struct lb_buf port_list;       /* "rank 5 lane 1, ..." */
 	struct lb_buf warns;           /* "WARN rank 2 (host lb-h2) lane 0 (rail0): ...\n" */
 	struct lb_buf inventory;       /* the ports' facts, printed after their figures */
-	size_t nwarns;
+	size_t nwarns, nlane_fails;
 	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
 	uint32_t nhosts;
 };
 
+/* A cell; "-" or NaN when empty or when the row has no such column. */
 static const char *text(const struct lb_result *r, const char *col)
 {
-	const char *s = lb_result_val(r, col)->s;
-	return s ? s : "-";
+	const union lb_val *v = lb_result_val(r, col);
+	return v && v->s ? v->s : "-";
 }
 
 static double real(const struct lb_result *r, const char *col)
 {
-	return lb_result_val(r, col)->d;
+	const union lb_val *v = lb_result_val(r, col);
+	return v ? v->d : NAN;
 }
 
 /* Mbit/s, or "-" */
@@ -260,13 +263,12 @@ static void pcie_text(const struct lb_result *r, char *buf, size_t len)
 		snprintf(buf, len, "-");
 		return;
 	}
-	int n = snprintf(buf, len, "x%g", w);
-	if (n > 0 && (size_t)n < len && mw > w)
-		n += snprintf(buf + n, len - (size_t)n, "<%g", mw);
-	if (n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " %g", g);
-	if (n > 0 && (size_t)n < len && mg > g)
-		snprintf(buf + n, len - (size_t)n, "<%g", mg);
+	char wt[24] = "x?", gt[24] = "?";
+	if (!isnan(w))
+		snprintf(wt, sizeof(wt), mw > w ? "x%g<%g" : "x%g", w, mw);
+	if (!isnan(g))
+		snprintf(gt, sizeof(gt), mg > g ? "%g<%g" : "%g", g, mg);
+	snprintf(buf, len, "%s %s", wt, gt);
 }
 
 /* One port's inventory line: "up", or "up/ACTIVE" with a verbs port. */
@@ -279,9 +281,9 @@ static void note_inventory(struct check_out *o, const struct lb_result *r)
 		snprintf(mtu, sizeof(mtu), "%.0f", real(r, "mtu"));
 	if (!isnan(real(r, "numa_node")))
 		snprintf(numa, sizeof(numa), "%.0f", real(r, "numa_node"));
-	snprintf(state, sizeof(state), "%s%s%s", text(r, "state"),
-		 lb_result_val(r, "rdma_state")->s ? "/" : "",
-		 lb_result_val(r, "rdma_state")->s ? text(r, "rdma_state") : "");
+	int rdma = strcmp(text(r, "rdma_state"), "-") != 0;
+	snprintf(state, sizeof(state), "%s%s%s", text(r, "state"), rdma ? "/" : "",
+		 rdma ? text(r, "rdma_state") : "");
 	lb_buf_add(&o->inventory, "%4.0f %4.0f  %-8s %-9s %5s %5s  %-10s %-9s %-11s %3s\n",
 		   real(r, "rank"), real(r, "lane"), text(r, "nic"), state, speed, mtu,
 		   text(r, "driver"), text(r, "firmware"), pcie, numa);
@@ -353,21 +355,22 @@ static void note_failure(struct check_out *o, const struct lb_result *r, const c
 			   real(r, "rank"), text(r, "host"), o->lanes, text(r, "reason"));
 		o->nagg_fails++;
 	} else if (strcmp(phase, "lane") == 0) {
-		lb_buf_add(&o->fails, "FAIL lane %.0f (%s): %s\n", real(r, "lane"), text(r, "nic"),
-			   text(r, "reason"));
+		lb_buf_add(&o->fails, "%s lane %.0f (%s): %s\n", text(r, "verdict"), real(r, "lane"),
+			   text(r, "nic"), text(r, "reason"));
+		o->nlane_fails++;
 	} else {
 		collective_failure(r, &o->fails);
 	}
 	o->nfails++;
 }
 
-/* A host's verdict: the worst of its ports' and its aggregate's, and
- * which of them were not PASS ("lane 1, aggregate"). */
+/* A host's verdict: the worst of its ports' and its aggregates' (a host
+ * may run several ranks), and which of them were not PASS. */
 struct host_verdict {
-	const char *host;  /* points into a row: copied */
 	char *name;
-	int level;         /* 0 PASS, 1 WARN, 2 FAIL, 3 ERROR (cannot tell) */
-	struct lb_buf what;
+	struct lb_buf ranks;  /* "3", "3,4" */
+	int level;            /* 0 PASS, 1 WARN, 2 FAIL, 3 ERROR (cannot tell) */
+	struct lb_buf what;   /* "rank 3 lane 1 FAIL, rank 3 aggregate FAIL" */
 };
 
 static int level_of(const char *verdict)
@@ -376,56 +379,76 @@ static int level_of(const char *verdict)
 	       strcmp(verdict, "ERROR") == 0 ? 3 : 0;
 }
 
-/* Notes a port or aggregate row against its rank's host. */
+/* The host's entry, added on first sight; NULL out of memory. */
+static struct host_verdict *host_entry(struct check_out *o, const char *name)
+{
+	for (uint32_t i = 0; i < o->nhosts; i++)
+		if (strcmp(o->hosts[i].name, name) == 0)
+			return &o->hosts[i];
+	struct host_verdict *h = realloc(o->hosts, (o->nhosts + 1) * sizeof(*h)), *e;
+	if (!h)
+		return NULL;
+	o->hosts = h;
+	e = &h[o->nhosts];
+	*e = (struct host_verdict){ .name = strdup(name) };
+	if (!e->name)
+		return NULL;
+	o->nhosts++;
+	return e;
+}
+
+/* Notes a port or aggregate row against its host. */
 static void note_host(struct check_out *o, const struct lb_result *r, const char *phase)
 {
-	double rank = real(r, "rank");
-	if (isnan(rank) || rank < 0 || rank >= 1e6)
+	struct host_verdict *h = host_entry(o, text(r, "host"));
+	if (!h)
 		return;
-	uint32_t k = (uint32_t)rank;
-	if (k >= o->nhosts) {
-		struct host_verdict *h = realloc(o->hosts, (k + 1) * sizeof(*h));
-		if (!h)
-			return;
-		memset(h + o->nhosts, 0, (k + 1 - o->nhosts) * sizeof(*h));
-		o->hosts = h, o->nhosts = k + 1;
-	}
-	struct host_verdict *h = &o->hosts[k];
-	if (!h->name)
-		h->name = strdup(text(r, "host"));
+	if (strcmp(phase, "aggregate") == 0) /* one a rank */
+		lb_buf_add(&h->ranks, "%s%.0f", h->ranks.n ? "," : "", real(r, "rank"));
 	int level = level_of(text(r, "verdict"));
 	if (level == 0)
 		return;
 	h->level = level > h->level ? level : h->level;
 	if (strcmp(phase, "port") == 0)
-		lb_buf_add(&h->what, "%slane %.0f %s", h->what.n ? ", " : "", real(r, "lane"),
-			   text(r, "verdict"));
+		lb_buf_add(&h->what, "%srank %.0f lane %.0f %s", h->what.n ? ", " : "",
+			   real(r, "rank"), real(r, "lane"), text(r, "verdict"));
 	else
-		lb_buf_add(&h->what, "%saggregate %s", h->what.n ? ", " : "", text(r, "verdict"));
+		lb_buf_add(&h->what, "%srank %.0f aggregate %s", h->what.n ? ", " : "",
+			   real(r, "rank"), text(r, "verdict"));
 }
 
-/* "hosts: 7 PASS, 1 FAIL -- lb-h6: FAIL (lane 1 FAIL, aggregate FAIL)" */
+static void free_hosts(struct check_out *o)
+{
+	for (uint32_t i = 0; i < o->nhosts; i++) {
+		free(o->hosts[i].name);
+		lb_buf_free(&o->hosts[i].ranks);
+		lb_buf_free(&o->hosts[i].what);
+	}
+	free(o->hosts);
+	o->hosts = NULL, o->nhosts = 0;
+}
+
+/* "hosts: 7 PASS, 1 FAIL", then each host not PASS:
+ * "  lb-h6 (rank 6): FAIL (rank 6 lane 1 FAIL, rank 6 aggregate FAIL)" */
 static void print_hosts(struct check_out *o)
 {
 	uint32_t n[4] = { 0 };
 	static const char *const words[] = { "PASS", "WARN", "FAIL", "ERROR" };
-	for (uint32_t k = 0; k < o->nhosts; k++)
-		n[o->hosts[k].level]++;
+	for (uint32_t i = 0; i < o->nhosts; i++)
+		n[o->hosts[i].level]++;
 	fprintf(o->out, "hosts: %u PASS", n[0]);
 	for (int l = 1; l < 4; l++)
 		if (n[l])
 			fprintf(o->out, ", %u %s", n[l], words[l]);
 	fputc('\n', o->out);
-	for (uint32_t k = 0; k < o->nhosts; k++) {
-		struct host_verdict *h = &o->hosts[k];
+	for (uint32_t i = 0; i < o->nhosts; i++) {
+		const struct host_verdict *h = &o->hosts[i];
 		if (h->level)
-			fprintf(o->out, "  %s (rank %u): %s (%s)\n", h->name ? h->name : "-", k,
-				words[h->level], h->what.s ? h->what.s : "");
-		free(h->name);
-		lb_buf_free(&h->what);
+			fprintf(o->out, "  %s (rank %s): %s (%s)\n", h->name,
+				h->ranks.s ? h->ranks.s : "-", words[h->level],
+				h->what.s ? h->what.s : "");
 	}
-	free(o->hosts);
-	o->hosts = NULL, o->nhosts = 0;
+	free_hosts(o);
 }
 
 /* A warning, named as a failure is. */
@@ -583,14 +606,37 @@ static int verdict(struct check_out *o, const char *json_path)
 		fprintf(o->out, "check: FAIL (every port passed");
 	if (o->nagg_fails)
 		fprintf(o->out, "; %zu aggregate%s", o->nagg_fails, o->nagg_fails > 1 ? "s" : "");
-	if (o->nfails > o->nport_fails + o->nagg_fails)
-		fprintf(o->out, "; %zu collective%s", o->nfails - o->nport_fails - o->nagg_fails,
-		       o->nfails - o->nport_fails - o->nagg_fails > 1 ? "s" : "");
+	if (o->nlane_fails)
+		fprintf(o->out, "; %zu lane%s", o->nlane_fails, o->nlane_fails > 1 ? "s" : "");
+	size_t ncoll = o->nfails - o->nport_fails - o->nagg_fails - o->nlane_fails;
+	if (ncoll)
+		fprintf(o->out, "; %zu collective%s", ncoll, ncoll > 1 ? "s" : "");
 	fprintf(o->out, ")\n");
 	return LB_EXIT_FAILED;
 }
 
 /* ---- the command ---------------------------------------------------------- */
+
+/* --expect is rank 0's (it judges): a rank that cannot read the file --
+ * not on its host -- goes on without it rather than leave the job
+ * waiting; rank 0 refuses the run (exit 2) naming the file:line. */
+static int load_expect(const struct lb_cmd *cmd, const char *path, struct lb_expect *e,
+		       int *loaded)
+{
+	char err[512], env_err[256];
+	struct lb_boot_cfg cfg;
+	*loaded = 0;
+	if (!path)
+		return 0;
+	if (lb_expect_load(path, e, err, sizeof(err)) == 0) {
+		*loaded = 1;
+		return 0;
+	}
+	if (lb_boot_env(&cfg, env_err, sizeof(env_err)) == 0 && cfg.rank != 0)
+		return 0;
+	lb_cli_error(cmd, "expect", "%s", err);
+	return -1;
+}
 
 static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct check_opts *o)
 {
@@ -640,9 +686,10 @@ static int check(const struct lb_cmd *cmd, void *base)
 				    (unsigned long long)o->bw_size), LB_EXIT_USAGE;
 	struct lb_check_params p = params_of(cmd, o);
 	struct lb_expect expect = { .n = 0 };
-	if (o->expect && lb_expect_load(o->expect, &expect, err, sizeof(err)))
-		return lb_cli_error(cmd, "expect", "%s", err), LB_EXIT_USAGE;
-	p.expect = o->expect ? &expect : NULL;
+	int loaded = 0;
+	if (load_expect(cmd, o->expect, &expect, &loaded))
+		return LB_EXIT_USAGE;
+	p.expect = loaded ? &expect : NULL;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
@@ -661,6 +708,9 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_buf_free(&out.csv_path);
 	lb_buf_free(&out.fails);
 	lb_buf_free(&out.port_list);
+	lb_buf_free(&out.warns); /* verdict() frees these; a failed run did not reach it */
+	lb_buf_free(&out.inventory);
+	free_hosts(&out);
 	return status;
 }
 
@@ -697,8 +747,8 @@ static void check_more_help(FILE *out)
 	      "\nBefore any traffic every rank reads its ports: link state, speed, width,\n"
 	      "MTU, driver and firmware, PCIe link now and at most, NUMA node; for RDMA\n"
 	      "the verbs port (state, active MTU, GID); for DPDK what the PMD reports.\n"
-	      "Their error and drop counters are read before and after, the transport's\n"
-	      "retransmissions around every pair.\n"
+	      "Their error and drop counters are read before and after phases 1 and 2,\n"
+	      "the transport's retransmissions around every pair.\n"
 	      "\nVerdicts: PASS, WARN, FAIL or ERROR (the check cannot tell: a silent port\n"
 	      "whose partners were silent too) per port, per host (the worst of its\n"
 	      "ports and aggregate) and per collective, with the reasons in words.  What\n"

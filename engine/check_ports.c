@@ -134,15 +134,22 @@ static void network_of(const char *addr, char *out, size_t len)
 	snprintf(out, len, "%.*s.x", dot ? (int)(dot - addr) : (int)strlen(addr), addr);
 }
 
-/* The port (rank * lanes + lane) whose MAC answered, from the inventory;
- * -1 when no port of the job has it. */
-static long answering_port(const struct check *c, const char *mac)
+/* The port (rank * lanes + lane) whose MAC answered for `asked`, from the
+ * inventory: the one with both that MAC and that address when lanes share
+ * a MAC (VLANs on one NIC, a bond), else the first with the MAC; -1 when
+ * no port of the job has it. */
+static long answering_port(const struct check *c, const char *mac, const char *asked)
 {
 	size_t ports = (size_t)c->job.size * c->job.lanes;
-	for (size_t i = 0; *mac && i < ports; i++)
-		if (strncasecmp(c->facts[i].mac, mac, sizeof(c->facts[i].mac)) == 0)
+	long first = -1;
+	for (size_t i = 0; *mac && i < ports; i++) {
+		if (strncasecmp(c->facts[i].mac, mac, sizeof(c->facts[i].mac)) != 0)
+			continue;
+		if (strncmp(c->facts[i].addr, asked, sizeof(c->facts[i].addr)) == 0)
 			return (long)i;
-	return -1;
+		first = first < 0 ? (long)i : first;
+	}
+	return first;
 }
 
 /* What answered, counted per lane by the port that answered (a host left
@@ -155,17 +162,21 @@ static void tally(const struct check *c, uint32_t lane, const char *const *addrs
 {
 	int32_t per_lane[LB_JOB_MAX_LANES] = { 0 };
 	const char *first[LB_JOB_MAX_LANES] = { 0 };
+	uint8_t *counted = calloc((size_t)c->job.size * c->job.lanes, 1);
 	w->other_lane = -1;
 	for (size_t i = 0; i < n; i++) {
 		w->own_asked += lane_of[i] == lane;
 		if (!answered[i])
 			continue;
-		long port = answering_port(c, macs[i]); /* else: the lane of the address asked */
+		long port = answering_port(c, macs[i], addrs[i]); /* else: the address's lane */
+		if (port >= 0 && counted && counted[port]++) /* a port answering for all its host's */
+			continue;
 		uint32_t l = port >= 0 ? (uint32_t)(port % c->job.lanes) : lane_of[i];
 		const char *net = port >= 0 && c->facts[port].addr[0] ? c->facts[port].addr : addrs[i];
 		per_lane[l]++;
 		first[l] = first[l] ? first[l] : net;
 	}
+	free(counted);
 	w->own = per_lane[lane];
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		if (l != lane && per_lane[l] > w->other) {
@@ -192,7 +203,9 @@ static void probe_lane(const struct check *c, uint32_t lane, struct check_wiring
 	else {
 		size_t n = peer_addresses(c, addrs, lane_of);
 		char err[96];
-		if (lb_arp_probe(ifname, addrs, n, WIRING_PROBE_SECONDS, answered, macs, err,
+		if (n == 0)
+			snprintf(w->why, sizeof(w->why), "no other port's address to ask");
+		else if (lb_arp_probe(ifname, addrs, n, WIRING_PROBE_SECONDS, answered, macs, err,
 				 sizeof(err)) < 0)
 			snprintf(w->why, sizeof(w->why), "%s", err);
 		else {

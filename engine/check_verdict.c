@@ -449,10 +449,10 @@ enum lb_check_counter_kind lb_check_counter_kind(const char *name)
 	if (strstr(c, "retrans") || strstr(c, "packets") || strstr(c, "segments_out") ||
 	    strstr(c, "_sent") || rdma_resent(name))
 		return COUNTS_TRAFFIC;
-	if (strstr(c, "exceeded")) /* retries given up: a transfer failed (rxe's retry_rnr_exceeded_err) */
-		return COUNTS_ERRORS;
+	if (strstr(c, "exceeded") || strstr(c, "bad") || strstr(c, "fault"))
+		return COUNTS_ERRORS; /* retries given up (rxe's retry_rnr_exceeded_err), bad frames */
 	if (strstr(c, "drop") || strstr(c, "discard") || strstr(c, "miss") || strstr(c, "rnr") ||
-	    strstr(c, "nombuf"))
+	    strstr(c, "nombuf") || strstr(c, "out_of_buffer") || strstr(c, "lost"))
 		return COUNTS_DROPS;
 	if (names_errors(c) || strstr(c, "crc") || strstr(c, "fcs") || strstr(c, "symbol") ||
 	    strstr(c, "collisions") || strstr(c, "link_downed"))
@@ -460,12 +460,23 @@ enum lb_check_counter_kind lb_check_counter_kind(const char *name)
 	return COUNTS_TRAFFIC;
 }
 
-/* Frames the port passed over the check, sent and received (the
- * netdev's), for a drop counter's share; 0 unknown. */
+/* Frames the port passed over the check, sent and received, for a drop
+ * counter's share; 0 unknown.  The netdev's counts, and the counts of what
+ * bypasses it -- a DPDK PMD's frames, an RDMA port's packets (hardware
+ * RoCE never shows in the netdev's) -- the larger of the two: Soft-RoCE's
+ * go through both. */
 static uint64_t packets_of(const struct lb_port_counters *d)
 {
-	int64_t rx = lb_port_counter(d, "stat:rx_packets"), tx = lb_port_counter(d, "stat:tx_packets");
-	return (uint64_t)(rx > 0 ? rx : 0) + (uint64_t)(tx > 0 ? tx : 0);
+	static const char *const netdev[] = { "stat:rx_packets", "stat:tx_packets" };
+	static const char *const bypass[] = { "dpdk:frames_sent", "dpdk:frames_received",
+					      "rdma:frames_sent", "rdma:port_rcv_packets",
+					      "xstat:rx_good_packets", "xstat:tx_good_packets" };
+	uint64_t by_netdev = 0, by_other = 0;
+	for (size_t i = 0; i < sizeof(netdev) / sizeof(netdev[0]); i++)
+		by_netdev += (uint64_t)(lb_port_counter(d, netdev[i]) > 0 ? lb_port_counter(d, netdev[i]) : 0);
+	for (size_t i = 0; i < sizeof(bypass) / sizeof(bypass[0]); i++)
+		by_other += (uint64_t)(lb_port_counter(d, bypass[i]) > 0 ? lb_port_counter(d, bypass[i]) : 0);
+	return by_netdev > by_other ? by_netdev : by_other;
 }
 
 static void judge_counter(const struct check_all *a, const struct lb_port_counter *c,

@@ -37,6 +37,9 @@ int main(void)
 	want("rdma:retry_exceeded_err", COUNTS_ERRORS);
 	want("rdma:retry_rnr_exceeded_err", COUNTS_ERRORS); /* not a drop for its "rnr" */
 	want("rdma:rcvd_rnr_err", COUNTS_DROPS);
+	want("ethtool:rx_out_of_buffer", COUNTS_DROPS); /* mlx5's receive drops */
+	want("ethtool:rx_lost", COUNTS_DROPS);
+	want("ethtool:rx_bad_frames", COUNTS_ERRORS);
 	want("rdma:send_err", COUNTS_ERRORS);
 	want("rdma:ack_deferred", COUNTS_TRAFFIC); /* "err" inside a word: no error */
 	want("ethtool:rx_interrupts", COUNTS_TRAFFIC);
