@@ -236,8 +236,7 @@ static void print_port(FILE *f, const struct lb_result *r)
 	mbit(real(r, "rx_bytes_per_second"), rx, sizeof(rx));
 	mbit(real(r, "expected_bytes_per_second"), ex, sizeof(ex));
 	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
-	if (!isnan(real(r, "latency_seconds")))
-		lb_format_seconds(real(r, "latency_seconds"), lat, sizeof(lat));
+	lb_format_seconds(real(r, "latency_seconds"), lat, sizeof(lat));
 	fprintf(f, "%4.0f  %-10s %4.0f  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", real(r, "rank"),
 	       text(r, "host"), real(r, "lane"), text(r, "nic"), text(r, "partners"), tx, rx, ex,
 	       text(r, "expected_from"), ratio, lat, text(r, "verdict"));
@@ -257,8 +256,8 @@ static void speed_text(double bits, char *buf, size_t len)
 /* "x16 16" (width, GT/s) at the device's maximum, "x8<16 8<16" below it */
 static void pcie_text(const struct lb_result *r, char *buf, size_t len)
 {
-	double w = real(r, "pcie_width"), mw = real(r, "pcie_max_width"),
-	       g = real(r, "pcie_gts"), mg = real(r, "pcie_max_gts");
+	double w = real(r, "pcie_width_lanes"), mw = real(r, "pcie_max_width_lanes"),
+	       g = real(r, "pcie_speed_gt_per_second"), mg = real(r, "pcie_max_speed_gt_per_second");
 	if (isnan(w) && isnan(g)) {
 		snprintf(buf, len, "-");
 		return;
@@ -277,8 +276,8 @@ static void note_inventory(struct check_out *o, const struct lb_result *r)
 	char speed[16], mtu[16] = "-", pcie[48], numa[16] = "-", state[48];
 	speed_text(real(r, "speed_bits_per_second"), speed, sizeof(speed));
 	pcie_text(r, pcie, sizeof(pcie));
-	if (!isnan(real(r, "mtu")))
-		snprintf(mtu, sizeof(mtu), "%.0f", real(r, "mtu"));
+	if (!isnan(real(r, "mtu_bytes")))
+		snprintf(mtu, sizeof(mtu), "%.0f", real(r, "mtu_bytes"));
 	if (!isnan(real(r, "numa_node")))
 		snprintf(numa, sizeof(numa), "%.0f", real(r, "numa_node"));
 	int rdma = strcmp(text(r, "rdma_state"), "-") != 0;
@@ -300,23 +299,14 @@ static void print_aggregate(FILE *f, const struct lb_result *r)
 	       rx, ex, text(r, "expected_from"), ratio, text(r, "verdict"));
 }
 
-/* "1.5 ms", or "-" */
-static void seconds(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		lb_format_seconds(v, buf, len);
-}
-
 static void print_collective(FILE *f, const struct lb_result *r)
 {
 	char size[16] = "-", med[24], sim[24], bound[24], ratio[16], over[16];
 	if (!isnan(real(r, "message_bytes")))
 		lb_format_size((uint64_t)real(r, "message_bytes"), size, sizeof(size));
-	seconds(real(r, "time_median_seconds"), med, sizeof(med));
-	seconds(real(r, "sim_seconds"), sim, sizeof(sim));
-	seconds(real(r, "bound_seconds"), bound, sizeof(bound));
+	lb_format_seconds(real(r, "time_median_seconds"), med, sizeof(med));
+	lb_format_seconds(real(r, "sim_seconds"), sim, sizeof(sim));
+	lb_format_seconds(real(r, "bound_seconds"), bound, sizeof(bound));
 	fixed2(real(r, "ratio"), ratio, sizeof(ratio));
 	fixed2(real(r, "time_median_seconds") / real(r, "bound_seconds"), over, sizeof(over));
 	fprintf(f, "%-10s %-22s %7s %11s %11s %6s %11s %6s  %s%s%s\n", text(r, "collective"),

@@ -448,6 +448,10 @@ void lb_format_seconds(double seconds, char *buf, size_t len)
 		{ "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 },
 	};
 	size_t i = 0;
+	if (isnan(seconds)) { /* not measured: a table's empty cell */
+		snprintf(buf, len, "-");
+		return;
+	}
 	while (i < 3 && fabs(seconds) < units[i].factor && seconds != 0 && isfinite(seconds))
 		i++;
 	snprintf(buf, len, "%.4g %s", seconds / units[i].factor, units[i].name);

@@ -73,7 +73,7 @@ int lb_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen);
 void lb_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* Seconds for humans, 4 significant digits in the unit that fits:
- * "12.35 us", "1.5 ms", "2 s", "0 s". */
+ * "12.35 us", "1.5 ms", "2 s", "0 s"; NaN (not measured) "-". */
 void lb_format_seconds(double seconds, char *buf, size_t len);
 
 /* An amount of memory, one decimal in the binary unit that fits:

@@ -32,14 +32,6 @@ static void rate_text(double tx, double rx, char *buf, size_t len)
 		snprintf(buf, len, "%.3g", v * 8 / 1e6);
 }
 
-static void seconds_text(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		lb_format_seconds(v, buf, len);
-}
-
 /* "PASS", "PASS -> FAIL", "PASS -> (none)" (a cell as long as the file
  * has it) */
 static void put_verdict(FILE *out, const struct lb_chk_row *r)
@@ -66,8 +58,8 @@ static void print_row(FILE *out, const struct lb_chk_row *r)
 {
 	char ra[24], rb[24], both[56], tx[16], rx[16], lat[16];
 	if (r->phase == LB_CHK_COLLECTIVE) {
-		seconds_text(r->time[0], ra, sizeof(ra));
-		seconds_text(r->time[1], rb, sizeof(rb));
+		lb_format_seconds(r->time[0], ra, sizeof(ra));
+		lb_format_seconds(r->time[1], rb, sizeof(rb));
 		ratio_text(r->time_ratio, tx, sizeof(tx));
 		fprintf(out, "%-30s %11s %11s %6s  ", r->label, ra, rb, tx);
 	} else {

@@ -170,12 +170,12 @@ static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len
 	g->counters = dup_of(r, "counter_deltas");
 	g->rank = num_of(r, "rank");
 	g->speed = num_of(r, "speed_bits_per_second");
-	g->mtu = num_of(r, "mtu");
+	g->mtu = num_of(r, "mtu_bytes");
 	g->numa = num_of(r, "numa_node");
-	g->pcie_gts = num_of(r, "pcie_gts");
-	g->pcie_max_gts = num_of(r, "pcie_max_gts");
-	g->pcie_width = num_of(r, "pcie_width");
-	g->pcie_max_width = num_of(r, "pcie_max_width");
+	g->pcie_gts = num_of(r, "pcie_speed_gt_per_second");
+	g->pcie_max_gts = num_of(r, "pcie_max_speed_gt_per_second");
+	g->pcie_width = num_of(r, "pcie_width_lanes");
+	g->pcie_max_width = num_of(r, "pcie_max_width_lanes");
 	g->expected = num_of(r, "expected_bytes_per_second");
 	g->tx = num_of(r, "tx_bytes_per_second");
 	g->rx = num_of(r, "rx_bytes_per_second");

@@ -288,6 +288,7 @@ static void formats(void)
 	static const struct { double in; const char *want; } secs[] = {
 		{ 1.5e-3, "1.5 ms" }, { 2, "2 s" }, { 0, "0 s" }, { 5e-6, "5 us" },
 		{ 1e-7, "100 ns" }, { 250, "250 s" }, { 0.0123456, "12.35 ms" },
+		{ NAN, "-" }, /* not measured: an empty cell, never "nan s" */
 	};
 	char buf[64];
 	for (size_t i = 0; i < N(size); i++) {

@@ -166,12 +166,12 @@ for r in rows:
     if r["phase"] != "port":
         continue
     d = dict(kv.split("=") for kv in r["counter_deltas"].split(";") if "=" in kv)
-    ok = (r["rdma_state"] == "ACTIVE" and float(r["rdma_mtu"] or 0) > 0 and r["gid"]
+    ok = (r["rdma_state"] == "ACTIVE" and float(r["rdma_mtu_bytes"] or 0) > 0 and r["gid"]
           and "rdma" in r["facts_from"] and "rdma:completer_retry_err" in d
           and int(d.get("rdma:frames_sent", 0)) > 0 and r["expected_from"] == "median")
     if not ok:
         print("%s:%s state '%s' mtu '%s' gid '%s' from '%s' expected from '%s' counters '%s'" % (
-              r["rank"], r["lane"], r["rdma_state"], r["rdma_mtu"], r["gid"], r["facts_from"],
+              r["rank"], r["lane"], r["rdma_state"], r["rdma_mtu_bytes"], r["gid"], r["facts_from"],
               r["expected_from"], r["counter_deltas"][:300]), end="; ")
 PY
 }
