@@ -120,7 +120,7 @@ const struct lb_algo lb_algos[] = {
 	 * model/agent_auto.h), each the agent of a cluster of slower clients. */
 	{
 		.name = "cluster-agent-gb",
-		.summary = "seed 001 Gather-Broadcast allgather: clients to agents, agents to each other, agents to clients",
+		.summary = "Wu's Gather-Broadcast allgather: clients to agents, agents to each other, agents to clients",
 		.build = lb_build_cluster_agent_gb,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.check = lb_check_agent,
@@ -132,7 +132,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "cluster-agent-ts",
-		.summary = "seed 001 Two-Step allgather: agents exchange their own, then their clients' blocks",
+		.summary = "Wu's Two-Step allgather: agents exchange their own, then their clients' blocks",
 		.build = lb_build_cluster_agent_ts,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
 		.check = lb_check_agent,
@@ -146,7 +146,7 @@ const struct lb_algo lb_algos[] = {
 	 * lane, no closed forms but the tree's steady-state period. */
 	{
 		.name = "topo-prune-simple",
-		.summary = "seed 000 Alg. 1: prune the heaviest edges while all stay reachable",
+		.summary = "Beaumont et al. Alg. 1: prune the heaviest edges while all stay reachable",
 		.build = lb_build_topo_prune_simple,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
@@ -154,7 +154,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "topo-prune-degree",
-		.summary = "seed 000 Alg. 2: prune the heaviest edge of the most loaded node",
+		.summary = "Beaumont et al. Alg. 2: prune the heaviest edge of the most loaded node",
 		.build = lb_build_topo_prune_degree,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
@@ -162,7 +162,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "topo-grow",
-		.summary = "seed 000 Alg. 3: grow the tree by the least weighted out-degree",
+		.summary = "Beaumont et al. Alg. 3: grow the tree by the least weighted out-degree",
 		.build = lb_build_topo_grow,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
@@ -170,7 +170,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "binomial-routed",
-		.summary = "seed 000 Alg. 4: binomial tree on indices, routed over shortest paths",
+		.summary = "Beaumont et al. Alg. 4: binomial tree on indices, routed over shortest paths",
 		.build = lb_build_binomial_routed,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
@@ -179,7 +179,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "mp-grow",
-		.summary = "seed 000 Alg. 5: grow the tree by the least multi-port period",
+		.summary = "Beaumont et al. Alg. 5: grow the tree by the least multi-port period",
 		.build = lb_build_mp_grow,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
@@ -187,7 +187,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "mp-prune-degree",
-		.summary = "seed 000: prune by the multi-port period of each node",
+		.summary = "Beaumont et al.: prune by the multi-port period of each node",
 		.build = lb_build_mp_prune_degree,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM,
@@ -195,7 +195,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "lp-prune",
-		.summary = "seed 000 Alg. 6: prune the edges the LP bound uses least",
+		.summary = "Beaumont et al. Alg. 6: prune the edges the LP bound uses least",
 		.build = lb_build_lp_prune,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
@@ -203,7 +203,7 @@ const struct lb_algo lb_algos[] = {
 	},
 	{
 		.name = "lp-grow",
-		.summary = "seed 000 Alg. 7: grow the tree by the edges the LP bound uses most",
+		.summary = "Beaumont et al. Alg. 7: grow the tree by the edges the LP bound uses most",
 		.build = lb_build_lp_grow,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
@@ -221,33 +221,33 @@ const struct lb_algo lb_algos[] = {
 	/* Seed 002's heuristics (algos/coord*.c): the order of the
 	 * coordinators' whole-message sends between sites, then each site's
 	 * broadcast (--site-algo); the model's completion time. */
-	COORD_ALGO(flat, "flat", "seed 002 baseline: the source's coordinator sends to every other in turn"),
-	COORD_ALGO(ecef, "ecef", "seed 002: the coordinator pair that completes earliest first"),
-	COORD_ALGO(ecef_la, "ecef-la", "seed 002: ecef with a look-ahead on the receiver's next send"),
+	COORD_ALGO(flat, "flat", "Fkaier et al. baseline: the source's coordinator sends to every other in turn"),
+	COORD_ALGO(ecef, "ecef", "Fkaier et al.: the coordinator pair that completes earliest first"),
+	COORD_ALGO(ecef_la, "ecef-la", "Fkaier et al.: ecef with a look-ahead on the receiver's next send"),
 	COORD_ALGO(ecef_lat_min, "ecef-lat-min",
-		   "seed 002: look-ahead to the least loaded next site (ECEF-LAt)"),
+		   "Fkaier et al.: look-ahead to the least loaded next site (ECEF-LAt)"),
 	COORD_ALGO(ecef_lat_max, "ecef-lat-max",
-		   "seed 002: look-ahead to the most loaded next site (ECEF-LAT)"),
-	COORD_ALGO(bottomup, "bottomup", "seed 002: the most loaded site first, through its quickest sender"),
+		   "Fkaier et al.: look-ahead to the most loaded next site (ECEF-LAT)"),
+	COORD_ALGO(bottomup, "bottomup", "Fkaier et al.: the most loaded site first, through its quickest sender"),
 	COORD_ALGO(bottomup_nort, "bottomup-nort",
-		   "seed 002: bottomup as printed, without the senders' ready times"),
+		   "Fkaier et al.: bottomup as printed, without the senders' ready times"),
 	COORD_ALGO(mostcrit, "mostcrit",
-		   "seed 002 MostCrit: each step ecef, ecef-la or bottomup, by the most dispersed factor"),
+		   "Fkaier et al. MostCrit: each step ecef, ecef-la or bottomup, by the most dispersed factor"),
 	/* Seed 004's HBSP^k collectives (algos/hbsp*.c): supersteps and
 	 * barriers on a platform's sites, their HBSP cost in closed form. */
 	HBSP_ALGO(hbsp1_gather, "hbsp1-gather",
-		  "seed 004 HBSP^1 gather: every rank sends its share to the root, one barrier",
+		  "Williams & Parsons HBSP^1 gather: every rank sends its share to the root, one barrier",
 		  LB_TAKES_BALANCE),
 	HBSP_ALGO(hbsp2_gather, "hbsp2-gather",
-		  "seed 004 HBSP^2 gather: to each site's coordinator, then coordinators to the root",
+		  "Williams & Parsons HBSP^2 gather: to each site's coordinator, then coordinators to the root",
 		  LB_TAKES_BALANCE),
 	HBSP_ALGO(hbsp1_bcast, "hbsp1-bcast",
-		  "seed 004 HBSP^1 two-phase broadcast: scatter the shares, then total exchange",
+		  "Williams & Parsons HBSP^1 two-phase broadcast: scatter the shares, then total exchange",
 		  LB_TAKES_BALANCE),
 	HBSP_ALGO(hbsp1_bcast_1phase, "hbsp1-bcast-1phase",
-		  "seed 004 HBSP^1 one-phase broadcast: the root sends everything to everyone", 0),
+		  "Williams & Parsons HBSP^1 one-phase broadcast: the root sends everything to everyone", 0),
 	HBSP_ALGO(hbsp2_bcast, "hbsp2-bcast",
-		  "seed 004 HBSP^2 broadcast: root to coordinators (--super2), two-phase in each site",
+		  "Williams & Parsons HBSP^2 broadcast: root to coordinators (--super2), two-phase in each site",
 		  LB_TAKES_BALANCE | LB_TAKES_SUPER2),
 };
 

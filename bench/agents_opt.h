@@ -9,7 +9,7 @@
 
 /* The option row, its target a uint32_t at `offset`. */
 #define LB_AGENTS_OPT(offset)                                                                 \
-	{ LB_OPT("agents", 0, "auto|N", "seed 001's cluster-agent-gb/-ts: N agents (the N fastest nodes of the --platform by their send overhead, plus m / (k x rate) where a node has a rate), or auto: where the --platform gives nodes a rate, the count 1..p whose plan the LogP simulation (sim --model logp; bcast predicts them with it) finishes first, a tie to fewer agents (up to 64 nodes); without rates or beyond the count of least closed-form T_all (SPEC 4.4, seed 001's model)", \
+	{ LB_OPT("agents", 0, "auto|N", "Wu's cluster-agent-gb/-ts (seed 001): N agents (the N fastest nodes of the --platform by their send overhead, plus m / (k x rate) where a node has a rate), or auto: where the --platform gives nodes a rate, the count 1..p whose plan the LogP simulation (sim --model logp; bcast predicts them with it) finishes first, a tie to fewer agents (up to 64 nodes); without rates or beyond the count of least closed-form T_all (seed 001's model, Wu's Cluster Agents)", \
 		 LB_OPT_HANDLER, (offset)), .def = "auto", .handler = lb_cli_set_agents,   \
 	  .show = lb_cli_show_agents }
 

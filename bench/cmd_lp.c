@@ -258,7 +258,7 @@ static void lp_more_help(FILE *out)
 
 const struct lb_cmd lb_cmd_lp = {
 	.name = "lp",
-	.summary = "the steady-state broadcast bound TP* of a platform (seed 000's LP, GLPK)",
+	.summary = "the steady-state broadcast bound TP* of a platform (Beaumont et al.'s LP, GLPK)",
 	.usage = "--platform FILE [--root R] [--lane L] [--slice SIZE] [--lp-phase2 time|sum|none] "
 		 "[--write-lp FILE] [--json FILE|-]",
 	.opts = opts,

@@ -75,7 +75,7 @@ static const struct lb_opt opts[] = {
 	  .def = "2", .min = 1, .max = 64 },
 	{ LB_OPT("message-size", 'm', "BYTES", "message size, e.g. 1M (required unless -a list); an allgather's is each rank's contribution (p x it in all)",
 	  LB_OPT_SIZE, OFF(bytes)) },
-	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw; for the platform algorithms, which have no such model, 1 MiB (seed 000's slice)",
+	{ LB_OPT("slice", 's', "BYTES", "pipelining unit (default: the whole message); auto: the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw; for the platform algorithms, which have no such model, 1 MiB (Beaumont et al.'s slice)",
 	  LB_OPT_SLICE, OFF(slice)) },
 	{ LB_OPT("alpha", 0, "SECONDS", "--slice auto: per-transfer latency of a lane, as sim's",
 	  LB_OPT_SECONDS, OFF(alpha)), .def = "5us" },
@@ -87,21 +87,21 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
 	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
 	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
-	{ LB_OPT("balance", 0, NULL, "seed 004's (hbsp*): each rank's share of the message, equal or proportional to its speed on the platform",
+	{ LB_OPT("balance", 0, NULL, "Williams & Parsons' HBSP^k (hbsp*, seed 004): each rank's share of the message, equal or proportional to its speed on the platform",
 	  LB_OPT_ENUM, OFF(balance)), .def = "equal",
 	  .choices = (const char *const[]){ "equal", "speed", NULL } },
 	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
 	  LB_OPT_ENUM, OFF(super2)), .def = "1phase",
 	  .choices = (const char *const[]){ "1phase", "2phase", NULL } },
 	LB_AGENTS_OPT(OFF(agents)),
-	{ LB_OPT("sites", 0, "N", "equal sites (seed 003 section 3.2): multilane chains them, binary and binomial: the root sends to each other site's first rank first, then per-site trees",
+	{ LB_OPT("sites", 0, "N", "equal sites (as the multi-lane paper, seed 003 section 3.2): multilane chains them, binary and binomial: the root sends to each other site's first rank first, then per-site trees",
 	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
 	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
 	  LB_OPT_STRING, OFF(site_sizes)) },
 	{ LB_OPT("format", 'f', NULL, "output: ops per rank and lane, Graphviz trees, or bytes per lane",
 	  LB_OPT_ENUM, OFF(format)), .def = "text",
 	  .choices = (const char *const[]){ "text", "dot", "summary", NULL } },
-	{ LB_OPT("site-algo", 0, "NAME", "seed 002's algorithms (flat ... mostcrit): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
+	{ LB_OPT("site-algo", 0, "NAME", "Fkaier et al.'s algorithms (flat ... mostcrit, seed 002): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
 	  LB_OPT_STRING, OFF(site_algo)) },
 	{ LB_OPT("platform", 0, "FILE", "the network (algos/platform.h's text format): the platform algorithms need it, the others are checked against its links; -p defaults to its nodes, -k is capped at its lanes",
 	  LB_OPT_STRING, OFF(platform)) },
@@ -427,9 +427,10 @@ static void print_auto_slice(FILE *out, const struct plan_opts *o, uint64_t chos
 			o->format == FMT_DOT ? "// " : "", slice, alpha, o->bw * 8 / 1e6);
 }
 
-/* A platform algorithm's steady state on the platform (SPEC 2.2): seconds
- * per slice of its tree under the model it is built for, and 1 / that;
- * beside the LP bound TP* where it was solved (lp-*), the ratio. */
+/* A platform algorithm's steady state on the platform
+ * (docs/papers.md#seed000-period): seconds per slice of its tree under the
+ * model it is built for, and 1 / that; beside the LP bound TP* where it was
+ * solved (lp-*), the ratio. */
 static void print_period(FILE *out, const struct plan_opts *o, const struct lb_algo_params *prm,
 			 double tp_star)
 {
@@ -468,7 +469,7 @@ static void print_agents(FILE *out, const struct plan_opts *o, const struct lb_a
 			 prm->ranks, auto_s);
 	else
 		snprintf(why, sizeof(why), "auto: the planner's least T_all");
-	fprintf(out, "%sagents %u (%s), model T_all %.9g s (SPEC 4.3)\n",
+	fprintf(out, "%sagents %u (%s), model T_all %.9g s (seed 001's model)\n",
 		o->format == FMT_DOT ? "// " : "", lb_agent_count_of(&md, prm, algo), why,
 		a->makespan(prm));
 	lb_agent_model_free(&md);
@@ -503,7 +504,7 @@ static void print_coord(FILE *out, const struct plan_opts *o, const struct lb_al
 	fprintf(out, "\n%ssite T_k (s):", c);
 	for (uint32_t k = 0; k < cp.in.n; k++)
 		fprintf(out, " %.6g", cp.in.T[k]);
-	fprintf(out, "\n%smodel completion %.9g s (SPEC 3.2)\n", c, t);
+	fprintf(out, "\n%smodel completion %.9g s (seed 002's clock)\n", c, t);
 	free(send);
 	lb_coord_problem_free(&cp);
 }
@@ -582,11 +583,11 @@ static struct plan_opts effective(const struct plan_opts *o, const struct lb_pla
 	return e;
 }
 
-/* The LP heuristics' edge loads n_{u,v}: LP (2) solved for the platform,
- * the root, lane 0 and the plan's slice, phase 2 minimising the total link
- * occupation (SPEC 2.4's default), into *lp.  Every other reason the
- * algorithm cannot run is reported first, by lb_algo_build (checked here
- * with a stand-in for the loads).  A one-node platform needs no loads (no
+/* The LP heuristics' edge loads n_{u,v}: LP (2) solved for the platform, the
+ * root, lane 0 and the plan's slice, phase 2 minimising the total link
+ * occupation (the default; docs/papers.md#seed000-lp), into *lp.  Every other
+ * reason the algorithm cannot run is reported first, by lb_algo_build (checked
+ * here with a stand-in for the loads).  A one-node platform needs no loads (no
  * edge): the stand-in is its 1 x 1 table.  0, or the exit status. */
 static int solve_lp(const struct lb_cmd *cmd, const struct lb_algo *a,
 		    struct lb_algo_params *prm, const char *platform_name, struct lb_lp_result *lp)

@@ -467,7 +467,7 @@ static int gen_wu8(const struct lb_cmd *cmd, const struct platform_opts *o)
 		lb_cli_error(cmd, NULL, "gen wu-8: out of memory");
 		return LB_EXIT_FAILED;
 	}
-	return write_generated(cmd, pf, "# seed 001 (SPEC 4.5): 8 workstations, 0-3 fast, 4-7 slow; "
+	return write_generated(cmd, pf, "# seed 001 (Wu, section 6; docs/papers.md#seed001-experiment): 8 workstations, 0-3 fast, 4-7 slow; "
 			       "send/recv are T_send/T_recv, lat is T_end (measured with 32-byte "
 			       "messages: read it at 0 bytes)\n", o->output);
 }
@@ -494,7 +494,7 @@ static int gen_clusters(const struct lb_cmd *cmd, const struct platform_opts *o,
 		return LB_EXIT_USAGE;
 	}
 	lb_clustergen_describe(&g, line, sizeof(line));
-	snprintf(head, sizeof(head), "# %s\n# seed 002 (SPEC 3.4): coordinator links and wan lines "
+	snprintf(head, sizeof(head), "# %s\n# seed 002 (Fkaier et al.; docs/papers.md#seed002-experiments): coordinator links and wan lines "
 		 "carry L and bytes/g, each site's links make a whole-message binomial take its "
 		 "local-bcast\n", line);
 	return write_generated(cmd, pf, head, o->output);
@@ -596,10 +596,11 @@ static void platform_more_help(FILE *out)
 	      "  site S FIRST LAST                       (site S is ranks FIRST..LAST)\n"
 	      "  wan A B LAT_S BYTES_PER_S               (the wan line of sites A and B)\n"
 	      "\n"
-	      "gen random|tiers-like writes a platform of seed 000's experiments (SPEC 2.5),\n"
-	      "deterministic for a seed, one lane, bandwidth only (latency and occupation\n"
-	      "0), each node's multi-port send overhead 0.80 x its fastest link's time for a\n"
-	      "1 MB slice.  Its second line names the generator and every parameter used.\n"
+	      "gen random|tiers-like writes a platform of seed 000's experiments (Beaumont\n"
+	      "et al.), deterministic for a seed, one lane, bandwidth only (latency and\n"
+	      "occupation 0), each node's multi-port send overhead 0.80 x its fastest link's\n"
+	      "time for a 1 MB slice.  Its second line names the generator and every\n"
+	      "parameter used.\n"
 	      "  random      a random spanning tree (so it is connected), then every other\n"
 	      "              pair with probability --density; Gaussian bandwidths.\n"
 	      "  tiers-like  a TIERS-like WAN/MAN/LAN network (TIERS's own parameters were\n"
@@ -608,25 +609,28 @@ static void platform_more_help(FILE *out)
 	      "              rw = rm = 4, rmw = 3; --sw ... --rlm change one part.  How the\n"
 	      "              networks are placed and joined: algos/platgen.h.\n"
 	      "\n"
-	      "gen g5k|x5|x10 writes seed 002's clusters of clusters (SPEC 3.4): --clusters C\n"
-	      "sites of --site-ranks R ranks, two lanes, the coordinator of each its first\n"
-	      "rank; latency L and gap g per coordinator pair and local broadcast time T per\n"
-	      "site drawn uniformly from the setting's intervals (g5k: L 1-15 us, g 100-600\n"
-	      "ms, T 200-3000 ms; x5: L, g x 5, T / 5; x10: x 10, / 10).  Each coordinator\n"
-	      "pair is a link (both directions) of latency L and bandwidth --bytes / g, also\n"
-	      "written as the sites' 'wan' line; inside a site every pair is linked so that\n"
-	      "a binomial broadcast of the whole message takes T, also given as its\n"
-	      "'local-bcast'.  No other links.  Readings: algos/clustergen.h.\n"
+	      "gen g5k|x5|x10 writes seed 002's clusters of clusters (Fkaier et al.):\n"
+	      "--clusters C sites of --site-ranks R ranks, two lanes, the coordinator of each\n"
+	      "its first rank; latency L and gap g per coordinator pair and local broadcast\n"
+	      "time T per site drawn uniformly from the setting's intervals (g5k: L 1-15 us,\n"
+	      "g 100-600 ms, T 200-3000 ms; x5: L, g x 5, T / 5; x10: x 10, / 10).  Each\n"
+	      "coordinator pair is a link (both directions) of latency L and bandwidth\n"
+	      "--bytes / g, also written as the sites' 'wan' line; inside a site every pair\n"
+	      "is linked so that a binomial broadcast of the whole message takes T, also\n"
+	      "given as its 'local-bcast'.  No other links.  Readings: algos/clustergen.h.\n"
 	      "\n"
-	      "gen wu-8 writes seed 001's 8 workstations (SPEC 4.5; no options): nodes 0-3\n"
+	      "gen wu-8 writes seed 001's 8 workstations (Wu; no options): nodes 0-3\n"
 	      "fast (send 90 us, recv 70 us, gap 90 us), 4-7 slow (160, 130, 160 us); latency\n"
 	      "(the seed's T_end) fast-fast 250 us, fast-slow 350 us, slow-slow 450 us;\n"
-	      "occupation 0, 100 Mbit/s.  `repro seed001` plans on this platform.\n", out);
+	      "occupation 0, 100 Mbit/s.  `repro seed001` plans on this platform.\n"
+	      "\n"
+	      "Seed 000 .. 004 are the project's names for the papers it implements:\n"
+	      "docs/papers.md.\n", out);
 }
 
 const struct lb_cmd lb_cmd_platform = {
 	.name = "platform",
-	.summary = "show a platform file (heterogeneous links), or generate one (seed 000's, 001's, 002's)",
+	.summary = "show a platform file (heterogeneous links), or generate one of the papers'",
 	.usage = "show [--lane L] [--format matrix|links|sites] [-o FILE] FILE\n"
 		 "       lanebench platform gen random|tiers-like [--nodes N] [--seed S] [...] [-o FILE]\n"
 		 "       lanebench platform gen g5k|x5|x10 [--clusters C] [--site-ranks R] [--seed S] [-o FILE]\n"

@@ -51,10 +51,10 @@ static const struct lb_opt opts[] = {
 	  .choices = (const char *const[]){ "shuffled", "hierarchical", NULL } },
 	{ LB_OPT("clusters", 0, "LIST", "seed002: cluster counts (default 10,20; --full: 5,10,20,50)",
 	  LB_OPT_COUNT_LIST, OFF(clusters)), .min = 1, .max = 4096 },
-	{ LB_OPT("clock", 0, NULL, "seed002: the model's clock (SPEC 3.2): v1 a cluster's local broadcast overlaps its coordinator's sends, v2 it comes first, v3 after the last send",
+	{ LB_OPT("clock", 0, NULL, "seed002: the model's clock (docs/papers.md): v1 a cluster's local broadcast overlaps its coordinator's sends, v2 it comes first, v3 after the last send",
 	  LB_OPT_ENUM, OFF(clock)), .def = "v1",
 	  .choices = (const char *const[]){ "v1", "v2", "v3", NULL } },
-	{ LB_OPT("tr-count", 0, NULL, "seed001: how many senders an agent without a message waits for in T_R (SPEC 4.3): all n, or the printed n-1",
+	{ LB_OPT("tr-count", 0, NULL, "seed001: how many senders an agent without a message waits for in T_R (docs/papers.md): all n, or the printed n-1",
 	  LB_OPT_ENUM, OFF(tr_count)), .def = "n",
 	  .choices = (const char *const[]){ "n", "n-1", NULL } },
 	{ LB_OPT("quiet", 'q', NULL, "no progress on stderr", LB_OPT_FLAG, OFF(quiet)) },
@@ -73,41 +73,41 @@ static void repro_more_help(FILE *out)
 	      "                  source node 0 of randomly numbered nodes, 1 MB slices).  Per\n"
 	      "                  node count and heuristic: the mean and deviation over the\n"
 	      "                  platforms (percent of TP*), the paper's cell, the difference\n"
-	      "                  in points, the tolerance of SPEC 2.5 (10 points; Prune\n"
+	      "                  in points, the tolerance (docs/papers.md: 10 points; Prune\n"
 	      "                  Simple 15, Binomial 3) and whether the mean is within it.\n"
 	      "                  The generator's parameters are printed above the table and\n"
 	      "                  kept in the CSV's generator column: TIERS's own were never\n"
 	      "                  published (README, \"Seed 000 reproduced\").\n"
-	      "  seed001         Wu (seed 001) section 6, SPEC 4.5: the Cluster-Agent\n"
-	      "                  planner's cost model on the paper's 8 workstations (4 fast,\n"
+	      "  seed001         Wu (seed 001) section 6: the Cluster-Agent planner's cost\n"
+	      "                  model on the paper's 8 workstations (4 fast,\n"
 	      "                  4 slow; `platform gen wu-8`).  Per algorithm (Gather-\n"
 	      "                  Broadcast, Two-Step), assignment tie rule (fewest clients\n"
 	      "                  then lowest id; lowest id) and agent count m = 1..8: the\n"
-	      "                  clients per agent, T1, T2, T3, T_all beside SPEC 4.5's\n"
+	      "                  clients per agent, T1, T2, T3, T_all beside the model's\n"
 	      "                  exact values (model PASS or FAIL); the m the planner picks\n"
 	      "                  is marked * with the paper's choice (four agents for GB,\n"
 	      "                  three for TS) and our verdict (DISCREPANCY: the lowest-id\n"
-	      "                  rule picks two for TS, as SPEC 4.5 found); last, sim us:\n"
-	      "                  the plan's schedule (cluster-agent-gb/-ts) in `sim --model\n"
-	      "                  logp`.  --tr-count n-1 takes T_R's printed count.  Instant.\n"
+	      "                  rule picks two for TS); last, sim us: the plan's schedule\n"
+	      "                  (cluster-agent-gb/-ts) in `sim --model logp`.  --tr-count\n"
+	      "                  n-1 takes T_R's printed count.  Instant.\n"
 	      "  seed002         Fkaier, Cerin, Steffenel, Jemni (seed 002) Figs. 2-3: the\n"
 	      "                  coordinator heuristics (flat, ecef, ecef-la, ecef-lat-min,\n"
 	      "                  ecef-lat-max, bottomup, mostcrit) on -n draws per cluster\n"
-	      "                  count of the g5k, x5 and x10 settings (SPEC 3.4; default 20\n"
-	      "                  draws at 10 and 20 clusters, --full 100 at 5, 10, 20, 50),\n"
+	      "                  count of the g5k, x5 and x10 settings (default 20 draws\n"
+	      "                  at 10 and 20 clusters, --full 100 at 5, 10, 20, 50),\n"
 	      "                  under the --clock model.  Per row: the mean completion time,\n"
 	      "                  its ratio to the best non-flat mean, how often the schedule\n"
-	      "                  is BottomUp's, MostCrit's share of factor-3 steps, SPEC's\n"
-	      "                  scratch value and our deviation from it, the paper's claim\n"
-	      "                  and our verdict (PASS, FAIL; DISCREPANCY where the x5/x10\n"
-	      "                  claim does not reproduce, as SPEC 3.4 found; info below 10\n"
-	      "                  clusters, where SPEC sets no tolerance).\n"
+	      "                  is BottomUp's, MostCrit's share of factor-3 steps, the\n"
+	      "                  cross-check's value and our deviation from it, the paper's\n"
+	      "                  claim and our verdict (PASS, FAIL; DISCREPANCY where the\n"
+	      "                  x5/x10 claim does not reproduce; info below 10 clusters,\n"
+	      "                  where no tolerance is set).\n"
 	      "  seed003-fig8    Multi-lane broadcast for grids (seed 003), section 6.2's\n"
 	      "                  simulations: 32 nodes of two 1 Gbit/s NICs, 128 KiB slices,\n"
 	      "                  l = 50 us a hop, in flight.  Fig. 8, two sites of 16 joined\n"
 	      "                  by L = 10 ms: per message size binary/multilane,\n"
 	      "                  binary/chain (paper: about 3), binomial/multilane (about 4)\n"
-	      "                  and chain/multilane (about 1) beside SPEC 6.3.7's ranges,\n"
+	      "                  and chain/multilane (about 1) beside the target ranges,\n"
 	      "                  judged at 128 MiB and up.  Fig. 7, one site: sim(chain) -\n"
 	      "                  sim(multilane) within 5 % of its mean over the sizes (the\n"
 	      "                  paper: a constant).  Sizes 1, 16, 128, 256 MiB; --full:\n"
@@ -127,6 +127,8 @@ static void repro_more_help(FILE *out)
 	      "and --ids are seed000-table3's, --clusters and --clock seed002's, -n and\n"
 	      "--seed both's, --tr-count seed001's; --full every experiment's but seed001's\n"
 	      "(its table is the paper's whole, always); -q, -o and --json everyone's.\n"
+	      "The papers, the project's readings of them and how close each experiment\n"
+	      "comes: docs/papers.md.\n"
 	      "\n"
 	      "Exit status: 0 when every row ran (a row outside its tolerance is reported,\n"
 	      "not an error: the generator is not the paper's); 1 when the LP, a heuristic\n"

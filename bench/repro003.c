@@ -9,7 +9,8 @@
 
 /* CI-sized: the ratios' large sizes (128, 256 MiB) and two small ones. */
 static const uint64_t QUICK_SIZES[] = { 1 * MIB, 16 * MIB, 128 * MIB, 256 * MIB };
-/* --full: 1 MiB to 512 MiB, doubling (SPEC 6.3.6's range). */
+/* --full: 1 MiB to 512 MiB, doubling (the paper's range;
+ * docs/papers.md#reproductions). */
 static const uint64_t FULL_SIZES[] = { 1 * MIB, 2 * MIB, 4 * MIB, 8 * MIB, 16 * MIB,
 				       32 * MIB, 64 * MIB, 128 * MIB, 256 * MIB, 512 * MIB };
 

@@ -1,6 +1,6 @@
-/* -r/--root fastest (SPEC 5.4): the root is the platform's fastest rank
- * overall by its nodes' rates (lb_hbsp_fastest), for plan, sim and bcast;
- * without --platform there is no rate to rank by, a usage error. */
+/* -r/--root fastest (docs/papers.md#seed004-costs): the root is the platform's
+ * fastest rank overall by its nodes' rates (lb_hbsp_fastest), for plan, sim and
+ * bcast; without --platform there is no rate to rank by, a usage error. */
 #ifndef LB_ROOT_OPT_H
 #define LB_ROOT_OPT_H
 

@@ -1,4 +1,4 @@
-/* Seed 001's section 4.5 table recomputed with the planner (repro001.h). */
+/* Seed 001's section 6 table recomputed with the planner (repro001.h). */
 #include "repro001.h"
 
 #include <math.h>
@@ -11,10 +11,10 @@
 
 #define NODES 8
 
-/* SPEC 4.5's model values (us): T1, T2, T3 per m, GB then TS, under the
- * fewest-clients rule and T_R(i, n); the lowest-id rule differs at m = 3
- * only, the printed count at TS m = 5 only. */
-static const double SPEC_FEWEST[NODES][2][3] = {
+/* The model's expected values (us; docs/papers.md#seed001-experiment): T1, T2,
+ * T3 per m, GB then TS, under the fewest-clients rule and T_R(i, n); the
+ * lowest-id rule differs at m = 3 only, the printed count at TS m = 5 only. */
+static const double REF_FEWEST[NODES][2][3] = {
 	{ { 670, 0, 980 }, { 670, 0, 980 } },
 	{ { 420, 250, 620 }, { 460, 250, 620 } },
 	{ { 420, 320, 530 }, { 460, 320, 530 } },
@@ -24,13 +24,13 @@ static const double SPEC_FEWEST[NODES][2][3] = {
 	{ { 350, 1740, 440 }, { 1740, 540, 440 } },
 	{ { 0, 2030, 0 }, { 2030, 0, 0 } },
 };
-static const double SPEC_LOWEST_M3[2][3] = { { 420, 320, 620 }, { 530, 320, 620 } };
-static const double SPEC_PRINTED_TS_M5_T2 = 500;
+static const double REF_LOWEST_M3[2][3] = { { 420, 320, 620 }, { 530, 320, 620 } };
+static const double REF_PRINTED_TS_M5_T2 = 500;
 
-/* The paper's best agent counts [001 section 6], and what SPEC 4.5 found
- * the lowest-id rule picks instead. */
+/* The paper's best agent counts [001 section 6], and what the
+ * lowest-id rule picks instead (docs/papers.md#seed001-planner). */
 static const uint32_t PAPER_BEST[2] = { 4, 3 };
-static const uint32_t SPEC_LOWEST_BEST[2] = { 4, 2 };
+static const uint32_t REF_LOWEST_BEST[2] = { 4, 2 };
 
 static const char *const ALGO[2] = { "gather-broadcast", "two-step" };
 static const char *const TIE[2] = { "fewest-clients", "lowest-id" };
@@ -48,7 +48,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("t_all_seconds", LB_COL_REAL),
 	  .table = { { LB_SHOW_FIXED, "T_all us", 8, 0, 1e-6 } } },
 	{ LB_COLUMN("spec_t_all_seconds", LB_COL_REAL),
-	  .table = { { LB_SHOW_FIXED, "SPEC us", 7, 0, 1e-6 } } },
+	  .table = { { LB_SHOW_FIXED, "ref us", 7, 0, 1e-6 } } },
 	{ LB_COLUMN("model_verdict", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "model", -5 } } },
 	{ LB_COLUMN("chosen", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "best", -4 } } },
 	{ LB_COLUMN("paper_best_agents", LB_COL_UINT), .table = { { LB_SHOW_UINT, "paper", 5 } } },
@@ -65,15 +65,15 @@ const struct lb_col *lb_repro001_columns(size_t *ncols)
 	return columns;
 }
 
-/* SPEC's T1, T2, T3 (seconds) for one row. */
+/* The expected T1, T2, T3 (seconds) of one row. */
 static void spec_row(int algo, int tie, uint32_t m, enum lb_agent_count count, double t[3])
 {
-	const double *us = tie == LB_AGENT_TIE_LOWEST && m == 3 ? SPEC_LOWEST_M3[algo]
-								 : SPEC_FEWEST[m - 1][algo];
+	const double *us = tie == LB_AGENT_TIE_LOWEST && m == 3 ? REF_LOWEST_M3[algo]
+								 : REF_FEWEST[m - 1][algo];
 	for (int s = 0; s < 3; s++)
 		t[s] = us[s] * 1e-6;
 	if (algo == LB_AGENT_TS && m == 5 && count == LB_AGENT_COUNT_N_MINUS_1)
-		t[1] = SPEC_PRINTED_TS_M5_T2 * 1e-6;
+		t[1] = REF_PRINTED_TS_M5_T2 * 1e-6;
 }
 
 /* "2/2/1" (no commas: a CSV field as it is): each agent's client count. */
@@ -93,12 +93,12 @@ static void judge_choice(int algo, int tie, uint32_t m, uint32_t best, const cha
 	*claim = "-", *verdict = "-";
 	if (m != best)
 		return;
-	*claim = algo == LB_AGENT_GB ? "Fig. 4: four agents best for Gather-Broadcast (SPEC 4.5: 3 and 4 tie at 1270 us; ties to the larger m)"
+	*claim = algo == LB_AGENT_GB ? "Fig. 4: four agents best for Gather-Broadcast (the model: 3 and 4 tie at 1270 us; ties to the larger m)"
 				     : "Fig. 4: three agents best for Two-Step";
 	if (best == PAPER_BEST[algo])
 		*verdict = "PASS";
 	else
-		*verdict = tie == LB_AGENT_TIE_LOWEST && best == SPEC_LOWEST_BEST[algo]
+		*verdict = tie == LB_AGENT_TIE_LOWEST && best == REF_LOWEST_BEST[algo]
 				   ? "DISCREPANCY" : "FAIL";
 }
 
