@@ -1,4 +1,5 @@
-/* Seed 001's closed forms and planner (algos/agent.h; SPEC 4.3-4.4). */
+/* Seed 001's closed forms and planner (algos/agent.h;
+ * docs/papers.md#seed001-cost). */
 #include "agent.h"
 
 #include <math.h>

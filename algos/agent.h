@@ -1,13 +1,15 @@
-/* Seed 001's Cluster-Agent framework as closed forms (SPEC 4.3-4.4): the
- * cost model of Gather-Broadcast (GB) and Two-Step Broadcast (TS), and the
- * planner that picks the agents, assigns the clients and chooses the agent
- * count.  Pure functions: no schedule is built here.
+/* Seed 001's Cluster-Agent framework as closed forms
+ * (docs/papers.md#seed001-cost): the cost model of Gather-Broadcast (GB) and
+ * Two-Step Broadcast (TS), and the planner that picks the agents, assigns the
+ * clients and chooses the agent count.  Pure functions: no schedule is built
+ * here.
  *
  * The model is unit-agnostic: send, recv and end are in whatever unit the
  * caller uses (the tests give microseconds, so the seed's integer sums stay
  * exact in doubles; lb_agent_model_from_platform gives seconds).
  *
- * Readings SPEC 4.3-4.4 takes where the paper is silent, each selectable:
+ * Readings (docs/papers.md#seed001-cost) taken where the paper is silent, each
+ * selectable:
  *   - T_R's count for an agent without a message: n (it receives from all
  *     n senders) or the printed n - 1 (enum lb_agent_count);
  *   - assignment ties (line 7): the agent with the fewest clients, then the
@@ -138,9 +140,10 @@ struct lb_agent_plan {
 	double t1[LB_AGENT_NALGOS], t2[LB_AGENT_NALGOS], t3, all[LB_AGENT_NALGOS];
 };
 
-/* Lines 2-9 of SPEC 4.4 for one m (1 <= m <= n): agents, greedy
- * earliest-receive assignment under `tie`, and Definitions 2-5 for GB and
- * TS under `count`.  Returns 0, or -1 (no memory, m out of range). */
+/* The planner of docs/papers.md#seed001-planner for one m (1 <= m <= n):
+ * agents, greedy earliest-receive assignment under `tie`, and Definitions 2-5
+ * for GB and TS under `count`.  Returns 0, or -1 (no memory, m out of
+ * range). */
 int lb_agent_plan(const struct lb_agent_model *md, uint32_t m, enum lb_agent_tie tie,
 		  enum lb_agent_count count, struct lb_agent_plan *plan);
 void lb_agent_plan_free(struct lb_agent_plan *plan);
@@ -151,14 +154,14 @@ void lb_agent_plan_free(struct lb_agent_plan *plan);
 uint32_t lb_agent_choose(const struct lb_agent_model *md, enum lb_agent_algo algo,
 			 enum lb_agent_tie tie, enum lb_agent_count count);
 
-/* Seed 001's 8 workstations (SPEC 4.5) as a sealed one-lane platform, the
- * one `repro seed001` and `platform gen wu-8` use: nodes 0-3 fast
- * (UltraSparc 2: send 90us recv 70us gap 90us), 4-7 slow (UltraSparc 1:
- * 160us, 130us, 160us -- the OCR prints the slow T_recv as a second
+/* Seed 001's 8 workstations (docs/papers.md#seed001-experiment) as a sealed
+ * one-lane platform, the one `repro seed001` and `platform gen wu-8` use: nodes
+ * 0-3 fast (UltraSparc 2: send 90us recv 70us gap 90us), 4-7 slow (UltraSparc
+ * 1: 160us, 130us, 160us -- the OCR prints the slow T_recv as a second
  * "T_send"); link latency fast-fast 250us, fast-slow either way 350us,
- * slow-slow 450us; occ 0, bw 100mbit (Fast Ethernet).  The seed measured
- * T_end with its 32-byte messages, so the model reads it at 0 bytes
- * (T_end = lat).  NULL on no memory. */
+ * slow-slow 450us; occ 0, bw 100mbit (Fast Ethernet).  The seed measured T_end
+ * with its 32-byte messages, so the model reads it at 0 bytes (T_end = lat).
+ * NULL on no memory. */
 struct lb_platform *lb_agent_wu8(void);
 
 /* 1 when two costs are equal within the relative 1e-9 of lb_agent_choose. */

@@ -1,6 +1,6 @@
-/* Seed 001's Gather-Broadcast and Two-Step (SPEC 4.2) as allgather
- * schedules: the planner of algos/agent.h on the platform's lanes, its
- * per-rank op lists (algos/agent_sched.h) turned into struct lb_schedule.
+/* Seed 001's Gather-Broadcast and Two-Step (docs/papers.md#seed001-framework)
+ * as allgather schedules: the planner of algos/agent.h on the platform's lanes,
+ * its per-rank op lists (algos/agent_sched.h) turned into struct lb_schedule.
  *
  * On k lanes (-k) each rank's contribution is cut into k parts, part l on
  * lane l: block l * n + r is part l of rank r's contribution (owner r,

@@ -89,8 +89,9 @@ static double arrival(const struct lb_agent_model *md, const struct lb_agent_pla
 	return d * md->send[p->agent[j]] + lb_agent_end(md, p->agent[j], p->agent[a]);
 }
 
-/* One inter-agent all-to-all broadcast, agent a's side (SPEC 4.2): k sends,
- * then one receive and one send in turn, then the remaining receives. */
+/* One inter-agent all-to-all broadcast, agent a's side
+ * (docs/papers.md#seed001-framework): k sends, then one receive and one send in
+ * turn, then the remaining receives. */
 static void exchange(struct build *b, const struct lb_agent_model *md,
 		     const struct lb_agent_plan *p, uint32_t a, const struct exchange *x,
 		     uint32_t *blocks, uint32_t *from, double *key)

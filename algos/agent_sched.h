@@ -1,10 +1,10 @@
-/* Seed 001's all-to-all broadcasts as per-rank ordered op lists (SPEC 4.2,
- * 4.6): Gather-Broadcast and Two-Step on a plan of algos/agent.h, and the
- * simultaneous broadcast (every rank sends its block to every other).
- * algos/agent_coll.c turns the first two into the registry's allgather
- * schedules cluster-agent-gb and -ts (owner[b] = b, every rank wants every
- * block), which the executors run and `sim --model logp` simulates in this
- * op order.
+/* Seed 001's all-to-all broadcasts as per-rank ordered op lists
+ * (docs/papers.md#seed001-framework): Gather-Broadcast and Two-Step on a
+ * plan of algos/agent.h, and the simultaneous broadcast (every rank sends its
+ * block to every other).  algos/agent_coll.c turns the first two into the
+ * registry's allgather schedules cluster-agent-gb and -ts (owner[b] = b, every
+ * rank wants every block), which the executors run and `sim --model logp`
+ * simulates in this op order.
  *
  * Block b is rank b's message.  One op moves one block; the ops of a rank
  * with the same `msg` form one message (the seed's concatenation: an agent

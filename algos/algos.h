@@ -112,16 +112,16 @@ struct lb_algo {
 	 * cost_refined or cost_two_site (NULL) but these: */
 	unsigned needs;           /* enum lb_algo_needs bits; 0 = homogeneous */
 	lb_period_fn period;      /* steady-state seconds per slice of its tree
-				   * on prm->platform (SPEC 2.2), NaN when it
+				   * on prm->platform (docs/papers.md#seed000-period), NaN when it
 				   * cannot build; TP = 1 / period */
 	lb_check_fn check;        /* what lb_algo_check cannot see from the
 				   * parameters alone (NULL: nothing): 0, or
 				   * -1 with the reason in err */
 	lb_period_fn makespan;    /* seed 002's and 001's: the model's completion
-				   * time in seconds on prm->platform (SPEC 3.2,
+				   * time in seconds on prm->platform (docs/papers.md#seed002-clock,
 				   * 4.3), NaN when it cannot build; NULL: none */
 	lb_period_fn hbsp;        /* seed 004's: the HBSP^k cost in seconds
-				   * on prm->platform (SPEC 5.2; NULL: none) */
+				   * on prm->platform (docs/papers.md#seed004-costs; NULL: none) */
 	unsigned takes;           /* enum lb_algo_takes bits */
 	/* 1: bcast predicts it on a platform with the simulator's LogP mode
 	 * (seed 001's model, the one its plan is built for, as repro seed001
@@ -261,8 +261,9 @@ double lb_hbsp_seconds_hbsp2_bcast(const struct lb_algo_params *prm);
  * message cut into prm->lanes parts, one per lane. */
 struct lb_schedule *lb_build_cluster_agent_gb(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_cluster_agent_ts(const struct lb_algo_params *prm);
-/* Their closed form (SPEC 4.3, Definition 5's T_all) in seconds on the
- * platform, T_end read at prm->bytes; NaN when it cannot plan. */
+/* Their closed form (docs/papers.md#seed001-cost, Definition 5's T_all) in
+ * seconds on the platform, T_end read at prm->bytes; NaN when it cannot
+ * plan. */
 double lb_makespan_cluster_agent_gb(const struct lb_algo_params *prm);
 double lb_makespan_cluster_agent_ts(const struct lb_algo_params *prm);
 /* Every node has a send overhead, every ordered pair a link on every lane,

@@ -1,15 +1,15 @@
-/* Seed 002's clusters of clusters (SPEC 3.4): the parameters of the
- * paper's simulations and platforms that carry them.
+/* Seed 002's clusters of clusters (docs/papers.md#seed002-experiments): the
+ * parameters of the paper's simulations and platforms that carry them.
  *
  * A setting gives three intervals, [002 Tables 1-2]:
  *   g5k  L 1-15 us,   g 100-600 ms,   T 200-3000 ms  (Grid'5000, Fig. 2)
  *   x5   L 5-75 us,   g 500-3000 ms,  T 40-600 ms    (L, g x 5, T / 5; Fig. 3 top)
  *   x10  L 10-150 us, g 1000-6000 ms, T 20-300 ms    (x 10, / 10; Fig. 3 bottom)
- * drawn uniformly: L_ij and g_ij once per unordered pair of clusters
- * (links are bidirectional), T_k once per cluster (SPEC 3.4's Readings);
- * g already is the whole message's gap.  Pairs come from one splitmix64
- * stream (L then g, pairs (i < j) in order), T from another, so the same
- * seed gives the same draws on every machine.
+ * drawn uniformly: L_ij and g_ij once per unordered pair of clusters (links are
+ * bidirectional), T_k once per cluster (our readings,
+ * docs/papers.md#seed002-experiments); g already is the whole message's gap.
+ * Pairs come from one splitmix64 stream (L then g, pairs (i < j) in order), T
+ * from another, so the same seed gives the same draws on every machine.
  *
  * As a platform (lb_clustergen_make): cluster k is site k, `site_ranks`
  * ranks k R .. k R + R - 1, its coordinator the first; the message is

@@ -1,4 +1,4 @@
-/* Sub-schedule composition (SPEC 7.1 item 7): a homogeneous registry
+/* Sub-schedule composition: a homogeneous registry
  * algorithm run inside a subset of the ranks of a larger schedule, so that
  * a site's broadcast (seed 002's clusters, seed 003's and 004's sites) can
  * be any algorithm the registry has -- chain, binomial, multilane, ...

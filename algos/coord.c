@@ -1,5 +1,6 @@
-/* Seed 002's coordinator heuristics (coord.h): the selection rules of SPEC
- * 3.3 over the clock of SPEC 3.2. */
+/* Seed 002's coordinator heuristics (coord.h): the selection rules of
+ * docs/papers.md#seed002-heuristics over the clock of
+ * docs/papers.md#seed002-clock. */
 #include "coord.h"
 
 #include <math.h>
@@ -173,8 +174,9 @@ static struct pick choose(const struct state *st, enum lb_coord_heuristic h, dou
 	return p;
 }
 
-/* SPEC 3.2: the receiver holds it after the gap and the latency; the
- * sender is busy for the gap; V2 broadcasts locally before sending on. */
+/* docs/papers.md#seed002-clock: the receiver holds it after the gap and the
+ * latency; the sender is busy for the gap; V2 broadcasts locally before sending
+ * on. */
 static void apply(struct state *st, struct pick p)
 {
 	const struct lb_coord_in *in = st->in;

@@ -1,13 +1,14 @@
-/* Seed 002 (Fkaier, Cerin, Steffenel, Jemni; SPEC 3): the order in which
- * cluster coordinators send a whole message to each other.  Pure functions:
- * per coordinator pair the gap g_ij (the sender's busy time for the
+/* Seed 002 (Fkaier, Cerin, Steffenel, Jemni; docs/papers.md#seed002): the order
+ * in which cluster coordinators send a whole message to each other.  Pure
+ * functions: per coordinator pair the gap g_ij (the sender's busy time for the
  * message) and the latency L_ij, per cluster the time T_k of its local
  * broadcast; out comes the ordered list of (sender, receiver) sends and the
  * model's completion time.
  *
- * Every heuristic is the loop of SPEC 3.3: A = coordinators holding the
- * message (at first the source), B = the others; while B is not empty,
- * choose (i in A, j in B) and apply the clock of SPEC 3.2:
+ * Every heuristic is the loop of docs/papers.md#seed002-heuristics: A =
+ * coordinators holding the message (at first the source), B = the others; while
+ * B is not empty, choose (i in A, j in B) and apply the clock of
+ * docs/papers.md#seed002-clock:
  *     arrive(j) = RT_i + g_ij + L_ij,  RT_i += g_ij,  RT_j = arrive(j)
  * (1-port full duplex: a coordinator sends one message at a time, for
  * g_ij).  Only the choice differs:
@@ -18,19 +19,20 @@
  *   ecef-lat-max   the same with F_j = max_{k in B\j} g_jk + L_jk + T_k
  *                  (the printed formula: F turns max, the selection stays a min)
  *   bottomup       j* = argmax_j min_i (RT_i + g_ij + L_ij) + T_j, through
- *                  i* = argmin_i RT_i + g_ij* + L_ij* (SPEC's Reading: with RT_i)
+ *                  i* = argmin_i RT_i + g_ij* + L_ij* (our reading: with RT_i)
  *   bottomup-nort  the formula as printed, without RT_i (both choices)
  *   mostcrit       per step E1(j) = min_i RT_i + g_ij + L_ij, E2 = E1 + F_j
  *                  (ecef-la's F), E3 = E1 + T_j; one step of ecef, ecef-la or
  *                  bottomup for the set of the largest dispersion (mean
  *                  absolute deviation; standard deviation as a variant)
  * F_j is evaluated over B \ {j} at the current step, 0 when that is empty.
- * Ties (not in the paper; SPEC 3.3, Appendix C.2 relies on them): the
+ * Ties (not in the paper; docs/papers.md#seed002-heuristics; the
+ * worked example, docs/papers.md#seed002-example, relies on them): the
  * smaller value, then the smaller i, then the smaller j; bottomup: among
  * equal maxima the smaller j, among equal senders the smaller i; mostcrit:
  * among equal dispersions factor 3, then 2, then 1.
  *
- * Completion time (SPEC 3.2), by clock:
+ * Completion time (docs/papers.md#seed002-clock), by clock:
  *   V1 overlap     max_j arrive(j) + T_j: a cluster's local broadcast runs
  *                  while its coordinator goes on sending between clusters
  *   V2 local first a coordinator broadcasts in its cluster before it sends

@@ -1,6 +1,6 @@
-/* Seed 002's heuristics on a platform with sites (SPEC 3.5): the problem
- * of algos/coord.h read from the platform, and the schedule that carries
- * its answer.
+/* Seed 002's heuristics on a platform with sites (docs/papers.md#seed002): the
+ * problem of algos/coord.h read from the platform, and the schedule that
+ * carries its answer.
  *
  * Clusters are the platform's sites, each with its coordinator (the
  * `coordinator` line, by default the site's lowest rank); the root stands

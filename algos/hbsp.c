@@ -1,9 +1,9 @@
-/* Seed 004's HBSP^k gathers and broadcasts as schedules (SPEC 5.2, 5.4):
- * supersteps of transfers on lane 0 (HBSP has one network per level; the
- * other lanes only carry the barriers), each ended by a BARRIER of the
- * ranks it concerns, costing the platform's L.  The machine (sites,
- * coordinators, shares) is lb_hbsp_machine_of's, so the closed forms and
- * the schedules see the same shares to the byte. */
+/* Seed 004's HBSP^k gathers and broadcasts as schedules
+ * (docs/papers.md#seed004-costs): supersteps of transfers on lane 0 (HBSP has
+ * one network per level; the other lanes only carry the barriers), each ended
+ * by a BARRIER of the ranks it concerns, costing the platform's L.  The machine
+ * (sites, coordinators, shares) is lb_hbsp_machine_of's, so the closed forms
+ * and the schedules see the same shares to the byte. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

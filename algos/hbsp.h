@@ -1,4 +1,4 @@
-/* Seed 004 (Williams & Parsons, HBSP^k; SPEC section 5): gather and
+/* Seed 004 (Williams & Parsons, HBSP^k; docs/papers.md#seed004): gather and
  * one-to-all broadcast as bulk-synchronous supersteps separated by
  * barriers, on a platform's ranks and sites.
  *
@@ -19,7 +19,7 @@
  *
  * The closed forms (lb_hbsp_cost) are the paper's Eq. (1) per superstep,
  * h = max_j r_j h_j, with its n where the exact count is a little smaller
- * (SPEC 5.2): they match Appendix C.3 exactly. */
+ * (docs/papers.md#seed004-costs): they give the values listed there exactly. */
 #ifndef LB_HBSP_H
 #define LB_HBSP_H
 
@@ -70,7 +70,8 @@ void lb_hbsp_machine_free(struct lb_hbsp_machine *m);
  * -r fastest. */
 uint32_t lb_hbsp_fastest(const struct lb_platform *pf);
 
-/* The HBSP^k cost of algorithm a on m, in seconds (SPEC 5.2). */
+/* The HBSP^k cost of algorithm a on m, in seconds
+ * (docs/papers.md#seed004-costs). */
 double lb_hbsp_cost(enum lb_hbsp_algo a, const struct lb_hbsp_machine *m);
 
 /* Byte offsets of k shares of `bytes` proportional to w[0..k): off[0] = 0,

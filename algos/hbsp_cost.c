@@ -1,6 +1,6 @@
-/* Seed 004's machine read from a platform, and the HBSP^k costs of its
- * gathers and broadcasts (SPEC 5.2, checked against Appendix C.3 by
- * tests/test_hbsp.c). */
+/* Seed 004's machine read from a platform, and the HBSP^k costs of its gathers
+ * and broadcasts (docs/papers.md#seed004-costs, checked against the values
+ * listed there by tests/test_hbsp.c). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -235,8 +235,9 @@ static double bcast2_super2(const struct lb_hbsp_machine *m)
 	return m->g * (scatter + r1s * m->n) + 2 * m->L2;
 }
 
-/* Site c's two-phase broadcast from its coordinator (SPEC 5.2's general
- * form); 0 for a site of one rank, which has nothing to do. */
+/* Site c's two-phase broadcast from its coordinator (the general form of
+ * docs/papers.md#seed004-costs); 0 for a site of one rank, which has nothing to
+ * do. */
 static double bcast2_super1(const struct lb_hbsp_machine *m, uint32_t c)
 {
 	double h1 = m->r[m->coord[c]];

@@ -1,7 +1,7 @@
 /* Seed 000's pruning and growing heuristics (Alg. 1-3, 5-7 and
- * Multiport-Prune-Degree) exactly as SPEC 2.3 reads them; see hetero.h.
- * Edge indices follow (u, v) ascending, so "ties by (u, v)" is "ties by
- * index" throughout. */
+ * Multiport-Prune-Degree) exactly as docs/papers.md#seed000-trees reads them;
+ * see hetero.h.  Edge indices follow (u, v) ascending, so "ties by (u, v)" is
+ * "ties by index" throughout. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,19 +1,19 @@
 /* Seed 000's broadcast-tree heuristics for heterogeneous platforms
- * (Beaumont, Marchal, Robert; SPEC 2.1-2.3), as pure functions:
+ * (Beaumont, Marchal, Robert; docs/papers.md#seed000-trees), as pure functions:
  * (platform, root, lane, slice size[, LP loads]) -> a tree.
  *
- * Every edge (u, v) of the platform's lane is weighted by
- * T_{u,v} = lb_platform_occupation(pf, u, v, lane, slice_bytes), the time to
- * send one slice over it.  A tree is a parent array: parent[v] is v's
- * parent, parent[root] = LB_NO_PARENT.  Ties are broken as SPEC 2.3 says
- * (by (u, v) ascending unless a rule names another order), so the same
+ * Every edge (u, v) of the platform's lane is weighted by T_{u,v} =
+ * lb_platform_occupation(pf, u, v, lane, slice_bytes), the time to send one
+ * slice over it.  A tree is a parent array: parent[v] is v's parent,
+ * parent[root] = LB_NO_PARENT.  Ties are broken as docs/papers.md#seed000-trees
+ * says (by (u, v) ascending unless a rule names another order), so the same
  * platform always gives the same tree.
  *
- * Multi-port heuristics (mp-*) take send_u from the platform's per-node
- * `send` (node U send ...).  The paper's experiments use
- * send_u = 0.80 * min_w T_{u,w} for its 1 MB slice; the platform
- * generators (SPEC 2.5) write exactly that, and a platform from elsewhere
- * must carry it too (0 makes the multi-port period the largest T of a
+ * Multi-port heuristics (mp-*) take send_u from the platform's per-node `send`
+ * (node U send ...).  The paper's experiments use send_u = 0.80 * min_w T_{u,w}
+ * for its 1 MB slice; the platform generators
+ * (docs/papers.md#seed000-experiments) write exactly that, and a platform from
+ * elsewhere must carry it too (0 makes the multi-port period the largest T of a
  * node's children alone).
  *
  * Errors (a node not reachable from the root, no memory, a pruning loop
@@ -59,8 +59,9 @@ int lb_tree_prune_degree(const struct lb_hetero_in *in, uint32_t *parent,
  * weighted out-degree smallest. */
 int lb_tree_grow(const struct lb_hetero_in *in, uint32_t *parent,
 		 char *err, size_t len);
-/* Alg. 5, Multi-Port Growing Tree (SPEC's Reading): Alg. 3 with the tail's
- * multi-port period if the edge were added as the cost. */
+/* Alg. 5, Multi-Port Growing Tree (our reading, docs/papers.md#seed000-trees):
+ * Alg. 3 with the tail's multi-port period if the edge were added as the
+ * cost. */
 int lb_tree_mp_grow(const struct lb_hetero_in *in, uint32_t *parent,
 		    char *err, size_t len);
 /* Multiport-Prune-Degree: Alg. 2 with the multi-port period
@@ -92,20 +93,19 @@ int lb_routes_binomial(const struct lb_hetero_in *in, struct lb_routes *out,
 		       char *err, size_t len);
 void lb_routes_free(struct lb_routes *r);
 
-/* Steady-state seconds per slice (SPEC 2.2; TP = 1 / period):
- * one-port max_u sum of T over u's children; multi-port
- * max_u max(d_u send_u, max T over u's children); a routed set
- * max(max_u out(u), max_v in(v)) with every route's edges counted once
- * per route. */
+/* Steady-state seconds per slice (docs/papers.md#seed000-period; TP = 1 /
+ * period): one-port max_u sum of T over u's children; multi-port max_u max(d_u
+ * send_u, max T over u's children); a routed set max(max_u out(u), max_v in(v))
+ * with every route's edges counted once per route. */
 double lb_period_oneport(const struct lb_hetero_in *in, const uint32_t *parent);
 double lb_period_multiport(const struct lb_hetero_in *in, const uint32_t *parent);
 double lb_period_routed(const struct lb_hetero_in *in, const struct lb_routes *r);
 
-/* The tree's nodes - 1 edges (absolute ranks) in emission order: parents
- * before children (breadth first from the root), each node's children by
- * increasing T_{u,v}, ties by id -- the sending order, SPEC 2.3's
- * implementation choice (it does not change the period).  0, or -1 when
- * parent is no tree spanning every node from the root. */
+/* The tree's nodes - 1 edges (absolute ranks) in emission order: parents before
+ * children (breadth first from the root), each node's children by increasing
+ * T_{u,v}, ties by id -- the sending order, an implementation choice
+ * (docs/papers.md#seed000-trees; it does not change the period).  0, or -1
+ * when parent is no tree spanning every node from the root. */
 int lb_tree_edges(const struct lb_hetero_in *in, const uint32_t *parent,
 		  struct lb_edge *edges);
 

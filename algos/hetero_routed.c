@@ -1,7 +1,7 @@
-/* Alg. 4, Binomial-Tree: the MPI binomial tree on node indices, each
- * logical transfer routed over a shortest path of the platform (SPEC 2.3,
- * with its OCR corrections: the nodes beyond 2^m after the stages, each
- * from x - 2^m). */
+/* Alg. 4, Binomial-Tree: the MPI binomial tree on node indices, each logical
+ * transfer routed over a shortest path of the platform
+ * (docs/papers.md#seed000-trees, with its OCR corrections: the nodes beyond 2^m
+ * after the stages, each from x - 2^m). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

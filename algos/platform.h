@@ -1,9 +1,9 @@
 /* A platform: the network a schedule runs on when it is not homogeneous
- * (seeds 000, 001, 002, 004; SPEC sections 1 and 7.2).
+ * (seeds 000, 001, 002, 004; docs/papers.md#model).
  *
  * Nodes are ranks 0 .. nodes-1, each with `lanes` lanes (lane i on rail i).
  * A transfer of n bytes from u to v on lane l takes, by the general model
- * (SPEC 1.2):
+ * (docs/papers.md#model-timing):
  *   - the ports of both ends for occ + n / bw   (its occupation, "T_{u,v}");
  *   - lat more before it arrives: lat is time in flight, it occupies no port,
  *     so a pipelined stream pays it once, not once per slice.

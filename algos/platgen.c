@@ -320,7 +320,8 @@ static int add_links(struct lb_platform *pf, const struct graph *gr,
 	return lb_platform_seal(pf);
 }
 
-/* send_u = 0.80 * min_w T_{u,w} at the stated slice (SPEC 2.5 Table 2). */
+/* send_u = 0.80 * min_w T_{u,w} at the stated slice
+ * (docs/papers.md#seed000-experiments Table 2). */
 static void set_send_overheads(struct lb_platform *pf, const struct lb_platgen *g)
 {
 	for (uint32_t u = 0; u < pf->nodes; u++) {

@@ -1,5 +1,6 @@
-/* Platform generators of seed 000's experiments (SPEC 2.5): random graphs
- * (Table 2) and a TIERS-like three-level WAN/MAN/LAN generator.
+/* Platform generators of seed 000's experiments
+ * (docs/papers.md#seed000-experiments): random graphs (Table 2) and a
+ * TIERS-like three-level WAN/MAN/LAN generator.
  *
  * Both are pure and deterministic: the same parameters and seed give the
  * same platform on every machine (a splitmix64 stream of their own, never
@@ -65,11 +66,11 @@ struct lb_platgen {
 	struct lb_platgen_tiers tiers;
 };
 
-/* Defaults of a kind.  For tiers-like, `nodes` picks a preset: 30 (WAN 10
- * + 4 MANs x 5, rw = rm = 3, rmw = 2) or 65 (WAN 13 + 4 MANs x 13,
- * rw = rm = 4, rmw = 3), SPEC 2.5's two configurations; 0 = the 30-node
- * one.  Returns -1 for another tiers-like node count (give the network
- * sizes instead). */
+/* Defaults of a kind.  For tiers-like, `nodes` picks a preset: 30 (WAN 10 + 4
+ * MANs x 5, rw = rm = 3, rmw = 2) or 65 (WAN 13 + 4 MANs x 13, rw = rm = 4, rmw
+ * = 3), the two presets of docs/papers.md#seed000-experiments; 0 = the 30-node
+ * one.  Returns -1 for another tiers-like node count (give the network sizes
+ * instead). */
 int lb_platgen_defaults(struct lb_platgen *g, enum lb_platgen_kind kind,
 			uint32_t nodes);
 

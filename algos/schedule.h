@@ -41,15 +41,15 @@
  * table), first_block and nblocks are 0. */
 enum lb_op_kind { LB_SEND = 0, LB_RECV = 1, LB_BARRIER = 2 };
 
-/* Who must end with which blocks (SPEC 7.1.1).  With owner[] set,
+/* Who must end with which blocks.  With owner[] set,
  * LB_WANT_ALL is the allgather. */
 enum lb_want {
 	LB_WANT_ALL = 0,  /* every rank every block: broadcast, allgather */
 	LB_WANT_ROOT = 1, /* only the root: gather */
 };
 
-/* A barrier group: its members (ascending ranks) and what the simulator
- * charges for it (HBSP's L, SPEC 5.1): released at the latest member's
+/* A barrier group: its members (ascending ranks) and what the simulator charges
+ * for it (HBSP's L, docs/papers.md#seed004): released at the latest member's
  * arrival + cost_seconds. */
 struct lb_barrier_group {
 	uint32_t *members;
@@ -57,13 +57,13 @@ struct lb_barrier_group {
 	double cost_seconds;
 };
 
-/* Op flags.  LB_OP_TRANSIT marks a routed transfer's pass through a relay
- * (seed 000's binomial-routed tree, SPEC 7.1.3): on a RECV, the blocks
- * arrive at a rank that only forwards them (it may hold them already) --
- * they become present, so it can send them on, but it is no delivery; on
- * a SEND, the rank forwards a copy it received in transit.  The validator
- * wants every rank's transit RECVs of a block and its transit SENDs of it
- * to pair up one to one.
+/* Op flags.  LB_OP_TRANSIT marks a routed transfer's pass through a relay (seed
+ * 000's binomial-routed tree, docs/papers.md#seed000-trees): on a RECV, the
+ * blocks arrive at a rank that only forwards them (it may hold them already) --
+ * they become present, so it can send them on, but it is no delivery; on a
+ * SEND, the rank forwards a copy it received in transit.  The validator wants
+ * every rank's transit RECVs of a block and its transit SENDs of it to pair up
+ * one to one.
  * LB_OP_CONT: the op is the next part of its lane's previous op's message
  * (same kind, same peer): seed 001's concatenated messages, whose blocks
  * are no one contiguous range.  Only the simulator's LogP mode reads it

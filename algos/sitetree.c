@@ -1,8 +1,8 @@
-/* Site-aware trees (seed 003 section 6; SPEC 6.3.2): "the root node sends a
- * message to one of nodes (representative node) in the second site. While
- * the representative node is receiving the message, it starts the binary
- * tree algorithm as usual. In the first site, after the root node finishes
- * the transmission to the second site, it starts the binary tree
+/* Site-aware trees (seed 003 section 6; docs/papers.md#seed003-sites): "the
+ * root node sends a message to one of nodes (representative node) in the second
+ * site. While the representative node is receiving the message, it starts the
+ * binary tree algorithm as usual. In the first site, after the root node
+ * finishes the transmission to the second site, it starts the binary tree
  * algorithm" -- and the binomial tree likewise.
  *
  * Here: the representative of a site is its first rank (the root in the

@@ -578,7 +578,8 @@ static int summarize(struct run *r, const struct lb_algo *a, const struct lb_sch
 	lb_cpu_summarize(cpu, r->job.size, n, s->bytes, &res->cpu);
 	predict(r, a, s, res);
 	res->period = NAN;
-	if (a->period) { /* the tree's steady state at the row's slice (SPEC 2.2) */
+	/* the tree's steady state at the row's slice (docs/papers.md#seed000-period) */
+	if (a->period) {
 		const struct lb_algo *same;
 		struct lb_algo_params p = config_params(r, r->config, &same);
 		res->period = a->period(&p);

@@ -11,11 +11,11 @@
 #include "algos/algos.h"
 
 #define SLICE_BYTES 1000000ull /* the paper's unit, 1 MB */
-#define RATIO_SLACK 1e-6       /* TP(tree) <= TP* (1 + this): SPEC 2.5 */
+#define RATIO_SLACK 1e-6       /* TP(tree) <= TP* (1 + this) */
 
 /* One column of Table 3: the registry algorithm, the paper's heading, its
- * cells at 30 and 65 nodes (mean, deviation: percent) and SPEC 2.5's
- * tolerance in points. */
+ * cells at 30 and 65 nodes (mean, deviation: percent) and its
+ * tolerance in points (docs/papers.md#reproductions). */
 struct table3_col {
 	const char *algo, *paper_name;
 	double mean30, dev30, mean65, dev65, tolerance;

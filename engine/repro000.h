@@ -1,11 +1,11 @@
-/* Seed 000's Table 3 reproduced (what `lanebench repro seed000-table3`
- * runs): for each node count, `platforms` TIERS-like platforms
- * (algos/platgen.h, seeds seed, seed + 1, ...), the LP bound TP* of each
- * (model/lp.h, one-port, phase 2 as asked), and every Table 3 heuristic's
- * tree throughput TP = 1 / period (its registry row's period) as a
- * percentage of TP*.  One result per (node count, heuristic): the mean and
- * the deviation over the platforms beside the paper's cell, the tolerance
- * SPEC 2.5 gives for that column, and whether the mean lies within it.
+/* Seed 000's Table 3 reproduced (what `lanebench repro seed000-table3` runs):
+ * for each node count, `platforms` TIERS-like platforms (algos/platgen.h, seeds
+ * seed, seed + 1, ...), the LP bound TP* of each (model/lp.h, one-port, phase 2
+ * as asked), and every Table 3 heuristic's tree throughput TP = 1 / period (its
+ * registry row's period) as a percentage of TP*.  One result per (node count,
+ * heuristic): the mean and the deviation over the platforms beside the paper's
+ * cell, the tolerance docs/papers.md#seed000-experiments gives for that column,
+ * and whether the mean lies within it.
  *
  * The broadcast source is node 0 (the paper does not say which; with
  * shuffle_ids, as `repro` runs by default, that is a node anywhere in the

@@ -12,9 +12,9 @@
 #define TOLERANCE 0.15     /* heuristics within 15 % of each other */
 #define FLAT_FACTOR 1.5    /* flat at least 1.5 x worse */
 #define SAME_SHARE 0.95    /* MostCrit = BottomUp on >= 95 % */
-#define JUDGED_FROM 10     /* SPEC 3.4: the tolerances hold from 10 clusters */
+#define JUDGED_FROM 10     /* the tolerances hold from 10 clusters */
 
-/* The seven of the paper, in SPEC 3.4's column order. */
+/* The seven of the paper, in the cross-check's column order. */
 static const enum lb_coord_heuristic HEUR[] = {
 	LB_COORD_FLAT, LB_COORD_ECEF, LB_COORD_ECEF_LA, LB_COORD_ECEF_LAT_MIN,
 	LB_COORD_ECEF_LAT_MAX, LB_COORD_BOTTOMUP, LB_COORD_MOSTCRIT,
@@ -22,7 +22,8 @@ static const enum lb_coord_heuristic HEUR[] = {
 #define NHEUR (sizeof(HEUR) / sizeof(HEUR[0]))
 #define BOTTOMUP_AT 5
 
-/* SPEC 3.4's scratch check (V1, 100 instances, ms), same column order. */
+/* The cross-check's means (V1, 100 instances, ms;
+ * docs/papers.md#reproductions-crosscheck), same column order. */
 struct scratch {
 	int setting;
 	uint32_t clusters;
@@ -113,7 +114,7 @@ static int run_instance(struct point *pt, const struct lb_cluster_draw *d,
 	return 0;
 }
 
-/* SPEC's scratch values are V1's: none beside another clock. */
+/* The cross-check's values are V1's: none beside another clock. */
 static double scratch_of(const struct point *pt, size_t h, enum lb_coord_clock clock)
 {
 	for (size_t i = 0; clock == LB_COORD_V1 && i < sizeof(SCRATCH) / sizeof(SCRATCH[0]); i++)

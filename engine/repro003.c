@@ -18,7 +18,7 @@
 #define GAP_TOLERANCE 0.05
 
 /* One Fig. 8 ratio: numerator / denominator, the paper's reading and
- * SPEC 6.3.7's range. */
+ * target range (docs/papers.md#reproductions). */
 struct fig8_ratio {
 	const char *name;
 	int num, den; /* indices into ALGOS */

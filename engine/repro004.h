@@ -1,7 +1,7 @@
-/* Seed 004's model predictions reproduced in the simulator (what
- * `lanebench repro seed004` runs; SPEC 5.3 item 2).  The paper's own
- * measurements have no numbers left (its figures only say "grows with p"
- * and "negligible"), so the targets are the HBSP model's:
+/* Seed 004's model predictions reproduced in the simulator (what `lanebench
+ * repro seed004` runs; docs/papers.md#seed004-experiments).  The paper's own
+ * measurements have no numbers left (its figures only say "grows with p" and
+ * "negligible"), so the targets are the HBSP model's:
  *
  *  - bcast: the two-phase broadcast (hbsp1-bcast), root the slowest rank
  *    against root the fastest, on `bcast_ranks` ranks of which one is r_s

@@ -2,7 +2,8 @@
  * on a platform whose nodes have NIC caps: the agent count whose plan the
  * simulator finishes first.
  *
- * Why not SPEC 4.4's closed form there: like the seed, it charges every
+ * Why not the closed form of the planner (docs/papers.md#seed001-planner)
+ * there: like the seed, it charges every
  * message one contribution's bytes, where a client's result carries p - 1,
  * and adds a node's send-cap time to its receive-cap time, which the NIC
  * overlaps; on scripts/bench-allgather's platform (4 fast + 4 slow-by-rate

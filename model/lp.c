@@ -1,5 +1,5 @@
 /* LP (2) of seed 000 built row by row into GLPK, solved in two phases
- * (model/lp.h; SPEC 2.4 and Appendix B). */
+ * (model/lp.h; docs/papers.md#seed000-lp and Appendix B). */
 #include "lp.h"
 
 #include <glpk.h>
@@ -16,8 +16,8 @@
 #include "lib/stop.h"
 #include "lib/units.h"
 
-/* Phase 2 keeps TP within this fraction of TP* (SPEC 2.4): looser than the
- * simplex's tolerances, so phase 1's optimum stays feasible. */
+/* Phase 2 keeps TP within this fraction of TP* (docs/papers.md#seed000-lp):
+ * looser than the simplex's tolerances, so phase 1's optimum stays feasible. */
 #define PHASE2_SLACK 1e-7
 
 struct lp_build {
@@ -143,9 +143,9 @@ static void add_conservation_rows(struct lp_build *b, uint32_t w)
 	}
 }
 
-/* Clean-up rows (SPEC 2.4): nothing for w enters the root or leaves w, so
- * the optimum has no useless circulation.  An edge w -> root is in both
- * sets; it gets the first row only. */
+/* Clean-up rows (docs/papers.md#seed000-lp): nothing for w enters the root or
+ * leaves w, so the optimum has no useless circulation.  An edge w -> root is in
+ * both sets; it gets the first row only. */
 static void add_cleanup_rows(struct lp_build *b, uint32_t w)
 {
 	for (size_t i = b->in_start[b->root]; i < b->in_start[b->root + 1]; i++) {

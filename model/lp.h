@@ -1,6 +1,6 @@
-/* The steady-state broadcast bound of seed 000: linear program (2) of
- * Beaumont, Marchal and Robert [000 section 4.1], SPEC section 2.4, solved
- * with GLPK.
+/* The steady-state broadcast bound of seed 000: linear program (2) of Beaumont,
+ * Marchal and Robert [000 section 4.1], docs/papers.md#seed000-lp, solved with
+ * GLPK.
  *
  * The LP: a broadcast from `root` sends TP slices per second to every other
  * node w; x[w][u][v] is how many slices destined to w cross the edge u -> v
@@ -16,20 +16,20 @@
  *
  * TP* is the optimum.  Many optima have different n; the LP-based
  * heuristics depend on which one, so a second phase makes it deterministic
- * (SPEC 2.4): keep TP >= TP* (1 - 1e-7) and minimise
+ * (docs/papers.md#seed000-lp): keep TP >= TP* (1 - 1e-7) and minimise
  *   LB_LP_PHASE2_TIME: sum of T * n (total link occupation; the default),
  *   LB_LP_PHASE2_SUM:  sum of n,
  *   LB_LP_PHASE2_NONE: no second phase, phase 1's n as the simplex left it.
  * The loads of phase 2 carry that TP, at least TP* (1 - 1e-7); the result's
  * tp is phase 1's TP*.
  *
- * The matrix: columns TP, n per edge, x per (destination, edge); rows
- * (a), (b), (c) per destination, the clean-up rows (no slice destined to w
- * enters the root or leaves w), (d) per (edge, destination) and the two
- * capacity rows per node; (e)-(h) are definitions substituted away (SPEC
- * 2.4).  65 nodes and 240 edges: about 16,000 columns and 20,000 rows,
- * about 20 s of CPU for both phases (tests/test_lp large).  Sizes grow as
- * nodes x edges: a dense 50-node platform takes minutes.
+ * The matrix: columns TP, n per edge, x per (destination, edge); rows (a), (b),
+ * (c) per destination, the clean-up rows (no slice destined to w enters the
+ * root or leaves w), (d) per (edge, destination) and the two capacity rows per
+ * node; (e)-(h) are definitions substituted away (docs/papers.md#seed000-lp).
+ * 65 nodes and 240 edges: about 16,000 columns and 20,000 rows, about 20 s of
+ * CPU for both phases (tests/test_lp large).  Sizes grow as nodes x edges: a
+ * dense 50-node platform takes minutes.
  *
  * GLPK: its terminal output is switched off (glp_term_out), and it is not
  * called from several threads at once: call these functions from one
@@ -105,11 +105,11 @@ int lb_lp_bound_model(const struct lb_platform *pf, uint32_t root, uint32_t lane
 
 void lb_lp_result_free(struct lb_lp_result *r);
 
-/* Writes phase 1 of the same LP in CPLEX-LP text (glp_write_lp) to path,
- * named as SPEC Appendix B names it (TP, n_u_v, x_w_u_v; rows a_w, b_w,
- * c_w_v, z1_w_u, z2_w_v, d_w_u_v, i_u, o_u), so `glpsol --lp path` solves
- * it.  Returns 0, or -1 with a message in err (the errors of lb_lp_bound
- * but the solver's, or the file not written). */
+/* Writes phase 1 of the same LP in CPLEX-LP text (glp_write_lp) to path, named
+ * as docs/papers.md#seed000-lp names it (TP, n_u_v, x_w_u_v; rows a_w, b_w,
+ * c_w_v, z1_w_u, z2_w_v, d_w_u_v, i_u, o_u), so `glpsol --lp path` solves it.
+ * Returns 0, or -1 with a message in err (the errors of lb_lp_bound but the
+ * solver's, or the file not written). */
 int lb_lp_write_cplex(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 		      uint64_t slice_bytes, const char *path, char *err, size_t errlen);
 

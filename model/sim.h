@@ -5,8 +5,8 @@
  * One transfer of n bytes from (src, lane) to (dst, lane) has
  *   - an occupation T: the time it holds ports (below);
  *   - a latency lat: time in flight after the occupation, holding nothing.
- * Its blocks arrive at dst at start + T + lat, so a pipelined stream of
- * slices pays lat once per path, not once per slice (SPEC 1.3).
+ * Its blocks arrive at dst at start + T + lat, so a pipelined stream of slices
+ * pays lat once per path, not once per slice (docs/papers.md#model-timing).
  *   Without a platform: T = alpha + n / B, alpha the larger and B the
  *   smaller of the two ends' values (rank_alpha / rank_bw when given: a
  *   switched fabric, the slower NIC sets the pace), and lat = latency.
@@ -31,7 +31,8 @@
  *   LB_PORT_ONE_PORT_UNI: each lane of each rank has one port that its sends
  *     and receives share.  A transfer holds src's port and dst's port for T
  *     (seed 000's unidirectional one-port model when there is one lane).
- *   LB_PORT_MULTI (needs a platform; SPEC 1.2, seed 000 section 3.2): each
+ * LB_PORT_MULTI (needs a platform; docs/papers.md#model-timing, seed 000
+ * section 3.2): each
  *     rank has one CPU across its lanes, busy node[src].send from the start
  *     of each of its SENDs; a directed link (src, dst, lane) carries one
  *     transfer at a time, for T; dst's receive port of the lane is held for
@@ -92,7 +93,7 @@
  *     latency, between sites wan_alpha and wan_latency; on a platform its
  *     link's occ and lat), at least 1 ns so that a net of neither shares
  *     fairly.  Nothing in it is fitted to a measurement.
- *   LB_PORT_LOGP (needs a platform; SPEC 7.3 items 4-5, seed 001 section 4;
+ *   LB_PORT_LOGP (needs a platform; seed 001 section 4, docs/papers.md#seed001;
  *     model/sim_logp.c): LogP with eager messages.  Each rank is one
  *     process that runs its ops in program order: the order its builder
  *     appended them in, across lanes (first_lane and next_lane,
@@ -175,7 +176,7 @@ struct lb_sim_result {
 	uint64_t bytes_moved;
 	/* Steady state at the slowest rank (the last to hold every block; the
 	 * root when there is one rank): (t_S - t_h) / (S - h), S blocks,
-	 * h = ceil(S / 2), t_k its k-th arrival in time (SPEC 7.3 item 7);
+	 * h = ceil(S / 2), t_k its k-th arrival in time (docs/papers.md#model-period);
 	 * 0 when S == 1. */
 	double period;
 	double *rank_done;   /* optional, caller-owned [ranks]: when each rank

@@ -1,6 +1,6 @@
-/* The simulator's LogP mode (LB_PORT_LOGP, model/sim.h; SPEC 7.3 items 4-5,
- * seed 001 section 4): each rank is one process running its ops in program
- * order, sends eager, receives blocking.
+/* The simulator's LogP mode (LB_PORT_LOGP, model/sim.h; seed 001 section 4,
+ * docs/papers.md#model-ports): each rank is one process running its ops in
+ * program order, sends eager, receives blocking.
  *
  * The one resource ranks share is a node's NIC cap (its `rate`, LogGP's
  * G): each (rank, lane) a send cap and a receive cap that a message's

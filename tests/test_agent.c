@@ -1,8 +1,8 @@
 /* Seed 001's closed forms and planner (algos/agent.h) on the seed's 8-node
- * network (SPEC 4.5: 4 fast, 4 slow; microseconds, so every sum is exact):
- * Appendix C.1's intermediate values at m = 3, the whole 4.5 table under
- * both assignment tie rules, the printed T_R(i, n - 1) variant at m = 5,
- * and the published agent counts (GB 4, tied with 3 at 1270 us; TS 3).
+ * network (docs/papers.md#seed001-experiment: 4 fast, 4 slow; microseconds, so
+ * every sum is exact): the intermediate values at m = 3, the whole section 6
+ * table under both assignment tie rules, the printed T_R(i, n - 1) variant at m
+ * = 5, and the published agent counts (GB 4, tied with 3 at 1270 us; TS 3).
  *
  * Bandwidth (lb_agent_model_from_platform's rate term): on 8 nodes of equal
  * overheads, 4 of them capped at a quarter of the others' rate (the slow
@@ -122,8 +122,9 @@ static void check_printed_count(const struct lb_agent_model *md)
 	lb_agent_plan_free(&p);
 }
 
-/* Line 10: the published (4, 3) under fewest clients, under both counts;
- * lowest id gives (4, 2) (SPEC 4.5: it contradicts the paper for TS). */
+/* Line 10: the published (4, 3) under fewest clients, under both counts; lowest
+ * id gives (4, 2) (docs/papers.md#seed001-experiment: it contradicts the paper
+ * for TS). */
 static void check_choice(const struct lb_agent_model *md)
 {
 	for (int c = 0; c < 2; c++) {

@@ -1,15 +1,15 @@
 /* --agents auto by the simulator (model/agent_auto.h).
  *
  * On scripts/bench-allgather's platform (4 nodes at 23,907,500 B/s, 4 at a
- * quarter, 10 us overheads, 2 lanes; its 2026-11-24 run's scaled rates),
- * for cluster-agent-gb and -ts at 1 and 8 MiB on 1 and 2 lanes:
- * lb_agent_auto is the fastest of an explicit sweep (the plan of m agents
- * built and simulated in the LogP mode for m = 1 .. 8, a tie to the fewer),
- * its seconds that plan's; where the closed form's choice (SPEC 4.4,
- * lb_agent_count_of) is slower in the sweep, auto is not it -- at 1 MiB on
- * 2 lanes the closed form takes 2 agents, which LogP puts slower than 8.
- * On wu-8 with every node given a 1 Gbit/s rate, at 32 B, Two-Step's
- * fastest is 2 agents, not n: auto finds a count inside the range.
+ * quarter, 10 us overheads, 2 lanes; its 2026-11-24 run's scaled rates), for
+ * cluster-agent-gb and -ts at 1 and 8 MiB on 1 and 2 lanes: lb_agent_auto is
+ * the fastest of an explicit sweep (the plan of m agents built and simulated in
+ * the LogP mode for m = 1 .. 8, a tie to the fewer), its seconds that plan's;
+ * where the closed form's choice (docs/papers.md#seed001-planner,
+ * lb_agent_count_of) is slower in the sweep, auto is not it -- at 1 MiB on 2
+ * lanes the closed form takes 2 agents, which LogP puts slower than 8.  On wu-8
+ * with every node given a 1 Gbit/s rate, at 32 B, Two-Step's fastest is 2
+ * agents, not n: auto finds a count inside the range.
  *
  * Where it does not simulate, it returns prm->agents unchanged: seed 001's
  * platform without rates (repro seed001's: 0, the closed form's choice,

@@ -1,5 +1,6 @@
-/* Seed 002's coordinator heuristics (algos/coord.h) on SPEC Appendix C.2's
- * four clusters, worked by hand there: every heuristic's sends in decision
+/* Seed 002's coordinator heuristics (algos/coord.h) on the
+ * worked example of docs/papers.md#seed002-example, four clusters worked
+ * by hand: every heuristic's sends in decision
  * order with their arrival times, its makespan, and mostcrit's factors. */
 #include <math.h>
 #include <stdio.h>

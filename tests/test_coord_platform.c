@@ -1,9 +1,9 @@
-/* Seed 002's heuristics as registry algorithms (algos/coord_platform.h):
- * on Appendix C.2's four clusters made a platform (sites of two ranks whose
- * one transfer takes T_k), every heuristic's model time is C.2's makespan,
- * its schedule validates, and the simulator (per-lane, one slice) gives
- * that same time under both clocks -- V1 on two lanes, V3 on one.  On
- * generated g5k/x5/x10 platforms (algos/clustergen.h) every heuristic with
+/* Seed 002's heuristics as registry algorithms (algos/coord_platform.h): on the
+ * four clusters of docs/papers.md#seed002-example made a platform (sites of two
+ * ranks whose one transfer takes T_k), every heuristic's model time is the
+ * example's makespan, its schedule validates, and the simulator (per-lane, one
+ * slice) gives that same time under both clocks -- V1 on two lanes, V3 on one.
+ * On generated g5k/x5/x10 platforms (algos/clustergen.h) every heuristic with
  * every homogeneous site algorithm validates, and with binomial (the
  * generator's T_k) the simulator meets the model.  Refusals name what is
  * wrong. */

@@ -1,7 +1,7 @@
-/* Seed 004 (HBSP^k): the closed forms against SPEC Appendix C.3 exactly,
- * the machine read from a platform, and every builder's schedule valid
- * and simulated on platforms with sites, both balances, both super^2
- * variants. */
+/* Seed 004 (HBSP^k): the closed forms against the values of
+ * docs/papers.md#seed004-costs exactly, the machine read from a platform, and
+ * every builder's schedule valid and simulated on platforms with sites, both
+ * balances, both super^2 variants. */
 #include <stdlib.h>
 
 #include "algos/hbsp.h"

@@ -1,9 +1,10 @@
-/* Seed 000's heuristics (algos/hetero*.c): SPEC Appendix B's two vectors,
- * a hand-made 5-node platform whose trees were worked out by hand from
- * SPEC 2.3's rules (the derivations are in the comments), the periods of
- * SPEC 2.2, the registry's checks, determinism, the validator on every
- * emitted schedule (and on random platforms), and its nolink and transit
- * refusals.
+/* Seed 000's heuristics (algos/hetero*.c): the two test vectors of
+ * docs/papers.md#seed000-lp, a hand-made 5-node platform whose trees were
+ * worked out by hand from the rules of docs/papers.md#seed000-trees (the
+ * derivations are in the comments), the periods of
+ * docs/papers.md#seed000-period, the registry's checks, determinism, the
+ * validator on every emitted schedule (and on random platforms), and its nolink
+ * and transit refusals.
  *
  * Slice times: every platform here has occ = 0 and bw = 60 / T bytes/s, so
  * a 60-byte slice takes exactly T seconds (T = 1, 2, 3, 4, 5: exact
@@ -29,7 +30,7 @@ struct arc {
 
 /* A platform of p nodes, one lane, links u -> v of slice time t (both
  * directions when sym), multi-port send_u = 0.80 * min T of u's out-edges
- * (the paper's rule, SPEC 2.5). */
+ * (the paper's rule, docs/papers.md#seed000-experiments). */
 static struct lb_platform *platform(uint32_t p, const struct arc *a, size_t n, int sym)
 {
 	struct lb_platform *pf = lb_platform_new(p, 1);
@@ -51,11 +52,11 @@ static struct lb_platform *platform(uint32_t p, const struct arc *a, size_t n, i
 	return pf;
 }
 
-/* Appendix B, vector 1: complete, symmetric. */
+/* Test vector 1: complete, symmetric. */
 static const struct arc V1[] = {
 	{ 0, 1, 1 }, { 0, 2, 2 }, { 0, 3, 2 }, { 1, 2, 3 }, { 1, 3, 3 }, { 2, 3, 2 },
 };
-/* Appendix B, vector 2: symmetric, no 0-3 link. */
+/* Test vector 2: symmetric, no 0-3 link. */
 static const struct arc V2[] = {
 	{ 0, 1, 3 }, { 0, 2, 2 }, { 1, 2, 3 }, { 1, 3, 2 }, { 2, 3, 3 },
 };
@@ -67,12 +68,12 @@ static const struct arc P5[] = {
 };
 
 /* n_{u,v} of LP (2) (row u) for the three platforms: an optimal phase-2
- * solution (TP fixed at TP*, minimum sum T n; SPEC 2.4), from
- * `glpsol --lp --exact` on the SPEC's formulation (Appendix B's file for
- * vector 1, the same generator for the others) with the row "23 TP >= 11"
- * (resp. "5 TP >= 2", "2 TP >= 1"), the printed decimals read as the
- * fractions they are.  Another optimal solution could pick other trees of
- * the same period. */
+ * solution (TP fixed at TP*, minimum sum T n; docs/papers.md#seed000-lp), from
+ * `glpsol --lp --exact` on the formulation of docs/papers.md#seed000-lp (the
+ * file for vector 1, the same generator for the others) with the row "23 TP >=
+ * 11" (resp. "5 TP >= 2", "2 TP >= 1"), the printed decimals read as the
+ * fractions they are.  Another optimal solution could pick other trees of the
+ * same period. */
 static double lp1[16], lp2[16], lp5[25];
 
 static void set_loads(void)
@@ -208,8 +209,8 @@ static void five(void)
 	lb_platform_free(pf);
 }
 
-/* SPEC Appendix B: LP-Prune and LP-Grow reach TP 1/3 on both vectors with
- * the loads model/lp solves (phase 2, least total link time) -- whichever
+/* docs/papers.md#seed000-lp: LP-Prune and LP-Grow reach TP 1/3 on both vectors
+ * with the loads model/lp solves (phase 2, least total link time) -- whichever
  * optimum it returns -- and TP* is 11/23, 2/5. */
 static void lp_solved(void)
 {

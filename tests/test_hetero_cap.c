@@ -151,8 +151,9 @@ static void reaches_cap(void)
 	}
 }
 
-/* SPEC 2.5's random generator (links ~100 Mbit/s, send_u as the paper's),
- * then each node capped at 50-150 Mbit/s, or uncapped one time in four. */
+/* The random generator of docs/papers.md#seed000-experiments (links ~100
+ * Mbit/s, send_u as the paper's), then each node capped at 50-150 Mbit/s, or
+ * uncapped one time in four. */
 static struct lb_platform *random_capped(struct lb_rng *seed, uint32_t p)
 {
 	struct lb_platgen g;

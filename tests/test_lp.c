@@ -1,4 +1,5 @@
-/* model/lp: seed 000's steady-state bound (SPEC 2.4, Appendix B).
+/* model/lp: seed 000's steady-state bound (docs/papers.md#seed000-lp, its test
+ * vectors).
  *   test_lp            the two exact vectors, phase 2, the loads' rows,
  *                      errors, determinism
  *   test_lp glpsol     --write-lp's file solved by glpsol gives the same TP*
@@ -340,10 +341,10 @@ static int check_glpsol(void)
 	return check_status("lp-glpsol");
 }
 
-/* 65 nodes and 240 directed edges (a spanning tree plus 3 % of the other
- * pairs: SPEC 2.4's TIERS-like size, about 250 edges): the time is
- * reported, not asserted, beside the checks every solution passes.  At 6 %
- * (384 edges) glpsol alone takes minutes. */
+/* 65 nodes and 240 directed edges (a spanning tree plus 3 % of the other pairs:
+ * the TIERS-like size of docs/papers.md#seed000-experiments, about 250 edges):
+ * the time is reported, not asserted, beside the checks every solution passes.
+ * At 6 % (384 edges) glpsol alone takes minutes. */
 static int check_large(void)
 {
 	char err[256];

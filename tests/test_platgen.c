@@ -123,8 +123,9 @@ static void send_overhead(void)
 	lb_platform_free(pf);
 }
 
-/* SPEC 2.5 measured 0.138 and 0.079 for the two presets; the range leaves
- * room for a different placement stream, not for a different structure. */
+/* The cross-check measured densities 0.138 and 0.079 for the two presets
+ * (docs/papers.md#seed000-experiments); the range leaves room for a different
+ * placement stream, not for a different structure. */
 static void tiers_presets(void)
 {
 	struct { uint32_t nodes; double lo, hi; } t[] = { { 30, 0.11, 0.17 },

@@ -1,6 +1,6 @@
-/* Seed 000 end to end: every one-port heuristic's tree throughput is at
- * most the LP bound (TP <= TP* (1 + 1e-6), SPEC 2.5) on 20 random
- * platforms, the orderings the paper states hold on average, and the
+/* Seed 000 end to end: every one-port heuristic's tree throughput is at most
+ * the LP bound (TP <= TP* (1 + 1e-6), docs/papers.md#seed000-experiments) on 20
+ * random platforms, the orderings the paper states hold on average, and the
  * Table 3 engine gives one row per heuristic and node count. */
 #include <stdlib.h>
 
@@ -63,7 +63,8 @@ static void bounded_by_lp(void)
 		}
 		lb_platform_free(pf);
 	}
-	/* SPEC 2.5: Binomial < Prune Simple < the refined ones, on average. */
+	/* docs/papers.md#seed000-experiments: Binomial < Prune Simple < the
+	 * refined ones, on average. */
 	for (size_t h = 1; h < NONE_PORT; h++)
 		if (h != 3)
 			CHECK(sum[h] > sum[0], "%s (%g) not above prune-simple (%g)",

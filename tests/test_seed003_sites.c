@@ -1,5 +1,6 @@
-/* Seed 003's sites (section 3.2, section 6; SPEC 6.2, 6.3): the site map
- * (unequal sites), the WAN's latency paid once per path, not per slice. */
+/* Seed 003's sites (section 3.2, section 6; docs/papers.md#seed003-sites): the
+ * site map (unequal sites), the WAN's latency paid once per path, not per
+ * slice. */
 #include <stdlib.h>
 
 #include "algos/algos.h"
@@ -8,7 +9,8 @@
 #include "engine/repro003.h"
 #include "model/sim.h"
 
-/* SPEC 6.3.1's network: 1 Gbit/s lanes, l = 50 us, L = 10 ms, in flight. */
+/* The network of docs/papers.md#model-timing: 1 Gbit/s lanes, l = 50 us, L = 10
+ * ms, in flight. */
 static const struct lb_sim_net WAN_NET = {
 	.lane_bw = 125e6, .latency = 50e-6, .wan_latency = 10e-3, .sites = 2,
 };
@@ -37,8 +39,9 @@ static double simulate(const char *algo, struct lb_algo_params prm, struct lb_si
 	return res.seconds;
 }
 
-/* SPEC 6.3.1: p = 32, k = 2, 128 KiB slices, 256 MiB over two sites: the
- * section-6 form gives 1.08 s; charging L per slice gave 11.3 s. */
+/* Latency in flight (docs/papers.md#model-timing): p = 32, k = 2, 128 KiB
+ * slices, 256 MiB over two sites: the section-6 form gives 1.08 s; charging L
+ * per slice gave 11.3 s. */
 static void wan_latency_once(void)
 {
 	struct lb_algo_params prm = { .ranks = 32, .lanes = 2, .bytes = 256ull << 20,
@@ -136,13 +139,13 @@ static int sends(const struct lb_schedule *s, uint32_t r, uint32_t dst, uint32_t
 	return 0;
 }
 
-/* SPEC 6.2, p = 29 over two sites: site 1 is ranks 0-14 (root 0, Tree A
- * A_1..A_7 = ranks 1-7, Tree B B_1..B_7 = 8-14), site 2 ranks 15-28 (Tree
- * A 15-21, Tree B 22-28).  Section 3.2: A_7 (rank 7) sends half A (block
- * 0) to site 2's Tree A root (15), B_7 (rank 14) half B (block 1) to Tree
- * B's root (22).  With one-second hops and nothing else, the last rank is
- * done after 7 hops: root, A_1, A_3, A_7, 15, two levels, the swap (the
- * other tree's last leaf fed them one hop later: 8). */
+/* docs/papers.md#seed003-sites, p = 29 over two sites: site 1 is ranks 0-14
+ * (root 0, Tree A A_1..A_7 = ranks 1-7, Tree B B_1..B_7 = 8-14), site 2 ranks
+ * 15-28 (Tree A 15-21, Tree B 22-28).  Section 3.2: A_7 (rank 7) sends half A
+ * (block 0) to site 2's Tree A root (15), B_7 (rank 14) half B (block 1) to
+ * Tree B's root (22).  With one-second hops and nothing else, the last rank is
+ * done after 7 hops: root, A_1, A_3, A_7, 15, two levels, the swap (the other
+ * tree's last leaf fed them one hop later: 8). */
 static void multilane_feeder(void)
 {
 	struct lb_algo_params prm = { .ranks = 29, .lanes = 2, .bytes = 2, .slice_bytes = 1,
@@ -217,8 +220,9 @@ static int count_verdict(void *ctx, const struct lb_result *r, char *err, size_t
 	return 0;
 }
 
-/* repro seed003-fig8 over 1 MiB .. 512 MiB: Fig. 8's ratios within SPEC
- * 6.3.7's ranges from 128 MiB on, Fig. 7's gap constant within 5 %. */
+/* repro seed003-fig8 over 1 MiB .. 512 MiB: Fig. 8's ratios within the ranges
+ * of docs/papers.md#reproductions from 128 MiB on, Fig. 7's gap constant within
+ * 5 %. */
 static void repro_fig8(void)
 {
 	uint64_t sizes[10];

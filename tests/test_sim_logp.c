@@ -16,12 +16,12 @@
  * predicted m / rate, 7 times less), and on 2 lanes (each contribution cut
  * in 2, one part per lane, the lanes' caps separate ports) half that.
  *
- * Seed 001 (SPEC 4.5) on lb_agent_wu8, the platform `platform gen wu-8`
- * prints, 1-byte contributions: cluster-agent-gb / -ts at every agent count
- * against the closed form of algos/agent.c at the same bytes.  The tolerance
- * is the bytes: a concatenated message of k blocks takes k / bw where the
- * closed form charges every message one block's, at most 3 stages x 7 blocks
- * x 80 ns here.  Within it:
+ * Seed 001 (docs/papers.md#seed001-experiment) on lb_agent_wu8, the platform
+ * `platform gen wu-8` prints, 1-byte contributions: cluster-agent-gb / -ts at
+ * every agent count against the closed form of algos/agent.c at the same bytes.
+ * The tolerance is the bytes: a concatenated message of k blocks takes k / bw
+ * where the closed form charges every message one block's, at most 3 stages x 7
+ * blocks x 80 ns here.  Within it:
  *   - m = 8 (every node an agent: the simultaneous broadcast, no stage
  *     before or after) equals the closed form: 2,030 us;
  *   - m = 1 is the closed form less one T_send of the agent: Definition 4

@@ -91,10 +91,10 @@ static void platform_nolink(void)
 }
 
 /* A hand-built tree 0 -> {1, 2}, 1 -> 3 on four nodes with a bandwidth per
- * pair, one port per direction: each node sends every slice to its
- * children in turn, so the tree's period is max_u sum of T_{u,v} over u's
- * children (SPEC 2.2), and S slices take S period plus the fill, within
- * 1 % + depth / S of S period (SPEC 2.5). */
+ * pair, one port per direction: each node sends every slice to its children in
+ * turn, so the tree's period is max_u sum of T_{u,v} over u's children
+ * (docs/papers.md#seed000-period), and S slices take S period plus the fill,
+ * within 1 % + depth / S of S period (docs/papers.md#model-period). */
 static void platform_tree_period(void)
 {
 	enum { S = 1000 };

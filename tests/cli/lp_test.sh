@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lanebench lp: TP* of SPEC Appendix B's vectors (11/23 and 2/5), the
+# lanebench lp: TP* of seed 000's test vectors (11/23 and 2/5;
+# docs/papers.md#seed000-lp), the
 # loads' occupations, --json, --write-lp solved by glpsol (when installed),
 # and bad input: exit 2 naming the root, the lane, the unreachable node or
 # the file.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lanebench platform show: the matrix of SPEC Appendix B's test vector 1,
+# lanebench platform show: the matrix of seed 000's test vector 1
+# (docs/papers.md#seed000-lp),
 # --format links line by line, --lane, -o, and bad files (one line naming
 # file, line and token, exit 2, no -o file created).
 set -u

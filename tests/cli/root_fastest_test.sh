@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# -r/--root fastest (SPEC 5.4): plan, sim and bcast take the platform's
-# fastest rank by its nodes' rates as the root (ties: the lowest), and
-# without --platform refuse it (exit 2, naming --root).
+# -r/--root fastest (docs/papers.md#seed004-costs): plan, sim and bcast take
+# the platform's fastest rank by its nodes' rates as the root (ties: the
+# lowest), and without --platform refuse it (exit 2, naming --root).
 set -u
 usage="usage: root_fastest_test.sh path/to/tests/lib.sh path/to/lanebench"
 source "${1:?$usage}"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Seed 001 on the command line: `repro seed001` (instant) gives SPEC 4.5's
-# table exactly (every row's model PASS), the published agent counts (GB 4,
-# TS 3: PASS) under the fewest-clients rule and the known DISCREPANCY of the
-# lowest-id rule (TS 2), the CSV and --tr-count n-1 (TS m = 5: 2100 us);
+# Seed 001 on the command line: `repro seed001` (instant) gives the table of
+# docs/papers.md#seed001-experiment exactly (every row's model PASS), the
+# published agent counts (GB 4, TS 3: PASS) under the fewest-clients rule
+# and the known DISCREPANCY of the lowest-id rule (TS 2), the CSV and
+# --tr-count n-1 (TS m = 5: 2100 us);
 # the simulated column (each plan's schedule in sim's logp mode): 2030 us at
 # m = 8 (the simultaneous broadcast, where the closed form is exact), the
 # closed form less one T_send at m = 1, never above the closed form;
@@ -28,7 +29,7 @@ expect_ok repro seed001 -o "$tmp/r.csv"
 rows=$(grep -cE '^(gather-broadcast|two-step) ' "$tmp/out")
 [ "$rows" -eq 32 ] || fail "table: $rows rows, want 32 (2 algorithms x 2 tie rules x 8)"
 grep -E '^(gather-broadcast|two-step) ' "$tmp/out" | grep -v ' PASS ' >"$tmp/bad"
-[ -s "$tmp/bad" ] && fail "rows whose model differs from SPEC 4.5: $(cat "$tmp/bad")"
+[ -s "$tmp/bad" ] && fail "rows whose model differs from the expected: $(cat "$tmp/bad")"
 for want in 'gather-broadcast fewest-clients +4 1/1/1/1 +350 +480 +440 +1270 +1270 PASS +\* +4 PASS' \
 	'gather-broadcast fewest-clients +3 2/2/1 +420 +320 +530 +1270 ' \
 	'two-step +fewest-clients +3 2/2/1 +460 +320 +530 +1310 +1310 PASS +\* +3 PASS' \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seed 002 on the command line: `repro seed002` at CI size (its g5k claims
 # PASS, the x5/x10 discrepancy reported as DISCREPANCY with numbers, the CSV
-# with the paper's claim, SPEC's scratch value and our deviation), and
+# with the paper's claim, the cross-check's value and our deviation), and
 # `platform gen g5k|x5|x10` (deterministic for a seed, sites, coordinators,
 # wan lines, options of other generators refused); plan and sim of the
 # heuristics on such a platform (the coordinators' order and the model's

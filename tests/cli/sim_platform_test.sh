@@ -106,14 +106,15 @@ awk -v s="$(csv_column "$tmp/out" sim_seconds)" 'BEGIN { T = 5e-6 + 65536 / 125e
 	exit !near(s, want) }
 	'"$near"' ' || fail "sim --wan-lat 10ms: $(rows)"
 
-# SPEC 1.3: over a 10 ms WAN given as occupation, every slice paid it
-# (sim / two-site form 10.4); as time in flight, the stream pays it once.
+# Latency in flight (docs/papers.md#model-timing): over a 10 ms WAN given as
+# occupation, every slice paid it (sim / two-site form 10.4); as time in flight,
+# the stream pays it once.
 expect_ok sim -a chain,multilane -p 32 -k 2 -m 256M --slice 128K --alpha 50us --bw 1gbit \
 	--sites 2 --wan-lat 10ms
 printf '%s\n' "$(csv_column "$tmp/out" sim_over_two_site_ratio)" | awk '$1 < 1 || $1 > 1.1 { exit 1 }' ||
 	fail "sim --sites 2 --wan-lat 10ms: sim / two-site form not within [1, 1.1]: $(rows)"
 
-# The LP bound beside every row (SPEC Appendix B, vector 1: TP* = 11/23 slices
+# The LP bound beside every row (seed 000's test vector 1: TP* = 11/23 slices
 # per second of 1 MB, so 11/23 MB/s at any slice): topo-grow's tree
 # {0->1, 0->2, 1->3} has period 3 T-units, so 23/33 of the bound; lp-grow
 # builds on the LP's loads (solved before the workers start).
