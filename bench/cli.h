@@ -140,7 +140,7 @@ enum lb_cli_status {
 	LB_CLI_USAGE,   /* error printed: exit 2 */
 };
 
-/* Exit statuses of every command; lanebench --help and the README list them. */
+/* Exit statuses of every command; lanebench --help and docs/guide/failures.md list them. */
 #define LB_EXIT_FAILED 1   /* the run failed; the message says why */
 #define LB_EXIT_USAGE 2    /* bad command line or input */
 #define LB_EXIT_PEER 3     /* stopped because another rank died, disconnected, stopped

@@ -576,7 +576,7 @@ static int run_platform(const struct lb_cmd *cmd, int argc, char **argv)
 static void platform_more_help(FILE *out)
 {
 	fputs("show FILE reads a platform file ('-': stdin; the format is in algos/platform.h\n"
-	      "and the README) and prints it.  Bad files: one line 'FILE:LINE: 'TOKEN': why'\n"
+	      "and docs/guide/platforms.md) and prints it.  Bad files: one line 'FILE:LINE: 'TOKEN': why'\n"
 	      "on stderr, exit 2, nothing written.  Whether every node is reachable is not\n"
 	      "checked here: that depends on the root.\n"
 	      "\n"

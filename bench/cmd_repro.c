@@ -77,7 +77,7 @@ static void repro_more_help(FILE *out)
 	      "                  Simple 15, Binomial 3) and whether the mean is within it.\n"
 	      "                  The generator's parameters are printed above the table and\n"
 	      "                  kept in the CSV's generator column: TIERS's own were never\n"
-	      "                  published (README, \"Seed 000 reproduced\").\n"
+	      "                  published (docs/guide/reproductions.md).\n"
 	      "  seed001         Wu (seed 001) section 6: the Cluster-Agent planner's cost\n"
 	      "                  model on the paper's 8 workstations (4 fast,\n"
 	      "                  4 slow; `platform gen wu-8`).  Per algorithm (Gather-\n"

@@ -24,7 +24,7 @@ int lb_calib_partner(uint32_t rank, uint32_t size, int round)
  * streamed their lane-0 bandwidth test: on 8 loopback ranks lane 1's
  * latencies came out 40-560 us where lane 0's were 14 us, and on the
  * emulated cluster (2 CPUs for every host) such an outlier took bcast's
- * per-slice predictions of chain and multilane to 2x (README, bench-sites). */
+ * per-slice predictions of chain and multilane to 2x (bench-sites, 2026-11-24: git history of README.md). */
 enum phase { LATENCY, BANDWIDTH };
 
 /* Measures one phase on one lane with one partner; the lower rank

@@ -435,21 +435,21 @@ static double ratio(double measured, double predicted)
  * all 13 rows over tcp within 0.99-1.00 (over dpdk 12 of 13, 0.99-1.13,
  * the 13th CPU-bound); on
  * seed 004's hosts of unequal rates multi-port was 0.41-1.86 x measured
- * and bounded, as fluid, 1.02-1.14 (bench-hbsp; README).  Seed 001's
+ * and bounded, as fluid, 1.02-1.14 (docs/benchmarks/bench-hbsp.md).  Seed 001's
  * cluster-agent allgathers (a->sim_logp) take the LogP mode instead, the
  * model their plans are built for (repro seed001's `sim us`); the other
  * allgathers fluid: p - 1 flows converge on every rank, and multi-port,
  * which books a transfer's sender and receiver at different times, put
  * allgather-simultaneous 1.43-1.54 x slow on 4 fast + 4 slow hosts where
  * fluid fitted it within 1.02-1.12 (26 of bench-allgather's 30 rows
- * within 15 %, multi-port 24; README).  Without a
+ * within 15 %, multi-port 24; docs/benchmarks/bench-allgather.md).  Without a
  * platform, with sites, fluid shared fairly: a site-aware tree's root
  * feeds its own site and the WAN from one port, and with the emulated
  * fabric's queue per peer pair and the hosts on CUBIC (RTT-independent
  * window growth) the two streams get equal shares: on bench-sites fluid
  * fitted all 8 rows within 0.96-1.03, fluid-rtt put the trees at 0.74 x.
  * (Under BBR, with which fluid-rtt was chosen before the per-peer queues,
- * the trees fell between: 0.88 x fluid-rtt, 1.17 x fluid; README.)  For
+ * the trees fell between: 0.88 x fluid-rtt, 1.17 x fluid; docs/benchmarks/bench-sites.md.)  For
  * chain and multilane (one stream per port) every model gives the same
  * time.  Otherwise per-lane. */
 static void auto_model(const struct lb_coll_params *prm, const struct lb_algo *a,

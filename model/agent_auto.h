@@ -8,7 +8,7 @@
  * and adds a node's send-cap time to its receive-cap time, which the NIC
  * overlaps; on scripts/bench-allgather's platform (4 fast + 4 slow-by-rate
  * nodes, 2 lanes) it picked 2 agents, which LogP, bounded and fluid all put
- * 1.25-2.07 x slower than 8 (README, "Seed 001's model").  Building and
+ * 1.25-2.07 x slower than 8 (docs/benchmarks/bench-allgather.md).  Building and
  * simulating a plan costs milliseconds at these sizes, so every count is
  * tried: the plan of m agents (the planner's, fewest-clients ties) for m =
  * 1 .. p, each simulated in the LogP mode on the platform -- the model

@@ -108,7 +108,7 @@ static void bench_allgather(void)
 		for (uint64_t bytes = 1 << 20; bytes <= 8 << 20; bytes *= 8)
 			for (uint32_t k = 1; k <= 2; k++)
 				against_sweep(names[a], pf, bytes, k);
-	/* the case README quotes: the closed form's 2 is slower than auto's */
+	/* the case docs/benchmarks/bench-allgather.md quotes: the closed form's 2 is slower than auto's */
 	for (int a = 0; a < 2; a++) {
 		const struct lb_algo *al = lb_algo_find(names[a]);
 		struct lb_algo_params prm = { .ranks = 8, .lanes = 2, .bytes = 1 << 20, .platform = pf };

@@ -33,7 +33,7 @@
  *     agent with a small cluster starts its broadcast early); the sum is
  *     an upper bound on this platform, not in general (Definition 3's T_R
  *     ignores the senders' T_send apart, which delays the sim's stage 2).
- * The table printed is the one README's seed 001 section quotes. */
+ * The table printed is the one docs/guide/models.md quotes (the LogP simulation). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

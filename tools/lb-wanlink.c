@@ -23,7 +23,7 @@
  * The line is the WAN, so it runs SCHED_FIFO at priority P (default 10; 0:
  * ordinary scheduling): an ordinary process on a busy machine waited for a
  * CPU longer than it ran, released frames up to a second late and let the
- * TAPs' rings overflow (README.md, "Sites joined by a WAN").  Its work is
+ * TAPs' rings overflow (docs/benchmarks/bench-wanlink.md).  Its work is
  * bounded by the traffic ordinary processes give it, and each wake-up by
  * BATCH frames a TAP, so it cannot starve them.
  *

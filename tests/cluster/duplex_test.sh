@@ -11,8 +11,8 @@
 # another sends to it, >= 0.9 in
 # lanebench's allgather ring over TCP, where with one queue per tbf (`up --one-queue`,
 # the shaping before) the ACKs of what the host receives waited behind what
-# it sends and the ring took 1.39 x its receive bound (README.md
-# "Benchmarks", scripts/bench-duplex).
+# it sends and the ring took 1.39 x its receive bound (docs/benchmarks/bench-duplex.md,
+# scripts/bench-duplex).
 #   DUPLEX_TEST_UP_OPTS=--one-queue: the same checks on the shaping before
 #   (the classes' checks fail, and the ring's in most runs).  (Before the
 #   per-peer queues, a class for short frames went first: the structure

@@ -28,7 +28,7 @@ wanlink=$(realpath "${2:?$usage}")
 use_lanebench "${3:?$usage}"
 # Bounds with margin over what the line holds since it runs SCHED_FIFO
 # (2026-11-24, beside two busy loops on a 2-core machine at load average
-# 15-40; README's cluster section): minimum 2 x 5 ms + 0.14-0.61 ms.  Before,
+# 15-40; docs/benchmarks/bench-wanlink.md): minimum 2 x 5 ms + 0.14-0.61 ms.  Before,
 # the line waited for a CPU: a CI run's minimum was 72.8 ms.  The median,
 # not the mean: one ping of 20 still comes back ~50 ms late now and then.
 # TCP's floor is a sanity check, not the line's ceiling: with the line on

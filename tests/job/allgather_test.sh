@@ -56,7 +56,7 @@ while read -r algo coll bytes verified; do
 done <"$tmp/rows"
 
 # On a platform (a slow node's NIC capped) bcast predicts the allgathers
-# with the fluid model (README, bench-allgather): each row's sim_seconds is
+# with the fluid model (docs/benchmarks/bench-allgather.md): each row's sim_seconds is
 # `sim --model fluid`'s on the same platform and slice, within 0.1 %, and
 # at least the slow node's receive bound (p - 1) m / (k x its rate).
 printf '%s\n' 'nodes 4' 'lanes 2' 'default bw 1gbit' 'node 3 rate 100mbit' >"$tmp/slow.platform"

@@ -46,7 +46,7 @@ while read -r algo coll bytes verified hbsp; do
 done <"$tmp/rows"
 
 # On a platform bcast predicts with the bounded model (its nodes' rates
-# shared among their transfers; README, bench-hbsp): each row's
+# shared among their transfers; docs/benchmarks/bench-hbsp.md): each row's
 # sim_seconds is `sim --model bounded`'s for the same algorithm and size
 # (seed 004's take no slice), to the CSV's digits; and some row is not multi-port's (which
 # ignores the rates), so the check tells the two apart.

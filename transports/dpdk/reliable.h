@@ -24,7 +24,7 @@
  * queue.  On the emulated cluster 7 peers' windows queue for a 50 Mbit/s
  * host for 0.2-0.5 s.  Interleaved A/B, 200 ms against 2 s, two rounds,
  * allgather-simultaneous and cluster-agent-gb/-ts at 16 MiB each on 4 + 4
- * hosts (README, allgathers): 26,806-36,310 frames a row arrived twice
+ * hosts (docs/benchmarks/bench-allgather.md): 26,806-36,310 frames a row arrived twice
  * against 3,468-5,643, and 1.14-1.24 x the fluid model against
  * 1.10-1.17.  The price: a frame lost at a message's tail (nothing after
  * it to show the hole) now waits up to 3 round trips, and at 4 MiB two
