@@ -76,7 +76,7 @@ static size_t break_at(const char *s, size_t len, size_t room)
 static void wrap_line(const char *line, size_t len, int width, FILE *out)
 {
 	size_t indent = hanging_indent(line, len, width), first = 1;
-	if (indent + 20 > (size_t)width)
+	if (indent + 10 > (size_t)width)
 		indent = 8; /* too little room under the column: fold to the left */
 	while (len > 0) {
 		size_t start = first ? 0 : indent;

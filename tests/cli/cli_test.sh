@@ -30,7 +30,7 @@ for w in --verbose "-v," "iteration 3/12 started" "status 3"; do
 done
 # Transport options: --tp-opt, each built transport's keys (or none) listed
 # from its table, in bcast's and p2p's help; the old options are not.
-built=$("$B" --help | sed -n '/^transports built in:/,/^$/p' | awk 'NR > 1 && NF > 1 { print $1 }')
+built=$("$B" --help | sed -n '/^transports built in:/,/^$/p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }') # not a wrapped line's
 for cmd in bcast p2p; do
 	expect_ok $cmd --help
 	tp_help=$(printf '%s\n' "$out" | sed -n '/^transport options/,/^$/p')
