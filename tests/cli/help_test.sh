@@ -40,6 +40,9 @@ for words in "--help" "help" $(printf 'help:%s %s:--help ' $commands $commands);
 	[ "$n" -gt "$longest" ] && longest=$n
 done
 ok "longest help line, not a tty: $longest columns"
+run # no command: the usage on stderr, exit 2, as narrow
+[ "$rc" = 2 ] && [ "$(longest_line "$err")" -le 80 ] && [[ $err == usage:* ]] ||
+	fail "lanebench alone: exit $rc, a line of $(longest_line "$err") columns: $err"
 expect_ok help sim
 sim_help=$out
 expect_ok sim --help
