@@ -10,6 +10,7 @@
 #include "engine/job.h"
 #include "lib/stop.h"
 #include "lib/units.h"
+#include "lib/wrap.h"
 
 /* getopt's value for a long-only option: past every char. */
 #define LONG_ONLY_BASE 256
@@ -474,7 +475,8 @@ static void print_opt_help(FILE *out, const char *syn, const struct lb_opt *o)
 	fputc('\n', out);
 }
 
-void lb_cli_help(const struct lb_cmd *cmd, FILE *out)
+/* The help, unwrapped: lines as long as their text. */
+static void print_help(const struct lb_cmd *cmd, FILE *out)
 {
 	static const struct lb_opt help = { .name = "help", .short_name = 'h',
 					    .help = "show this help and exit",
@@ -494,6 +496,18 @@ void lb_cli_help(const struct lb_cmd *cmd, FILE *out)
 		fputc('\n', out);
 		cmd->more_help(out);
 	}
+}
+
+void lb_cli_help(const struct lb_cmd *cmd, FILE *out)
+{
+	lb_cli_help_width(cmd, out, lb_wrap_width(out));
+}
+
+void lb_cli_help_width(const struct lb_cmd *cmd, FILE *out, int width)
+{
+	struct lb_wrap w;
+	print_help(cmd, lb_wrap_begin(&w, out, width));
+	lb_wrap_end(&w);
 }
 
 /* ---- transport options, from the transports' tables ---- */

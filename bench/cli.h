@@ -172,8 +172,12 @@ int lb_cli_run(const struct lb_cmd *cmd, int argc, char **argv, void *base,
 /* Frees what parsing allocated in the struct at base (lists). */
 void lb_cli_free(const struct lb_cmd *cmd, void *base);
 
-/* Usage, summary, every option of the table with its help and default. */
+/* Usage, summary, every option of the table with its help and default,
+ * then the command's more_help; wrapped to out's width (lib/wrap.h). */
 void lb_cli_help(const struct lb_cmd *cmd, FILE *out);
+
+/* The same wrapped at width columns (the man page's text). */
+void lb_cli_help_width(const struct lb_cmd *cmd, FILE *out, int width);
 
 /* "lanebench <cmd>: " + message on stderr; for errors found after parsing.
  * With opt_name (a long name of the table) the option is named too. */

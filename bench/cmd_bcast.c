@@ -462,6 +462,8 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
 	rc = run_sinks(&p, &out, &json, err, sizeof(err));
+	if (!*lb_stop_flag())
+		lb_table_legend(&out.table); /* rank 0's, under its table */
 	free(roots.v);
 	free(sites.first);
 	lb_platform_free(pf);

@@ -19,6 +19,8 @@
 #include "lib/stop.h"
 #include "lib/units.h"
 #include "report/csv.h"
+#include "report/table.h"
+#include "lib/wrap.h"
 
 struct check_opts {
 	struct lb_algo_set algos;
@@ -216,7 +218,7 @@ static void heading(struct check_out *o, const char *phase)
 		       "rank", "host", "tx Mbit/s", "rx Mbit/s", "expected", "from", "ratio", "verdict");
 	else
 		fprintf(o->out, "\ncollectives (measured / simulated; an allgather also over its receive bound):\n"
-			"%-10s %-22s %7s %11s %11s %6s %11s %6s  %s\n", "collective", "algorithm", "bytes",
+			"%-10s %-22s %7s %11s %11s %6s %11s %6s  %s\n", "collective", "algorithm", "size",
 			"median", "sim", "ratio", "bound", "/bound", "verdict");
 }
 
@@ -303,7 +305,7 @@ static void print_collective(FILE *f, const struct lb_result *r)
 {
 	char size[16] = "-", med[24], sim[24], bound[24], ratio[16], over[16];
 	if (!isnan(real(r, "message_bytes")))
-		lb_format_size((uint64_t)real(r, "message_bytes"), size, sizeof(size));
+		lb_table_format_size((uint64_t)real(r, "message_bytes"), size, sizeof(size));
 	lb_format_seconds(real(r, "time_median_seconds"), med, sizeof(med));
 	lb_format_seconds(real(r, "sim_seconds"), sim, sizeof(sim));
 	lb_format_seconds(real(r, "bound_seconds"), bound, sizeof(bound));
@@ -568,9 +570,32 @@ static void record_line(const struct check_out *o, const char *json_path)
 
 /* The failures, where the record went, then one line: the verdict (kept
  * last for scripts).  Returns the exit status. */
+/* Under the tables: what their columns mean (results/README.md says it
+ * at length, for the record's columns). */
+static const char check_legend[] =
+	"columns:\n"
+	"  partners   the ranks a port was measured with\n"
+	"  tx, rx     sent and received rate, best over the partners, 10^6 bit/s "
+	"(aggregate: the sum over a rank's lanes)\n"
+	"  expected   what it should reach, in Mbit/s; from: where that comes from "
+	"(lane-rate, expect: the --expect file, majority: its lane's ports' speed, "
+	"median: of the measured ports)\n"
+	"  ratio      ports, aggregate: min(tx, rx) / expected; collectives: median / sim\n"
+	"  latency    one-way (half a ping-pong), best over the partners\n"
+	"  size       the collective's message (KiB, MiB: 1024-based; an allgather: "
+	"each rank's share)\n"
+	"  median     its measured median time; sim: the simulator's on phase 1's figures\n"
+	"  bound      an allgather's receive bound, (p - 1) m / the slowest receiver's "
+	"rx; /bound: median over it\n"
+	"  -          no value: not measured, or not this row's kind\n";
+
 static int verdict(struct check_out *o, const char *json_path)
 {
 	print_inventory(o); /* when no row came after the ports */
+	if (o->phase) { /* a table was printed */
+		fputc('\n', o->out);
+		lb_wrap_text(check_legend, lb_wrap_width(o->out), o->out);
+	}
 	if (o->nfails || o->nwarns)
 		fprintf(o->out, "\n%s%s", o->fails.s ? o->fails.s : "", o->warns.s ? o->warns.s : "");
 	if (o->fails.failed || o->port_list.failed || o->warns.failed)

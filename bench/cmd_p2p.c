@@ -180,6 +180,8 @@ static int p2p(const struct lb_cmd *cmd, void *base)
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
 	rc = run_sinks(&p, &out, &json, err, sizeof(err));
+	if (!*lb_stop_flag())
+		lb_table_legend(&out.table); /* rank 0's, under its table */
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);

@@ -245,6 +245,8 @@ static int run_sinks(const struct lb_cmd *cmd, const struct lb_simsweep_params *
 	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
 				      .row = lb_tee_row, .ctx = &tee };
 	int rc = lb_simsweep_run(p, &sink, err, len);
+	if (!lb_stop_requested())
+		lb_table_legend(&table);
 	if (rc && !lb_stop_requested()) /* stopped: lb_cli_finish_csv says so */
 		lb_cli_error(cmd, NULL, "%s", err);
 	return rc;

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "help_gen.h"
+#include "lib/wrap.h"
 #include "transports/transport.h"
 
 static const struct lb_cmd *const commands[] = {
@@ -23,30 +25,26 @@ static const struct lb_cmd *const commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void usage(FILE *out)
+/* The commands and transports, unwrapped. */
+static void print_usage(FILE *out)
 {
-	fputs("usage: lanebench [--help|--version] <command> [options]\n\n"
-	      "lanebench benchmarks broadcasts on multi-rail (multi-NIC) clusters: it builds\n"
-	      "the schedule of each broadcast algorithm, runs it on real transports (one\n"
-	      "progress thread per NIC) or in a discrete-event simulator, verifies every\n"
-	      "byte, and sets measured times beside the analytic cost model.\n\n"
-	      "commands:\n", out);
+	fprintf(out, "usage: lanebench [--help|--version] <command> [options]\n"
+		"       lanebench help [<command>]\n\n%s\ncommands:\n", lb_help_intro);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\ntransports built in:\n", out);
 	for (size_t i = 0; lb_transports[i]; i++)
 		fprintf(out, "  %-10s %s\n", lb_transports[i]->name, lb_transports[i]->summary);
-	fputs("\n'lanebench <command> --help' describes a command's options.\n\n"
-	      "CSV rows are written as they are measured.  A run stopped early (Ctrl-C,\n"
-	      "TERM, HUP, stdout closed, or an error) keeps the rows it finished, and the\n"
-	      "file's last line says so: '# lanebench: incomplete after N rows: <why>'\n"
-	      "(results/README.md).\n\n"
-	      "exit status: 0 done; 1 the run failed (the reason is on stderr); 2 bad usage\n"
-	      "(options, or bcast/p2p/check started outside a job);\n"
-	      "3 stopped because another rank of the job died, disconnected, stopped\n"
-	      "answering or failed itself (the message names it); 4 the work cannot fit\n"
-	      "in memory (sim, refused before allocating); 128+N stopped by signal N,\n"
-	      "after closing the CSV: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 stdout closed.\n", out);
+	fprintf(out, "\n'lanebench help <command>' (or 'lanebench <command> --help') describes a\n"
+		"command's options; 'man lanebench' all of them.\n\n%s\n%s",
+		lb_help_csv_note, lb_help_exit_status);
+}
+
+static void usage(FILE *out)
+{
+	struct lb_wrap w;
+	print_usage(lb_wrap_begin(&w, out, lb_wrap_width(out)));
+	lb_wrap_end(&w);
 }
 
 static const struct lb_cmd *find_command(const char *name)
@@ -76,6 +74,32 @@ static int finish_stdout(int rc)
 	return LB_EXIT_FAILED;
 }
 
+/* lanebench help [CMD]; the hidden --man and --bash-completion write
+ * what meson installs (bench/help_gen.h). */
+static int help(int argc, char **argv)
+{
+	const struct lb_cmd *cmd;
+	if (argc == 1) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--man") == 0) {
+		lb_help_man(commands, NCOMMANDS, stdout);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--bash-completion") == 0) {
+		lb_help_bash_completion(commands, NCOMMANDS, stdout);
+		return 0;
+	}
+	if (argc > 2 || !(cmd = find_command(argv[1]))) {
+		fprintf(stderr, "lanebench help: %s '%s' (see lanebench --help)\n",
+			argc > 2 ? "unexpected argument" : "unknown command", argv[argc > 2 ? 2 : 1]);
+		return LB_EXIT_USAGE;
+	}
+	lb_cli_help(cmd, stdout);
+	return 0;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const char *arg = argc > 1 ? argv[1] : NULL;
@@ -97,6 +121,8 @@ static int dispatch(int argc, char **argv)
 		fprintf(stderr, "lanebench: unknown option '%s' (see lanebench --help)\n", arg);
 		return LB_EXIT_USAGE;
 	}
+	if (strcmp(arg, "help") == 0)
+		return help(argc - 1, argv + 1);
 	if (!(cmd = find_command(arg))) {
 		fprintf(stderr, "lanebench: unknown command '%s' (see lanebench --help)\n", arg);
 		return LB_EXIT_USAGE;

@@ -31,7 +31,7 @@ enum lb_show {
 	LB_SHOW_NONE = 0, /* not in the table */
 	LB_SHOW_TEXT,
 	LB_SHOW_UINT,
-	LB_SHOW_SIZE,     /* bytes: "4K", "1M", "100000" (lb_format_size) */
+	LB_SHOW_SIZE,     /* bytes, binary units: "4 KiB", "1 MiB", "100000 B" */
 	LB_SHOW_SECONDS,  /* "12.35 us" (lb_format_seconds) */
 	LB_SHOW_FIXED,    /* value / per, with `decimals` digits: "354.02" */
 };
@@ -42,8 +42,10 @@ struct lb_show_as {
 	const char *heading;
 	int width;        /* printf field width; negative: left-aligned */
 	int decimals;     /* LB_SHOW_FIXED */
-	double per;       /* LB_SHOW_FIXED: shown = value / per (MB/s: 1e6); 0: 1 */
-	const char *nan;  /* shown for NaN ("-": no such value); NULL: as printed */
+	double per;       /* LB_SHOW_FIXED: shown = value / per (Gbit/s: 1.25e8); 0: 1 */
+	const char *nan;  /* shown for NaN; NULL: "-", the table's one empty marker */
+	const char *legend; /* what the column means, for the legend under the
+			     * table ("median time per iteration"); NULL: none */
 };
 
 /* A value may be shown twice (bandwidth in MB/s and in Gbit/s). */

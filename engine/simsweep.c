@@ -21,22 +21,33 @@
 
 /* results/README.md documents these columns; the table shows some. */
 static const struct lb_col columns[] = {
-	{ LB_COLUMN("algorithm", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "algorithm", -11 } } },
-	{ LB_COLUMN("ranks", LB_COL_UINT), .table = { { LB_SHOW_UINT, "p", 7 } } },
+	{ LB_COLUMN("algorithm", LB_COL_TEXT),
+	  .table = { { LB_SHOW_TEXT, "algorithm", -11,
+		       .legend = "the algorithm (lanebench help sim lists them)" } } },
+	{ LB_COLUMN("ranks", LB_COL_UINT), .table = { { LB_SHOW_UINT, "p", 7, .legend = "ranks" } } },
 	{ LB_COLUMN("lanes", LB_COL_UINT) },
-	{ LB_COLUMN("root", LB_COL_UINT), .table = { { LB_SHOW_UINT, "root", 5 } } },
+	{ LB_COLUMN("root", LB_COL_UINT), .table = { { LB_SHOW_UINT, "root", 5, .legend = "the rank that holds the message" } } },
 	{ LB_COLUMN("stripe", LB_COL_TEXT) },
-	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 7 } } },
-	{ LB_COLUMN("slice_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "slice", 7 } } },
-	{ LB_COLUMN("slices", LB_COL_UINT), .table = { { LB_SHOW_UINT, "slices", 7 } } },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT),
+	  .table = { { LB_SHOW_SIZE, "size", 8, .legend = "message size (KiB, MiB: 1024-based); an allgather's is each rank's share" } } },
+	{ LB_COLUMN("slice_bytes", LB_COL_UINT),
+	  .table = { { LB_SHOW_SIZE, "slice", 8, .legend = "pipelining unit" } } },
+	{ LB_COLUMN("slices", LB_COL_UINT), .table = { { LB_SHOW_UINT, "slices", 7, .legend = "slices per message" } } },
 	{ LB_COLUMN("alpha_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("lane_bandwidth_bytes_per_second", LB_COL_REAL) },
-	{ LB_COLUMN("sim_seconds", LB_COL_REAL), .table = { { LB_SHOW_SECONDS, "sim", 11 } } },
-	{ LB_COLUMN("table_seconds", LB_COL_REAL), .table = { { LB_SHOW_SECONDS, "table", 11 } } },
-	{ LB_COLUMN("refined_seconds", LB_COL_REAL), .table = { { LB_SHOW_SECONDS, "refined", 11 } } },
-	{ LB_COLUMN("sim_over_table_ratio", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "sim/table", 9, 3 } } },
+	{ LB_COLUMN("sim_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "sim", 11,
+		       .legend = "simulated time until the last rank holds the whole message" } } },
+	{ LB_COLUMN("table_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "table", 11,
+		       .legend = "the multi-lane paper's closed form (its Table 1, docs/papers.md#seed003)" } } },
+	{ LB_COLUMN("refined_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "refined", 11,
+		       .legend = "the closed form that counts slices" } } },
+	{ LB_COLUMN("sim_over_table_ratio", LB_COL_REAL), .table = { { LB_SHOW_FIXED, "sim/table", 9, 3,
+		       .legend = "sim over table (1: the model is exact; above 1: slower than it)" } } },
 	{ LB_COLUMN("sim_over_refined_ratio", LB_COL_REAL),
-	  .table = { { LB_SHOW_FIXED, "sim/refined", 11, 3 } } },
+	  .table = { { LB_SHOW_FIXED, "sim/refined", 11, 3, .legend = "sim over refined" } } },
 	{ LB_COLUMN("sim_bandwidth_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("period_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("throughput_bytes_per_second", LB_COL_REAL) },
@@ -48,7 +59,8 @@ static const struct lb_col columns[] = {
 	/* only with two sites: */
 	{ LB_COLUMN("two_site_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("sim_over_two_site_ratio", LB_COL_REAL),
-	  .table = { { LB_SHOW_FIXED, "sim/2-site", 10, 3 } } },
+	  .table = { { LB_SHOW_FIXED, "sim/2-site", 10, 3,
+		       .legend = "sim over the paper's two-site form (--sites 2)" } } },
 };
 
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
@@ -62,9 +74,11 @@ static int two_site(const struct lb_simsweep_params *p)
 /* Instead of the two-site pair (which needs no platform), with a platform
  * and one of seed 004's algorithms in the sweep: */
 static const struct lb_col hbsp_pair[] = {
-	{ LB_COLUMN("hbsp_seconds", LB_COL_REAL), .table = { { LB_SHOW_SECONDS, "hbsp", 11 } } },
+	{ LB_COLUMN("hbsp_seconds", LB_COL_REAL),
+	  .table = { { LB_SHOW_SECONDS, "hbsp", 11,
+		       .legend = "the HBSP^k cost (docs/papers.md#seed004)" } } },
 	{ LB_COLUMN("sim_over_hbsp_ratio", LB_COL_REAL),
-	  .table = { { LB_SHOW_FIXED, "sim/hbsp", 9, 3 } } },
+	  .table = { { LB_SHOW_FIXED, "sim/hbsp", 9, 3, .legend = "sim over hbsp" } } },
 };
 
 static int hbsp_sweep(const struct lb_simsweep_params *p)

@@ -4,17 +4,19 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
 #include "lib/stop.h"
 #include "lib/units.h"
+#include "lib/wrap.h"
 
 /* One field's text, without its padding. */
 static void show(const struct lb_show_as *v, union lb_val val, char *buf, size_t len)
 {
-	if ((v->how == LB_SHOW_SECONDS || v->how == LB_SHOW_FIXED) && v->nan && isnan(val.d)) {
-		snprintf(buf, len, "%s", v->nan);
+	if ((v->how == LB_SHOW_SECONDS || v->how == LB_SHOW_FIXED) && isnan(val.d)) {
+		snprintf(buf, len, "%s", v->nan ? v->nan : "-"); /* no value: never "nan" */
 		return;
 	}
 	switch (v->how) {
@@ -25,7 +27,7 @@ static void show(const struct lb_show_as *v, union lb_val val, char *buf, size_t
 		snprintf(buf, len, "%llu", (unsigned long long)val.u);
 		break;
 	case LB_SHOW_SIZE:
-		lb_format_size(val.u, buf, len);
+		lb_table_format_size(val.u, buf, len);
 		break;
 	case LB_SHOW_SECONDS:
 		lb_format_seconds(val.d, buf, len);
@@ -62,10 +64,60 @@ static void print_line(const struct lb_col *cols, size_t ncols, FILE *out,
 	fputc('\n', out);
 }
 
+void lb_table_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "TiB", "GiB", "MiB", "KiB" };
+	for (int i = 0; i < 4; i++) {
+		int shift = 10 * (4 - i);
+		if (bytes && bytes % (1ull << shift) == 0) {
+			snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> shift), units[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+}
+
+/* The shown columns with a legend, each heading once, for lb_table_legend. */
+static void keep_legend(struct lb_table *t, const struct lb_col *cols, size_t ncols)
+{
+	t->nlegend = 0;
+	for (size_t i = 0; i < ncols; i++) {
+		for (int k = 0; k < LB_SHOWN_MAX && cols[i].table[k].how != LB_SHOW_NONE; k++) {
+			const struct lb_show_as *v = &cols[i].table[k];
+			if (v->legend && t->nlegend < LB_TABLE_LEGEND_MAX)
+				t->legend[t->nlegend++] = *v;
+		}
+	}
+}
+
 void lb_table_header(struct lb_table *t, const struct lb_col *cols, size_t ncols)
 {
 	print_line(cols, ncols, t->out, NULL);
+	keep_legend(t, cols, ncols);
 	t->headed = 1;
+}
+
+void lb_table_legend(struct lb_table *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int w = 1; /* the widest heading, "-" at least */
+	FILE *mem;
+	if (!t->headed || t->nlegend == 0 || !(mem = open_memstream(&text, &len)))
+		return;
+	for (size_t i = 0; i < t->nlegend; i++)
+		if ((int)strlen(t->legend[i].heading) > w)
+			w = (int)strlen(t->legend[i].heading);
+	fputs("columns:\n", mem);
+	for (size_t i = 0; i < t->nlegend; i++)
+		fprintf(mem, "  %-*s  %s\n", w, t->legend[i].heading, t->legend[i].legend);
+	fprintf(mem, "  %-*s  no value: not measured, or the model does not apply\n", w, "-");
+	if (fclose(mem) == 0) {
+		fputc('\n', t->out);
+		lb_wrap_text(text, lb_wrap_width(t->out), t->out);
+		fflush(t->out);
+	}
+	free(text);
 }
 
 int lb_table_row(struct lb_table *t, const struct lb_result *r, char *err, size_t len)

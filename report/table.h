@@ -9,13 +9,20 @@
 #define LB_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "engine/result.h"
 
+/* Columns a legend can name: more are shown, not named. */
+#define LB_TABLE_LEGEND_MAX 24
+
 struct lb_table {
 	FILE *out;
 	int headed; /* the heading line is out */
+	/* the shown columns that have a legend, kept by the heading line */
+	struct lb_show_as legend[LB_TABLE_LEGEND_MAX];
+	size_t nlegend;
 };
 
 /* Prints the heading line of these columns (not flushed: it goes out
@@ -27,6 +34,17 @@ void lb_table_header(struct lb_table *t, const struct lb_col *cols, size_t ncols
  * would (lib/stop.h) and returns 0; another write error returns -1 with
  * a message in err. */
 int lb_table_row(struct lb_table *t, const struct lb_result *r, char *err, size_t errlen);
+
+/* The legend under the table, after a blank line: "columns:", then a line
+ * "  <heading>  <meaning>" for every shown column whose view has one and
+ * one for the empty marker "-", wrapped to the stream's width
+ * (lib/wrap.h).  Nothing when no row was printed or
+ * no column has a legend.  Call it once the last row is out. */
+void lb_table_legend(struct lb_table *t);
+
+/* Sizes as the table shows them: binary units, "4 KiB", "1 MiB", and
+ * bytes ("1000 B") when no unit divides them. */
+void lb_table_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* Sink callbacks (ctx: a struct lb_table): begin prints the heading,
  * row is lb_table_row. */

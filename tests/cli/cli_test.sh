@@ -30,7 +30,7 @@ for w in --verbose "-v," "iteration 3/12 started" "status 3"; do
 done
 # Transport options: --tp-opt, each built transport's keys (or none) listed
 # from its table, in bcast's and p2p's help; the old options are not.
-built=$("$B" --help | sed -n '/^transports built in:/,/^$/p' | awk 'NR > 1 && NF > 1 { print $1 }')
+built=$("$B" --help | sed -n '/^transports built in:/,/^$/p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }') # not a wrapped line's
 for cmd in bcast p2p; do
 	expect_ok $cmd --help
 	tp_help=$(printf '%s\n' "$out" | sed -n '/^transport options/,/^$/p')
@@ -346,9 +346,15 @@ expect_ok sim -a all -p 8 -m 4K,1M -s 64K -o "$tmp/res/sim.csv"
 [ "$(ls "$tmp/res")" = "sim.csv" ] || fail "sim -o: files left: $(ls "$tmp/res")"
 strip_head "$tmp/res/sim.csv"
 [ "$(wc -l <"$tmp/res/sim.csv")" -eq 13 ] || fail "sim -o: want header + 12 rows in the file"
-[ "$(wc -l <"$tmp/out")" -eq 13 ] || fail "sim -o: want a table of header + 12 rows on stdout: $out"
-head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *root  *bytes  *slice' || fail "sim -o: table header: $out"
-grep -q '^multilane  *8  *0  *1M  *64K  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+# the table: a header, 12 rows, a blank line, then the legend naming every
+# heading (sizes in binary units, "-" the one empty marker)
+[ "$(sed '/^$/q' "$tmp/out" | grep -c .)" -eq 13 ] || fail "sim -o: want a table of header + 12 rows on stdout: $out"
+head -n 1 "$tmp/out" | grep -q '^algorithm  *p  *root  *size  *slice' || fail "sim -o: table header: $out"
+grep -q '^multilane  *8  *0  *1 MiB  *64 KiB  *16 ' "$tmp/out" || fail "sim -o: table row: $out"
+for h in $(head -n 1 "$tmp/out"); do
+	sed '1,/^columns:$/d' "$tmp/out" | grep -q "^  $h " || fail "sim -o: the legend does not name '$h': $out"
+done
+grep -q "nan" "$tmp/out" && fail "sim -o: a 'nan' in the table: $out"
 
 # --json: one document per run that parses and holds the CSV's provenance,
 # columns and rows; '-' puts it on stdout and the table on stderr.

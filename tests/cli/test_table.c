@@ -1,8 +1,10 @@
 /* report/table: the table sink prints exactly the views of the column
- * description -- headings, widths (negative: left-aligned), sizes,
- * seconds, fixed-point with a divisor, NaN as given or as printf has it,
- * one value shown twice, hidden columns skipped, text never cut -- and a
- * closed pipe asks the run to stop instead of failing it. */
+ * description -- headings, widths (negative: left-aligned), sizes in
+ * binary units, seconds, fixed-point with a divisor, NaN as given or as
+ * the one empty marker "-" (never "nan"), one value shown twice, hidden
+ * columns skipped, text never cut -- the legend under it names the
+ * columns that have one and the marker, and a closed pipe asks the run to
+ * stop instead of failing it. */
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,10 +15,10 @@
 #include "report/table.h"
 
 static const struct lb_col cols[] = {
-	{ LB_COLUMN("name", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "name", -6 } } },
+	{ LB_COLUMN("name", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "name", -6, .legend = "what" } } },
 	{ LB_COLUMN("hidden", LB_COL_UINT) },
-	{ LB_COLUMN("count", LB_COL_UINT), .table = { { LB_SHOW_UINT, "n", 3 } } },
-	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 6 } } },
+	{ LB_COLUMN("count", LB_COL_UINT), .table = { { LB_SHOW_UINT, "n", 3, .legend = "how many" } } },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 8 } } },
 	{ LB_COLUMN("time_seconds", LB_COL_REAL),
 	  .table = { { LB_SHOW_SECONDS, "time", 9, .nan = "-" } } },
 	{ LB_COLUMN("rate_bytes_per_second", LB_COL_REAL),
@@ -47,10 +49,16 @@ static void exact_text(void)
 					{ .d = NAN }, { .d = 1.5e9 }, { .d = NAN }, { .d = NAN } };
 	CHECK(row(&t, a, err, sizeof(err)) == 0, "row: %s", err);
 	CHECK(row(&t, b, err, sizeof(err)) == 0, "row: %s", err);
+	lb_table_legend(&t);
 	fclose(f);
-	const char *want = "name     n  bytes      time    MB/s Gbit/s     r  eff\n"
-			   "chain   12    64K   54.5 us  354.02  2.832 0.333 0.50\n"
-			   "x        1 100000         - 1500.00 12.000   nan    -\n";
+	const char *want = "name     n    bytes      time    MB/s Gbit/s     r  eff\n"
+			   "chain   12   64 KiB   54.5 us  354.02  2.832 0.333 0.50\n"
+			   "x        1 100000 B         - 1500.00 12.000     -    -\n"
+			   "\n"
+			   "columns:\n"
+			   "  name  what\n"
+			   "  n     how many\n"
+			   "  -     no value: not measured, or the model does not apply\n";
 	CHECK(text && strcmp(text, want) == 0, "table:\n%s\nwant:\n%s", text, want);
 	free(text);
 }
@@ -89,6 +97,33 @@ static void heading_once(void)
 	free(text);
 }
 
+/* No row, no legend: a run that printed nothing explains nothing. */
+static void no_rows_no_legend(void)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	struct lb_table t = { .out = f };
+	lb_table_legend(&t);
+	fclose(f);
+	CHECK(text && text[0] == '\0', "a legend without a table: %s", text);
+	free(text);
+}
+
+static void sizes(void)
+{
+	static const struct { uint64_t bytes; const char *text; } cases[] = {
+		{ 0, "0 B" }, { 1000, "1000 B" }, { 1024, "1 KiB" }, { 1536, "1536 B" },
+		{ 3u << 20, "3 MiB" }, { 1ull << 30, "1 GiB" }, { 5ull << 40, "5 TiB" },
+	};
+	char buf[32];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lb_table_format_size(cases[i].bytes, buf, sizeof(buf));
+		CHECK(strcmp(buf, cases[i].text) == 0, "%llu bytes: '%s', want '%s'",
+		      (unsigned long long)cases[i].bytes, buf, cases[i].text);
+	}
+}
+
 static void closed_pipe_stops(void)
 {
 	int fd[2];
@@ -111,6 +146,8 @@ int main(void)
 {
 	exact_text();
 	heading_once();
+	no_rows_no_legend();
+	sizes();
 	long_text();
 	closed_pipe_stops();
 	return check_status("test_table");

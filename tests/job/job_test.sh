@@ -69,9 +69,11 @@ if local_rank 0 1 "$(free_port)" bcast --nics 127.0.0.1 --no-pin -a chain,binary
 		fail "LANEBENCH_SIZE=1 bcast: CSV: $(cut -d, -f3,4,19-21 "$tmp/one.csv" | tr '\n' ' ')"
 	fi
 	same_header "bcast" "$tmp/one.csv" "$bcast_header"
-	# the table on stdout: heading, one line per row, the file named last
-	if [ "$(sed -n 1p "$tmp/one.out" | tr -s ' ')" = "algorithm bytes slice median p99 MB/s eff sim meas/tab meas/ref meas/sim" ] &&
-		[ "$(tr -s ' ' <"$tmp/one.out" | grep -cE '^chain 4K 64K [0-9.]+ [mun]?s [0-9.]+ [mun]?s - - - - - -$')" = 1 ] &&
+	# the table on stdout: heading, one line per row, the legend naming
+	# eff and the meas/ columns, the file named last
+	if [ "$(sed -n 1p "$tmp/one.out" | tr -s ' ')" = "algorithm size slice median p99 Gbit/s eff sim meas/tab meas/ref meas/sim" ] &&
+		[ "$(tr -s ' ' <"$tmp/one.out" | grep -cE '^chain 4 KiB 64 KiB [0-9.]+ [mun]?s [0-9.]+ [mun]?s - - - - - -$')" = 1 ] &&
+		[ "$(grep -cE '^  (eff|meas/tab|meas/ref|meas/sim) ' "$tmp/one.out")" = 4 ] &&
 		[ "$(tail -n 1 "$tmp/one.out")" = "results: $tmp/one.csv" ]; then
 		ok "LANEBENCH_SIZE=1 bcast: the table"
 	else
