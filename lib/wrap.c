@@ -61,11 +61,16 @@ static size_t hanging_indent(const char *line, size_t len, int width)
 }
 
 /* Where to end a piece of at most room columns starting at s (len left):
- * the last space within room, else the first after it (a long word). */
-static size_t break_at(const char *s, size_t len, size_t room)
+ * the last space within room, else the first after it (a long word).  A
+ * usage line breaks only between its bracketed items where it can, so
+ * that "[-r RANKS]" never splits across lines. */
+static size_t break_at(const char *s, size_t len, size_t room, int usage)
 {
 	if (len <= room)
 		return len;
+	for (size_t i = room; usage && i > room / 2; i--)
+		if (s[i] == ' ' && s[i + 1] == '[')
+			return i;
 	for (size_t i = room; i > 0; i--)
 		if (s[i] == ' ')
 			return i;
@@ -76,6 +81,7 @@ static size_t break_at(const char *s, size_t len, size_t room)
 static void wrap_line(const char *line, size_t len, int width, FILE *out)
 {
 	size_t indent = hanging_indent(line, len, width), first = 1;
+	int usage = strncmp(line, "usage: ", 7) == 0;
 	if (indent + 10 > (size_t)width)
 		indent = 8; /* too little room under the column: fold to the left */
 	while (len > 0) {
@@ -84,9 +90,10 @@ static void wrap_line(const char *line, size_t len, int width, FILE *out)
 		if (!first)
 			fprintf(out, "%*s", (int)indent, "");
 		/* the first piece keeps its indent and column layout whole */
-		cut = break_at(line, len, room);
+		cut = break_at(line, len, room, usage);
 		if (first && cut <= indent && len > room)
-			cut = break_at(line + indent, len - indent, room - indent) + indent;
+			cut = break_at(line + indent, len - indent, room - indent, usage) +
+			      indent;
 		fwrite(line, 1, cut, out);
 		fputc('\n', out);
 		line += cut, len -= cut, first = 0;
