@@ -650,6 +650,8 @@ static int plan(const struct lb_cmd *cmd, void *base)
 		lb_cli_list_algos(stdout);
 		return 0;
 	}
+	if (lb_cli_check_targets(cmd, NULL, o->json))
+		return LB_EXIT_USAGE;
 	int bad;
 	struct lb_platform *pf = load_platform(cmd, o, &bad);
 	struct plan_opts e = *o;
