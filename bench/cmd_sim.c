@@ -431,7 +431,8 @@ static int check_given(const struct lb_cmd *cmd, const void *base, const unsigne
 	const struct lb_cli_algo_opts ao = { .algos = o->algos.a, .n = o->algos.n,
 					     .site_algo = o->site_algo,
 					     .network_sites = !o->platform,
-					     .network_alpha = !o->platform };
+					     .network_alpha = !o->platform,
+					     .lanes = o->platform ? 0 : o->lanes };
 	return check_wan(cmd, o, given) || check_platform_pairs(cmd, o, given) ||
 	       lb_cli_check_algo_opts(cmd, given, &ao) ? -1 : 0;
 }
