@@ -88,9 +88,35 @@ static int check_one(const struct lb_cmd *cmd, const char *option, unsigned bit,
 	return -1;
 }
 
+/* multilane sends half the message on the even lanes and half on the odd
+ * ones (algos/multilane.c): on an odd k > 1 the odd half has one lane
+ * fewer and sets the time, so -k 3 runs exactly as -k 2 -- while every
+ * table and CSV would say 3 lanes.  klane is the k-lane algorithm. */
+static int check_lanes(const struct lb_cmd *cmd, const struct lb_cli_algo_opts *ao)
+{
+	size_t multilane = 0;
+	for (size_t i = 0; i < ao->n; i++)
+		multilane += strcmp(ao->algos[i]->name, "multilane") == 0;
+	if (!multilane || ao->lanes < 3 || ao->lanes % 2 == 0)
+		return 0;
+	if (multilane == ao->n) {
+		lb_cli_error(cmd, "lanes", "multilane on %u lanes runs as on %u: it sends one half "
+			     "of the message on the even lanes (%u) and the other on the odd lanes "
+			     "(%u), and the half with fewer lanes sets the time; give an even -k, or "
+			     "-a klane (one part per lane)", ao->lanes, ao->lanes - 1,
+			     (ao->lanes + 1) / 2, ao->lanes / 2);
+		return -1;
+	}
+	lb_cli_error(cmd, "lanes", "multilane on %u lanes runs as on %u (its half on the odd "
+		     "lanes has one lane fewer)", ao->lanes, ao->lanes - 1);
+	return 0;
+}
+
 int lb_cli_check_algo_opts(const struct lb_cmd *cmd, const unsigned char *given,
 			   const struct lb_cli_algo_opts *ao)
 {
+	if (check_lanes(cmd, ao))
+		return -1;
 	for (size_t i = 0; i < cmd->nopts; i++) {
 		unsigned bit = bit_of(cmd->opts[i].name);
 		if (given[i] && bit && check_one(cmd, cmd->opts[i].name, bit, ao))

@@ -22,11 +22,16 @@ struct lb_cli_algo_opts {
 	 * algorithm's; plan, and sim with one: they only choose --slice auto's
 	 * slice, by the refined model, so the algorithms that have one */
 	int network_alpha;
+	/* -k on lanes of one rate (sim and plan without --platform), else 0:
+	 * multilane's halves on an odd k (check_lanes in algo_opt.c) */
+	uint32_t lanes;
 };
 
 /* For a command's check_given: 0, or -1 after saying which option no
  * chosen algorithm takes.  Notes on stderr the algorithms that ignore an
- * option others of the set take. */
+ * option others of the set take.  multilane alone on an odd number of
+ * lanes above 1 is refused too (it runs as on one lane fewer), beside
+ * other algorithms noted. */
 int lb_cli_check_algo_opts(const struct lb_cmd *cmd, const unsigned char *given,
 			   const struct lb_cli_algo_opts *ao);
 

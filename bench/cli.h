@@ -226,8 +226,15 @@ struct lb_sink lb_cli_json_sink(struct lb_cli_json *j);
 /* --json - : the document takes stdout. */
 int lb_cli_json_to_stdout(const struct lb_cli_json *j);
 
-/* --json - and -o - (output) both want stdout: prints that and returns
- * -1 (a usage error); else 0. */
+/* Before the run, so that a run's results are never lost at its end: -o
+ * (output) and --json (json; either NULL: not given) are not both "-"
+ * (stdout), do not name one file, and each can be created
+ * (report/outfile.h: lb_outfile_can_create).  Checked by the process that
+ * records (rank 0, or no job); others return 0.  Prints what is wrong,
+ * naming the option and path, and returns -1 (a usage error); else 0. */
+int lb_cli_check_targets(const struct lb_cmd *cmd, const char *output, const char *json);
+
+/* lb_cli_check_targets for j's path and output. */
 int lb_cli_check_stdout(const struct lb_cmd *cmd, const struct lb_cli_json *j,
 			const char *output);
 

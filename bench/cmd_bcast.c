@@ -55,7 +55,7 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below)",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
 	  .show = lb_cli_show_algos },
-	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 4K:16M; an allgather's is each rank's contribution (p x it in all)",
+	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M, 4K:16M (doubling) or 4K:16M:4 (x4); an allgather's is each rank's contribution (p x it in all)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:16M" },
 	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm and size the fastest by the refined model (settled by the simulator where cheap) with the calibrated latency and bandwidth (64K with --no-calibration)",
 	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },

@@ -156,6 +156,8 @@ static int calibrate(const struct lb_cmd *cmd, void *base)
 	const struct calibrate_opts *o = base;
 	int rc = lb_cli_require_job(cmd, 2);
 	if (rc == 0)
+		rc = lb_cli_check_targets(cmd, o->output, NULL) ? LB_EXIT_USAGE : 0;
+	if (rc == 0)
 		rc = check_size(cmd);
 	if (rc)
 		return rc;

@@ -14,6 +14,7 @@
 #include "report/compare.h"
 #include "report/compare_check.h"
 #include "report/csvread.h"
+#include "report/outfile.h"
 
 struct compare_opts {
 	const char *files[2];
@@ -37,16 +38,30 @@ static int set_percent(void *target, const char *arg, char *err, size_t len)
 static const struct lb_opt compare_opts_table[] = {
 	{ LB_OPT("fail-if-slower", 0, "PCT", "exit 1 if B is PCT (5%) slower or unjudged",
 		 LB_OPT_HANDLER, OFF(fail_pct)), .handler = set_percent },
-	{ LB_OPT("json", 0, "FILE", "also write the comparison as one JSON document", LB_OPT_STRING,
+	{ LB_OPT("json", 0, "FILE", "also write the comparison as one JSON document ('-': stdout, the printout then to stderr)", LB_OPT_STRING,
 		 OFF(json)) },
-	{ LB_OPT("output", 'o', "FILE", "also write the rows as CSV (for scripts/plot)",
+	{ LB_OPT("output", 'o', "FILE", "also write the rows as CSV (for scripts/plot; '-': stdout)",
 		 LB_OPT_STRING, OFF(output)) },
 };
 
+/* Rows of A that B lacks, and B cut short: a run that died halfway must
+ * not pass the gate on the rows it finished.  Named on stderr; returns how
+ * many rows fail it (B incomplete counts one). */
+static size_t gate_missing(const struct lb_cmd *cmd, const struct lb_cmp *c,
+			   const struct lb_table *b)
+{
+	for (size_t i = 0; i < c->nonly[0]; i++)
+		lb_cli_error(cmd, "fail-if-slower", "%s: missing from B", c->only[0][i]);
+	if (b->note)
+		lb_cli_error(cmd, "fail-if-slower", "B is %s", b->note);
+	return c->nonly[0] + (b->note ? 1 : 0);
+}
+
 /* The --fail-if-slower gate: names each failing row on stderr; returns
  * how many failed.  A row whose figures cannot be judged fails it: a gate
- * that cannot tell must not pass. */
-static size_t gate(const struct lb_cmd *cmd, const struct lb_cmp *c, double pct)
+ * that cannot tell must not pass; so does a row of A missing from B. */
+static size_t gate(const struct lb_cmd *cmd, FILE *out, const struct lb_cmp *c,
+		   const struct lb_table t[2], double pct)
 {
 	size_t failed = 0, unjudged = 0;
 	for (size_t i = 0; pct >= 0 && i < c->nrows; i++) {
@@ -67,12 +82,17 @@ static size_t gate(const struct lb_cmd *cmd, const struct lb_cmp *c, double pct)
 	}
 	if (pct < 0)
 		return 0;
-	printf("--fail-if-slower %g%%: %zu of %zu rows slower by more than that beyond noise",
-	       pct, failed, c->nrows);
+	size_t missing = gate_missing(cmd, c, &t[1]);
+	fprintf(out, "--fail-if-slower %g%%: %zu of %zu rows slower by more than that beyond noise",
+		pct, failed, c->nrows);
 	if (unjudged)
-		printf(", %zu cannot be judged", unjudged);
-	printf(": %s\n", failed + unjudged ? "FAILED" : "passed");
-	return failed + unjudged;
+		fprintf(out, ", %zu cannot be judged", unjudged);
+	if (c->nonly[0])
+		fprintf(out, ", %zu of A's rows missing from B", c->nonly[0]);
+	if (t[1].note)
+		fprintf(out, ", B incomplete");
+	fprintf(out, ": %s\n", failed + unjudged + missing ? "FAILED" : "passed");
+	return failed + unjudged + missing;
 }
 
 /* Nothing matched: say on which keys and what each file has. */
@@ -94,39 +114,79 @@ static void no_common_rows(const struct lb_cmd *cmd, const struct lb_cmp *c,
 	free(have[1]);
 }
 
-/* path, written by write(), closed: 0, or -1 if it cannot be written. */
-static int write_file(const char *path, const struct compare_opts *o,
-		      const struct lb_table t[2], const struct lb_cmp *c, size_t failed, int json)
+/* What a file of the comparison holds: JSON or CSV, of rows or of check
+ * records. */
+struct written {
+	const struct compare_opts *o;
+	const struct lb_table *t;
+	const struct lb_cmp *rows;  /* NULL: check records */
+	const struct lb_chk *checks;
+	size_t failed;
+};
+
+static void put(FILE *f, const struct written *w, int json)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	if (json)
-		lb_cmp_write_json(f, c, t, o->files, o->fail_pct, failed);
+	if (w->rows && json)
+		lb_cmp_write_json(f, w->rows, w->t, w->o->files, w->o->fail_pct, w->failed);
+	else if (w->rows)
+		lb_cmp_write_csv(f, w->rows, w->o->files);
+	else if (json)
+		lb_chk_write_json(f, w->checks, w->t, w->o->files, w->o->fail_pct, w->failed);
 	else
-		lb_cmp_write_csv(f, c, o->files);
-	return fclose(f) ? -1 : 0;
+		lb_chk_write_csv(f, w->checks, w->o->files);
+}
+
+/* The --json (json 1) or -o file, written aside and renamed into place
+ * (report/outfile.h), or to stdout for "-".  0, or LB_EXIT_FAILED with
+ * the error printed. */
+static int write_out(const struct lb_cmd *cmd, const struct written *w, int json)
+{
+	const char *path = json ? w->o->json : w->o->output;
+	struct lb_outfile f;
+	char err[512];
+	if (!path)
+		return 0;
+	int rc = lb_outfile_open(&f, path, err, sizeof(err));
+	if (rc == 0) {
+		put(f.f, w, json);
+		if ((rc = lb_outfile_check(&f, err, sizeof(err))) == 0)
+			rc = lb_outfile_finish(&f, err, sizeof(err));
+		else
+			lb_outfile_abort(&f);
+	}
+	if (rc)
+		lb_cli_error(cmd, json ? "json" : "output", "%s", err);
+	return rc ? LB_EXIT_FAILED : 0;
+}
+
+static int write_both(const struct lb_cmd *cmd, const struct written *w)
+{
+	int rc = write_out(cmd, w, 1);
+	return rc ? rc : write_out(cmd, w, 0);
+}
+
+/* The printout: on stderr when -o - or --json - takes stdout. */
+static FILE *shown(const struct compare_opts *o)
+{
+	int taken = (o->json && strcmp(o->json, "-") == 0) ||
+		    (o->output && strcmp(o->output, "-") == 0);
+	return taken ? stderr : stdout;
 }
 
 static int report(const struct lb_cmd *cmd, const struct compare_opts *o,
 		  const struct lb_table t[2], const struct lb_cmp *c)
 {
-	lb_cmp_print_head(stdout, c, t, o->files);
+	FILE *out = shown(o);
+	lb_cmp_print_head(out, c, t, o->files);
 	if (c->nrows == 0) {
 		no_common_rows(cmd, c, t);
 		return LB_EXIT_USAGE;
 	}
-	lb_cmp_print_rows(stdout, c, t);
-	size_t failed = gate(cmd, c, o->fail_pct);
-	if (o->json && write_file(o->json, o, t, c, failed, 1)) {
-		lb_cli_error(cmd, "json", "cannot write '%s'", o->json);
-		return LB_EXIT_FAILED;
-	}
-	if (o->output && write_file(o->output, o, t, c, failed, 0)) {
-		lb_cli_error(cmd, "output", "cannot write '%s'", o->output);
-		return LB_EXIT_FAILED;
-	}
-	return failed ? LB_EXIT_FAILED : 0;
+	lb_cmp_print_rows(out, c, t);
+	size_t failed = gate(cmd, out, c, t, o->fail_pct);
+	const struct written w = { .o = o, .t = t, .rows = c, .failed = failed };
+	int rc = write_both(cmd, &w);
+	return rc ? rc : failed ? LB_EXIT_FAILED : 0;
 }
 
 /* ---- two check records ---------------------------------------------------- */
@@ -155,31 +215,20 @@ static int check_gate_row(const struct lb_cmd *cmd, const struct lb_chk_row *r, 
 	return 0;
 }
 
-static size_t check_gate(const struct lb_cmd *cmd, const struct lb_chk *c, double pct)
+static size_t check_gate(const struct lb_cmd *cmd, FILE *out, const struct lb_chk *c,
+			 const struct lb_table *b, double pct)
 {
 	size_t failed = 0;
 	if (pct < 0)
 		return 0;
 	for (size_t i = 0; i < c->nrows; i++)
 		failed += (size_t)check_gate_row(cmd, &c->rows[i], pct);
-	printf("--fail-if-slower %g%%: %zu of %zu rows failed (new failures, missing from B, "
-	       "tx or rx more than that lower): %s\n", pct, failed, c->nrows,
-	       failed ? "FAILED" : "passed");
-	return failed;
-}
-
-static int write_check_file(const char *path, const struct compare_opts *o,
-			    const struct lb_table t[2], const struct lb_chk *c, size_t failed,
-			    int json)
-{
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	if (json)
-		lb_chk_write_json(f, c, t, o->files, o->fail_pct, failed);
-	else
-		lb_chk_write_csv(f, c, o->files);
-	return fclose(f) ? -1 : 0;
+	if (b->note) /* the rows it lacks are missing from B, but say why */
+		lb_cli_error(cmd, "fail-if-slower", "B is %s", b->note);
+	fprintf(out, "--fail-if-slower %g%%: %zu of %zu rows failed (new failures, missing from B, "
+		"tx or rx more than that lower)%s: %s\n", pct, failed, c->nrows,
+		b->note ? ", B incomplete" : "", failed || b->note ? "FAILED" : "passed");
+	return failed + (b->note ? 1 : 0);
 }
 
 static int compare_checks(const struct lb_cmd *cmd, const struct compare_opts *o,
@@ -187,22 +236,16 @@ static int compare_checks(const struct lb_cmd *cmd, const struct compare_opts *o
 {
 	struct lb_chk c;
 	char err[2048];
-	int rc = 0;
 	if (lb_chk_build(t, o->files, &c, err, sizeof(err))) {
 		lb_cli_error(cmd, NULL, "%s", err);
 		lb_chk_free(&c);
 		return LB_EXIT_USAGE;
 	}
-	lb_chk_print(stdout, &c, t, o->files);
-	size_t failed = check_gate(cmd, &c, o->fail_pct);
-	if (o->json && write_check_file(o->json, o, t, &c, failed, 1)) {
-		lb_cli_error(cmd, "json", "cannot write '%s'", o->json);
-		rc = LB_EXIT_FAILED;
-	}
-	if (rc == 0 && o->output && write_check_file(o->output, o, t, &c, failed, 0)) {
-		lb_cli_error(cmd, "output", "cannot write '%s'", o->output);
-		rc = LB_EXIT_FAILED;
-	}
+	FILE *out = shown(o);
+	lb_chk_print(out, &c, t, o->files);
+	size_t failed = check_gate(cmd, out, &c, &t[1], o->fail_pct);
+	const struct written w = { .o = o, .t = t, .checks = &c, .failed = failed };
+	int rc = write_both(cmd, &w);
 	lb_chk_free(&c);
 	return rc ? rc : failed ? LB_EXIT_FAILED : 0;
 }
@@ -225,6 +268,8 @@ static int compare(const struct lb_cmd *cmd, void *base)
 	struct lb_cmp c = { 0 };
 	char err[2048];
 	int rc = LB_EXIT_USAGE;
+	if (lb_cli_check_targets(cmd, o->output, o->json))
+		return rc;
 	for (int i = 0; i < 2; i++)
 		if (lb_table_read(o->files[i], &t[i], err, sizeof(err))) {
 			lb_cli_error(cmd, NULL, "%s", err);
@@ -259,9 +304,10 @@ static void compare_more_help(FILE *out)
 	      "Rows are matched on what varies inside one run: collective, algorithm, root,\n"
 	      "lane (p2p) and message size, whichever both files have; ranks, lanes,\n"
 	      "stripe and direction (p2p uni/bi) only when a file holds several values of\n"
-	      "them (sim sweeps);\n"
-	      "slice_bytes when both files have the same set of slice sizes, else rows are\n"
-	      "matched without it (and the output says so).  What has one value per file --\n"
+	      "them (sim sweeps); slice_bytes only when a file holds several slices for\n"
+	      "one size (a slice sweep).  --slice auto chooses a slice per size and may\n"
+	      "choose another in B: such rows still pair, and a column 'slice A -> B'\n"
+	      "shows both.  What has one value per file --\n"
 	      "lanes, ranks, transport, lane rate, NICs, hosts, version, every option -- is\n"
 	      "the set-up being compared: its differences are listed (A -> B), from the\n"
 	      "'# key: value' provenance head when there is one, else from the columns.\n"
@@ -284,11 +330,14 @@ static void compare_more_help(FILE *out)
 	      "\n"
 	      "--fail-if-slower PCT gates per row, as regression gates do: exit 1 when any\n"
 	      "row is 'slower' (beyond noise) with B/A > 1 + PCT/100, or cannot be judged;\n"
-	      "each such row is named on stderr.  Exit 0 otherwise, 2 on unreadable or\n"
+	      "each such row is named on stderr.  A row of A missing from B, or B cut\n"
+	      "short (its '# lanebench: incomplete' trailer), fails it too: a run that\n"
+	      "died halfway does not pass.  Exit 0 otherwise, 2 on unreadable or\n"
 	      "incompatible files, a missing column, a cell of message_bytes, slice_bytes,\n"
 	      "root, lane, ranks or lanes that is not a whole number in range (named by\n"
 	      "file:line:column), duplicate rows, or no row in common (the message says\n"
-	      "which keys each file has).\n"
+	      "which keys each file has), an -o or --json that cannot be created, or both\n"
+	      "naming one file ('-' is stdout; both '-' is refused).\n"
 	      "\n"
 	      "Two check records (lanebench check's CSVs: columns phase and verdict) are\n"
 	      "compared row by row: a port by host and lane (ranks may be numbered\n"
@@ -300,7 +349,8 @@ static void compare_more_help(FILE *out)
 	      "FIXED (failing in A, PASS or WARN in B), other verdict changes, and the\n"
 	      "rows of one record only.  Columns it does not read are ignored.  With\n"
 	      "--fail-if-slower PCT: exit 1 on a new failure, a row of A missing from B,\n"
-	      "or a tx or rx below (1 - PCT/100) x A's (100: on the verdicts alone);\n"
+	      "a tx or rx below (1 - PCT/100) x A's (100: on the verdicts alone), or B\n"
+	      "incomplete;\n"
 	      "a check record against another kind of CSV: exit 2.\n", out);
 }
 

@@ -210,6 +210,8 @@ static int lp_body(const struct lb_cmd *cmd, void *base)
 {
 	const struct lp_opts *o = base;
 	char err[1024];
+	if (lb_cli_check_targets(cmd, NULL, o->json))
+		return LB_EXIT_USAGE;
 	struct lb_platform *pf = lb_platform_read_file(o->platform, err, sizeof(err));
 	if (!pf) {
 		lb_cli_error(cmd, "platform", "%s", err);

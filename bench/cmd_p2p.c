@@ -28,7 +28,7 @@ struct p2p_opts {
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 8,64K or 8:4M",
+	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 8,64K, 8:4M (doubling) or 8:4M:4 (x4)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "8:4M" },
 	{ LB_OPT("iterations", 'i', "N", "measured repetitions per size", LB_OPT_UINT,
 	  OFF(iterations)), .def = "100", .min = 1, .max = 10000000 },

@@ -13,6 +13,7 @@
 #include "algos/coord_platform.h"
 #include "algos/platform.h"
 #include "cli.h"
+#include "engine/simsweep.h"
 #include "model/agent_auto.h"
 #include "model/lp.h"
 #include "model/slice.h"
@@ -631,6 +632,10 @@ static int build_and_show(const struct lb_cmd *cmd, const struct plan_opts *o,
 	double agents_auto_s;
 	prm.agents = lb_agent_auto(e->algo.algo, &prm, &agents_auto_s);
 	struct lb_lp_result lp = { .tp = NAN };
+	if (lb_schedule_fits(e->algo.algo, &prm, err, sizeof(err))) { /* as sim refuses it */
+		lb_cli_error(cmd, NULL, "%s", err);
+		return LB_EXIT_TOO_BIG;
+	}
 	int rc = solve_lp(cmd, e->algo.algo, &prm, o->platform, &lp);
 	struct lb_schedule *s = rc ? NULL : lb_algo_build(e->algo.algo, &prm, err, sizeof(err));
 	if (!s && !rc) {
@@ -651,6 +656,8 @@ static int plan(const struct lb_cmd *cmd, void *base)
 		lb_cli_list_algos(stdout);
 		return 0;
 	}
+	if (lb_cli_check_targets(cmd, NULL, o->json))
+		return LB_EXIT_USAGE;
 	int bad;
 	struct lb_platform *pf = load_platform(cmd, o, &bad);
 	struct plan_opts e = *o;
@@ -669,7 +676,8 @@ static int check_given(const struct lb_cmd *cmd, const void *base, const unsigne
 {
 	const struct plan_opts *o = base;
 	const struct lb_cli_algo_opts ao = { .algos = &o->algo.algo, .n = 1,
-					     .site_algo = o->site_algo };
+					     .site_algo = o->site_algo,
+					     .lanes = o->platform ? 0 : o->lanes };
 	for (size_t i = 0; i < cmd->nopts; i++) {
 		const char *name = cmd->opts[i].name;
 		if (given[i] && o->slice != LB_SLICE_AUTO &&

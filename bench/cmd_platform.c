@@ -535,6 +535,8 @@ static int platform_body(const struct lb_cmd *cmd, void *base)
 {
 	const struct platform_opts *o = base;
 	char err[1024];
+	if (lb_cli_check_targets(cmd, o->output, NULL))
+		return LB_EXIT_USAGE;
 	if (strcmp(o->words[0], "gen") == 0)
 		return gen_body(cmd, o);
 	if (strcmp(o->words[0], "show") != 0) {

@@ -44,7 +44,7 @@ static const struct lb_opt opts[] = {
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("ranks", 'p', "RANKS", "rank counts: 8,12 or 2:1024 (= 2, 4, ..., 1024); default 32, with --platform its node count (the only one allowed)",
 	  LB_OPT_COUNT_LIST, OFF(ranks)), .min = 1, .max = LB_MAX_RANKS },
-	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M or 8:64M; an allgather's is each rank's contribution (p x it in all)",
+	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M, 8:64M (doubling) or 4K:16M:4 (x4); an allgather's is each rank's contribution (p x it in all)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:64M" },
 	{ LB_OPT("slice", 's', "SIZES", "slice sizes (pipelining unit), list and ranges; auto: per algorithm, ranks and size the fastest by the refined model (settled by the simulator where cheap) with --alpha and --bw",
 	  LB_OPT_SLICE_LIST, OFF(slices)), .def = "auto" },
@@ -433,7 +433,8 @@ static int check_given(const struct lb_cmd *cmd, const void *base, const unsigne
 	const struct lb_cli_algo_opts ao = { .algos = o->algos.a, .n = o->algos.n,
 					     .site_algo = o->site_algo,
 					     .network_sites = !o->platform,
-					     .network_alpha = !o->platform };
+					     .network_alpha = !o->platform,
+					     .lanes = o->platform ? 0 : o->lanes };
 	return check_wan(cmd, o, given) || check_platform_pairs(cmd, o, given) ||
 	       lb_cli_check_algo_opts(cmd, given, &ao) ? -1 : 0;
 }

@@ -111,6 +111,8 @@ static int topo(const struct lb_cmd *cmd, void *base)
 	FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
 	struct lb_topo *t = NULL;
 	char err[512];
+	if (lb_cli_check_targets(cmd, NULL, o->json))
+		return LB_EXIT_USAGE;
 	nics = nics && *nics ? nics : "auto";
 	int rc = lb_topo_open(&t, err, sizeof(err)) || lb_topo_report(t, nics, out, err, sizeof(err));
 	if (rc)

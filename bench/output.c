@@ -1,11 +1,14 @@
 /* --json for every command that produces results: a JSON sink opened on
  * the rank that records, when the run hands it the provenance (so the
  * other ranks of a job create nothing), and closed like the CSV. */
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 
 #include "cli.h"
+#include "launch/bootstrap.h"
 #include "lib/stop.h"
+#include "report/outfile.h"
 
 static int json_provenance(void *ctx, const struct lb_prov *prov, char *err, size_t len)
 {
@@ -48,13 +51,37 @@ int lb_cli_json_to_stdout(const struct lb_cli_json *j)
 	return j->path && strcmp(j->path, "-") == 0;
 }
 
+/* The rank that writes results: rank 0 of a job, or a process outside
+ * one.  A bad environment counts as recording: its error comes later. */
+static int records_here(void)
+{
+	struct lb_boot_cfg cfg;
+	char err[256];
+	return lb_boot_env(&cfg, err, sizeof(err)) != 0 || cfg.rank == 0;
+}
+
+int lb_cli_check_targets(const struct lb_cmd *cmd, const char *output, const char *json)
+{
+	char err[PATH_MAX + 128];
+	if (output && json && strcmp(output, "-") == 0 && strcmp(json, "-") == 0)
+		return lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a "
+				    "file"), -1;
+	if (lb_outfile_same(output, json))
+		return lb_cli_error(cmd, "json", "'%s' is the -o file too: one would overwrite the "
+				    "other; give each its own file", json), -1;
+	if (!records_here())
+		return 0;
+	if (lb_outfile_can_create(output, err, sizeof(err)))
+		return lb_cli_error(cmd, "output", "cannot create %s", err), -1;
+	if (lb_outfile_can_create(json, err, sizeof(err)))
+		return lb_cli_error(cmd, "json", "cannot create %s", err), -1;
+	return 0;
+}
+
 int lb_cli_check_stdout(const struct lb_cmd *cmd, const struct lb_cli_json *j,
 			const char *output)
 {
-	if (!lb_cli_json_to_stdout(j) || !output || strcmp(output, "-") != 0)
-		return 0;
-	lb_cli_error(cmd, "json", "'-' and -o - both want stdout: give one of them a file");
-	return -1;
+	return lb_cli_check_targets(cmd, output, j->path);
 }
 
 int lb_cli_finish_json(const struct lb_cmd *cmd, struct lb_cli_json *j, int rc, const char *why)

@@ -11,6 +11,7 @@
 #include "check_expect.h"
 #include "lib/error.h"
 #include "lib/prov.h"
+#include "lib/textin.h"
 #include "lib/units.h"
 
 /* ---- fractions ---------------------------------------------------------- */
@@ -275,9 +276,11 @@ static int read_rules(FILE *in, struct at *a, struct lb_expect *e)
 {
 	char *text = NULL;
 	size_t size = 0, cap = 0;
+	uint64_t total = 0;
+	const char *why = NULL;
 	int rc = 0;
-	ssize_t n;
-	while (rc == 0 && (n = getline(&text, &size, in)) >= 0) {
+	ssize_t n = 0;
+	while (rc == 0 && (n = lb_textin_line(in, &text, &size, &total, &why)) >= 0) {
 		struct lb_expect_rule r;
 		a->line++;
 		/* the parser reads a line as a C string: what follows a NUL would
@@ -290,6 +293,11 @@ static int read_rules(FILE *in, struct at *a, struct lb_expect *e)
 			rc = 0;
 		else if (rc == 0 && add_rule(e, &cap, &r))
 			rc = lb_errf(a->err, a->len, "%s: out of memory", a->path);
+	}
+	if (rc == 0 && n == -2) { /* /dev/zero, a FIFO without end */
+		lb_errf(a->err, a->len, "expectations file '%s': line %u: %s", a->path, (unsigned)a->line + 1,
+			why);
+		rc = LB_EINPUT;
 	}
 	if (rc == 0 && ferror(in)) { /* a directory, an I/O error */
 		lb_errf(a->err, a->len, "cannot read expectations file '%s': %s", a->path,

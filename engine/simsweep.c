@@ -597,8 +597,8 @@ static int check_sizes(const struct lb_simsweep_params *p, const struct lb_algo 
 	return 0;
 }
 
-static void say_too_big(const struct lb_simsweep_params *p, const struct need *n,
-			uint64_t available, const char *what, char *err, size_t len)
+static void say_too_big(uint32_t lanes, const struct need *n, uint64_t available,
+			const char *what, char *err, size_t len)
 {
 	char need[32], have[32], bytes[24], slice[24];
 	lb_format_memory(n->memory, need, sizeof(need));
@@ -607,7 +607,7 @@ static void say_too_big(const struct lb_simsweep_params *p, const struct need *n
 	lb_format_size(n->slice, slice, sizeof(slice));
 	snprintf(err, len, "%s with %u ranks x %u lanes, %s in slices of %s (%llu blocks per rank) "
 		 "needs at least %s of memory, more than the %s available (%s): use fewer ranks, "
-		 "larger slices or smaller messages", n->algo->name, n->ranks, p->lanes, bytes,
+		 "larger slices or smaller messages", n->algo->name, n->ranks, lanes, bytes,
 		 slice, (unsigned long long)n->blocks, need, have, what);
 }
 
@@ -634,6 +634,20 @@ enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char 
 	uint64_t available = lb_mem_available(&what);
 	if (n.memory <= available)
 		return LB_SIMSWEEP_FITS;
-	say_too_big(p, &n, available, what, err, len);
+	say_too_big(p->lanes, &n, available, what, err, len);
 	return LB_SIMSWEEP_TOO_BIG;
+}
+
+int lb_schedule_fits(const struct lb_algo *a, const struct lb_algo_params *prm, char *err,
+		     size_t len)
+{
+	struct lb_sched_estimate e;
+	const char *what;
+	lb_algo_estimate(a, prm, 1, &e);
+	uint64_t available = lb_mem_available(&what);
+	if (e.bytes <= available)
+		return 0;
+	const struct need n = { a, prm->ranks, prm->bytes, prm->slice_bytes, e.blocks, e.bytes };
+	say_too_big(prm->lanes, &n, available, what, err, len);
+	return -1;
 }

@@ -93,6 +93,12 @@ enum lb_simsweep_fit {
 enum lb_simsweep_fit lb_simsweep_check(const struct lb_simsweep_params *p, char *err,
 				       size_t errlen);
 
+/* The same check for one schedule built and validated, not simulated
+ * (plan): 0 when its estimate fits the memory available, else -1 with
+ * the sweep's message in err. */
+int lb_schedule_fits(const struct lb_algo *a, const struct lb_algo_params *prm, char *err,
+		     size_t len);
+
 /* Runs the sweep, one result per configuration to sink (provenance and
  * begin first, if set), configurations on several threads (workers).  Returns 0 (also when stopped early), or -1 with the reason in
  * err: a schedule the validator or the simulator refused, or the sink's

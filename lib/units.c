@@ -156,26 +156,48 @@ static int vec_push(struct vec *a, uint64_t x, char *err, size_t errlen)
 	return 0;
 }
 
-/* "A:B" -> A, 2A, 4A, ... <= B; a plain item is one value. */
+/* The F of "A:B:F": a whole factor of at least 2 (a factor of 1 would
+ * never reach B, a fraction is not a step of a geometric range). */
+static int parse_factor(const char *range, size_t n, const char *p, size_t len, uint64_t *f,
+			char *err, size_t errlen)
+{
+	size_t nd;
+	if (read_digits(p, len, f, &nd) || nd == 0 || nd != len || *f < 2)
+		return lb_errf(err, errlen, "bad range '%.*s': the factor '%.*s' is not a whole "
+			       "number of at least 2 (A:B doubles, A:B:F multiplies by F)",
+			       (int)n, range, (int)len, p);
+	return 0;
+}
+
+/* "A:B" -> A, 2A, 4A, ... <= B; "A:B:F" -> A, FA, F^2 A, ... <= B (as
+ * nccl-tests' -f); a plain item is one value. */
 static int expand_item(const char *p, size_t n, item_fn parse, struct vec *a,
 		       char *err, size_t errlen)
 {
 	const char *colon = memchr(p, ':', n);
-	uint64_t lo, hi;
+	uint64_t lo, hi, f = 2;
 	if (!colon)
 		return parse(p, n, &lo, err, errlen) ? -1 : vec_push(a, lo, err, errlen);
 	size_t nlo = (size_t)(colon - p), nhi = n - nlo - 1;
-	if (memchr(colon + 1, ':', nhi))
-		return lb_errf(err, errlen, "bad range '%.*s': expected A:B", (int)n, p);
+	const char *second = memchr(colon + 1, ':', nhi);
+	if (second) {
+		size_t nf = nhi - (size_t)(second - colon);
+		if (memchr(second + 1, ':', nf))
+			return lb_errf(err, errlen, "bad range '%.*s': expected A:B or A:B:F",
+				       (int)n, p);
+		if (parse_factor(p, n, second + 1, nf, &f, err, errlen))
+			return -1;
+		nhi = (size_t)(second - colon - 1);
+	}
 	if (parse(p, nlo, &lo, err, errlen) || parse(colon + 1, nhi, &hi, err, errlen))
 		return -1;
 	if (lo > hi)
 		return lb_errf(err, errlen, "bad range '%.*s': expected A:B with A <= B",
 			    (int)n, p);
-	for (uint64_t v = lo;; v *= 2) {
+	for (uint64_t v = lo;; v *= f) {
 		if (vec_push(a, v, err, errlen))
 			return -1;
-		if (v > hi / 2) /* next doubling would pass hi (or overflow) */
+		if (v > hi / f) /* the next step would pass hi (or overflow) */
 			return 0;
 	}
 }

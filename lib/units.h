@@ -20,7 +20,9 @@
 int lb_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 
 /* Comma list of sizes and ranges "A:B" = A, 2A, 4A, ... while <= B
- * (A <= B).  "4K,8:64M".  *out is malloc'd (caller frees), *n >= 1. */
+ * (A <= B), "A:B:F" = A, FA, F^2 A, ... (F a whole number >= 2, as
+ * nccl-tests' -f).  "4K,8:64M", "4K:16M:4".  *out is malloc'd (caller
+ * frees), *n >= 1. */
 int lb_parse_size_list(const char *s, uint64_t **out, size_t *n,
 		       char *err, size_t errlen);
 

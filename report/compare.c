@@ -531,8 +531,8 @@ static int setup_items(struct lb_cmp *c, const struct lb_table t[2])
 	return differences_first(c);
 }
 
-/* The key columns (see compare.h); slice_bytes only with the same set. */
-static int choose_keys(struct lb_cmp *c, const struct lb_table t[2])
+/* The key columns (see compare.h) but slice_bytes: see slice_is_key. */
+static void choose_keys(struct lb_cmp *c, const struct lb_table t[2])
 {
 	for (size_t i = 0; i < sizeof(fixed_keys) / sizeof(fixed_keys[0]); i++)
 		if (has(&t[0], fixed_keys[i]) && has(&t[1], fixed_keys[i]))
@@ -542,23 +542,15 @@ static int choose_keys(struct lb_cmp *c, const struct lb_table t[2])
 		    (count_distinct(&t[0], sweep_keys[i]) > 1 || count_distinct(&t[1], sweep_keys[i]) > 1))
 			c->key[c->nkey++] = sweep_keys[i];
 	c->key[c->nkey++] = "message_bytes";
-	if (has(&t[0], "slice_bytes") && has(&t[1], "slice_bytes")) {
-		if (same_values(t, "slice_bytes")) {
-			c->key[c->nkey++] = "slice_bytes";
-		} else {
-			char *a = joined_values(&t[0], "slice_bytes"), *b = joined_values(&t[1], "slice_bytes");
-			c->slice_note = a && b ? textf("slice sizes differ (A: %s; B: %s): rows matched on "
-						       "the other keys without slice_bytes", a, b) : NULL;
-			free(a);
-			free(b);
-			if (!c->slice_note)
-				return -1;
-		}
-	}
+}
+
+/* A key column is named in row labels when it varies: in a file, or
+ * between the files. */
+static void choose_shown(struct lb_cmp *c, const struct lb_table t[2])
+{
 	for (size_t i = 0; i < c->nkey; i++)
 		c->shown[i] = i == 0 || strcmp(c->key[i], "message_bytes") == 0 ||
 			      !same_values(t, c->key[i]) || count_distinct(&t[0], c->key[i]) > 1;
-	return 0;
 }
 
 /* The kind of both files and their required columns, or an error. */
@@ -651,6 +643,16 @@ static uint64_t size_of(const struct lb_table *t, size_t row)
 	return v;
 }
 
+/* The slice of a row (checked by check_integers); 0 without the column. */
+static uint64_t slice_of(const struct lb_table *t, size_t row)
+{
+	uint64_t v = 0;
+	int col = lb_table_col(t, "slice_bytes");
+	if (col >= 0)
+		lb_table_uint(t, row, col, 0, UINT64_MAX, &v, NULL, 0);
+	return v;
+}
+
 /* Two rows of one file with the same key: an error naming both lines (the
  * first row that has a later twin, and its first twin). */
 static int check_duplicates(const struct lb_cmp *c, const struct lb_table *t, const char *name,
@@ -670,10 +672,9 @@ static int check_duplicates(const struct lb_cmp *c, const struct lb_table *t, co
 			continue;
 		char *label = row_label(c, t, first[g], 1);
 		rc = lb_errf(err, len, "%s: lines %zu and %zu are both %s (matched on %s%s): "
-			     "compare needs one row per key; split the file or drop one%s%s",
+			     "compare needs one row per key; split the file or drop one",
 			     name, t->lines[first[g]], t->lines[second[g]], label ? label : "?",
-			     c->nkey > 1 ? c->key[0] : "", c->nkey > 1 ? " and size" : "",
-			     c->slice_note ? "; " : "", c->slice_note ? c->slice_note : "");
+			     c->nkey > 1 ? c->key[0] : "", c->nkey > 1 ? " and size" : "");
 		free(label);
 	}
 	free(id);
@@ -742,6 +743,10 @@ static int add_row(struct lb_cmp *c, const struct lb_table t[2], size_t ra, size
 	r->a = time_of(c, &t[0], ra, &r->why);
 	r->b = time_of(c, &t[1], rb, &r->why);
 	r->bytes = size_of(&t[0], ra);
+	if (!is_key(c, "slice_bytes") && has(&t[0], "slice_bytes") && has(&t[1], "slice_bytes")) {
+		r->slice[0] = slice_of(&t[0], ra);
+		r->slice[1] = slice_of(&t[1], rb);
+	}
 	r->ratio = r->b.mid / r->a.mid;
 	r->verdict = r->why ? LB_CMP_UNJUDGED : verdict(r->a, r->b);
 	c->nrows++;
@@ -888,6 +893,55 @@ static void free_keys(char **keys, size_t n)
 	free(keys);
 }
 
+/* Whether t holds two slices for one key (keys without slice_bytes): an
+ * explicit slice sweep, whose rows only their slice tells apart.  1, 0,
+ * or -1 out of memory. */
+static int several_slices(const struct lb_table *t, char *const *keys)
+{
+	size_t n = t->nrows, *id = calloc(n + 1, sizeof(*id)), *first = calloc(n + 1, sizeof(*first));
+	long groups = id && first ? group_equal((const char *const *)keys, n, id, first) : -1;
+	int sweep = groups < 0 ? -1 : 0;
+	for (size_t r = 0; sweep == 0 && r < n; r++)
+		sweep = slice_of(t, r) != slice_of(t, first[id[r]]);
+	free(id);
+	free(first);
+	return sweep;
+}
+
+/* slice_bytes is a key only where a file sweeps it: --slice auto chooses
+ * one slice per size, and may choose another in B (other calibration, other
+ * lanes); matching on it would leave those rows unpaired and split each
+ * algorithm's summary by slice.  Rebuilds keys[] when it becomes one. */
+static int match_slice_if_swept(struct lb_cmp *c, const struct lb_table t[2], char **keys[2])
+{
+	if (!has(&t[0], "slice_bytes") || !has(&t[1], "slice_bytes"))
+		return 0;
+	int sweep[2] = { several_slices(&t[0], keys[0]), several_slices(&t[1], keys[1]) };
+	if (sweep[0] < 0 || sweep[1] < 0)
+		return -1;
+	if (!sweep[0] && !sweep[1])
+		return 0;
+	c->key[c->nkey++] = "slice_bytes";
+	for (int f = 0; f < 2; f++) {
+		free_keys(keys[f], t[f].nrows);
+		keys[f] = row_keys(c, &t[f]);
+	}
+	return keys[0] && keys[1] ? 0 : -1;
+}
+
+/* Matched rows whose slices differ: counted, and said once. */
+static int note_slices(struct lb_cmp *c)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		c->slice_differs += c->rows[i].slice[0] != c->rows[i].slice[1];
+	if (!c->slice_differs)
+		return 0;
+	c->slice_note = textf("slice_bytes differs in %zu of %zu rows (column 'slice A -> B'): "
+			      "rows are matched on the size, whatever slice each run chose",
+			      c->slice_differs, c->nrows);
+	return c->slice_note ? 0 : -1;
+}
+
 int lb_cmp_build(const struct lb_table t[2], const char *const names[2], struct lb_cmp *c,
 		 char *err, size_t len)
 {
@@ -895,13 +949,18 @@ int lb_cmp_build(const struct lb_table t[2], const char *const names[2], struct 
 	if (check_columns(c, t, names, err, len) || check_integers(&t[0], err, len) ||
 	    check_integers(&t[1], err, len))
 		return -1;
-	if (choose_keys(c, t) || setup_items(c, t))
-		return lb_errf(err, len, "out of memory");
+	choose_keys(c, t);
 	char **keys[2] = { row_keys(c, &t[0]), row_keys(c, &t[1]) };
-	int rc = !keys[0] || !keys[1] ? lb_errf(err, len, "out of memory") : 0;
+	int rc = !keys[0] || !keys[1] || match_slice_if_swept(c, t, keys) ? -1 : 0;
+	if (rc == 0) {
+		choose_shown(c, t);
+		rc = setup_items(c, t);
+	}
+	if (rc)
+		rc = lb_errf(err, len, "out of memory");
 	for (int f = 0; rc == 0 && f < 2; f++)
 		rc = check_duplicates(c, &t[f], names[f], keys[f], err, len);
-	if (rc == 0 && (match_rows(c, t, keys) || summarise(c, &t[0])))
+	if (rc == 0 && (match_rows(c, t, keys) || summarise(c, &t[0]) || note_slices(c)))
 		rc = lb_errf(err, len, "out of memory");
 	free_keys(keys[0], t[0].nrows);
 	free_keys(keys[1], t[1].nrows);

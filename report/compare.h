@@ -14,6 +14,7 @@
 #define LB_COMPARE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "csvread.h"
@@ -45,6 +46,8 @@ struct lb_cmp_row {
 	double ratio;    /* B/A of the median times (NAN if one is unusable) */
 	enum lb_cmp_verdict verdict;
 	char *why;       /* LB_CMP_UNJUDGED: "B.csv:7:10: time_min_seconds: ..." */
+	uint64_t slice[2]; /* A's and B's slice_bytes (0: not a column of both,
+			    * or a key) */
 };
 
 /* One set-up item whose values differ (or agree) between the files. */
@@ -65,7 +68,8 @@ struct lb_cmp {
 	const char *key[10];  /* columns matched on */
 	unsigned char shown[10]; /* key[i] is named in row labels (it varies) */
 	size_t nkey;
-	char *slice_note;     /* why slice_bytes is not matched on, or NULL */
+	char *slice_note;     /* rows whose slices differ (A -> B), or NULL */
+	size_t slice_differs; /* matched rows whose slice_bytes differ */
 	struct lb_cmp_item *items; /* set-up, differences first */
 	size_t nitems, ndiffer;
 	struct lb_cmp_row *rows;

@@ -76,6 +76,18 @@ void lb_cmp_format_time(struct lb_cmp_time t, char *buf, size_t len)
 		snprintf(buf, len, "%s [%s..%s]", m, lo, hi);
 }
 
+/* "64K", or "64K -> 256K" where B's slice differs from A's. */
+static void format_slices(const struct lb_cmp_row *r, char *buf, size_t len)
+{
+	char a[24], b[24];
+	lb_format_size(r->slice[0], a, sizeof(a));
+	lb_format_size(r->slice[1], b, sizeof(b));
+	if (r->slice[0] == r->slice[1])
+		snprintf(buf, len, "%s", a);
+	else
+		snprintf(buf, len, "%s -> %s", a, b);
+}
+
 static void print_rows(FILE *out, const struct lb_cmp *c)
 {
 	int w = 8;
@@ -85,16 +97,24 @@ static void print_rows(FILE *out, const struct lb_cmp *c)
 	char spread[48] = "";
 	if (c->low_col)
 		snprintf(spread, sizeof(spread), "[%s]", c->spread);
-	fprintf(out, "\n%-*s  %-32s %-32s %8s %9s  %s\n", w, "", "A median", "B median", "B/A",
+	fprintf(out, "\n%-*s  %-32s %-32s %8s %9s  %s", w, "", "A median", "B median", "B/A",
 		"speed-up", "verdict");
+	fprintf(out, c->slice_differs ? "       slice A -> B\n" : "\n");
 	fprintf(out, "%-*s  %-32s %-32s %8s %9s\n", w, "", spread, spread, "time", "A/B");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct lb_cmp_row *r = &c->rows[i];
 		char a[64], b[64];
 		lb_cmp_format_time(r->a, a, sizeof(a));
 		lb_cmp_format_time(r->b, b, sizeof(b));
-		fprintf(out, "%-*s  %-32s %-32s %8.3f %8.3fx  %s\n", w, r->label, a, b, r->ratio,
-			1 / r->ratio, lb_cmp_verdict_name(r->verdict));
+		fprintf(out, "%-*s  %-32s %-32s %8.3f %8.3fx  ", w, r->label, a, b, r->ratio,
+			1 / r->ratio);
+		if (c->slice_differs) {
+			char slices[64];
+			format_slices(r, slices, sizeof(slices));
+			fprintf(out, "%-12s  %s\n", lb_cmp_verdict_name(r->verdict), slices);
+		} else {
+			fprintf(out, "%s\n", lb_cmp_verdict_name(r->verdict));
+		}
 	}
 	for (size_t i = 0; i < c->nrows; i++)
 		if (c->rows[i].why)
@@ -196,6 +216,9 @@ static void json_rows(FILE *f, const struct lb_cmp *c)
 		fputs(", \"group\": ", f);
 		lb_json_put_string(f, c->summary[r->group].group);
 		fprintf(f, ", \"message_bytes\": %llu", r->bytes);
+		if (r->slice[0])
+			fprintf(f, ", \"slice_bytes\": {\"a\": %llu, \"b\": %llu}",
+				(unsigned long long)r->slice[0], (unsigned long long)r->slice[1]);
 		json_time(f, "a", r->a);
 		json_time(f, "b", r->b);
 		fputs(", \"b_over_a\": ", f);
@@ -307,7 +330,7 @@ static void csv_head(FILE *f, const struct lb_cmp *c, const char *const names[2]
 	fputs(c->ndiffer ? "\n" : " no difference found\n", f);
 	fputs("group,label,message_bytes,a_median_seconds,a_low_seconds,a_high_seconds,"
 	      "b_median_seconds,b_low_seconds,b_high_seconds,b_over_a_ratio,"
-	      "b_over_a_low_ratio,b_over_a_high_ratio,verdict\n", f);
+	      "b_over_a_low_ratio,b_over_a_high_ratio,verdict,a_slice_bytes,b_slice_bytes\n", f);
 }
 
 /* ",0.5"; an empty field where there is no number (as the CSV sink). */
@@ -332,6 +355,11 @@ void lb_cmp_write_csv(FILE *f, const struct lb_cmp *c, const char *const names[2
 				     r->ratio, r->b.low / r->a.high, r->b.high / r->a.low };
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			lb_cmp_csv_number(f, v[k]);
-		fprintf(f, ",%s\n", lb_cmp_verdict_name(r->verdict));
+		fprintf(f, ",%s", lb_cmp_verdict_name(r->verdict));
+		if (r->slice[0])
+			fprintf(f, ",%llu,%llu\n", (unsigned long long)r->slice[0],
+				(unsigned long long)r->slice[1]);
+		else
+			fputs(",,\n", f);
 	}
 }

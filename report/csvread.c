@@ -7,14 +7,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/error.h"
+#include "lib/textin.h"
 #include "lib/units.h"
 
 struct reader {
 	FILE *f;
 	size_t line;
+	size_t line_bytes; /* bytes since the last line break */
+	uint64_t total;    /* bytes read */
+	const char *over;  /* a bound of lib/textin.h broken: reading stops */
 	char *field;
 	size_t len, cap;
 };
+
+/* The next byte, or EOF -- also once past a bound of lib/textin.h (then
+ * r->over says which): /dev/zero or a FIFO without end is refused, not
+ * read until memory runs out. */
+static int next(struct reader *r)
+{
+	int c = r->over ? EOF : getc(r->f);
+	if (c == EOF)
+		return EOF;
+	r->line_bytes = c == '\n' ? 0 : r->line_bytes + 1;
+	if (++r->total > LB_TEXTIN_MAX_BYTES)
+		r->over = LB_TEXTIN_TOO_BIG;
+	else if (r->line_bytes > LB_TEXTIN_MAX_LINE)
+		r->over = LB_TEXTIN_LONG_LINE;
+	return r->over ? EOF : c;
+}
 
 static int put(struct reader *r, int c)
 {
@@ -35,7 +55,7 @@ static int put(struct reader *r, int c)
  * 0, 1 at end of file before any field, -1 on a malformed quote. */
 static int read_field(struct reader *r, int *end)
 {
-	int c = fgetc(r->f), quoted = c == '"';
+	int c = next(r), quoted = c == '"';
 	r->len = 0;
 	if (put(r, 0))
 		return -1;
@@ -43,12 +63,12 @@ static int read_field(struct reader *r, int *end)
 	if (c == EOF)
 		return 1;
 	if (quoted)
-		c = fgetc(r->f);
-	for (;; c = fgetc(r->f)) {
+		c = next(r);
+	for (;; c = next(r)) {
 		if (c == EOF && quoted)
 			return -1;
 		if (quoted && c == '"') {
-			c = fgetc(r->f);
+			c = next(r);
 			if (c != '"') {
 				quoted = 0;
 				if (c != ',' && c != '\n' && c != '\r' && c != EOF)
@@ -122,14 +142,17 @@ static int add_prov(struct lb_table *t, const char *line, size_t keylen)
  * line was one (and is consumed), 0 if not, -1 out of memory. */
 static int comment_line(struct reader *r, struct lb_table *t)
 {
-	int c = fgetc(r->f);
+	int c = next(r);
 	if (c != '#') {
-		if (c != EOF)
+		if (c != EOF) { /* read again: counted once */
 			ungetc(c, r->f);
+			r->total--;
+			r->line_bytes -= c != '\n';
+		}
 		return 0;
 	}
 	r->len = 0;
-	for (; c != EOF && c != '\n'; c = fgetc(r->f))
+	for (; c != EOF && c != '\n'; c = next(r))
 		if (c != '\r' && put(r, c))
 			return -1;
 	if (strncmp(r->field, TRAILER, strlen(TRAILER)) == 0) {
@@ -166,11 +189,15 @@ static int read_rows(struct reader *r, struct cells *c, struct lb_table *t,
 		int comment = comment_line(r, t);
 		if (comment < 0)
 			return lb_errf(err, len, "%s: out of memory", path);
+		if (r->over)
+			return lb_errf(err, len, "%s:%zu: %s", path, r->line, r->over);
 		if (comment)
 			continue;
 		while (end == ',' && (rc = read_field(r, &end)) == 0)
 			if (push_cell(c, r->field))
 				return lb_errf(err, len, "%s: out of memory", path);
+		if (r->over)
+			return lb_errf(err, len, "%s:%zu: %s", path, r->line, r->over);
 		if (rc < 0)
 			return lb_errf(err, len, "%s:%zu: malformed quoted field", path, r->line);
 		size_t width = c->n - start;

@@ -2,6 +2,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +204,80 @@ void lb_outfile_abort(struct lb_outfile *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	release(o);
+}
+
+/* path's directory ("." for a bare name); caller frees; NULL out of
+ * memory. */
+static char *dir_of(const char *path)
+{
+	char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (dir && !slash)
+		strcpy(dir, ".");
+	else if (slash)
+		slash[slash == dir] = 0; /* "/x": "/" */
+	return dir;
+}
+
+static int dir_takes_files(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char *dir = dir_of(path);
+	int rc = 0;
+	if (!dir)
+		rc = lb_errf(err, errlen, "'%s': %s", path, strerror(ENOMEM));
+	else if (stat(dir, &st) != 0)
+		rc = lb_errf(err, errlen, "'%s': its directory '%s': %s", path, dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		rc = lb_errf(err, errlen, "'%s': '%s' is not a directory", path, dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		rc = lb_errf(err, errlen, "'%s': cannot create files in '%s': %s", path, dir,
+			     strerror(errno));
+	free(dir);
+	return rc;
+}
+
+int lb_outfile_can_create(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	if (!*path)
+		return lb_errf(err, errlen, "'': an empty file name");
+	if (stat(path, &st) != 0)
+		return errno == ENOENT ? dir_takes_files(path, err, errlen)
+				       : lb_errf(err, errlen, "'%s': %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return lb_errf(err, errlen, "'%s': a directory, not a file name", path);
+	if (access(path, W_OK) != 0)
+		return lb_errf(err, errlen, "'%s': %s", path, strerror(errno));
+	return S_ISREG(st.st_mode) ? dir_takes_files(path, err, errlen) : 0;
+}
+
+/* The directory's real path and the last name: "/abs/dir/name"; NULL if
+ * the directory cannot be resolved. */
+static char *canonical(const char *path)
+{
+	char *dir = dir_of(path), real[PATH_MAX], *out = NULL;
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	if (dir && realpath(dir, real) && asprintf(&out, "%s/%s", real, name) < 0)
+		out = NULL;
+	free(dir);
+	return out;
+}
+
+int lb_outfile_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return 0;
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0) /* two writes to one device are fine */
+		return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char *ca = canonical(a), *cb = canonical(b);
+	int same = ca && cb && strcmp(ca, cb) == 0;
+	free(ca);
+	free(cb);
+	return same;
 }

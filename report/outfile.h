@@ -25,6 +25,17 @@ struct lb_outfile {
  * nothing to release). */
 int lb_outfile_open(struct lb_outfile *o, const char *path, char *err, size_t errlen);
 
+/* Before a run, so that its results are not lost at the end: whether
+ * path can be created or replaced -- not a directory, its directory
+ * exists and takes new files (the file is written aside, then renamed),
+ * an existing file is writable.  0, also for stdout (NULL or "-"); or -1
+ * with "'path': why" in err. */
+int lb_outfile_can_create(const char *path, char *err, size_t errlen);
+
+/* Whether paths a and b name one file (stdout is no file): the same
+ * existing file, or the same name in the same directory. */
+int lb_outfile_same(const char *a, const char *b);
+
 /* Written aside (unnamed or under a temporary name) and put in place at
  * the end: discarding it leaves the path as it was. */
 int lb_outfile_aside(const struct lb_outfile *o);

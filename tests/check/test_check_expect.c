@@ -227,6 +227,11 @@ static void test_load_errors(const char *path)
 	snprintf(want, sizeof(want), "cannot read expectations file '%s': Is a directory", dir);
 	rc = lb_expect_load(dir, &e, err, sizeof(err));
 	CHECK(rc == LB_EINPUT && strcmp(err, want) == 0, "a directory: rc %d \"%s\"", rc, err);
+	/* /dev/zero has no line break: refused at 1 MiB (getline grew its
+	 * buffer until memory ran out) */
+	rc = lb_expect_load("/dev/zero", &e, err, sizeof(err));
+	CHECK(rc == LB_EINPUT && strstr(err, "'/dev/zero': line 1: a line longer than 1 MiB"),
+	      "/dev/zero: rc %d \"%s\"", rc, err);
 }
 
 /* ---- the inventory ---- */

@@ -14,6 +14,7 @@ source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}" compare
 SRC=${2:?$usage}
+CHK_A=$SRC/tests/data/check/a.csv CHK_B=$SRC/tests/data/check/b.csv
 
 # want RC NEEDLE ARGS...: exit status RC, NEEDLE in stdout or stderr
 want() {
@@ -69,7 +70,7 @@ want 0 "summary multilane: B/A 0.500 (speed-up 2.00x) over 4 sizes: 4 faster, 0 
 	"$tmp/one.csv" "$tmp/two.csv"
 case $out in *"summary binomial: B/A 0.500"*) ;; *) fail "one vs two: no binomial summary: $out" ;; esac
 for w in "lanes                          1  ->  2" "lanes.nic                      rail0  ->  rail0 + rail1" \
-	"matched on: algorithm, root, message_bytes, slice_bytes" "ranks 4" "transport tcp" \
+	"matched on: algorithm, root, message_bytes"$'\n' "ranks 4" "transport tcp" \
 	"same in both: version v0.1.0-test" "A: $tmp/one.csv (8 rows, lanebench v0.1.0-test, 2026-11-24T03:40:11Z)" \
 	"binomial 4M"; do
 	case $out in *"$w"*) ;; *) fail "one vs two: output lacks '$w': $out" ;; esac
@@ -127,15 +128,36 @@ dupline=$(grep -n '^run-k2,tcp,binomial,4,2,0,262144,' "$tmp/dup.csv" | head -1 
 want 2 "$tmp/dup.csv: lines $dupline and $(wc -l <"$tmp/dup.csv") are both binomial 256K" \
 	"$tmp/one.csv" "$tmp/dup.csv"
 sed 's/multilane/chain/; s/binomial/binary/' "$tmp/two.csv" >"$tmp/other.csv"
-want 2 "no row of A matches a row of B on (algorithm, root, message_bytes, slice_bytes): A has multilane 64K..4M (4 rows); binomial 64K..4M (4 rows); B has chain 64K..4M (4 rows); binary 64K..4M (4 rows)" \
+want 2 "no row of A matches a row of B on (algorithm, root, message_bytes): A has multilane 64K..4M (4 rows); binomial 64K..4M (4 rows); B has chain 64K..4M (4 rows); binary 64K..4M (4 rows)" \
 	"$tmp/one.csv" "$tmp/other.csv"
 want 2 "$tmp/nonexistent.csv: No such file" "$tmp/one.csv" "$tmp/nonexistent.csv"
 
-# --- slice sets differ: matched without slice_bytes, and said -----------------
+# --- slices differ: rows matched on the size, the slices shown -----------------
 awk -F, -v OFS=, '!/^#/ && NR > 1 && $8 == 65536 { $8 = 262144 } 1' "$tmp/two.csv" >"$tmp/slice.csv"
-want 0 "note: slice sizes differ (A: 64K; B: 256K): rows matched on the other keys without slice_bytes" \
+want 0 "note: slice_bytes differs in 8 of 8 rows (column 'slice A -> B'): rows are matched on the size" \
 	"$tmp/one.csv" "$tmp/slice.csv"
 case $out in *"slice_bytes                    64K  ->  256K"*) ;; *) fail "slice difference not listed: $out" ;; esac
+grep -q '^multilane 64K .*  faster        64K -> 256K$' "$tmp/out" || fail "slice column: $out"
+# --slice auto chose other slices in B for some sizes (as another
+# calibration does): every row pairs, one summary per algorithm (it was
+# one per algorithm and slice, the rows of other slices unmatched).
+awk -F, -v OFS=, '$7 ~ /^[0-9]+$/ && $7 >= 1048576 { $8 = $7 / 4 } 1' "$tmp/base.csv" >"$tmp/auto-a.csv"
+awk -F, -v OFS=, '$7 ~ /^[0-9]+$/ && $7 >= 262144 { $8 = $7 / 8 } 1' "$tmp/base.csv" >"$tmp/auto-b.csv"
+want 0 "summary multilane: B/A 1.000 (speed-up 1.00x) over 3 sizes" "$tmp/auto-a.csv" "$tmp/auto-b.csv"
+[ "$(grep -c '^summary' "$tmp/out")" = 2 ] || fail "auto slices: not one summary per algorithm: $out"
+case $out in *"only in"*) fail "auto slices: rows left unpaired: $out" ;; esac
+grep -q '^binomial 1M .*within noise  256K -> 128K$' "$tmp/out" || fail "auto slices: slice column: $out"
+# the demo against itself: one summary per algorithm (whatever slices)
+demo_sim=$tmp/demo-sim.csv
+"$B" sim -a multilane,binomial,chain -p 8 -k 2 -m 4K:16M --bw 100mbit >"$demo_sim" 2>/dev/null
+want 0 "summary bcast chain: B/A 1.000 (speed-up 1.00x) over 13 sizes" "$demo_sim" "$demo_sim"
+[ "$(grep -c '^summary' "$tmp/out")" = 3 ] || fail "auto sim vs itself: not 3 summaries: $out"
+# an explicit slice sweep (two slices per size in one file) matches on the
+# slice too: the rows differ by nothing else
+"$B" sim -a multilane -p 8 -k 2 -m 64K:1M -s 16K,64K --bw 100mbit >"$tmp/sweep.csv" 2>/dev/null
+want 0 "matched on: collective, algorithm, root, message_bytes, slice_bytes" "$tmp/sweep.csv" "$tmp/sweep.csv"
+case $out in *"10 rows in both"*"summary bcast slice 16K"*"summary bcast slice 64K"*) ;;
+*) fail "slice sweep: $out" ;; esac
 
 # --- an incomplete run and an old file without a head ---------------------------
 { cat "$tmp/few.csv"; echo "# lanebench: incomplete after 4 rows: interrupted (SIGINT)"; } >"$tmp/part.csv"
@@ -163,7 +185,7 @@ case $out in *"lane_name                      rail0  ->  ens1f0"*) ;; *) fail "p
 "$B" sim -a multilane,binomial -p 8 -k 1 -m 64K:4M -s 64K --bw 100mbit >"$tmp/sim1.csv" 2>/dev/null
 "$B" sim -a multilane,binomial -p 4,8 -k 2 -m 64K:4M -s 64K --bw 100mbit >"$tmp/sim2.csv" 2>/dev/null
 want 0 "summary bcast multilane ranks 8: B/A 0." "$tmp/sim1.csv" "$tmp/sim2.csv"
-case $out in *"matched on: collective, algorithm, root, ranks, message_bytes, slice_bytes"*"only in B, not compared (14 of 28 rows): bcast multilane ranks 4 64K"*) ;;
+case $out in *"matched on: collective, algorithm, root, ranks, message_bytes"*"only in B, not compared (14 of 28 rows): bcast multilane ranks 4 64K"*) ;;
 *) fail "sim: keys or intersection: $out" ;; esac
 case $out in *"lanes                          1  ->  2"*) ;; *) fail "sim: lanes not a difference: $out" ;; esac
 want 2 "$tmp/one.csv is a bcast CSV, $tmp/sim1.csv a sim CSV" "$tmp/one.csv" "$tmp/sim1.csv"
@@ -182,8 +204,42 @@ assert abs(d["summary"][0]["geomean_b_over_a"] - 0.5) < 1e-6 and d["summary"][0]
 assert d["fail_if_slower_percent"] is None and d["failed_rows"] == 0
 PY
 [ "$(grep -vc '^#' "$tmp/c.csv")" = 9 ] && grep -q '^# setup: lanes 1 -> 2;' "$tmp/c.csv" &&
-	grep -q '^multilane,multilane 64K,65536,.*,faster$' "$tmp/c.csv" || fail "compare -o: $(cat "$tmp/c.csv")"
-want 1 "cannot write" --json "$tmp/missing/c.json" "$tmp/one.csv" "$tmp/two.csv"
+	grep -q '^multilane,multilane 64K,65536,.*,faster,65536,65536$' "$tmp/c.csv" || fail "compare -o: $(cat "$tmp/c.csv")"
+# refused before anything is read (exit 2), naming the option and path
+want 2 "--json: cannot create '$tmp/missing/c.json': its directory '$tmp/missing': No such file" \
+	--json "$tmp/missing/c.json" "$tmp/one.csv" "$tmp/two.csv"
+want 2 "--json: cannot create '$tmp': a directory" --json "$tmp" "$tmp/one.csv" "$tmp/two.csv"
+want 2 "--json: '$tmp/same' is the -o file too" -o "$tmp/same" --json "$tmp/same" "$tmp/one.csv" "$tmp/two.csv"
+want 2 "--json: '$tmp/./same' is the -o file too" -o "$tmp/same" --json "$tmp/./same" "$tmp/one.csv" "$tmp/two.csv"
+[ -e "$tmp/same" ] && fail "-o X --json X: a file written"
+# '-' is stdout (it wrote a file named '-'), the printout then on stderr;
+# both '-' at once: refused
+(cd "$tmp" && "$B" compare -o - one.csv two.csv >"$tmp/o-out" 2>"$tmp/o-err")
+[ $? = 0 ] && [ ! -e "$tmp/-" ] && grep -q '^multilane,multilane 64K,65536,' "$tmp/o-out" &&
+	grep -q '^summary multilane' "$tmp/o-err" && ! grep -q '^summary' "$tmp/o-out" ||
+	fail "compare -o -: $(ls "$tmp"): $(cat "$tmp/o-out")"
+(cd "$tmp" && "$B" compare --json - one.csv two.csv >"$tmp/j-out" 2>/dev/null)
+[ ! -e "$tmp/-" ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/j-out" ||
+	fail "compare --json -: $(cat "$tmp/j-out")"
+want 2 "'-' and -o - both want stdout" -o - --json - "$tmp/one.csv" "$tmp/two.csv"
+(cd "$tmp" && "$B" compare --json - "$CHK_A" "$CHK_B" >"$tmp/cj-out" 2>/dev/null)
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["kind"] == "check"' "$tmp/cj-out" ||
+	fail "compare --json - on check records: $(cat "$tmp/cj-out")"
+
+# --- the gate fails a run that died halfway ------------------------------------
+# B lacks rows of A: they fail --fail-if-slower, each named (it passed:
+# only the rows B had were judged); B cut short (its trailer) fails too.
+want 1 "multilane 1M: missing from B" --fail-if-slower 5 "$tmp/one.csv" "$tmp/few.csv"
+case $out in *"0 of 4 rows slower by more than that beyond noise, 4 of A's rows missing from B: FAILED"*) ;;
+*) fail "gate, rows missing: $out" ;; esac
+case $err in *"binomial 4M: missing from B"*) ;; *) fail "gate: binomial 4M not named: $err" ;; esac
+{ cat "$tmp/base.csv"; echo "# lanebench: incomplete after 6 rows: interrupted (SIGINT)"; } >"$tmp/cut.csv"
+want 1 "B is incomplete after 6 rows: interrupted (SIGINT)" --fail-if-slower 5 "$tmp/base.csv" "$tmp/cut.csv"
+case $out in *", B incomplete: FAILED"*) ;; *) fail "gate, B incomplete: $out" ;; esac
+want 0 "passed" --fail-if-slower 5 "$tmp/cut.csv" "$tmp/base.csv"
+# rows of B only (B ran more sizes): not a failure
+want 0 "passed" --fail-if-slower 5 "$tmp/few.csv" "$tmp/two.csv"
+case $out in *"only in B"*) ;; *) fail "gate, rows of B only: $out" ;; esac
 
 # --- untrusted files ------------------------------------------------------------
 DATA=$SRC/tests/data/untrusted/compare
@@ -251,7 +307,7 @@ r = [r for r in d["rows"] if r["label"] == "binomial 256K"][0]
 assert r["verdict"] == "cannot judge" and "time_median_seconds" in r["why"] and r["b_over_a"] is None, r
 assert d["summary"][1]["cannot_judge"] == 1 and d["rows"][0]["why"] is None, d["summary"]
 PY
-grep -q '^binomial,binomial 256K,262144,,' "$tmp/bad-o.csv" && grep -q ',cannot judge$' "$tmp/bad-o.csv" ||
+grep -q '^binomial,binomial 256K,262144,,' "$tmp/bad-o.csv" && grep -q ',cannot judge,65536,65536$' "$tmp/bad-o.csv" ||
 	fail "compare -o, a row not judged: $(cat "$tmp/bad-o.csv")"
 
 # Integer columns are whole numbers in range where they are read (exit 2,
@@ -346,6 +402,11 @@ sed 's/^port,tcp,1,,1,/port,tcp,1,,0,/' "$tmp/nohost.csv" >"$tmp/twice.csv"
 want 2 "are the same port (rank 1, lane 0" "$tmp/twice.csv" "$CHK/a.csv"
 sed 's/^port,tcp,1,lb-h1,1,/port,tcp,1,lb-h1,x,/' "$CHK/a.csv" >"$tmp/badlane.csv"
 want 2 "$tmp/badlane.csv:" "$tmp/badlane.csv" "$CHK/a.csv"
+# a check record cut short fails the gate too
+{ cat "$CHK/a.csv"; echo "# lanebench: incomplete after 9 rows: rank 3 lost"; } >"$tmp/chk-cut.csv"
+want 1 "B is incomplete after 9 rows: rank 3 lost" --fail-if-slower 5 "$CHK/a.csv" "$tmp/chk-cut.csv"
+case $out in *"rows failed (new failures, missing from B, tx or rx more than that lower), B incomplete: FAILED"*) ;;
+*) fail "check gate, B incomplete: $out" ;; esac
 # --json and -o
 want 1 "FAILED" --fail-if-slower 5 --json "$tmp/chk.json" -o "$tmp/chk.csv" "$CHK/a.csv" "$CHK/b.csv"
 python3 - "$tmp/chk.json" "$tmp/chk.csv" <<'PY' || fail "check records: --json or -o: $(cat "$tmp/chk.json")"

@@ -97,7 +97,21 @@ static void size_lists(void)
 	check_list_error(0, "4K,12Q", "12Q");
 	check_list_error(0, "4K:12Q", "12Q");
 	check_list_error(0, "0:8", "0");
-	check_list_error(0, "1:2:3", "1:2:3");
+	/* A:B:F multiplies by F, as nccl-tests' -f: 4K, 16K, ..., 16M */
+	check_list(0, "4K:16M:4", (const uint64_t[]){ 4096, 16384, 65536, 262144, 1 << 20,
+						     4 << 20, 16 << 20 }, 7);
+	check_list(0, "4K:16M:2", pow + 12, 13);
+	check_list(0, "1:100:10", (const uint64_t[]){ 1, 10, 100 }, 3);
+	check_list(0, "8:18446744073709551615:1024", /* up to 2^63, no overflow past it */
+		   (const uint64_t[]){ pow[3], pow[13], pow[23], pow[33], pow[43], pow[53], pow[63] }, 7);
+	check_list_error(0, "4K:16M:1", "4K:16M:1");
+	CHECK(strstr(err, "the factor '1' is not a whole number of at least 2"), "message: %s", err);
+	check_list_error(0, "4K:16M:1.5", "1.5");
+	check_list_error(0, "4K:16M:0", "0");
+	check_list_error(0, "4K:16M:", "4K:16M:");
+	check_list_error(0, "4K:16M:4K", "4K");
+	check_list_error(0, "1:2:3:4", "1:2:3:4");
+	CHECK(strstr(err, "expected A:B or A:B:F"), "message: %s", err);
 	check_list_error(0, "", "");
 	check_list_error(0, "4K,", "4K,");
 	check_list_error(0, ",4K", ",4K");
