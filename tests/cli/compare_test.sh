@@ -163,7 +163,7 @@ case $out in *"10 rows in both"*"summary bcast slice 16K"*"summary bcast slice 6
 { cat "$tmp/few.csv"; echo "# lanebench: incomplete after 4 rows: interrupted (SIGINT)"; } >"$tmp/part.csv"
 want 0 "B: $tmp/part.csv (4 rows, lanebench v0.1.0-test, 2026-11-24T03:40:11Z)  (incomplete after 4 rows: interrupted (SIGINT))" \
 	"$tmp/one.csv" "$tmp/part.csv"
-demo=$SRC/results/example-demo-tcp-p8-k2-50mbit.csv
+demo=$SRC/tests/data/demo-tcp-p8-k2-50mbit.csv
 want 0 "summary vandegeijn: B/A 1.000 (speed-up 1.00x) over 13 sizes: 0 faster, 0 slower, 13 within noise" "$demo" "$demo"
 grep -v '^#' "$tmp/two.csv" >"$tmp/nohead.csv"
 want 0 "note: B has no provenance head (an older file)" "$tmp/one.csv" "$tmp/nohead.csv"
