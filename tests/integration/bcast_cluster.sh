@@ -135,7 +135,7 @@ want=$(for a in chain binary binomial vandegeijn multilane klane; do printf '%s:
 grep -q 'lanebench bcast: \[24/24\] klane 256K slice 64K root 3 done' <<<"$check_out" &&
 	ok "-r all: progress counts 24 configurations" ||
 	fail "-r all: no '[24/24] ... root 3 done' progress line"
-grep -qE '^\[rank 0\] algorithm +root +bytes' <<<"$check_out" && ok "-r all: the table shows the root" ||
+grep -qE '^\[rank 0\] algorithm +root +size' <<<"$check_out" && ok "-r all: the table shows the root" ||
 	fail "-r all: no root column in the table: $(grep -m1 algorithm <<<"$check_out")"
 out=$(bcast 4 -a chain -m 4K -i 1 -x 0 -r 9 2>&1)
 rc=$?
