@@ -99,15 +99,17 @@ static int check_lanes(const struct lb_cmd *cmd, const struct lb_cli_algo_opts *
 		multilane += strcmp(ao->algos[i]->name, "multilane") == 0;
 	if (!multilane || ao->lanes < 3 || ao->lanes % 2 == 0)
 		return 0;
+	const char *option = ao->lanes_option ? ao->lanes_option : "lanes";
+	const char *even = ao->lanes_option ? "name an even number of NICs" : "give an even -k";
 	if (multilane == ao->n) {
-		lb_cli_error(cmd, "lanes", "multilane on %u lanes runs as on %u: it sends one half "
+		lb_cli_error(cmd, option, "multilane on %u lanes runs as on %u: it sends one half "
 			     "of the message on the even lanes (%u) and the other on the odd lanes "
-			     "(%u), and the half with fewer lanes sets the time; give an even -k, or "
+			     "(%u), and the half with fewer lanes sets the time; %s, or "
 			     "-a klane (one part per lane)", ao->lanes, ao->lanes - 1,
-			     (ao->lanes + 1) / 2, ao->lanes / 2);
+			     (ao->lanes + 1) / 2, ao->lanes / 2, even);
 		return -1;
 	}
-	lb_cli_error(cmd, "lanes", "multilane on %u lanes runs as on %u (its half on the odd "
+	lb_cli_error(cmd, option, "multilane on %u lanes runs as on %u (its half on the odd "
 		     "lanes has one lane fewer)", ao->lanes, ao->lanes - 1);
 	return 0;
 }

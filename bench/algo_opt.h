@@ -25,6 +25,9 @@ struct lb_cli_algo_opts {
 	/* -k on lanes of one rate (sim and plan without --platform), else 0:
 	 * multilane's halves on an odd k (check_lanes in algo_opt.c) */
 	uint32_t lanes;
+	/* the option lanes came from: NULL for -k (sim, plan), "nics" for
+	 * bcast's -d list, which names the lanes one NIC each */
+	const char *lanes_option;
 };
 
 /* For a command's check_given: 0, or -1 after saying which option no

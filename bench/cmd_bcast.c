@@ -483,11 +483,25 @@ static int bcast(const struct lb_cmd *cmd, void *base)
  * predictions see -- with a --platform too: table_seconds becomes the
  * two-site form, the calibration across sites is replaced), and
  * --calib-size only when there is a calibration to size. */
+/* The lanes an explicit NIC list names (one each), before any rank opens
+ * them; 0 for auto or a --platform (whose lanes may differ in speed). */
+static uint32_t listed_lanes(const struct bcast_opts *o)
+{
+	const char *nics = o->nics ? o->nics : getenv("LANEBENCH_NICS");
+	if (!nics || o->platform || strncmp(nics, "auto", 4) == 0)
+		return 0;
+	uint32_t n = 1;
+	for (const char *c = nics; *c; c++)
+		n += *c == ',';
+	return n;
+}
+
 static int check_given(const struct lb_cmd *cmd, const void *base, const unsigned char *given)
 {
 	const struct bcast_opts *o = base;
 	const struct lb_cli_algo_opts ao = { .algos = o->algos.a, .n = o->algos.n,
-					     .site_algo = o->site_algo, .network_sites = 1 };
+					     .site_algo = o->site_algo, .network_sites = 1,
+					     .lanes = listed_lanes(o), .lanes_option = "nics" };
 	for (size_t i = 0; o->no_calibration && i < cmd->nopts; i++) {
 		if (given[i] && strcmp(cmd->opts[i].name, "calib-size") == 0) {
 			lb_cli_error(cmd, "calib-size", "sizes the calibration, and --no-calibration skips it");

@@ -7,7 +7,7 @@
 #   - -o X --json X (the JSON lost): exit 2 naming X, nothing written;
 #   - an -o or --json that cannot be created (a directory, a missing
 #     directory): exit 2 before the run (refused only after it);
-#   - multilane alone on -k 3 (it runs as on 2 lanes, the table said 3):
+#   - multilane alone on -k 3 or -d a,b,c (it runs as on 2 lanes, the table said 3):
 #     exit 2 naming the lanes it uses; beside klane a note;
 #   - plan of a schedule that cannot fit in memory: exit 4 at once, as sim
 #     (it grew for minutes);
@@ -97,6 +97,9 @@ t() { "$B" sim -a multilane,klane -p 8 -k "$1" -m 1M -s 32K 2>/dev/null | awk -F
 [ "$(t 3)" = "$(t 2)" ] && [ "$(t 4)" != "$(t 2)" ] || fail "multilane: -k 2 $(t 2), -k 3 $(t 3), -k 4 $(t 4)"
 expect_ok sim -a multilane -p 8 -k 4 -m 1M
 expect_ok plan -a multilane -p 8 -k 1 -m 1M
+# bcast: the lanes are its -d list, one NIC each, known before any rank runs
+expect_status 2 "-d/--nics: multilane on 3 lanes runs as on 2" bcast -a multilane -d a,b,c -m 1M
+expect_status 2 "name an even number of NICs" bcast -a multilane -d a,b,c -m 1M
 
 # --- plan refuses what cannot fit, at once, as sim ------------------------------------
 expect_status 4 "binomial with 1048576 ranks x 2 lanes, 16M in slices of 1K" \
