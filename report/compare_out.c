@@ -2,6 +2,7 @@
  * prints, its JSON document and the CSV of its rows (scripts/plot
  * --compare reads it).  Writers only: the numbers are compare.c's. */
 #include "compare.h"
+#include "lib/wrap.h"
 
 #include <math.h>
 #include <string.h>
@@ -161,11 +162,26 @@ void lb_cmp_print_head(FILE *out, const struct lb_cmp *c, const struct lb_table 
 	print_setup(out, c);
 }
 
+/* Under the table: what its columns mean, as every table says. */
+static const char cmp_legend[] =
+	"columns:\n"
+	"  A, B median   each file's median time of the row, [min..p99] its "
+	"iterations' spread (p2p: latency; sim: the simulated time, no spread)\n"
+	"  B/A time      B's median over A's: below 1, B is faster\n"
+	"  speed-up A/B  its inverse: 2.00x, B takes half the time\n"
+	"  verdict       faster or slower when the spreads do not overlap, else within "
+	"noise; cannot be judged: a time empty, not finite or out of order\n"
+	"  slice A -> B  the slice each run chose, where --slice auto chose differently\n";
+
 void lb_cmp_print_rows(FILE *out, const struct lb_cmp *c, const struct lb_table t[2])
 {
 	print_rows(out, c);
 	print_only(out, c, t);
 	print_summary(out, c);
+	if (c->nrows) {
+		fputc('\n', out);
+		lb_wrap_text(cmp_legend, lb_wrap_width(out), out);
+	}
 }
 
 void lb_cmp_json_number(FILE *f, double v)
