@@ -169,9 +169,23 @@ static int gather_verified(struct lb_job *j, int rc, struct p2p_row *row, int *b
 	return grc;
 }
 
+/* Ranks beyond 0 and 1 only wait: each row's collectives return when
+ * ranks 0 and 1 have measured it, which may take up to a timeout per
+ * repetition (each bounded so on ranks 0 and 1), latency and bandwidth,
+ * plus the set-up of both tests -- far beyond one timeout for a large size
+ * on a slow link.  They wait that long, and no longer. */
+static void wait_for_rows(const struct lb_p2psweep_params *p, struct lb_job *j)
+{
+	double steps = 2.0 * ((double)p->iterations + p->warmup) + 4;
+	double most = j->timeout * steps;
+	if (j->rank > 1)
+		lb_boot_set_timeout(j->boot, most < LB_MAX_TIMEOUT ? most : LB_MAX_TIMEOUT);
+}
+
 static int sweep(const struct lb_p2psweep_params *p, struct lb_job *j, const struct lb_col *cols,
 		 const struct lb_sink *sink, char *err, size_t len)
 {
+	wait_for_rows(p, j);
 	struct lb_p2p_verify v = { .next_id = 1, .sync_at = j->buflen - 16 };
 	for (uint32_t l = 0; l < j->lanes; l++)
 		for (size_t i = 0; i < p->nsizes; i++) {

@@ -259,6 +259,12 @@ uint32_t lb_boot_size(const struct lb_boot *b)
 	return b->size;
 }
 
+void lb_boot_set_timeout(struct lb_boot *b, double seconds)
+{
+	if (seconds > 0)
+		b->timeout = seconds;
+}
+
 void lb_boot_abort(struct lb_boot *b, const char *reason)
 {
 	char r[ABORT_MAX + 1];

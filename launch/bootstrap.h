@@ -85,6 +85,12 @@ int lb_boot_gather(struct lb_boot *b, const void *mine, size_t len, void *all,
  * lowest failing rank; "(and N more)" if several).  reason may be err. */
 int lb_boot_agree(struct lb_boot *b, int ok, const char *reason, char *err, size_t errlen);
 
+/* The limit of each later collective's wait, in seconds (> 0).  A rank
+ * that only waits while others work for long (p2p's ranks beyond 0 and 1,
+ * a whole row per collective) waits as long as that work may take, not
+ * one step's timeout. */
+void lb_boot_set_timeout(struct lb_boot *b, double seconds);
+
 /* Best effort: tell the others this rank is failing (rank 0 relays an
  * ABORT to all); the others' pending/next collective fails with "rank 3
  * aborted: <reason>", and so does this rank's next one.  Does nothing if

@@ -143,6 +143,13 @@ rc=$?
 	[ "$(grep -c "root: bad rank '9': out of range for 4 ranks" <<<"$out")" = 4 ] &&
 	ok "-r 9 on 4 ranks: every rank exits 2 naming '9'" ||
 	fail "-r 9 on 4 ranks: run exit $rc: $out"
+# p2p on 4 ranks: ranks 2 and 3 only wait while 0 and 1 measure a row
+# that takes several times --timeout (300 ping-pongs and 300 sends of 1 MiB
+# at 1 Gbit/s, each far within it); they wait for the row, not one step.
+check "4 ranks, p2p rows longer than --timeout" "$cluster" run --name "$name" --timeout 240 -- \
+	"$B" p2p --timeout 2 -m 1M -w 1 -i 300 -x 0 -o "$tmp/p2p4.csv"
+[ "$(csv_awk '{ n++ } END { print n + 0 }' "$tmp/p2p4.csv")" = 2 ] &&
+	ok "4 ranks, p2p: a row per lane" || fail "4 ranks, p2p: rows: $(cat "$tmp/p2p4.csv")"
 "$cluster" down --name "$name" >/dev/null
 
 check "cluster up 1 x 1" "$cluster" up 1 --rails 1 --rate 1gbit --name "$name"
