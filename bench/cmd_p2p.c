@@ -47,7 +47,7 @@ static const struct lb_opt opts[] = {
 	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of a lane, for the efficiency column",
 	  LB_OPT_RATE, OFF(lane_rate)) },
-	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, one repetition (default $LANEBENCH_TIMEOUT, else 60s)",
+	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait: meeting the other ranks, connecting lanes, one repetition; ranks beyond 0 and 1 wait a row, up to one per repetition (default $LANEBENCH_TIMEOUT, else 60s)",
 	  LB_OPT_HANDLER, OFF(timeout)), .handler = lb_cli_set_timeout,
 	  .show = lb_cli_show_timeout },
 	{ LB_OPT("output", 'o', "FILE", "also write the results as CSV", LB_OPT_STRING,
