@@ -60,6 +60,31 @@ static int records_here(void)
 	return lb_boot_env(&cfg, err, sizeof(err)) != 0 || cfg.rank == 0;
 }
 
+/* Rank 0 refuses its targets before the job meets: the other ranks would
+ * wait --timeout for it and then blame the network.  It meets them only to
+ * say why (they fail with "rank 0 aborted: <why>"), then leaves. */
+static void tell_the_job(const char *why)
+{
+	struct lb_boot_cfg cfg;
+	struct lb_boot *b;
+	char err[256];
+	if (lb_boot_env(&cfg, err, sizeof(err)) || cfg.size < 2 ||
+	    lb_boot_open(&cfg, &b, err, sizeof(err)))
+		return;
+	lb_boot_abort(b, why);
+	lb_boot_close(b);
+}
+
+static int refuse_target(const struct lb_cmd *cmd, const char *option, const char *spelled,
+			 const char *why)
+{
+	char reason[PATH_MAX + 192];
+	lb_cli_error(cmd, option, "cannot create %s", why);
+	snprintf(reason, sizeof(reason), "%s: cannot create %s", spelled, why);
+	tell_the_job(reason);
+	return -1;
+}
+
 int lb_cli_check_targets(const struct lb_cmd *cmd, const char *output, const char *json)
 {
 	char err[PATH_MAX + 128];
@@ -72,9 +97,9 @@ int lb_cli_check_targets(const struct lb_cmd *cmd, const char *output, const cha
 	if (!records_here())
 		return 0;
 	if (lb_outfile_can_create(output, err, sizeof(err)))
-		return lb_cli_error(cmd, "output", "cannot create %s", err), -1;
+		return refuse_target(cmd, "output", "-o/--output", err);
 	if (lb_outfile_can_create(json, err, sizeof(err)))
-		return lb_cli_error(cmd, "json", "cannot create %s", err), -1;
+		return refuse_target(cmd, "json", "--json", err);
 	return 0;
 }
 

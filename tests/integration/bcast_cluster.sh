@@ -143,6 +143,15 @@ rc=$?
 	[ "$(grep -c "root: bad rank '9': out of range for 4 ranks" <<<"$out")" = 4 ] &&
 	ok "-r 9 on 4 ranks: every rank exits 2 naming '9'" ||
 	fail "-r 9 on 4 ranks: run exit $rc: $out"
+# rank 0 cannot create its -o: it refuses before any traffic and tells the
+# others why (they would otherwise wait --timeout and blame the network)
+out=$("$cluster" run --name "$name" --timeout 240 -- "$B" bcast --timeout 120 -a chain -m 4K \
+	-o "$tmp/none/x.csv" 2>&1)
+rc=$?
+[ $rc != 0 ] && [ "$(grep -c "cannot create '$tmp/none/x.csv'" <<<"$out")" = 4 ] &&
+	[ "$(grep -c "rank 0 aborted: -o/--output: cannot create" <<<"$out")" = 3 ] &&
+	! grep -q 'coordinator' <<<"$out" &&
+	ok "rank 0's bad -o: every rank names it" || fail "rank 0's bad -o: exit $rc: $out"
 # p2p on 4 ranks: ranks 2 and 3 only wait while 0 and 1 measure a row
 # that takes several times --timeout (300 ping-pongs and 300 sends of 1 MiB
 # at 1 Gbit/s, each far within it); they wait for the row, not one step.
