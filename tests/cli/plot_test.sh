@@ -318,6 +318,24 @@ svg_texts "$o/u-time.svg" >"$tmp/texts"
 has_text "$tmp/texts" prefix "label a?b?, median" || fail "not UTF-8: $(tr '\n' '|' <"$tmp/texts")"
 plot_in_wd "not UTF-8 (png)" "$tmp/u.csv" "$o/u"
 
+# Numbers beyond a double ("1e999") are no numbers: as inf they made the
+# tick loop endless (it filled the disk); the file still plots, bounded.
+{
+	echo "label,transport,algorithm,ranks,lanes,message_bytes,slice_bytes,iterations,time_min_seconds,time_median_seconds,time_p99_seconds,lane_rate_bytes_per_second"
+	echo "x,tcp,chain,8,2,4096,4096,5,0.001,1e999,1e999,6250000"
+	echo "x,tcp,chain,8,2,8192,4096,5,0.001,0.002,0.003,6250000"
+} >"$tmp/inf.csv"
+hostile_p2p "$tmp/infp.csv" tcp
+sed -i 's/0.000012,/1e999,/' "$tmp/infp.csv"
+for f in inf infp; do
+	(cd "$wd" && ulimit -f 65536 && LANEBENCH=$B timeout 60 "$SRC/scripts/plot" "$tmp/$f.csv" "$o/$f") \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 0 ] || fail "1e999 ($f): scripts/plot exit $rc: $(head -c 300 "$tmp/err")"
+	rm -rf "$wd" && mkdir "$wd"
+done
+ok "1e999 in a time: plotted, bounded"
+
 # File names are text from outside too: the default output prefix comes from
 # the CSV's name, the compare title names both files.
 name="n'; system 'touch PWNED_name'; '\`touch PWNED_tick\`\$(touch PWNED_sh)\"x"
