@@ -23,8 +23,9 @@ const char lb_help_exit_status[] =
 	"(options, or bcast/p2p/check started outside a job);\n"
 	"3 stopped because another rank of the job died, disconnected, stopped\n"
 	"answering or failed itself (the message names it); 4 the work cannot fit\n"
-	"in memory (sim, refused before allocating); 128+N stopped by signal N,\n"
-	"after closing the CSV: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 141 stdout closed.\n";
+	"in memory (sim, plan, lp: refused before allocating); 128+N stopped by\n"
+	"signal N, after closing the CSV: 130 SIGINT, 143 SIGTERM, 129 SIGHUP,\n"
+	"141 stdout closed.\n";
 
 /* Text columns of the man page's indented blocks on an 80-column terminal
  * (man indents a subsection's text by 7 and keeps a margin). */
@@ -37,7 +38,8 @@ const char lb_help_exit_status[] =
 static void man_escape(FILE *out, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		if (i == 0 && (s[i] == '.' || s[i] == '\''))
+		int line_start = i == 0 || s[i - 1] == '\n';
+		if (line_start && (s[i] == '.' || s[i] == '\''))
 			fputs("\\&", out);
 		if (s[i] == '\\')
 			fputs("\\e", out);

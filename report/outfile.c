@@ -271,10 +271,10 @@ int lb_outfile_same(const char *a, const char *b)
 	struct stat sa, sb;
 	if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
 		return 0;
-	if (strcmp(a, b) == 0)
-		return 1;
 	if (stat(a, &sa) == 0 && stat(b, &sb) == 0) /* two writes to one device are fine */
 		return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (strcmp(a, b) == 0)
+		return 1;
 	char *ca = canonical(a), *cb = canonical(b);
 	int same = ca && cb && strcmp(ca, cb) == 0;
 	free(ca);

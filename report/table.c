@@ -103,7 +103,8 @@ void lb_table_legend(struct lb_table *t)
 	size_t len = 0;
 	int w = 1; /* the widest heading, "-" at least */
 	FILE *mem;
-	if (!t->headed || t->nlegend == 0 || !(mem = open_memstream(&text, &len)))
+	if (!t->headed || t->rows == 0 || t->nlegend == 0 ||
+	    !(mem = open_memstream(&text, &len)))
 		return;
 	for (size_t i = 0; i < t->nlegend; i++)
 		if ((int)strlen(t->legend[i].heading) > w)
@@ -125,6 +126,7 @@ int lb_table_row(struct lb_table *t, const struct lb_result *r, char *err, size_
 	if (!t->headed)
 		lb_table_header(t, r->cols, r->ncols);
 	print_line(r->cols, r->ncols, t->out, r);
+	t->rows++;
 	errno = 0;
 	if (fflush(t->out) != EOF && !ferror(t->out))
 		return 0;

@@ -20,6 +20,7 @@
 struct lb_table {
 	FILE *out;
 	int headed; /* the heading line is out */
+	size_t rows; /* rows printed under it: a legend only when there are */
 	/* the shown columns that have a legend, kept by the heading line */
 	struct lb_show_as legend[LB_TABLE_LEGEND_MAX];
 	size_t nlegend;

@@ -79,6 +79,7 @@ expect_status 2 "-o/--output: cannot create '$tmp/none/p': its directory" platfo
 expect_status 2 "-o/--output: cannot create '$tmp/dir': a directory" bcast -a binomial -m 64K -o "$tmp/dir"
 # '-' is stdout; both '-' at once is refused
 expect_status 2 "'-' and -o - both want stdout" sim -a binomial -p 4 -m 64K -o - --json -
+expect_ok sim -a binomial -p 4 -m 64K -o /dev/null --json /dev/null # one device, two writes: fine
 (cd "$tmp" && "${LB[@]}" sim -a binomial -p 4 -m 64K -o - --json x.json >/dev/null 2>&1)
 [ -e "$tmp/-" ] && fail "sim -o -: a file named '-'"
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/x.json" || fail "sim --json beside -o -"

@@ -105,8 +105,15 @@ static void no_rows_no_legend(void)
 	FILE *f = open_memstream(&text, &size);
 	struct lb_table t = { .out = f };
 	lb_table_legend(&t);
-	fclose(f);
+	fflush(f);
 	CHECK(text && text[0] == '\0', "a legend without a table: %s", text);
+	/* headed (a sweep prints the heading first), then no row: no legend */
+	lb_table_header(&t, cols, NCOLS);
+	fflush(f);
+	size_t heading = size;
+	lb_table_legend(&t);
+	fclose(f);
+	CHECK(text && size == heading, "a legend under a heading without rows: %s", text);
 	free(text);
 }
 
