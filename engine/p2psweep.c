@@ -19,7 +19,7 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("lane", LB_COL_UINT), .table = { { LB_SHOW_UINT, "lane", 4, .legend = "lane index" } } },
 	{ LB_COLUMN("lane_name", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "name", -10, .legend = "its NIC" } } },
 	{ LB_COLUMN("message_bytes", LB_COL_UINT),
-	  .table = { { LB_SHOW_SIZE, "size", 8, .legend = "message size (KiB, MiB: 1024-based)" } } },
+	  .table = { { LB_SHOW_SIZE, "size", 9, .legend = "message size (KiB, MiB: 1024-based)" } } },
 	{ LB_COLUMN("iterations", LB_COL_UINT), .table = { { LB_SHOW_UINT, "iters", 8, .legend = "repetitions" } } },
 	{ LB_COLUMN("window", LB_COL_UINT) },
 	{ LB_COLUMN("direction", LB_COL_TEXT) },

@@ -64,6 +64,28 @@ static void print_line(const struct lb_col *cols, size_t ncols, FILE *out,
 	fputc('\n', out);
 }
 
+/* A size no unit divides, in the largest unit below it with up to four
+ * significant digits ("976.6 KiB"): its bytes ("1000000 B") are too wide
+ * for the size columns and hard to read.  At most 9 characters. */
+static void format_approximate_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	double v = (double)bytes;
+	while (u < 4 && v >= 1024) {
+		v /= 1024;
+		u++;
+	}
+	int decimals = u == 0 || v >= 1000 ? 0 : v >= 100 ? 1 : v >= 10 ? 2 : 3;
+	int n = snprintf(buf, len, "%.*f", decimals, v);
+	while (decimals && n > 0 && (size_t)n < len && buf[n - 1] == '0')
+		buf[--n] = '\0'; /* "1.500" reads "1.5" */
+	if (n > 0 && (size_t)n < len && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " %s", units[u]);
+}
+
 void lb_table_format_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "TiB", "GiB", "MiB", "KiB" };
@@ -74,7 +96,7 @@ void lb_table_format_size(uint64_t bytes, char *buf, size_t len)
 			return;
 		}
 	}
-	snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	format_approximate_size(bytes, buf, len);
 }
 
 /* The shown columns with a legend, each heading once, for lb_table_legend. */

@@ -18,7 +18,7 @@ static const struct lb_col cols[] = {
 	{ LB_COLUMN("name", LB_COL_TEXT), .table = { { LB_SHOW_TEXT, "name", -6, .legend = "what" } } },
 	{ LB_COLUMN("hidden", LB_COL_UINT) },
 	{ LB_COLUMN("count", LB_COL_UINT), .table = { { LB_SHOW_UINT, "n", 3, .legend = "how many" } } },
-	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 8 } } },
+	{ LB_COLUMN("message_bytes", LB_COL_UINT), .table = { { LB_SHOW_SIZE, "bytes", 9 } } },
 	{ LB_COLUMN("time_seconds", LB_COL_REAL),
 	  .table = { { LB_SHOW_SECONDS, "time", 9, .nan = "-" } } },
 	{ LB_COLUMN("rate_bytes_per_second", LB_COL_REAL),
@@ -51,9 +51,9 @@ static void exact_text(void)
 	CHECK(row(&t, b, err, sizeof(err)) == 0, "row: %s", err);
 	lb_table_legend(&t);
 	fclose(f);
-	const char *want = "name     n    bytes      time    MB/s Gbit/s     r  eff\n"
-			   "chain   12   64 KiB   54.5 us  354.02  2.832 0.333 0.50\n"
-			   "x        1 100000 B         - 1500.00 12.000     -    -\n"
+	const char *want = "name     n     bytes      time    MB/s Gbit/s     r  eff\n"
+			   "chain   12    64 KiB   54.5 us  354.02  2.832 0.333 0.50\n"
+			   "x        1 97.66 KiB         - 1500.00 12.000     -    -\n"
 			   "\n"
 			   "columns:\n"
 			   "  name  what\n"
@@ -120,8 +120,12 @@ static void no_rows_no_legend(void)
 static void sizes(void)
 {
 	static const struct { uint64_t bytes; const char *text; } cases[] = {
-		{ 0, "0 B" }, { 1000, "1000 B" }, { 1024, "1 KiB" }, { 1536, "1536 B" },
+		{ 0, "0 B" }, { 1000, "1000 B" }, { 1024, "1 KiB" }, { 1536, "1.5 KiB" },
 		{ 3u << 20, "3 MiB" }, { 1ull << 30, "1 GiB" }, { 5ull << 40, "5 TiB" },
+		/* no unit divides them: four significant digits, at most 9 wide */
+		{ 1000000, "976.6 KiB" }, { 1025, "1.001 KiB" }, { 100000, "97.66 KiB" },
+		{ 1048575, "1024 KiB" }, { 1000000000, "953.7 MiB" },
+		{ (1ull << 40) * 1023 + 1, "1023 TiB" }, { 1ull << 20 | 1u << 19, "1536 KiB" },
 	};
 	char buf[32];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
