@@ -17,6 +17,7 @@
 #include "model/agent_auto.h"
 #include "model/lp.h"
 #include "model/slice.h"
+#include "report/table.h"
 #include "lib/units.h"
 #include "platform_file.h"
 #include "algo_opt.h"
@@ -164,7 +165,7 @@ static void print_lane(FILE *out, const struct lb_schedule *s, uint32_t r, uint3
 static void print_header(FILE *out, const struct lb_schedule *s, const struct lb_algo *a)
 {
 	char size[32];
-	lb_format_size(s->bytes, size, sizeof(size));
+	lb_table_format_size(s->bytes, size, sizeof(size)); /* as tables write it */
 	fprintf(out, "%s: %s\n", a->name, a->summary);
 	fprintf(out, "algorithm %s, ranks %u, root %u, lanes %u, bytes %llu (%s), blocks %u, ops %zu\n",
 		a->name, s->ranks, s->root, s->lanes, (unsigned long long)s->bytes, size,
@@ -314,8 +315,8 @@ static int print_dot(FILE *out, const struct lb_schedule *s, const struct lb_alg
 		free(tmp);
 		return -1;
 	}
-	lb_format_size(s->bytes, size, sizeof(size));
-	fprintf(out, "digraph \"%s\" {\n\tlabel=\"%s: %u ranks, root %u, %u lanes, %s bytes, %u blocks\\n"
+	lb_table_format_size(s->bytes, size, sizeof(size));
+	fprintf(out, "digraph \"%s\" {\n\tlabel=\"%s: %u ranks, root %u, %u lanes, %s, %u blocks\\n"
 		"colour: tree (the block its edges start at); line: lane (solid 0, dashed 1, dotted 2, bold 3)\";\n"
 		"\tlabelloc=t;\n\tnode [shape=circle];\n",
 		a->name, a->name, s->ranks, s->root, s->lanes, size, s->nblocks);
@@ -418,7 +419,7 @@ static void print_auto_slice(FILE *out, const struct plan_opts *o, uint64_t chos
 	char slice[32], alpha[32];
 	if (o->slice != LB_SLICE_AUTO)
 		return;
-	lb_format_size(chosen, slice, sizeof(slice));
+	lb_table_format_size(chosen, slice, sizeof(slice));
 	lb_format_seconds(o->alpha, alpha, sizeof(alpha));
 	if (!o->algo.algo->cost_refined)
 		fprintf(out, "%sslice %s, chosen by --slice auto: seed 000's 1 MiB slice (or the message), the algorithm has no refined model\n",

@@ -163,7 +163,7 @@ for a in $algos; do
 	expect_ok plan -a "$a" -p 7 -k 2 -m 1M --slice 256K
 	head -n 1 "$tmp/out" | grep -q "^$a: " || fail "plan -a $a: first line is not the summary"
 	# blocks: slices, or more (vandegeijn scatters p pieces)
-	grep -Eq "^algorithm $a, ranks 7, root 0, lanes 2, bytes 1048576 \(1M\), blocks [0-9]+, ops [0-9]+$" "$tmp/out" ||
+	grep -Eq "^algorithm $a, ranks 7, root 0, lanes 2, bytes 1048576 \(1 MiB\), blocks [0-9]+, ops [0-9]+$" "$tmp/out" ||
 		fail "plan -a $a: no header line: $out"
 	[ "$(grep -c '^rank ' "$tmp/out")" -eq 7 ] || fail "plan -a $a: want 7 ranks"
 	[ "$(grep -c '^  lane ' "$tmp/out")" -eq 14 ] || fail "plan -a $a: want 14 lane lines"
@@ -195,7 +195,7 @@ assert sum(r["bytes"] for r in doc["rows"] if r["op"] == "recv") == 4 * 65536
 ' "$(printf '%s\n' "$err" | sed -n 's/.*, ops \([0-9]*\)$/\1/p')" || fail "plan --json: $out"
 # --slice auto: the refined model's slice for --alpha and --bw, said first
 expect_ok plan -a chain -p 8 -k 2 -m 64K --slice auto --alpha 50us --bw 1gbit --format summary
-case $out in "slice 8K, chosen by --slice auto"*"bytes 65536 (64K), blocks 8,"*) ;;
+case $out in "slice 8 KiB, chosen by --slice auto"*"bytes 65536 (64 KiB), blocks 8,"*) ;;
 *) fail "plan --slice auto: chain 64K at 50us, 1gbit: want slice 8K (8 blocks): $out" ;; esac
 expect_ok plan -a chain -p 8 -k 2 -m 64K --slice 16K --format summary
 case $out in *"chosen by"*) fail "plan --slice 16K: says auto: $out" ;; *"blocks 4,"*) ;;
@@ -242,7 +242,7 @@ ops = [r["op"] for r in doc["rows"] if r["rank"] == 3]
 assert ops == ["recv", "transit-recv", "transit-send"] * 2, ops
 ' || fail "plan --platform --json: transit ops: $out"
 expect_ok plan -a topo-grow --platform "$tmp/p5.txt" -m 3M -s auto
-case $out in "slice 1M, chosen by --slice auto: seed 000's 1 MiB slice"*"blocks 3,"*) ;;
+case $out in "slice 1 MiB, chosen by --slice auto: seed 000's 1 MiB slice"*"blocks 3,"*) ;;
 *) fail "plan --platform --slice auto: want 1 MiB slices: $out" ;; esac
 expect_ok plan -a chain --platform "$tmp/p5.txt" -m 1200
 expect_usage "binomial on the platform: rank 0 lane 0: no link to peer 4 in the platform" \

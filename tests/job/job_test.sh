@@ -130,7 +130,8 @@ if local_rank 0 3 "$port" "${slice_run[@]}" -o "$tmp/auto.csv" >/dev/null 2>"$tm
 			continue
 		fi
 		want=$("$B" plan -a "$algo" -p 3 -k 2 -m "$bytes" --slice auto --alpha "$lat" \
-			--bw "${bw}B/s" -f summary | sed -n 's/^slice \([^,]*\), chosen by --slice auto.*/\1/p')
+			--bw "${bw}B/s" -f summary |
+			sed -n 's/^slice \([0-9]*\) \([KMG]\{0,1\}\)i\{0,1\}B, chosen by --slice auto.*/\1\2/p')
 		got=$(awk -v s="$slice" 'BEGIN { u = "KMG"; i = 0; while (s >= 1024 && s % 1024 == 0 && i < 3) { s /= 1024; i++ }
 			printf "%d%s", s, i ? substr(u, i, 1) : "" }')
 		[ -n "$want" ] && [ "$got" = "$want" ] ||
