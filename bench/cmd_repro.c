@@ -203,6 +203,7 @@ static int run_sinks(const struct lb_cmd *cmd, repro_fn run, const void *p,
 	struct lb_repro_out out;
 	lb_repro_out_init(&out, csv, json);
 	int rc = run(p, &out.sink, err, len);
+	lb_repro_out_legend(&out);
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
 	return rc;

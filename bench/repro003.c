@@ -42,6 +42,7 @@ int lb_repro_seed003_fig8(const struct lb_cmd *cmd, const void *opts, int full,
 	struct lb_repro_out out;
 	lb_repro_out_init(&out, csv, &json);
 	int rc = lb_repro003_run(&p, &out.sink, err, sizeof(err));
+	lb_repro_out_legend(&out);
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);

@@ -18,4 +18,8 @@ struct lb_repro_out {
 /* Fills out (which must stay in place while the sink is used). */
 void lb_repro_out_init(struct lb_repro_out *out, struct lb_csv *csv, struct lb_cli_json *json);
 
+/* The legend under the table (lb_table_legend), once the run is over;
+ * none when it was stopped. */
+void lb_repro_out_legend(struct lb_repro_out *out);
+
 #endif

@@ -3,7 +3,8 @@
 # generator line, one row per Table 3 column with the paper's cell beside
 # it, the CSV and JSON, and bad input (unknown experiment, a node count
 # without a preset, an option of another experiment) refused with exit 2
-# and no file; repro seed004's rows and verdicts.
+# and no file; repro seed004's rows and verdicts; every experiment's table
+# ends with a legend naming each of its headings.
 set -u
 usage="usage: repro_test.sh path/to/tests/lib.sh path/to/lanebench"
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -63,5 +64,45 @@ refused seed002 --tr-count --tr-count n-1
 awk -F, '!/^#/ && $1 == "bcast" { d = $14 < 0 ? -$14 : $14; if (d > 2) bad++ } END { exit bad > 0 }' \
 	"$tmp/s4.csv" || fail "seed004: a broadcast row beyond 2 %: $(cat "$tmp/s4.csv")"
 [ "$(grep -vc '^#' "$tmp/s4.csv")" -eq 13 ] || fail "seed004 CSV: want a header and 12 rows"
+
+# unnamed HEADINGS-LINE LEGEND-HEADINGS-FILE: what of the heading line no
+# legend entry names (nothing when each heading has one), then "unused: H"
+# for an entry naming no heading.  Each entry takes one occurrence, the
+# longest first ("dev s" before "dev"), bounded by spaces; text, not regex
+# ("% of LP", "sim/hbsp").
+unnamed() {
+	awk '{ print length($0) "\t" $0 }' "$2" | sort -rn | cut -f2- |
+		awk -v line=" $1 " '
+		function take(h,   at) {
+			if (!(at = index(line, " " h " ")))
+				return ""
+			return substr(line, 1, at) substr(line, at + 1 + length(h))
+		}
+		{ rest = take($0); if (rest == "") print "unused: " $0; else line = rest }
+		END { gsub(/ +/, " ", line); if (line != " ") print "unnamed:" line }'
+}
+
+# legend_check NAME FILE: FILE (a repro's stdout) ends with a legend, after
+# a blank line, that names every heading of its table and no other.
+legend_check() {
+	local heading
+	heading=$(grep -v '^#' "$2" | head -1)
+	# the entries' headings, not the empty marker's
+	awk 'p && /^  [^ ]/ { sub(/^  /, ""); sub(/  .*/, ""); if ($0 != "-") print }
+	     /^columns:$/ { p = 1 }' \
+		"$2" >"$tmp/named"
+	grep -B1 -x 'columns:' "$2" | head -1 | grep -qx '' ||
+		fail "$1: no blank line above the legend: $(tail -5 "$2")"
+	tail -1 "$2" | grep -qE '^  -  +no value' || fail "$1: the output does not end with the legend: $(tail -3 "$2")"
+	local left
+	left=$(unnamed "$heading" "$tmp/named")
+	[ -z "$left" ] && ok "$1: a legend names its $(wc -l <"$tmp/named") headings" ||
+		fail "$1: legend and headings differ: $left (headings: $heading)"
+}
+for e in "seed000-table3 -p 30 -n 1 -q" seed001 "seed002 -n 2 --clusters 10 -q" seed003-fig8 seed004; do
+	# shellcheck disable=SC2086 # the experiment and its options
+	"$B" repro $e >"$tmp/legend.out" 2>"$tmp/err" || fail "repro $e: $(cat "$tmp/err")"
+	legend_check "repro ${e%% *}" "$tmp/legend.out"
+done
 
 finish repro
