@@ -14,26 +14,20 @@
  * and a FIFO without end are refused, not read until memory runs out). */
 static char *read_all(FILE *f, size_t *len, const char **why)
 {
-	char *text = NULL;
+	char *text = NULL, *line = NULL;
+	size_t cap = 0;
+	struct lb_textin_count count = { 0 };
+	ssize_t n;
 	FILE *out = open_memstream(&text, len);
-	char buf[65536];
-	size_t n, total = 0, line = 0; /* line: bytes since the last line break */
 	*why = NULL;
-	while (out && !*why && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		const char *first = memchr(buf, '\n', n), *last = memrchr(buf, '\n', n);
-		line += first ? (size_t)(first - buf) : n; /* the line this buffer continues */
-		total += n;
-		if (memchr(buf, 0, n)) /* the parser would stop at the NUL */
+	while (out && (n = lb_textin_line(f, &line, &cap, &count, why)) >= 0) {
+		if (memchr(line, 0, (size_t)n)) { /* the parser would stop at the NUL */
 			*why = "not a text file (it holds a NUL byte)";
-		else if (total > LB_TEXTIN_MAX_BYTES)
-			*why = LB_TEXTIN_TOO_BIG;
-		else if (line > LB_TEXTIN_MAX_LINE) /* lines within one buffer are shorter */
-			*why = LB_TEXTIN_LONG_LINE;
-		else
-			fwrite(buf, 1, n, out);
-		if (last)
-			line = n - (size_t)(last - buf) - 1;
+			break;
+		}
+		fwrite(line, 1, (size_t)n, out);
 	}
+	free(line);
 	int bad = !out || ferror(f) || ferror(out);
 	if (!out || fclose(out) != 0 || bad || *why) {
 		if (!*why)

@@ -276,11 +276,11 @@ static int read_rules(FILE *in, struct at *a, struct lb_expect *e)
 {
 	char *text = NULL;
 	size_t size = 0, cap = 0;
-	uint64_t total = 0;
+	struct lb_textin_count count = { 0 };
 	const char *why = NULL;
 	int rc = 0;
 	ssize_t n = 0;
-	while (rc == 0 && (n = lb_textin_line(in, &text, &size, &total, &why)) >= 0) {
+	while (rc == 0 && (n = lb_textin_line(in, &text, &size, &count, &why)) >= 0) {
 		struct lb_expect_rule r;
 		a->line++;
 		/* the parser reads a line as a C string: what follows a NUL would

@@ -17,15 +17,22 @@ static int grow(char **buf, size_t *cap, size_t len)
 	return 0;
 }
 
-ssize_t lb_textin_line(FILE *f, char **buf, size_t *cap, uint64_t *total, const char **why)
+const char *lb_textin_count(struct lb_textin_count *n, int c)
+{
+	n->line = c == '\n' ? 0 : n->line + 1;
+	if (++n->total > LB_TEXTIN_MAX_BYTES)
+		return LB_TEXTIN_TOO_BIG;
+	return n->line > LB_TEXTIN_MAX_LINE ? LB_TEXTIN_LONG_LINE : NULL;
+}
+
+ssize_t lb_textin_line(FILE *f, char **buf, size_t *cap, struct lb_textin_count *n,
+		       const char **why)
 {
 	size_t len = 0;
 	int c = 0;
 	while (c != '\n' && (c = getc(f)) != EOF) {
-		if (++*total > LB_TEXTIN_MAX_BYTES || len >= LB_TEXTIN_MAX_LINE) {
-			*why = *total > LB_TEXTIN_MAX_BYTES ? LB_TEXTIN_TOO_BIG : LB_TEXTIN_LONG_LINE;
+		if ((*why = lb_textin_count(n, c)))
 			return -2;
-		}
 		if (grow(buf, cap, len)) {
 			*why = "out of memory";
 			return -2;

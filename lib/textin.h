@@ -23,11 +23,22 @@
 #define LB_TEXTIN_LONG_LINE "a line longer than 1 MiB (no line break): not a text file"
 #define LB_TEXTIN_TOO_BIG "more than 256 MiB: not a text file"
 
+/* What a reader has read so far, for the bounds. */
+struct lb_textin_count {
+	uint64_t total; /* bytes */
+	size_t line;    /* bytes since the last line break */
+};
+
+/* Counts byte c; NULL, or the message of the bound it breaks (then the
+ * reader stops).  The one place the bounds are applied. */
+const char *lb_textin_count(struct lb_textin_count *n, int c);
+
 /* getline with the bounds: the next line of f into *buf (grown as
- * needed, NUL-terminated, with its '\n'); *total counts the bytes read so
- * far.  Returns its length; -1 at end of file or on a read error (ferror);
+ * needed, NUL-terminated, with its '\n'); *n counts what was read so far
+ * (zeroed before the first line).  Returns its length; -1 at end of file or on a read error (ferror);
  * -2 past a bound (*why one of the messages above) or out of memory (*why
  * says so). */
-ssize_t lb_textin_line(FILE *f, char **buf, size_t *cap, uint64_t *total, const char **why);
+ssize_t lb_textin_line(FILE *f, char **buf, size_t *cap, struct lb_textin_count *n,
+		       const char **why);
 
 #endif

@@ -13,8 +13,7 @@
 struct reader {
 	FILE *f;
 	size_t line;
-	size_t line_bytes; /* bytes since the last line break */
-	uint64_t total;    /* bytes read */
+	struct lb_textin_count count;
 	const char *over;  /* a bound of lib/textin.h broken: reading stops */
 	char *field;
 	size_t len, cap;
@@ -28,11 +27,7 @@ static int next(struct reader *r)
 	int c = r->over ? EOF : getc(r->f);
 	if (c == EOF)
 		return EOF;
-	r->line_bytes = c == '\n' ? 0 : r->line_bytes + 1;
-	if (++r->total > LB_TEXTIN_MAX_BYTES)
-		r->over = LB_TEXTIN_TOO_BIG;
-	else if (r->line_bytes > LB_TEXTIN_MAX_LINE)
-		r->over = LB_TEXTIN_LONG_LINE;
+	r->over = lb_textin_count(&r->count, c);
 	return r->over ? EOF : c;
 }
 
@@ -142,15 +137,11 @@ static int add_prov(struct lb_table *t, const char *line, size_t keylen)
  * line was one (and is consumed), 0 if not, -1 out of memory. */
 static int comment_line(struct reader *r, struct lb_table *t)
 {
-	int c = next(r);
-	if (c != '#') {
-		if (c != EOF) { /* read again: counted once */
-			ungetc(c, r->f);
-			r->total--;
-			r->line_bytes -= c != '\n';
-		}
+	int c = r->over ? EOF : getc(r->f); /* a look, counted when read */
+	if (c != EOF)
+		ungetc(c, r->f);
+	if (c != '#' || (c = next(r)) == EOF) /* EOF: past a bound, said by the caller */
 		return 0;
-	}
 	r->len = 0;
 	for (; c != EOF && c != '\n'; c = next(r))
 		if (c != '\r' && put(r, c))

@@ -66,18 +66,29 @@ static int proc_names(int fd)
 	return access(proc, F_OK) == 0;
 }
 
+/* path's directory ("." for a bare name); caller frees; NULL out of
+ * memory. */
+static char *dir_of(const char *path)
+{
+	char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (dir && !slash)
+		strcpy(dir, ".");
+	else if (slash)
+		slash[slash == dir] = 0; /* "/x": "/" */
+	return dir;
+}
+
 /* An unnamed file in path's directory (O_TMPFILE): a run killed before it
  * finishes (SIGKILL, a crash) leaves nothing behind.  -1 (errno) where
  * the file system has no O_TMPFILE (EOPNOTSUPP, EISDIR: an old kernel)
  * or there is no /proc to name it by (EOPNOTSUPP too). */
 static int create_unnamed(const char *path)
 {
-	char *dir = strdup(path);
+	char *dir = dir_of(path);
 	if (!dir)
 		return -1;
-	char *slash = strrchr(dir, '/');
-	const char *where = !slash ? "." : slash == dir ? "/" : (*slash = 0, dir);
-	int fd = open(where, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
 	int e = errno;
 	free(dir);
 	if (fd >= 0 && !proc_names(fd)) {
@@ -204,19 +215,6 @@ void lb_outfile_abort(struct lb_outfile *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	release(o);
-}
-
-/* path's directory ("." for a bare name); caller frees; NULL out of
- * memory. */
-static char *dir_of(const char *path)
-{
-	char *dir = strdup(path);
-	char *slash = dir ? strrchr(dir, '/') : NULL;
-	if (dir && !slash)
-		strcpy(dir, ".");
-	else if (slash)
-		slash[slash == dir] = 0; /* "/x": "/" */
-	return dir;
 }
 
 static int dir_takes_files(const char *path, char *err, size_t errlen)

@@ -28,11 +28,14 @@ PF=$SRC/tests/data/seed000_vector1.platform
 for f in /dev/zero; do
 	expect_status 2 "$f:1: a line longer than 1 MiB" compare "$f" "$tmp/sim.csv"
 	expect_status 2 "$f:1: a line longer than 1 MiB" compare "$tmp/sim.csv" "$f"
-	expect_status 2 "$f: cannot read: not a text file" platform show "$f"
-	expect_status 2 "$f: cannot read: not a text file" sim --platform "$f" -a binomial -m 64K
-	expect_status 2 "$f: cannot read: not a text file" plan --platform "$f" -a binomial -m 64K
-	expect_status 2 "$f: cannot read: not a text file" lp --platform "$f"
+	expect_status 2 "$f: cannot read: a line longer than 1 MiB" platform show "$f"
+	expect_status 2 "$f: cannot read: a line longer than 1 MiB" sim --platform "$f" -a binomial -m 64K
+	expect_status 2 "$f: cannot read: a line longer than 1 MiB" plan --platform "$f" -a binomial -m 64K
+	expect_status 2 "$f: cannot read: a line longer than 1 MiB" lp --platform "$f"
 done
+printf 'nodes 2\n\0link 0 1 bw 1gbit\n' >"$tmp/nul.platform" # a NUL inside: the parser would stop there
+expect_status 2 "$tmp/nul.platform: cannot read: not a text file (it holds a NUL byte)" \
+	platform show "$tmp/nul.platform"
 # feed_fifo NAME: a FIFO written 'a' without end (no NUL, no line break);
 # the writer ends on SIGPIPE when lanebench stops reading, or at exit.
 feed_fifo() {
