@@ -22,6 +22,8 @@
 #include "pattern.h"
 #include "stats.h"
 
+const char *const lb_check_pattern_names[] = { "neighbours", "shift", "bisection", NULL };
+
 uint32_t lb_check_rounds(uint32_t size)
 {
 	return size < 2 ? 0 : size == 2 ? 1 : size % 2 == 0 ? 2 : 3;

@@ -50,6 +50,39 @@
 
 struct lb_expect; /* check_expect.h */
 
+/* --pattern: who meets whom in phase 1.  Every pattern's pairs feed the
+ * same per-port verdicts, and every directed pair it measured is a cell
+ * of the lane's N x N matrix (rows of phase "link": rank sends, peer
+ * receives), where a cell low in its row and its column names the link,
+ * a row low throughout names the port. */
+enum lb_check_pattern {
+	LB_CHECK_NEIGHBOURS, /* two neighbours per port, O(1) rounds (the default) */
+	LB_CHECK_SHIFT,      /* mpiGraph's ring shift per lane: for d = 1 .. p - 1 every
+			      * rank sends to rank + d while it receives from rank - d,
+			      * all pairs of a step at once: the whole matrix */
+	LB_CHECK_BISECTION,  /* every rank with rank + p/2, every lane at once */
+};
+
+/* The names --pattern takes, in the enum's order; NULL-terminated. */
+extern const char *const lb_check_pattern_names[];
+
+/* --rerun: ports of an earlier record tested again, each with partners
+ * that were healthy there (bench/ reads the record and chooses them). */
+struct lb_check_retest_port {
+	uint32_t rank, lane;
+	uint32_t partners[3];
+	uint32_t npartners;
+};
+
+struct lb_check_retest {
+	const struct lb_check_retest_port *ports;
+	size_t n;
+};
+
+/* Burn-in (--duration): what rank 0 is told after every interval; the
+ * line ends without a newline. */
+typedef void lb_check_progress_fn(void *ctx, const char *line);
+
 struct lb_check_params {
 	const char *nics;          /* one lane each; NULL: auto */
 	const char *transport;
@@ -80,6 +113,12 @@ struct lb_check_params {
 	uint64_t bcast_bytes;
 	const atomic_int *stop;
 	const struct lb_prov *prov; /* the caller's part of the provenance; NULL: none */
+	enum lb_check_pattern pattern;      /* phase 1's pairs */
+	const struct lb_check_retest *retest; /* --rerun: only these ports; NULL: every port */
+	double duration;           /* burn-in: seconds phase 1 repeats over; 0: once */
+	double interval;           /* burn-in: seconds per interval (a progress line each) */
+	lb_check_progress_fn *progress; /* rank 0; NULL: quiet */
+	void *progress_ctx;
 };
 
 /* Without --max-lat a port fails at this many times the median port

@@ -23,6 +23,8 @@ const struct lb_col lb_check_columns[] = {
 	{ LB_COLUMN("lane", LB_COL_REAL) },
 	{ LB_COLUMN("nic", LB_COL_TEXT) },
 	{ LB_COLUMN("partners", LB_COL_TEXT) },
+	{ LB_COLUMN("pattern", LB_COL_TEXT) },
+	{ LB_COLUMN("peer", LB_COL_REAL) },
 	{ LB_COLUMN("tx_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("rx_bytes_per_second", LB_COL_REAL) },
 	{ LB_COLUMN("expected_bytes_per_second", LB_COL_REAL) },
@@ -69,7 +71,7 @@ const size_t lb_check_ncolumns = sizeof(lb_check_columns) / sizeof(lb_check_colu
 /* One row; NaN and NULL are empty cells. */
 struct row {
 	const char *phase, *host, *nic, *from, *algorithm, *collective;
-	double rank, lane, tx, rx, expected, ratio, lat, bytes, median, sim, verified, bound;
+	double rank, lane, peer, tx, rx, expected, ratio, lat, bytes, median, sim, verified, bound;
 	double tx_loss, rx_loss;
 	enum lb_level level;
 	const char *verdict;              /* set with level, or "SKIP", "n/a" */
@@ -105,7 +107,7 @@ static int emit(const struct check_all *a, const struct row *w, const struct lb_
 	const union lb_val v[] = {
 		{ .s = w->phase }, { .s = a->transport }, { .d = w->rank }, { .s = w->host },
 		{ .d = w->lane }, { .s = w->nic }, { .s = w->partners[0] ? w->partners : NULL },
-		{ .d = w->tx }, { .d = w->rx }, { .d = w->expected }, { .s = w->from },
+		{ .s = lb_check_pattern_names[a->p->pattern] }, { .d = w->peer }, { .d = w->tx }, { .d = w->rx }, { .d = w->expected }, { .s = w->from },
 		{ .d = w->ratio }, { .d = w->lat }, { .s = w->algorithm }, { .d = w->bytes },
 		{ .d = w->median }, { .d = w->sim }, { .d = w->verified }, { .s = w->verdict },
 		{ .s = w->reason.s }, { .s = w->collective }, { .d = w->bound },
@@ -138,7 +140,7 @@ static int emit_row(const struct check_all *a, struct row *w, const struct lb_si
 
 static struct row blank(const char *phase)
 {
-	return (struct row){ .phase = phase, .rank = NAN, .lane = NAN, .tx = NAN, .rx = NAN,
+	return (struct row){ .phase = phase, .rank = NAN, .lane = NAN, .peer = NAN, .tx = NAN, .rx = NAN,
 			     .expected = NAN, .ratio = NAN, .lat = NAN, .bytes = NAN,
 			     .median = NAN, .sim = NAN, .verified = 0, .bound = NAN,
 			     .tx_loss = NAN, .rx_loss = NAN, .verdict = "PASS" };
