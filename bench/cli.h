@@ -130,6 +130,7 @@ extern const struct lb_cmd lb_cmd_calibrate;
 extern const struct lb_cmd lb_cmd_compare;
 extern const struct lb_cmd lb_cmd_topo;
 extern const struct lb_cmd lb_cmd_check;
+extern const struct lb_cmd lb_cmd_report;
 extern const struct lb_cmd lb_cmd_platform;
 extern const struct lb_cmd lb_cmd_lp;
 extern const struct lb_cmd lb_cmd_repro;

@@ -18,7 +18,9 @@
 #include "lib/error.h"
 #include "lib/stop.h"
 #include "lib/units.h"
+#include "report/check_page.h"
 #include "report/csv.h"
+#include "report/outfile.h"
 #include "report/table.h"
 #include "lib/wrap.h"
 
@@ -31,7 +33,7 @@ struct check_opts {
 	uint32_t max_errors;
 	const char *expect;
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output, *json;
+	const char *nics, *transport, *output, *json, *html;
 };
 
 #define OFF(f) offsetof(struct check_opts, f)
@@ -142,6 +144,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_STRING, OFF(output)) },
 	{ LB_OPT("json", 0, "FILE", "JSON document of the rows (default: beside the CSV, .json; '-': stdout, the printout then to stderr)",
 	  LB_OPT_STRING, OFF(json)) },
+	{ LB_OPT("html", 0, "FILE", "the report as one HTML page (default: beside the CSV, .html; none: no page)",
+	  LB_OPT_STRING, OFF(html)) },
 };
 
 /* ---- rank 0: the rows as a matrix, the failures, the verdict -------------- */
@@ -151,6 +155,10 @@ struct check_out {
 	struct lb_buf csv_path;        /* chosen with the provenance (rank 0 only) */
 	struct lb_cli_json *json;      /* its path, when NULL, is chosen there too: */
 	char *json_beside;             /* the CSV's name with .json */
+	const char *html;              /* --html; NULL: beside the CSV, "none": no page */
+	char *html_beside;             /* the CSV's name with .html */
+	const char *html_path;         /* the page's, once written */
+	struct lb_check_page *page;    /* the rows again, for the page; NULL: none */
 	FILE *out;                     /* stdout, or stderr when the JSON takes stdout */
 	const struct lb_prov *prov;    /* the run's, from .provenance until begin */
 	struct lb_csv *csv;
@@ -485,14 +493,14 @@ static void default_path(struct lb_buf *path, const struct lb_prov *prov)
 	lb_buf_add(path, ".csv");
 }
 
-/* The JSON beside the CSV: its name with .json for a final .csv. */
-static char *json_beside(const char *csv)
+/* A file beside the CSV: its name with ext (".json") for a final .csv. */
+static char *beside(const char *csv, const char *ext)
 {
 	size_t n = strlen(csv);
 	if (n > 4 && strcmp(csv + n - 4, ".csv") == 0)
 		n -= 4;
 	struct lb_buf b = { 0 };
-	lb_buf_add(&b, "%.*s.json", (int)n, csv);
+	lb_buf_add(&b, "%.*s%s", (int)n, csv, ext);
 	if (b.failed)
 		lb_buf_free(&b); /* leaves s NULL: out of memory */
 	return b.s;
@@ -511,12 +519,59 @@ static int out_provenance(void *ctx, const struct lb_prov *prov, char *err, size
 		default_path(&o->csv_path, prov);
 	if (o->csv_path.failed)
 		return lb_errf(err, len, "out of memory");
+	if (!o->html && strcmp(o->csv_path.s, "-") != 0 &&
+	    !(o->html_beside = beside(o->csv_path.s, ".html")))
+		return lb_errf(err, len, "out of memory");
 	if (o->json->path || strcmp(o->csv_path.s, "-") == 0) /* -o - alone: no JSON */
 		return 0;
-	if (!(o->json_beside = json_beside(o->csv_path.s)))
+	if (!(o->json_beside = beside(o->csv_path.s, ".json")))
 		return lb_errf(err, len, "out of memory");
 	o->json->path = o->json_beside;
 	return 0;
+}
+
+/* The page's path: --html's, else beside the CSV (none with -o -); NULL
+ * for none. */
+static const char *html_target(const struct check_out *o)
+{
+	if (o->html)
+		return strcmp(o->html, "none") == 0 ? NULL : o->html;
+	return o->html_beside;
+}
+
+/* The page, from the rows the run kept (report/check_html.h), named after
+ * the CSV.  0, or prints why and returns LB_EXIT_FAILED. */
+static int write_html(const struct lb_cmd *cmd, struct check_out *o)
+{
+	char err[512];
+	const char *path = html_target(o);
+	if (!path || !o->page)
+		return 0;
+	if (lb_check_page_write(o->page, o->csv_path.s, path, err, sizeof(err))) {
+		lb_cli_error(cmd, "html", "%s", err);
+		return LB_EXIT_FAILED;
+	}
+	o->html_path = path;
+	return 0;
+}
+
+/* --html FILE, given: not stdout (the printout is there), not the CSV's or
+ * the JSON's file, and creatable, before any traffic.  0 or LB_EXIT_USAGE. */
+static int check_html_target(const struct lb_cmd *cmd, const struct check_opts *o)
+{
+	char err[512];
+	if (!o->html || strcmp(o->html, "none") == 0)
+		return 0;
+	if (strcmp(o->html, "-") == 0)
+		lb_cli_error(cmd, "html", "not '-': the printout takes stdout (lanebench report "
+			     "RECORD.csv --html - writes the page there)");
+	else if (lb_outfile_same(o->html, o->output) || lb_outfile_same(o->html, o->json))
+		lb_cli_error(cmd, "html", "'%s' is the record's file too", o->html);
+	else if (lb_outfile_can_create(o->html, err, sizeof(err)))
+		lb_cli_error(cmd, "html", "%s", err);
+	else
+		return 0;
+	return LB_EXIT_USAGE;
 }
 
 static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *err, size_t len)
@@ -559,9 +614,9 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
  * stdout). */
 static void record_line(const struct check_out *o, const char *json_path)
 {
-	const char *files[] = { o->csv_path.s, json_path };
+	const char *files[] = { o->csv_path.s, json_path, o->html_path };
 	size_t shown = 0;
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < 3; i++)
 		if (files[i] && strcmp(files[i], "-") != 0)
 			fprintf(o->out, "%s%s", shown++ ? ", " : "record: ", files[i]);
 	if (shown)
@@ -671,13 +726,15 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 static int run_sinks(const struct lb_check_params *p, struct check_out *out,
 		     struct lb_cli_json *json, char *err, size_t len)
 {
-	struct lb_sink sinks[2] = {
+	struct lb_sink sinks[3] = {
 		{ .provenance = out_provenance, .begin = out_begin, .row = out_row, .ctx = out },
 		lb_cli_json_sink(json),
 	};
 	/* no JSON only with the CSV on stdout and no --json */
 	int no_json = !json->path && out->output && strcmp(out->output, "-") == 0;
 	struct lb_tee tee = { sinks, no_json ? 1 : 2 };
+	if (out->page) /* kept on rank 0, the only one handed rows */
+		sinks[tee.n++] = lb_check_page_sink(out->page);
 	const struct lb_sink sink = { .provenance = lb_tee_provenance, .begin = lb_tee_begin,
 				      .row = lb_tee_row, .ctx = &tee };
 	return lb_check_run(p, &sink, err, len);
@@ -687,11 +744,11 @@ static int check(const struct lb_cmd *cmd, void *base)
 {
 	const struct check_opts *o = base;
 	struct lb_cli_json json = { .path = o->json };
-	struct check_out out = { .output = o->output, .json = &json,
+	struct check_out out = { .output = o->output, .json = &json, .html = o->html,
 				 .out = lb_cli_json_to_stdout(&json) ? stderr : stdout };
 	struct lb_prov prov = { 0 };
 	char err[512] = "";
-	if (lb_cli_check_stdout(cmd, &json, o->output))
+	if (lb_cli_check_stdout(cmd, &json, o->output) || check_html_target(cmd, o))
 		return LB_EXIT_USAGE;
 	int rc = lb_cli_require_job(cmd, 2);
 	if (rc)
@@ -708,18 +765,26 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
-	rc = run_sinks(&p, &out, &json, err, sizeof(err));
+	if (!(o->html && strcmp(o->html, "none") == 0) && !(out.page = lb_check_page_new()))
+		rc = lb_errf(err, sizeof(err), "out of memory");
+	else
+		rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);
 	lb_expect_free(&expect);
 	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	int status = lb_cli_finish_csv(cmd, out.csv, rc, err);
-	if (!(rc || status || json_rc || !out.ports))
+	if (!(rc || status || json_rc || !out.ports)) {
+		int html_rc = write_html(cmd, &out);
 		status = verdict(&out, json.path);
-	else if (!(rc || status))
+		status = status ? status : html_rc;
+	} else if (!(rc || status)) {
 		status = json_rc;
+	}
 	free(out.json_beside);
+	free(out.html_beside);
+	lb_check_page_free(out.page);
 	lb_buf_free(&out.csv_path);
 	lb_buf_free(&out.fails);
 	lb_buf_free(&out.port_list);

@@ -18,6 +18,7 @@ static const struct lb_cmd *const commands[] = {
 	&lb_cmd_compare,
 	&lb_cmd_topo,
 	&lb_cmd_check,
+	&lb_cmd_report,
 	&lb_cmd_platform,
 	&lb_cmd_lp,
 	&lb_cmd_repro,

@@ -3,8 +3,9 @@
 # message naming the option; --help explains every option, the phases, the
 # verdict rules and the exit statuses; outside a job it refuses to run.
 # Then small jobs on loopback (2 ranks, 1 s each): the record is always
-# kept -- CSV and JSON under results/ by default, beside -o, none but the
-# CSV with -o - -- by rank 0 alone, and a failure list far beyond 256
+# kept -- CSV, JSON and the HTML page under results/ by default, beside
+# -o, none but the CSV with -o - -- by rank 0 alone, --html FILE or none
+# for the page, and a failure list far beyond 256
 # characters (32 ports, every one failing an impossible --lane-rate) is
 # printed whole, on the FAIL lines and in the verdict.
 set -u
@@ -33,12 +34,17 @@ expect_status 2 "-m/--message-size" -m 1Q
 expect_status 2 "unknown option" --no-such-option
 expect_status 2 "not started as a rank of a job" # outside a job
 expect_status 2 "both want stdout" --json - -o -
+LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: not '-'" --html -
+LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: 'x.csv' is the record's file too" \
+	-o x.csv --html x.csv
+LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: '$tmp/no/such/dir/p.html': its directory" \
+	--html "$tmp/no/such/dir/p.html"
 LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_status 2 "needs a job of at least 2 ranks"
 
 "$B" check --help >"$tmp/help" 2>&1 || fail "check --help: exit $?"
 for word in --nics --transport --tp-opt --idle --lane-rate --min-bw --max-lat \
 	--max-model-ratio --max-bound-ratio allgathers "receive bound" --algorithm --message-size --bw-size --window --iterations \
-	--lat-iterations --timeout --output --json "Phase 1" "Phase 2" "Phase 3" "median" \
+	--lat-iterations --timeout --output --json --html "Phase 1" "Phase 2" "Phase 3" "median" \
 	"Exit status" "check: PASS" "check: FAIL"; do
 	grep -qF -- "$word" "$tmp/help" || fail "check --help does not mention '$word'"
 done
@@ -69,19 +75,39 @@ n=$(grep -c '^FAIL rank [01] (host [^)]*) lane [0-9]* (lo): tx ' "$tmp/many.out"
 [ "$n" = 32 ] && ok "32 FAIL lines, one a port" || fail "$n FAIL lines for 32 failing ports"
 csv=$(cd "$tmp/many" && ls results/*-check-tcp-p2-k16.csv 2>/dev/null)
 [ "$(cd "$tmp/many" && ls results)" = "$(basename "$csv")
-$(basename "${csv%.csv}").json" ] && ok "one record, CSV and JSON: $(ls "$tmp/many/results")" ||
+$(basename "${csv%.csv}").html
+$(basename "${csv%.csv}").json" ] && ok "one record, CSV, JSON and page: $(ls "$tmp/many/results")" ||
 	fail "results/ holds: $(ls "$tmp/many/results" 2>&1)"
-grep -qxF "record: $csv, ${csv%.csv}.json" "$tmp/many.out" &&
+grep -qxF "record: $csv, ${csv%.csv}.json, ${csv%.csv}.html" "$tmp/many.out" &&
 	ok "the record named: $csv" || fail "no 'record: $csv, ...json' line: $(grep record "$tmp/many.out")"
 [ "$(csv_awk '$c["phase"] == "port" && $c["verdict"] == "FAIL"' "$tmp/many/$csv" | wc -l)" = 32 ] &&
 	grep -q '"phase": "port"' "$tmp/many/${csv%.csv}.json" && ok "the record holds the rows" ||
 	fail "the record lacks the 32 failing port rows"
 
-# -o FILE: the JSON beside it; -o -: the CSV on stdout, no file at all.
+# the page names every failing port (tests/check/check_html.sh checks the
+# page itself)
+n=$(grep -c '<td class="where">port rank [01] ([^)]*), lane [0-9]* (lo)</td>' \
+	"$tmp/many/${csv%.csv}.html")
+[ "$n" = 32 ] && ok "the page lists the 32 failing ports" || fail "the page lists $n failing ports"
+
+# -o FILE: the JSON and page beside it; --html FILE elsewhere, or none;
+# -o -: the CSV on stdout, no file at all.
 check_job named 1 -o run.csv
-[ -s "$tmp/named/run.csv" ] && [ -s "$tmp/named/run.json" ] && [ ! -e "$tmp/named/results" ] &&
-	grep -qxF "record: run.csv, run.json" "$tmp/named.out" && ok "-o run.csv: run.json beside it" ||
+[ -s "$tmp/named/run.csv" ] && [ -s "$tmp/named/run.json" ] && [ -s "$tmp/named/run.html" ] &&
+	[ ! -e "$tmp/named/results" ] &&
+	grep -qxF "record: run.csv, run.json, run.html" "$tmp/named.out" &&
+	ok "-o run.csv: run.json and run.html beside it" ||
 	fail "-o run.csv: $(ls "$tmp/named") / $(grep record "$tmp/named.out")"
+check_job paged 1 -o run.csv --html page.html
+[ "$(ls "$tmp/paged")" = "page.html
+run.csv
+run.json" ] && grep -qxF "record: run.csv, run.json, page.html" "$tmp/paged.out" &&
+	ok "--html page.html: the page there" ||
+	fail "--html page.html: $(ls "$tmp/paged") / $(grep record "$tmp/paged.out")"
+check_job unpaged 1 -o run.csv --html none
+[ "$(ls "$tmp/unpaged")" = "run.csv
+run.json" ] && grep -qxF "record: run.csv, run.json" "$tmp/unpaged.out" &&
+	ok "--html none: no page" || fail "--html none: $(ls "$tmp/unpaged")"
 check_job stdout 1 -o -
 [ -z "$(ls "$tmp/stdout")" ] && grep -q '^phase,transport,rank,' "$tmp/stdout.out" &&
 	! grep -q '^record:' "$tmp/stdout.out" && ok "-o -: the CSV on stdout, no file" ||
