@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "lib/error.h"
 #include "report/check_html.h"
+#include "report/compare_check.h"
 #include "report/csvread.h"
 
 struct report_opts {
@@ -50,6 +51,9 @@ static int report(const struct lb_cmd *cmd, void *base)
 		; /* named */
 	else if (lb_table_read(o->record, &t, err, sizeof(err)))
 		lb_cli_error(cmd, NULL, "%s", err);
+	else if (!lb_chk_is_record(&t))
+		lb_cli_error(cmd, NULL, "%s: not a check record (no columns phase and verdict)",
+			     o->record);
 	else if (lb_check_html_file(&t, o->record, path, err, sizeof(err)))
 		lb_cli_error(cmd, NULL, "%s", err), rc = LB_EXIT_FAILED;
 	else

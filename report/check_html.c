@@ -160,18 +160,35 @@ static void measure(struct chtml_page *pg)
 	}
 }
 
-/* Each rank's host (its rows', else the head's "host.R") and each lane's
- * NIC name. */
+/* Notes a port or aggregate row in rows_of. */
+static void index_row(struct chtml_page *pg, size_t r)
+{
+	uint32_t rank, lane = pg->nlanes;
+	int port = chtml_is_phase(pg, r, "port");
+	if ((!port && !chtml_is_phase(pg, r, "aggregate")) ||
+	    !chtml_index(pg, r, "rank", pg->nranks, &rank) ||
+	    (port && !chtml_index(pg, r, "lane", pg->nlanes, &lane)))
+		return;
+	pg->rows_of[(size_t)rank * (pg->nlanes + 1) + lane] = r;
+}
+
+/* Each rank's host (its rows', else the head's "host.R"), each lane's NIC
+ * name, each rank's port and aggregate rows. */
 static int name_things(struct chtml_page *pg)
 {
 	uint32_t rank, lane;
+	size_t nrows_of = ((size_t)pg->nranks + 1) * (pg->nlanes + 1);
 	pg->host = calloc(pg->nranks + 1, sizeof(*pg->host));
 	pg->nic = calloc(pg->nlanes + 1, sizeof(*pg->nic));
-	if (!pg->host || !pg->nic)
+	pg->rows_of = malloc(nrows_of * sizeof(*pg->rows_of));
+	if (!pg->host || !pg->nic || !pg->rows_of)
 		return -1;
+	for (size_t i = 0; i < nrows_of; i++)
+		pg->rows_of[i] = SIZE_MAX;
 	for (size_t r = 0; r < pg->t->nrows; r++) {
 		if (chtml_is_phase(pg, r, "link") || chtml_is_phase(pg, r, "bcast"))
 			continue; /* a link's host is its sender's, named by its port too */
+		index_row(pg, r);
 		if (chtml_index(pg, r, "rank", pg->nranks, &rank) && *chtml_cell(pg, r, "host"))
 			pg->host[rank] = chtml_cell(pg, r, "host");
 		if (chtml_index(pg, r, "lane", pg->nlanes, &lane) && *chtml_cell(pg, r, "nic"))
@@ -300,6 +317,10 @@ static void row_where(const struct chtml_page *pg, size_t r, FILE *f)
 		chtml_esc(f, chtml_cell(pg, r, "algorithm"));
 		return;
 	}
+	if (strcmp(phase, "lane") == 0 && has_lane) { /* a finding on a whole lane */
+		chtml_lane_name(pg, lane, f);
+		return;
+	}
 	chtml_esc(f, phase);
 	if (strcmp(phase, "link") == 0 && has_rank && chtml_index(pg, r, "peer", pg->nranks, &peer)) {
 		fputc(' ', f);
@@ -327,23 +348,50 @@ static void write_finding(const struct chtml_page *pg, size_t r, FILE *f)
 	fputs("</tr>\n", f);
 }
 
-/* FAIL and ERROR rows first, then WARN, each in the record's order. */
-static void write_findings(const struct chtml_page *pg, FILE *f)
+/* Shown at once; more findings than this fold away (<details>) so the
+ * hosts and matrices stay near the top, yet every one is on the page. */
+#define FINDINGS_SHOWN 25
+
+static const char findings_header[] =
+	"<table>\n<tr><th>verdict</th><th>port, link or collective</th><th>cause</th></tr>\n";
+
+/* The n-th finding written opens the table or the fold as needed. */
+static void finding_slot(size_t n, size_t total, FILE *f)
+{
+	if (n == 0)
+		fputs(findings_header, f);
+	if (n == FINDINGS_SHOWN && total > FINDINGS_SHOWN)
+		fprintf(f, "</table>\n<details><summary>%zu more</summary>\n%s",
+			total - FINDINGS_SHOWN, findings_header);
+}
+
+/* Whether row r goes in pass i: FAIL, ERROR, WARN, each the ports, ranks,
+ * lanes and collectives first, then the links (a slow port's links fail
+ * with it: its own row says why). */
+static int in_pass(const struct chtml_page *pg, size_t r, size_t i)
 {
 	static const enum chtml_level order[] = { CHTML_FAIL, CHTML_ERROR, CHTML_WARN };
-	size_t n = 0;
+	return chtml_row_level(pg, r) == order[i / 2] &&
+	       chtml_is_phase(pg, r, "link") == (int)(i % 2);
+}
+
+static void write_findings(const struct chtml_page *pg, FILE *f)
+{
+	size_t n = 0, total = 0;
 	fputs("<h2 id=\"findings\">Failures and warnings</h2>\n", f);
-	for (size_t i = 0; i < 3; i++)
-		for (size_t r = 0; r < pg->t->nrows; r++) {
-			if (chtml_row_level(pg, r) != order[i])
-				continue;
-			if (!n++)
-				fputs("<table>\n<tr><th>verdict</th><th>port, link or "
-				      "collective</th><th>cause</th></tr>\n", f);
-			write_finding(pg, r, f);
-		}
-	fputs(n ? "</table>\n" : "<p>None: every port, link, rank and collective passed.</p>\n",
-	      f);
+	for (size_t r = 0; r < pg->t->nrows; r++)
+		total += in_pass(pg, r, 0) || in_pass(pg, r, 1) || in_pass(pg, r, 2) ||
+			 in_pass(pg, r, 3) || in_pass(pg, r, 4) || in_pass(pg, r, 5);
+	for (size_t i = 0; i < 6; i++)
+		for (size_t r = 0; r < pg->t->nrows; r++)
+			if (in_pass(pg, r, i)) {
+				finding_slot(n++, total, f);
+				write_finding(pg, r, f);
+			}
+	if (!n)
+		fputs("<p>None: every port, link, rank and collective passed.</p>\n", f);
+	else
+		fputs(n > FINDINGS_SHOWN ? "</table>\n</details>\n" : "</table>\n", f);
 }
 
 /* ---- hosts ---------------------------------------------------------------- */
@@ -366,18 +414,11 @@ static void rates_cell(const struct chtml_page *pg, size_t r, FILE *f)
 	fprintf(f, "<td class=\"num v-%s\">%s / %s</td>", chtml_level_class[chtml_row_level(pg, r)], tx, rx);
 }
 
-/* The port row (lane >= 0) or aggregate row (lane < 0) of rank; SIZE_MAX. */
-static size_t find_row(const struct chtml_page *pg, uint32_t rank, int64_t lane)
+/* The port row (lane < nlanes) or aggregate row (lane == nlanes) of rank;
+ * SIZE_MAX: none. */
+static size_t find_row(const struct chtml_page *pg, uint32_t rank, uint32_t lane)
 {
-	uint32_t v, l;
-	for (size_t r = 0; r < pg->t->nrows; r++) {
-		if (!chtml_is_phase(pg, r, lane >= 0 ? "port" : "aggregate") ||
-		    !chtml_index(pg, r, "rank", pg->nranks, &v) || v != rank)
-			continue;
-		if (lane < 0 || (chtml_index(pg, r, "lane", pg->nlanes, &l) && l == lane))
-			return r;
-	}
-	return SIZE_MAX;
+	return pg->rows_of[(size_t)rank * (pg->nlanes + 1) + lane];
 }
 
 /* A host's worst verdict over its ranks' port and aggregate rows (as the
@@ -385,12 +426,10 @@ static size_t find_row(const struct chtml_page *pg, uint32_t rank, int64_t lane)
 static enum chtml_level host_level(const struct chtml_page *pg, const char *host)
 {
 	enum chtml_level lv = CHTML_OTHER;
-	uint32_t rank;
-	for (size_t r = 0; r < pg->t->nrows; r++)
-		if ((chtml_is_phase(pg, r, "port") || chtml_is_phase(pg, r, "aggregate")) &&
-		    chtml_index(pg, r, "rank", pg->nranks, &rank) &&
-		    strcmp(pg->host[rank], host) == 0)
-			lv = worse(lv, chtml_row_level(pg, r));
+	for (uint32_t rank = 0; rank < pg->nranks; rank++)
+		for (uint32_t lane = 0; lane <= pg->nlanes; lane++)
+			if (find_row(pg, rank, lane) != SIZE_MAX && strcmp(pg->host[rank], host) == 0)
+				lv = worse(lv, chtml_row_level(pg, find_row(pg, rank, lane)));
 	return lv;
 }
 
@@ -404,43 +443,67 @@ static void write_host_rank(const struct chtml_page *pg, uint32_t rank, FILE *f)
 	fprintf(f, "<td class=\"num\">%u</td>", rank);
 	enum chtml_level lv = host_level(pg, pg->host[rank]);
 	chtml_verdict_cell(f, words[lv]);
-	for (uint32_t lane = 0; lane < pg->nlanes; lane++) {
+	for (uint32_t lane = 0; lane <= pg->nlanes; lane++) { /* the aggregate last */
 		size_t r = find_row(pg, rank, lane);
 		if (r == SIZE_MAX)
 			fputs("<td>-</td>", f);
 		else
 			rates_cell(pg, r, f);
 	}
-	size_t agg = find_row(pg, rank, -1);
-	if (agg == SIZE_MAX)
-		fputs("<td>-</td>", f);
-	else
-		rates_cell(pg, agg, f);
 	fputs("</tr>\n", f);
 }
 
-/* Hosts in the order of their first rank, each host's ranks together. */
-static void write_hosts(const struct chtml_page *pg, FILE *f)
+/* Above this many hosts, those that passed fold away (<details>). */
+#define HOSTS_SHOWN 16
+
+static void hosts_header(const struct chtml_page *pg, FILE *f)
 {
-	fputs("<h2 id=\"hosts\">Hosts</h2>\n<p class=\"note\">tx / rx per port: the best over "
-	      "its partners; aggregate: every lane at once. A host's verdict is the worst of "
-	      "its ports and aggregates.</p>\n<table>\n<tr><th>host</th><th>rank</th>"
-	      "<th>verdict</th>", f);
+	fputs("<table>\n<tr><th>host</th><th>rank</th><th>verdict</th>", f);
 	for (uint32_t lane = 0; lane < pg->nlanes; lane++) {
 		fputs("<th>", f);
 		chtml_lane_name(pg, lane, f);
 		fputs(" tx / rx</th>", f);
 	}
 	fputs("<th>aggregate tx / rx</th></tr>\n", f);
+}
+
+/* Hosts in the order of their first rank, each host's ranks together;
+ * failing only: those not PASS.  Returns how many hosts it wrote. */
+static size_t host_rows(const struct chtml_page *pg, int failing_only, FILE *f)
+{
+	size_t n = 0;
 	for (uint32_t rank = 0; rank < pg->nranks; rank++) {
 		if (host_seen_before(pg, rank) && *pg->host[rank])
 			continue;
+		enum chtml_level lv = host_level(pg, pg->host[rank]);
+		if (failing_only && (lv == CHTML_PASS || lv == CHTML_OTHER))
+			continue;
+		n++;
 		for (uint32_t other = rank; other < pg->nranks; other++)
 			if (other == rank ||
 			    (*pg->host[rank] && strcmp(pg->host[other], pg->host[rank]) == 0))
 				write_host_rank(pg, other, f);
 	}
-	fputs("</table>\n", f);
+	return n;
+}
+
+static void write_hosts(const struct chtml_page *pg, FILE *f)
+{
+	fputs("<h2 id=\"hosts\">Hosts</h2>\n<p class=\"note\">tx / rx per port: the best over "
+	      "its partners; aggregate: every lane at once. A host's verdict is the worst of "
+	      "its ports and aggregates.</p>\n", f);
+	hosts_header(pg, f);
+	if (pg->nranks <= HOSTS_SHOWN) {
+		host_rows(pg, 0, f);
+		fputs("</table>\n", f);
+		return;
+	}
+	if (!host_rows(pg, 1, f))
+		fputs("<tr><td colspan=\"3\">every host passed</td></tr>\n", f);
+	fputs("</table>\n<details><summary>every host</summary>\n", f);
+	hosts_header(pg, f);
+	host_rows(pg, 0, f);
+	fputs("</table>\n</details>\n", f);
 }
 
 /* ---- the page ------------------------------------------------------------- */
@@ -449,6 +512,7 @@ static void free_page(struct chtml_page *pg)
 {
 	free(pg->host);
 	free(pg->nic);
+	free(pg->rows_of);
 }
 
 int lb_check_html_write(const struct lb_table *t, const char *name, FILE *f, char *err,

@@ -47,7 +47,8 @@ static void fill_of(double share, char *buf, size_t len)
 /* One lane's geometry and cells. */
 struct matrix {
 	uint32_t n, lane;
-	unsigned cell, left, top, font, step; /* px; a label every step ranks */
+	unsigned cell, left, top, font;        /* px */
+	unsigned xstep, ystep;                 /* a label every step ranks */
 	const size_t *row;                     /* [n * n]: link row or NOT_MEASURED */
 	double median_tx;                      /* of the lane's links: the fallback scale */
 	size_t measured, nfail, nwarn;
@@ -110,7 +111,10 @@ static void geometry(struct matrix *m)
 	unsigned cell = MATRIX_PX / (m->n ? m->n : 1);
 	m->cell = cell > 40 ? 40 : cell < 4 ? 4 : cell;
 	m->font = m->cell >= 14 ? 11 : 9;
-	m->step = (m->font + 2 + m->cell - 1) / m->cell; /* labels must not overlap */
+	/* labels must not overlap: across, as wide as their digits */
+	unsigned digits = m->n > 1000 ? 4 : m->n > 100 ? 3 : m->n > 10 ? 2 : 1;
+	m->xstep = (m->font * 6 * digits / 10 + 3 + m->cell - 1) / m->cell;
+	m->ystep = (m->font + 2 + m->cell - 1) / m->cell;
 	m->left = 30 + 4 * m->font;
 	m->top = 24 + 3 * m->font;
 }
@@ -199,14 +203,16 @@ static void write_axes(const struct chtml_page *pg, const struct matrix *m, FILE
 		"(peer) &#8594;</text>\n", m->left + side / 2);
 	fprintf(f, "<text transform=\"translate(12,%u) rotate(-90)\" font-size=\"12\" "
 		"text-anchor=\"middle\">&#8592; sender (rank)</text>\n", m->top + side / 2);
-	for (uint32_t i = 0; i < m->n; i += m->step) {
-		unsigned mid = i * m->cell + m->cell / 2;
+	for (uint32_t i = 0; i < m->n; i += m->xstep) {
 		fprintf(f, "<text x=\"%u\" y=\"%u\" font-size=\"%u\" text-anchor=\"middle\">"
-			"<title>", m->left + mid, m->top - 4, m->font);
+			"<title>", m->left + i * m->cell + m->cell / 2, m->top - 4, m->font);
 		chtml_rank_name(pg, i, f);
 		fprintf(f, "</title>%u</text>\n", i);
+	}
+	for (uint32_t i = 0; i < m->n; i += m->ystep) {
 		fprintf(f, "<text x=\"%u\" y=\"%u\" font-size=\"%u\" text-anchor=\"end\">"
-			"<title>", m->left - 4, m->top + mid + m->font / 3, m->font);
+			"<title>", m->left - 4, m->top + i * m->cell + m->cell / 2 + m->font / 3,
+			m->font);
 		chtml_rank_name(pg, i, f);
 		fprintf(f, "</title>%u</text>\n", i);
 	}

@@ -26,6 +26,8 @@ struct chtml_page {
 	uint32_t nranks, nlanes;
 	const char **host;   /* [nranks]: a rank's host, "" unknown */
 	const char **nic;    /* [nlanes]: a lane's NIC name, "" unknown */
+	size_t *rows_of;     /* [rank * (nlanes + 1) + lane]: its port row, at lane
+			      * nlanes its aggregate row; SIZE_MAX: none */
 };
 
 /* The row's cell of column col; "" without such a column. */

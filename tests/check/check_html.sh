@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# lanebench check's HTML page (report/check_html.c), rendered by lanebench
+# report from records: tests/data/check/links.csv (a real 4-rank check
+# record of the emulated cluster, a slow rail1 on host 2, with link rows
+# added by hand in the agreed format, one pair left out, a WARN port and a
+# grown drop counter), the same record with markup in its host names,
+# reasons, firmware and counters, and a made-up 64-rank record.
+#   check_html.sh path/to/tests/lib.sh LANEBENCH DATA_DIR page|browser
+#     page:    each page parses with every element closed in order, refers
+#              to nothing outside itself, names every FAIL and WARN row
+#              with its cause and frames every failing link in its matrix;
+#              the crafted record's texts are text, never markup
+#     browser: Debian's headless chromium renders the pages: screenshots
+#              that are no blank page (skip, 77, without chromium)
+set -u
+usage="usage: check_html.sh path/to/tests/lib.sh LANEBENCH DATA_DIR page|browser"
+source "${1:?$usage}"
+shift
+use_lanebench "${1:?$usage}" report
+data=${2:?$usage}
+mode=${3:?$usage}
+checker=$(dirname "$(realpath "${BASH_SOURCE[0]}")")/check_html.py
+
+render() { # RECORD PAGE
+	expect_ok --html "$2" "$1"
+	[ "$out" = "report: $2" ] || fail "report $1: printed '$out'"
+}
+
+cp "$data/links.csv" "$tmp/links.csv"
+render "$tmp/links.csv" "$tmp/links.html"
+python3 "$checker" craft "$tmp/links.csv" "$tmp/crafted.csv" || fail "craft a record"
+render "$tmp/crafted.csv" "$tmp/crafted.html"
+python3 "$checker" synth 64 2 "$tmp/r64.csv" || fail "synth a 64-rank record"
+render "$tmp/r64.csv" "$tmp/r64.html"
+
+if [ "$mode" = page ]; then
+	check "links.csv's page" python3 "$checker" page "$tmp/links.html" "$tmp/links.csv"
+	echo "$check_out"
+	check "the crafted record's page" python3 "$checker" page "$tmp/crafted.html" "$tmp/crafted.csv"
+	check "the crafted texts are text" python3 "$checker" escaped "$tmp/crafted.html"
+	echo "$check_out"
+	check "the 64-rank page" python3 "$checker" page "$tmp/r64.html" "$tmp/r64.csv"
+	echo "$check_out"
+	# the matrix keeps its size at 64 ranks: 12 px cells, 768 px a side
+	# (and the labels beside it)
+	grep -q '<svg role="img" width="842" height="827"' "$tmp/r64.html" &&
+		ok "64 ranks: a matrix of 768 px a side" ||
+		fail "64 ranks: matrix size $(grep -o '<svg role="img" width="[0-9]*" height="[0-9]*"' "$tmp/r64.html" | sort -u)"
+	# the record's own name by default, beside it; not a check record: 2
+	expect_ok "$tmp/links.csv"
+	[ -s "$tmp/links.html" ] && [ "$out" = "report: $tmp/links.html" ] &&
+		ok "the page beside the record by default" || fail "default page: $out"
+	printf 'a,b\n1,2\n' >"$tmp/other.csv"
+	expect_status 2 "not a check record" --html "$tmp/other.html" "$tmp/other.csv"
+	[ ! -e "$tmp/other.html" ] && ok "no page for another CSV" || fail "a page for another CSV"
+	expect_status 2 "no-such.csv" "$tmp/no-such.csv"
+	finish check-html
+fi
+
+chromium=$(command -v chromium || command -v chromium-browser) || {
+	echo "SKIP: no chromium (scripts/deps installs it)"
+	exit 77
+}
+shot() { # PAGE PNG [HEIGHT]
+	# --no-sandbox: as root the sandbox refuses to start; a profile of its
+	# own in $tmp, so nothing is left in the user's home
+	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$tmp/chromium" --screenshot="$2" --window-size="1280,${3:-2000}" \
+		"file://$1" >"$tmp/chromium.log" 2>&1
+	[ -s "$2" ] || { fail "chromium wrote no screenshot of $1: $(tail -3 "$tmp/chromium.log")"; return 1; }
+	check "screenshot of $(basename "$1")" python3 "$checker" png "$2"
+	echo "$check_out"
+}
+shot "$tmp/links.html" "$tmp/links.png"
+shot "$tmp/r64.html" "$tmp/r64.png"
+# the failing links are drawn where the page says: the DOM chromium built
+# holds every framed cell
+timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chromium" \
+	--dump-dom "file://$tmp/links.html" >"$tmp/dom.html" 2>/dev/null
+n=$(grep -o 'class="link-fail"' "$tmp/dom.html" | wc -l)
+[ "$n" = 6 ] && ok "chromium's DOM: 6 framed failing links" || fail "chromium's DOM: $n framed failing links, want 6"
+finish check-html-browser
