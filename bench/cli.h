@@ -235,6 +235,12 @@ int lb_cli_json_to_stdout(const struct lb_cli_json *j);
  * naming the option and path, and returns -1 (a usage error); else 0. */
 int lb_cli_check_targets(const struct lb_cmd *cmd, const char *output, const char *json);
 
+/* The same for one more file a command writes (option "html", spelled
+ * "--html"): on the recording process, whether path can be created; else
+ * prints why, tells the job, and returns -1. */
+int lb_cli_check_target(const struct lb_cmd *cmd, const char *option, const char *spelled,
+			const char *path);
+
 /* lb_cli_check_targets for j's path and output. */
 int lb_cli_check_stdout(const struct lb_cmd *cmd, const struct lb_cli_json *j,
 			const char *output);

@@ -556,10 +556,10 @@ static int write_html(const struct lb_cmd *cmd, struct check_out *o)
 }
 
 /* --html FILE, given: not stdout (the printout is there), not the CSV's or
- * the JSON's file, and creatable, before any traffic.  0 or LB_EXIT_USAGE. */
+ * the JSON's file, and (rank 0) creatable, before any traffic.  0 or
+ * LB_EXIT_USAGE. */
 static int check_html_target(const struct lb_cmd *cmd, const struct check_opts *o)
 {
-	char err[512];
 	if (!o->html || strcmp(o->html, "none") == 0)
 		return 0;
 	if (strcmp(o->html, "-") == 0)
@@ -567,9 +567,7 @@ static int check_html_target(const struct lb_cmd *cmd, const struct check_opts *
 			     "RECORD.csv --html - writes the page there)");
 	else if (lb_outfile_same(o->html, o->output) || lb_outfile_same(o->html, o->json))
 		lb_cli_error(cmd, "html", "'%s' is the record's file too", o->html);
-	else if (lb_outfile_can_create(o->html, err, sizeof(err)))
-		lb_cli_error(cmd, "html", "%s", err);
-	else
+	else if (lb_cli_check_target(cmd, "html", "--html", o->html) == 0)
 		return 0;
 	return LB_EXIT_USAGE;
 }

@@ -85,6 +85,15 @@ static int refuse_target(const struct lb_cmd *cmd, const char *option, const cha
 	return -1;
 }
 
+int lb_cli_check_target(const struct lb_cmd *cmd, const char *option, const char *spelled,
+			const char *path)
+{
+	char err[PATH_MAX + 128];
+	if (records_here() && lb_outfile_can_create(path, err, sizeof(err)))
+		return refuse_target(cmd, option, spelled, err);
+	return 0;
+}
+
 int lb_cli_check_targets(const struct lb_cmd *cmd, const char *output, const char *json)
 {
 	char err[PATH_MAX + 128];

@@ -37,7 +37,7 @@ expect_status 2 "both want stdout" --json - -o -
 LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: not '-'" --html -
 LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: 'x.csv' is the record's file too" \
 	-o x.csv --html x.csv
-LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: '$tmp/no/such/dir/p.html': its directory" \
+LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: cannot create '$tmp/no/such/dir/p.html': its directory" \
 	--html "$tmp/no/such/dir/p.html"
 LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_status 2 "needs a job of at least 2 ranks"
 
@@ -98,6 +98,12 @@ check_job named 1 -o run.csv
 	grep -qxF "record: run.csv, run.json, run.html" "$tmp/named.out" &&
 	ok "-o run.csv: run.json and run.html beside it" ||
 	fail "-o run.csv: $(ls "$tmp/named") / $(grep record "$tmp/named.out")"
+# the rows kept while the run went make the page the record read back
+# makes: lanebench report on the CSV writes the same bytes
+(cd "$tmp/named" && "$B" report --html again.html run.csv >/dev/null) &&
+	cmp -s "$tmp/named/run.html" "$tmp/named/again.html" &&
+	ok "report run.csv: the page check wrote, byte for byte" ||
+	fail "report run.csv: another page than check's: $(diff "$tmp/named/run.html" "$tmp/named/again.html" | head -5)"
 check_job paged 1 -o run.csv --html page.html
 [ "$(ls "$tmp/paged")" = "page.html
 run.csv
