@@ -28,6 +28,7 @@ struct check_opts {
 	uint32_t window, iterations, lat_iterations;
 	int idle;
 	double timeout, lane_rate, min_bw, max_lat, max_model_ratio, max_bound_ratio, max_loss;
+	double duration, interval, max_spread; /* burn-in; 0: not asked for */
 	uint32_t max_errors;
 	const char *expect;
 	struct lb_tp_options tpo;
@@ -55,6 +56,21 @@ static int set_ratio(void *target, const char *arg, char *err, size_t len)
 		return lb_errf(err, len, "bad ratio '%s': expected a number from 1 to 1e6 (1.5)", arg);
 	*(double *)target = v;
 	return 0;
+}
+
+/* --duration, --interval: "10m", "1h", "90s" (lib/units.h). */
+static int set_wall_time(void *target, const char *arg, char *err, size_t len)
+{
+	return lb_parse_wall_time(arg, target, err, len);
+}
+
+static void show_wall_time(const void *target, struct lb_buf *out)
+{
+	double t = *(const double *)target;
+	if (t > 0)
+		lb_buf_add(out, "%gs", t);
+	else
+		lb_buf_add(out, "-");
 }
 
 static void show_percent(const void *target, struct lb_buf *out)
@@ -138,6 +154,12 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait (meeting the other ranks, connecting, a broadcast); a pair that carries nothing within a quarter of it fails",
 	  LB_OPT_HANDLER, OFF(timeout)), .def = "20", .handler = lb_cli_set_timeout,
 	  .show = lb_cli_show_timeout },
+	{ LB_OPT("duration", 0, "TIME", "burn-in: phase 1 (every port) again and again for TIME (90s, 10m, 1h), its rates judged per interval; default: once",
+	  LB_OPT_HANDLER, OFF(duration)), .handler = set_wall_time, .show = show_wall_time },
+	{ LB_OPT("interval", 0, "TIME", "burn-in: length of an interval, a progress line on stderr after each (default: --duration / 10; at least one pass of phase 1)",
+	  LB_OPT_HANDLER, OFF(interval)), .handler = set_wall_time, .show = show_wall_time },
+	{ LB_OPT("max-spread", 0, "SHARE", "burn-in: a port warns when its rate varies by more than this share of its best interval's",
+	  LB_OPT_HANDLER, OFF(max_spread)), .def = "20%", .handler = set_fraction, .show = show_percent },
 	{ LB_OPT("output", 'o', "FILE", "CSV file of the rows (default results/<time>-check-<label>.csv; '-': stdout)",
 	  LB_OPT_STRING, OFF(output)) },
 	{ LB_OPT("json", 0, "FILE", "JSON document of the rows (default: beside the CSV, .json; '-': stdout, the printout then to stderr)",
@@ -534,6 +556,8 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	const char *phase = text(r, "phase");
 	if (o->csv && lb_csv_sink_row(o->csv, r, err, len))
 		return -1;
+	if (strcmp(phase, "interval") == 0) /* burn-in's series: the record's, not the table's */
+		return 0;
 	int level = level_of(text(r, "verdict"));
 	if (strcmp(phase, "lane") != 0) /* a lane's row is a finding, not a figure */
 		heading(o, phase);
@@ -653,6 +677,26 @@ static int load_expect(const struct lb_cmd *cmd, const char *path, struct lb_exp
 	return -1;
 }
 
+/* Burn-in's progress, rank 0's: on stderr at once, whatever buffers
+ * stdout (a launcher's pipe), one line per interval. */
+static void print_progress(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
+	fflush(stderr);
+}
+
+/* --interval needs --duration and fits in it. */
+static int check_burnin_opts(const struct lb_cmd *cmd, const struct check_opts *o)
+{
+	if (o->interval > 0 && !(o->duration > 0))
+		return lb_cli_error(cmd, "interval", "needs --duration (a burn-in)"), -1;
+	if (o->interval > o->duration)
+		return lb_cli_error(cmd, "interval", "%gs is longer than --duration %gs", o->interval,
+				    o->duration), -1;
+	return 0;
+}
+
 static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct check_opts *o)
 {
 	return (struct lb_check_params){
@@ -664,6 +708,10 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 		.max_model_ratio = o->max_model_ratio, .max_bound_ratio = o->max_bound_ratio,
 		.algos = o->algos.a, .nalgos = o->algos.n,
 		.bcast_bytes = o->bcast_size, .stop = lb_stop_flag(),
+		.duration = o->duration,
+		.interval = o->interval > 0 ? o->interval : o->duration / 10,
+		.max_spread = o->max_spread,
+		.progress = o->duration > 0 ? print_progress : NULL,
 	};
 }
 
@@ -692,6 +740,8 @@ static int check(const struct lb_cmd *cmd, void *base)
 	struct lb_prov prov = { 0 };
 	char err[512] = "";
 	if (lb_cli_check_stdout(cmd, &json, o->output))
+		return LB_EXIT_USAGE;
+	if (check_burnin_opts(cmd, o))
 		return LB_EXIT_USAGE;
 	int rc = lb_cli_require_job(cmd, 2);
 	if (rc)
