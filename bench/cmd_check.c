@@ -184,6 +184,7 @@ struct check_out {
 	struct lb_buf port_list;       /* "rank 5 lane 1, ..." */
 	struct lb_buf warns;           /* "WARN rank 2 (host lb-h2) lane 0 (rail0): ...\n" */
 	struct lb_buf inventory;       /* the ports' facts, printed after their figures */
+	struct lb_buf burnin;          /* burn-in: the ports' series, after the inventory */
 	size_t nwarns, nlane_fails;
 	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
 	uint32_t nhosts;
@@ -224,12 +225,52 @@ static void print_inventory(struct check_out *o)
 	lb_buf_free(&o->inventory);
 }
 
+/* "12.5%", or "-" */
+static void percent(double ratio, char *buf, size_t len)
+{
+	if (isnan(ratio))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", 100 * ratio);
+}
+
+/* A port's burn-in series in a line, when it had one. */
+static void note_burnin(struct check_out *o, const struct lb_result *r)
+{
+	char mt[16], xt[16], mr[16], xr[16], sp[16];
+	if (isnan(real(r, "intervals")))
+		return;
+	mbit(real(r, "min_tx_bytes_per_second"), mt, sizeof(mt));
+	mbit(real(r, "max_tx_bytes_per_second"), xt, sizeof(xt));
+	mbit(real(r, "min_rx_bytes_per_second"), mr, sizeof(mr));
+	mbit(real(r, "max_rx_bytes_per_second"), xr, sizeof(xr));
+	percent(real(r, "spread_ratio"), sp, sizeof(sp));
+	lb_buf_add(&o->burnin, "%4.0f %4.0f  %-8s %9.0f %10s %10s %10s %10s %7s  %s\n",
+		   real(r, "rank"), real(r, "lane"), text(r, "nic"), real(r, "intervals"), mt, xt,
+		   mr, xr, sp, text(r, "verdict"));
+}
+
+static void print_burnin(struct check_out *o)
+{
+	if (!o->burnin.n)
+		return;
+	fprintf(o->out, "\nburn-in (every port over its intervals; each interval in the record):\n"
+		"%4s %4s  %-8s %9s %10s %10s %10s %10s %7s  %s\n%s", "rank", "lane", "nic",
+		"intervals", "min tx", "max tx", "min rx", "max rx", "spread", "verdict",
+		o->burnin.s);
+	if (o->burnin.failed)
+		fprintf(o->out, "(out of memory: the burn-in above is not all)\n");
+	lb_buf_free(&o->burnin);
+}
+
 static void heading(struct check_out *o, const char *phase)
 {
 	if (o->phase && strcmp(o->phase, phase) == 0)
 		return;
-	if (o->phase && strcmp(o->phase, "port") == 0)
+	if (o->phase && strcmp(o->phase, "port") == 0) {
 		print_inventory(o);
+		print_burnin(o);
+	}
 	o->phase = phase;
 	if (strcmp(phase, "port") == 0)
 		fprintf(o->out, "%4s  %-10s %4s  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", "rank", "host",
@@ -564,6 +605,7 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	if (strcmp(phase, "port") == 0) {
 		print_port(o->out, r);
 		note_inventory(o, r);
+		note_burnin(o, r);
 	}
 	else if (strcmp(phase, "aggregate") == 0)
 		print_aggregate(o->out, r);
@@ -611,11 +653,14 @@ static const char check_legend[] =
 	"  median     its measured median time; sim: the simulator's on phase 1's figures\n"
 	"  bound      an allgather's receive bound, (p - 1) m / the slowest receiver's "
 	"rx; /bound: median over it\n"
+	"  min, max   burn-in: a port's lowest and highest interval, Mbit/s; spread: "
+	"(max - min) / max, of tx or rx, the larger\n"
 	"  -          no value: not measured, or not this row's kind\n";
 
 static int verdict(struct check_out *o, const char *json_path)
 {
 	print_inventory(o); /* when no row came after the ports */
+	print_burnin(o);
 	if (o->phase) { /* a table was printed */
 		fputc('\n', o->out);
 		lb_wrap_text(check_legend, lb_wrap_width(o->out), o->out);
@@ -775,6 +820,7 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_buf_free(&out.port_list);
 	lb_buf_free(&out.warns); /* verdict() frees these; a failed run did not reach it */
 	lb_buf_free(&out.inventory);
+	lb_buf_free(&out.burnin);
 	free_hosts(&out);
 	return status;
 }
