@@ -30,6 +30,7 @@ struct check_opts {
 	uint32_t window, iterations, lat_iterations;
 	int idle;
 	double timeout, lane_rate, min_bw, max_lat, max_model_ratio, max_bound_ratio, max_loss;
+	double duration, interval, max_spread; /* burn-in; 0: not asked for */
 	uint32_t max_errors;
 	const char *expect;
 	struct lb_tp_options tpo;
@@ -57,6 +58,21 @@ static int set_ratio(void *target, const char *arg, char *err, size_t len)
 		return lb_errf(err, len, "bad ratio '%s': expected a number from 1 to 1e6 (1.5)", arg);
 	*(double *)target = v;
 	return 0;
+}
+
+/* --duration, --interval: "10m", "1h", "90s" (lib/units.h). */
+static int set_wall_time(void *target, const char *arg, char *err, size_t len)
+{
+	return lb_parse_wall_time(arg, target, err, len);
+}
+
+static void show_wall_time(const void *target, struct lb_buf *out)
+{
+	double t = *(const double *)target;
+	if (t > 0)
+		lb_buf_add(out, "%gs", t);
+	else
+		lb_buf_add(out, "-");
 }
 
 static void show_percent(const void *target, struct lb_buf *out)
@@ -140,6 +156,12 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("timeout", 0, "SECONDS", "limit for every wait (meeting the other ranks, connecting, a broadcast); a pair that carries nothing within a quarter of it fails",
 	  LB_OPT_HANDLER, OFF(timeout)), .def = "20", .handler = lb_cli_set_timeout,
 	  .show = lb_cli_show_timeout },
+	{ LB_OPT("duration", 0, "TIME", "burn-in: phase 1 (every port) again and again for TIME (90s, 10m, 1h), its rates judged per interval; default: once",
+	  LB_OPT_HANDLER, OFF(duration)), .handler = set_wall_time, .show = show_wall_time },
+	{ LB_OPT("interval", 0, "TIME", "burn-in: length of an interval, a progress line on stderr after each (default: --duration / 10; at least one pass of phase 1)",
+	  LB_OPT_HANDLER, OFF(interval)), .handler = set_wall_time, .show = show_wall_time },
+	{ LB_OPT("max-spread", 0, "SHARE", "burn-in: a port warns when its rate varies by more than this share of its best interval's",
+	  LB_OPT_HANDLER, OFF(max_spread)), .def = "20%", .handler = set_fraction, .show = show_percent },
 	{ LB_OPT("output", 'o', "FILE", "CSV file of the rows (default results/<time>-check-<label>.csv; '-': stdout)",
 	  LB_OPT_STRING, OFF(output)) },
 	{ LB_OPT("json", 0, "FILE", "JSON document of the rows (default: beside the CSV, .json; '-': stdout, the printout then to stderr)",
@@ -170,6 +192,7 @@ struct check_out {
 	struct lb_buf port_list;       /* "rank 5 lane 1, ..." */
 	struct lb_buf warns;           /* "WARN rank 2 (host lb-h2) lane 0 (rail0): ...\n" */
 	struct lb_buf inventory;       /* the ports' facts, printed after their figures */
+	struct lb_buf burnin;          /* burn-in: the ports' series, after the inventory */
 	size_t nwarns, nlane_fails;
 	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
 	uint32_t nhosts;
@@ -210,12 +233,52 @@ static void print_inventory(struct check_out *o)
 	lb_buf_free(&o->inventory);
 }
 
+/* "12.5%", or "-" */
+static void percent(double ratio, char *buf, size_t len)
+{
+	if (isnan(ratio))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", 100 * ratio);
+}
+
+/* A port's burn-in series in a line, when it had one. */
+static void note_burnin(struct check_out *o, const struct lb_result *r)
+{
+	char mt[16], xt[16], mr[16], xr[16], sp[16];
+	if (isnan(real(r, "intervals")))
+		return;
+	mbit(real(r, "min_tx_bytes_per_second"), mt, sizeof(mt));
+	mbit(real(r, "max_tx_bytes_per_second"), xt, sizeof(xt));
+	mbit(real(r, "min_rx_bytes_per_second"), mr, sizeof(mr));
+	mbit(real(r, "max_rx_bytes_per_second"), xr, sizeof(xr));
+	percent(real(r, "spread_ratio"), sp, sizeof(sp));
+	lb_buf_add(&o->burnin, "%4.0f %4.0f  %-8s %9.0f %10s %10s %10s %10s %7s  %s\n",
+		   real(r, "rank"), real(r, "lane"), text(r, "nic"), real(r, "intervals"), mt, xt,
+		   mr, xr, sp, text(r, "verdict"));
+}
+
+static void print_burnin(struct check_out *o)
+{
+	if (!o->burnin.n)
+		return;
+	fprintf(o->out, "\nburn-in (every port over its intervals; each interval in the record):\n"
+		"%4s %4s  %-8s %9s %10s %10s %10s %10s %7s  %s\n%s", "rank", "lane", "nic",
+		"intervals", "min tx", "max tx", "min rx", "max rx", "spread", "verdict",
+		o->burnin.s);
+	if (o->burnin.failed)
+		fprintf(o->out, "(out of memory: the burn-in above is not all)\n");
+	lb_buf_free(&o->burnin);
+}
+
 static void heading(struct check_out *o, const char *phase)
 {
 	if (o->phase && strcmp(o->phase, phase) == 0)
 		return;
-	if (o->phase && strcmp(o->phase, "port") == 0)
+	if (o->phase && strcmp(o->phase, "port") == 0) {
 		print_inventory(o);
+		print_burnin(o);
+	}
 	o->phase = phase;
 	if (strcmp(phase, "port") == 0)
 		fprintf(o->out, "%4s  %-10s %4s  %-8s %-8s %10s %10s %10s %-9s %6s %11s  %s\n", "rank", "host",
@@ -587,12 +650,15 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 	const char *phase = text(r, "phase");
 	if (o->csv && lb_csv_sink_row(o->csv, r, err, len))
 		return -1;
+	if (strcmp(phase, "interval") == 0) /* burn-in's series: the record's, not the table's */
+		return 0;
 	int level = level_of(text(r, "verdict"));
 	if (strcmp(phase, "lane") != 0) /* a lane's row is a finding, not a figure */
 		heading(o, phase);
 	if (strcmp(phase, "port") == 0) {
 		print_port(o->out, r);
 		note_inventory(o, r);
+		note_burnin(o, r);
 	}
 	else if (strcmp(phase, "aggregate") == 0)
 		print_aggregate(o->out, r);
@@ -640,11 +706,14 @@ static const char check_legend[] =
 	"  median     its measured median time; sim: the simulator's on phase 1's figures\n"
 	"  bound      an allgather's receive bound, (p - 1) m / the slowest receiver's "
 	"rx; /bound: median over it\n"
+	"  min, max   burn-in: a port's lowest and highest interval, Mbit/s; spread: "
+	"(max - min) / max, of tx or rx, the larger\n"
 	"  -          no value: not measured, or not this row's kind\n";
 
 static int verdict(struct check_out *o, const char *json_path)
 {
 	print_inventory(o); /* when no row came after the ports */
+	print_burnin(o);
 	if (o->phase) { /* a table was printed */
 		fputc('\n', o->out);
 		lb_wrap_text(check_legend, lb_wrap_width(o->out), o->out);
@@ -706,6 +775,26 @@ static int load_expect(const struct lb_cmd *cmd, const char *path, struct lb_exp
 	return -1;
 }
 
+/* Burn-in's progress, rank 0's: on stderr at once, whatever buffers
+ * stdout (a launcher's pipe), one line per interval. */
+static void print_progress(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
+	fflush(stderr);
+}
+
+/* --interval needs --duration and fits in it. */
+static int check_burnin_opts(const struct lb_cmd *cmd, const struct check_opts *o)
+{
+	if (o->interval > 0 && !(o->duration > 0))
+		return lb_cli_error(cmd, "interval", "needs --duration (a burn-in)"), -1;
+	if (o->interval > o->duration)
+		return lb_cli_error(cmd, "interval", "%gs is longer than --duration %gs", o->interval,
+				    o->duration), -1;
+	return 0;
+}
+
 static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct check_opts *o)
 {
 	return (struct lb_check_params){
@@ -717,6 +806,10 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 		.max_model_ratio = o->max_model_ratio, .max_bound_ratio = o->max_bound_ratio,
 		.algos = o->algos.a, .nalgos = o->algos.n,
 		.bcast_bytes = o->bcast_size, .stop = lb_stop_flag(),
+		.duration = o->duration,
+		.interval = o->interval > 0 ? o->interval : o->duration / 10,
+		.max_spread = o->max_spread,
+		.progress = o->duration > 0 ? print_progress : NULL,
 	};
 }
 
@@ -747,6 +840,8 @@ static int check(const struct lb_cmd *cmd, void *base)
 	struct lb_prov prov = { 0 };
 	char err[512] = "";
 	if (lb_cli_check_stdout(cmd, &json, o->output) || check_html_target(cmd, o))
+		return LB_EXIT_USAGE;
+	if (check_burnin_opts(cmd, o))
 		return LB_EXIT_USAGE;
 	int rc = lb_cli_require_job(cmd, 2);
 	if (rc)
@@ -788,6 +883,7 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_buf_free(&out.port_list);
 	lb_buf_free(&out.warns); /* verdict() frees these; a failed run did not reach it */
 	lb_buf_free(&out.inventory);
+	lb_buf_free(&out.burnin);
 	free_hosts(&out);
 	return status;
 }
@@ -822,6 +918,17 @@ static void check_more_help(FILE *out)
 	      "none ends before (p - 1) m / (the sum of a rank's lanes' rx from phase 1),\n"
 	      "the largest over ranks -- (p - 1) m / (k B) on k lanes of rate B.  Skipped\n"
 	      "when a port carried no traffic or any pair failed.\n"
+	      "\nBurn-in (--duration TIME: 90s, 10m, 1h): phase 1 again and again until\n"
+	      "TIME is over (a pass already started finishes; rank 0 decides for all),\n"
+	      "then phases 2 and 3 once.  Per --interval (default a tenth of TIME, at\n"
+	      "least one pass) every port keeps its best tx and rx; after each, rank 0\n"
+	      "prints one line on stderr at once: 'burn-in 3/10 (3m of 10m): 16 ports,\n"
+	      "lowest rank 5 lane 1 at 61% of expected, 0 failing' (expected here:\n"
+	      "--lane-rate, else the interval's median port).  A port FAILs when an\n"
+	      "interval fell below --min-bw of its expected rate, naming the intervals\n"
+	      "(a flapping link or a port that degrades warm), and WARNs when its rate\n"
+	      "varied by more than --max-spread of its best.  The record has a row of\n"
+	      "phase interval per port per interval.\n"
 	      "\nBefore any traffic every rank reads its ports: link state, speed, width,\n"
 	      "MTU, driver and firmware, PCIe link now and at most, NUMA node; for RDMA\n"
 	      "the verbs port (state, active MTU, GID); for DPDK what the PMD reports.\n"

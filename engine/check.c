@@ -752,8 +752,9 @@ static int run_phases(struct check *c, struct check_all *a, struct check_told **
 	if (rc == 0)
 		rc = lb_job_agree(&c->job, alloc_all(a, c, told) ? lb_errf(err, len, "out of memory") : 0,
 				  err, len);
-	if (rc == 0)
-		rc = phase_ports(c, err, len);
+	if (rc == 0) /* burn-in: phase 1 over and over (check_burnin.c) */
+		rc = c->p->duration > 0 ? check_burnin_run(c, phase_ports, err, len)
+					: phase_ports(c, err, len);
 	if (rc == 0) { /* a port that carried nothing: where does it answer? */
 		check_probe_wiring(c);
 		rc = lb_boot_barrier(c->job.boot, err, len);
@@ -781,9 +782,11 @@ int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, ch
 	struct check_all a = { 0 };
 	struct check_told *told = NULL;
 	int rc = run_phases(&c, &a, &told, sink, err, len);
+	a.burnin = c.burnin.n ? &c.burnin : NULL;
 	if (rc == 0 && c.rank == 0)
 		rc = lb_check_report(&a, sink, err, len);
 	free_all(&a, told);
+	check_burnin_free(&c.burnin);
 	check_ports_free(&c);
 	free(c.mine);
 	free(c.all);

@@ -119,6 +119,8 @@ struct lb_check_params {
 	double interval;           /* burn-in: seconds per interval (a progress line each) */
 	lb_check_progress_fn *progress; /* rank 0; NULL: quiet */
 	void *progress_ctx;
+	double max_spread;         /* burn-in: a port whose rate varies by more than this
+				    * share of its best over the intervals warns */
 };
 
 /* Without --max-lat a port fails at this many times the median port

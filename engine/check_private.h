@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "check_burnin.h"
 #include "job.h"
 #include "transports/port.h"
 
@@ -58,6 +59,16 @@ struct check_bcast {
 	uint64_t verified;
 };
 
+/* Burn-in's series (check_burnin.c): every port's tx and rx per
+ * interval, best over its partners and the interval's passes. */
+struct check_burnin {
+	uint32_t planned;   /* intervals the duration holds, ceil(duration / interval) */
+	uint32_t n, cap;    /* intervals closed; room for */
+	uint32_t ports;     /* size x lanes */
+	double *tx, *rx;    /* [interval * ports + rank * lanes + lane], bytes/s; NaN: not measured */
+	double t0;          /* when it began (CLOCK_MONOTONIC) */
+};
+
 /* Everything rank 0 knows at the end. */
 struct check_all {
 	const struct lb_check_params *p;
@@ -74,6 +85,7 @@ struct check_all {
 	struct check_bcast *bcasts;     /* [nbcasts] */
 	size_t nbcasts;
 	const char *bcast_skipped;      /* why phase 3 did not run; NULL: it did */
+	const struct check_burnin *burnin; /* --duration's intervals; NULL: no burn-in */
 };
 
 /* The measuring side's state on every rank (check.c). */
@@ -94,6 +106,7 @@ struct check {
 	struct lb_port_facts *facts;        /* [rank * lanes + lane], every rank's */
 	struct lb_port_counters *before;    /* [lane]: this rank's, before any traffic */
 	struct check_port_end *ends;        /* [lane]: this rank's, at the end */
+	struct check_burnin burnin;         /* --duration: phase 1's intervals */
 };
 
 /* check_ports.c: the inventory of this rank's ports (facts, counters
@@ -106,6 +119,23 @@ void check_pair_loss(const struct lb_port_counters *before, const struct lb_port
 void check_probe_wiring(struct check *c);
 void check_port_ends(struct check *c);
 void check_ports_free(struct check *c);
+
+/* check_burnin.c: phase 1 (pass) repeated until --duration is over, as
+ * every rank is told by rank 0; each interval's figures kept, and on rank
+ * 0 a progress line after each.  A port's series judged, and read. */
+typedef int check_pass_fn(struct check *c, char *err, size_t len);
+int check_burnin_run(struct check *c, check_pass_fn *pass, char *err, size_t len);
+void check_burnin_free(struct check_burnin *b);
+void check_burnin_rates(const struct check_burnin *b, uint32_t interval, uint32_t port,
+			double *tx, double *rx);
+enum lb_level check_burnin_port(const struct check_all *a, uint32_t port,
+				const struct lb_burnin_limits *lim, struct lb_burnin_port *fig,
+				char *why, size_t len);
+
+/* check_verdict.c: a port's tx and rx, best over its partners, from
+ * a->pairs; NaN when no partner carried data both ways. */
+void check_port_rates(const struct check_all *a, uint32_t k, uint32_t lane, double *tx,
+		      double *rx);
 
 /* Rank 0: the verdicts, as rows to the sink. */
 int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char *err,

@@ -64,6 +64,15 @@ const struct lb_col lb_check_columns[] = {
 	{ LB_COLUMN("tx_loss_ratio", LB_COL_REAL) },
 	{ LB_COLUMN("rx_loss_ratio", LB_COL_REAL) },
 	{ LB_COLUMN("counter_deltas", LB_COL_TEXT) },
+	/* burn-in (--duration): a port's series over the intervals, and
+	 * phase "interval", one row per port per interval */
+	{ LB_COLUMN("intervals", LB_COL_REAL) },
+	{ LB_COLUMN("interval", LB_COL_REAL) },
+	{ LB_COLUMN("min_tx_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("min_rx_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("max_tx_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("max_rx_bytes_per_second", LB_COL_REAL) },
+	{ LB_COLUMN("spread_ratio", LB_COL_REAL) },
 };
 
 const size_t lb_check_ncolumns = sizeof(lb_check_columns) / sizeof(lb_check_columns[0]);
@@ -73,6 +82,8 @@ struct row {
 	const char *phase, *host, *nic, *from, *algorithm, *collective;
 	double rank, lane, peer, tx, rx, expected, ratio, lat, bytes, median, sim, verified, bound;
 	double tx_loss, rx_loss;
+	struct lb_burnin_port burnin;     /* intervals 0: no burn-in */
+	double interval;                  /* phase "interval": which, from 1 */
 	enum lb_level level;
 	const char *verdict;              /* set with level, or "SKIP", "n/a" */
 	const struct lb_port_facts *facts; /* a port's; NULL: none */
@@ -120,6 +131,9 @@ static int emit(const struct check_all *a, const struct row *w, const struct lb_
 		{ .d = known_num(f->pcie_max_width) }, { .s = known(f->rdma_state) },
 		{ .d = known_num(f->rdma_mtu) }, { .s = known(f->gid) }, { .s = known(f->source) },
 		{ .d = w->tx_loss }, { .d = w->rx_loss }, { .s = w->counters.s },
+		{ .d = w->burnin.intervals ? w->burnin.intervals : NAN }, { .d = w->interval },
+		{ .d = w->burnin.min_tx }, { .d = w->burnin.min_rx }, { .d = w->burnin.max_tx },
+		{ .d = w->burnin.max_rx }, { .d = w->burnin.spread },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == sizeof(lb_check_columns) / sizeof(lb_check_columns[0]),
 		       "a value for every column");
@@ -143,7 +157,9 @@ static struct row blank(const char *phase)
 	return (struct row){ .phase = phase, .rank = NAN, .lane = NAN, .peer = NAN, .tx = NAN, .rx = NAN,
 			     .expected = NAN, .ratio = NAN, .lat = NAN, .bytes = NAN,
 			     .median = NAN, .sim = NAN, .verified = 0, .bound = NAN,
-			     .tx_loss = NAN, .rx_loss = NAN, .verdict = "PASS" };
+			     .tx_loss = NAN, .rx_loss = NAN, .verdict = "PASS", .interval = NAN,
+			     .burnin = { .min_tx = NAN, .min_rx = NAN, .max_tx = NAN,
+					 .max_rx = NAN, .spread = NAN } };
 }
 
 /* "98.1 Mbit/s" */
@@ -242,6 +258,14 @@ static struct port port_of(const struct check_all *a, uint32_t k, uint32_t lane)
 	for (uint32_t r = 0; r < a->slots; r++)
 		take_pair(a, k, lane, r, &pt);
 	return pt;
+}
+
+void check_port_rates(const struct check_all *a, uint32_t k, uint32_t lane, double *tx,
+		      double *rx)
+{
+	struct port pt = port_of(a, k, lane);
+	*tx = pt.measured ? pt.tx : NAN;
+	*rx = pt.measured ? pt.rx : NAN;
 }
 
 /* What every port should reach: --lane-rate, else what --expect or the
@@ -615,6 +639,22 @@ static void port_limits(const struct check_all *a, const struct expect *e, uint3
 	*max_lat = rule.max_lat > 0 ? rule.max_lat : *max_lat;
 }
 
+/* Burn-in: the port's rates over the intervals (check_burnin.c), against
+ * what its row expects. */
+static void judge_burnin(const struct check_all *a, uint32_t k, uint32_t lane, double etx,
+			 double erx, double min_bw, struct row *w)
+{
+	char why[768];
+	if (!a->burnin)
+		return;
+	const struct lb_burnin_limits lim = { .tx = etx, .rx = erx, .min_bw = min_bw,
+					      .max_spread = a->p->max_spread };
+	enum lb_level l = check_burnin_port(a, k * a->lanes + lane, &lim, &w->burnin, why,
+					    sizeof(why));
+	if (l != LB_PASS)
+		add_reason_at(w, l, "burn-in: %s", why);
+}
+
 static void judge_port(const struct check_all *a, const struct expect *e, uint32_t k,
 		       uint32_t lane, struct row *w)
 {
@@ -638,6 +678,7 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 	if (a->ends)
 		judge_counters(a, &a->ends[i], w);
 	if (!pt.measured) {
+		judge_burnin(a, k, lane, etx, erx, min_bw, w);
 		judge_silence(a, k, lane, &pt, w);
 		return;
 	}
@@ -651,6 +692,7 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 	judge_rate(w, "tx", pt.tx, floor_bps, 1);
 	judge_rate(w, "rx", pt.rx, floor_bps, 1);
 	judge_loss(a, k, lane, w);
+	judge_burnin(a, k, lane, etx, erx, min_bw, w);
 	if (pt.lat > max_lat)
 		add_reason(w, "latency %.3g us, max %.3g us", pt.lat * 1e6, max_lat * 1e6);
 }
@@ -682,6 +724,26 @@ static int report_ports(const struct check_all *a, const struct expect *e,
 		for (uint32_t l = 0; l < a->lanes; l++) {
 			struct row w = blank("port");
 			judge_port(a, e, k, l, &w);
+			int rc = emit_row(a, &w, sink, err, len);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+/* Burn-in's time series: a row per port per interval (phase "interval"),
+ * figures only: the port's row holds the verdict. */
+static int report_intervals(const struct check_all *a, const struct lb_sink *sink, char *err,
+			    size_t len)
+{
+	for (uint32_t i = 0; a->burnin && i < a->burnin->n; i++)
+		for (uint32_t p = 0; p < a->size * a->lanes; p++) {
+			struct row w = blank("interval");
+			w.rank = p / a->lanes, w.lane = p % a->lanes, w.interval = i + 1;
+			w.host = a->ranks[p / a->lanes].host;
+			w.nic = a->ranks[p / a->lanes].nic[p % a->lanes];
+			w.verdict = NULL;
+			check_burnin_rates(a->burnin, i, p, &w.tx, &w.rx);
 			int rc = emit_row(a, &w, sink, err, len);
 			if (rc)
 				return rc;
@@ -861,6 +923,8 @@ int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char 
 	e.nics = lane_names(a);
 	e.findings = e.nics ? inventory_findings(a, e.nics) : NULL;
 	int rc = e.findings ? report_ports(a, &e, sink, err, len) : lb_errf(err, len, "out of memory");
+	if (rc == 0)
+		rc = report_intervals(a, sink, err, len);
 	if (rc == 0)
 		rc = report_lanes(a, &e, sink, err, len);
 	if (rc == 0)

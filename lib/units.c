@@ -386,6 +386,25 @@ int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen)
 	return 0;
 }
 
+int lb_parse_wall_time(const char *s, double *out, char *err, size_t errlen)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "s", 1 }, { "m", 60 }, { "min", 60 }, { "h", 3600 }, { NULL, 0 },
+	};
+	const struct unit *u;
+	const char *unit;
+	double v;
+	if (leading_number(s, &v, &unit) || !(u = find_unit(units, unit)))
+		return lb_errf(err, errlen, "bad time '%s': expected seconds, or minutes or hours with unit s, m, min, h (e.g. 90s, 10m, 1h)",
+			       s);
+	v *= u->factor;
+	if (!(v > 0 && v <= LB_WALL_TIME_MAX))
+		return lb_errf(err, errlen, "bad time '%s': out of range (expected more than 0, at most %.0f h)",
+			       s, LB_WALL_TIME_MAX / 3600);
+	*out = v;
+	return 0;
+}
+
 /* Bit rates are case-insensitive as in tc; byte rates need the capital B
  * (and "/s"), so "Gb/s" is not silently read as gigabytes. */
 static const struct unit *rate_unit(const char *name)

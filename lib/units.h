@@ -48,6 +48,15 @@ int lb_check_rank_list(const char *s, char *err, size_t errlen);
  * number is seconds).  For timeouts, which bound themselves. */
 int lb_parse_seconds(const char *s, double *out, char *err, size_t errlen);
 
+/* The longest burn-in (lanebench check --duration): a week. */
+#define LB_WALL_TIME_MAX (7 * 24 * 3600.0)
+
+/* A span of wall-clock time, more than 0 and at most LB_WALL_TIME_MAX:
+ * the forms of lb_parse_seconds plus minutes and hours, "90s", "10m",
+ * "10min", "1.5h", "2" (seconds).  For how long a run lasts, not for a
+ * latency ("10m" here is ten minutes, never ten milliseconds). */
+int lb_parse_wall_time(const char *s, double *out, char *err, size_t errlen);
+
 /* The physical range of a time the models compute with (a latency, a
  * per-message occupation or overhead, a barrier): 0, or from 1 ns to 1
  * hour.  Beyond it no network is described, and what the solvers and

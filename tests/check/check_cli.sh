@@ -23,6 +23,13 @@ expect_status 2 "--max-lat" --max-lat soon
 expect_status 2 "--lane-rate" --lane-rate fast
 expect_status 2 "-w/--window" --window 0
 expect_status 2 "-i/--iterations" -i 0
+# burn-in: a wall-clock time ("10m" minutes, never milliseconds), an
+# interval only within a duration
+expect_status 2 "--duration: bad time '10ms'" --duration 10ms
+expect_status 2 "--duration" --duration 0
+expect_status 2 "--interval: needs --duration" --interval 1m
+expect_status 2 "--interval: 120s is longer than --duration 60s" --duration 1m --interval 2m
+expect_status 2 "--max-spread" --duration 1m --max-spread lots
 expect_status 2 "--timeout" --timeout 0
 expect_status 2 "-a/--algorithm" -a nosuch
 expect_status 2 "-a/--algorithm" -a allgathers,nosuch

@@ -262,6 +262,31 @@ static void model_times(void)
 	}
 }
 
+/* Wall-clock spans (check --duration): minutes and hours, "m" never
+ * milliseconds; more than 0, at most a week. */
+static void wall_times(void)
+{
+	static const struct { const char *in; double want; } good[] = {
+		{ "10m", 600 }, { "10min", 600 }, { "1h", 3600 }, { "1.5h", 5400 }, { "90s", 90 },
+		{ "2", 2 }, { "0.5", 0.5 }, { "168h", 604800 },
+	};
+	static const char *const bad[] = {
+		"0", "0m", "10ms", "-1m", "169h", "1e308", "inf", "10M", "1d", "m", "",
+	};
+	for (size_t i = 0; i < N(good); i++) {
+		double v = -1;
+		int rc = lb_parse_wall_time(good[i].in, &v, err, sizeof(err));
+		CHECK(rc == 0 && v == good[i].want, "wall time '%s': rc %d, %.17g (want %.17g)",
+		      good[i].in, rc, v, good[i].want);
+	}
+	for (size_t i = 0; i < N(bad); i++) {
+		double v = -1;
+		check_error("lb_parse_wall_time", bad[i],
+			    lb_parse_wall_time(bad[i], &v, err, sizeof(err)), NULL);
+		CHECK(v == -1, "wall time '%s' changed the output on error", bad[i]);
+	}
+}
+
 static void rates(void)
 {
 	static const struct { const char *in; double want; } good[] = {
@@ -334,6 +359,7 @@ int main(void)
 	rank_lists();
 	seconds();
 	model_times();
+	wall_times();
 	rates();
 	formats();
 	return check_status("test_units");
