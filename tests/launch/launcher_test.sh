@@ -267,12 +267,14 @@ run_slurm() {
 run_mpirun() {
 	local i rc t0=$SECONDS csv
 	for ((i = 0; i < hosts; i++)); do echo "$(h "$i") slots=1"; done >"$tmp/hosts"
-	# Where ssh would log in to HOST and run the command through a shell.
+	# Where ssh would log in to HOST and run the command through a shell;
+	# under HOST's own host name, as on_host (orted reports it, and ORTE
+	# keys its nodes by it).
 	cat >"$tmp/netns-agent" <<'EOF'
 #!/bin/sh
 host=$1
 shift
-exec ip netns exec "$host" sh -c "$*"
+exec ip netns exec "$host" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' "$host" "$*"
 EOF
 	chmod +x "$tmp/netns-agent"
 	recipe "With \`mpirun\`" >"$tmp/mpirun.sh"
