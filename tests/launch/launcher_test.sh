@@ -38,6 +38,9 @@ esac
 trap 'exit 1' INT TERM
 not_in_a_job
 unset LANEBENCH_COORD LANEBENCH_TOKEN
+# A job of the caller's own (the tests run under Slurm or mpirun) must not
+# leak into the job started here: srun would take its allocation.
+for v in $(compgen -e | grep -E '^(SLURM|OMPI|PMIX)_'); do unset "$v"; done
 hosts=8
 check_opts="--timeout 20 --bw-size 64K -m 64K --min-bw 70% --max-model-ratio 4"
 timeout 120 "$cluster" up $hosts --rails 2 --rate 100mbit --name "$name" >"$tmp/up" 2>&1 ||
