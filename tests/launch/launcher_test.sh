@@ -30,7 +30,7 @@ use_lanebench "${1:?$usage}"
 readme=$(realpath "${3:?$usage}")
 mode=${4:?$usage}
 case $mode in slurm | mpirun) ;; *) echo "$usage" >&2; exit 2 ;; esac
-use_cluster "${2:?$usage}" "h5${mode:0:1}"
+use_cluster "${2:?$usage}" "ln${mode:0:1}"
 case $mode in
 slurm) needs_tools munged munge slurmctld slurmd sbatch scontrol sinfo unshare ;;
 mpirun) needs_tools mpirun ;;
