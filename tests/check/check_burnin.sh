@@ -24,7 +24,7 @@ usage="usage: check_burnin.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT"
 source "${1:?$usage}"
 shift
 use_lanebench "${1:?$usage}"
-use_cluster "${2:?$usage}" h3b
+use_cluster "${2:?$usage}" lbu
 needs_tools python3 tc
 
 "$cluster" up 4 --rails 2 --rate 100mbit --name "$name" >"$tmp/up" 2>&1 ||
