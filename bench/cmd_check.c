@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "check_rerun.h"
 #include "cli.h"
 #include "engine/check.h"
 #include "engine/check_expect.h"
@@ -22,11 +23,15 @@
 #include "report/table.h"
 #include "lib/wrap.h"
 
+/* Lanes the printout summarises the matrix of (the job's most). */
+#define LB_CHECK_PRINT_LANES 16
+
 struct check_opts {
 	struct lb_algo_set algos;
 	uint64_t bcast_size, bw_size;
 	uint32_t window, iterations, lat_iterations;
-	int idle;
+	int idle, pattern;
+	const char *rerun;
 	double timeout, lane_rate, min_bw, max_lat, max_model_ratio, max_bound_ratio, max_loss;
 	uint32_t max_errors;
 	const char *expect;
@@ -106,6 +111,10 @@ static const struct lb_opt opts[] = {
 	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("idle", 0, NULL, "what the progress loop does with nothing to do",
 	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
+	{ LB_OPT("pattern", 0, NULL, "who meets whom in phase 1: neighbours (two partners a port), shift (every rank, the N x N matrix), bisection (rank + p/2, every lane at once)",
+	  LB_OPT_ENUM, OFF(pattern)), .def = "neighbours", .choices = lb_check_pattern_names },
+	{ LB_OPT("rerun", 0, "RECORD", "measure again only the ports that failed or warned in RECORD (an earlier check's CSV), each with up to 3 partners that passed there",
+	  LB_OPT_STRING, OFF(rerun)) },
 	{ LB_OPT("lane-rate", 0, "RATE", "rate every port should reach (200mbit); default: --expect's or the lane's majority speed, else the median of the cluster's ports",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("expect", 0, "FILE", "what every port must show: speed, MTU, PCIe, rate, latency per lane, NIC or driver (docs/check-expect.md)",
@@ -165,6 +174,13 @@ struct check_out {
 	size_t nwarns, nlane_fails;
 	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
 	uint32_t nhosts;
+	/* the N x N matrix's cells (phase link), per lane: counted, a failed
+	 * one named among the failures (a warned one points at its port) */
+	uint32_t links[LB_CHECK_PRINT_LANES], link_fails[LB_CHECK_PRINT_LANES],
+		 link_warns[LB_CHECK_PRINT_LANES];
+	char link_nic[LB_CHECK_PRINT_LANES][32];
+	size_t nlink_fails;
+	struct lb_buf held, not_held;  /* --rerun: "rank 5 lane 1, ..." */
 };
 
 /* A cell; "-" or NaN when empty or when the row has no such column. */
@@ -528,12 +544,65 @@ static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *e
 	return 0;
 }
 
+/* A cell of the matrix: counted per lane; a failed link named. */
+static void note_link(struct check_out *o, const struct lb_result *r)
+{
+	int level = level_of(text(r, "verdict"));
+	double lane = real(r, "lane");
+	if (!(lane >= 0 && lane < LB_CHECK_PRINT_LANES))
+		return;
+	uint32_t l = (uint32_t)lane;
+	snprintf(o->link_nic[l], sizeof(o->link_nic[l]), "%s", text(r, "nic"));
+	o->links[l]++;
+	o->link_warns[l] += level == 1;
+	if (level < 2)
+		return;
+	o->link_fails[l]++;
+	lb_buf_add(&o->fails, "FAIL %s\n", text(r, "reason"));
+	o->nlink_fails++;
+	o->nfails++;
+}
+
+/* A --rerun suspect's row says whether its failure held. */
+static void note_rerun(struct check_out *o, const struct lb_result *r)
+{
+	const char *why = text(r, "reason");
+	struct lb_buf *b = strncmp(why, "held:", 5) == 0 ? &o->held
+			 : strncmp(why, "did not hold:", 13) == 0 ? &o->not_held : NULL;
+	if (b)
+		lb_buf_add(b, "%srank %.0f lane %.0f", b->n ? ", " : "", real(r, "rank"),
+			   real(r, "lane"));
+}
+
+/* "links (...): lane 0 (rail0) 56, lane 1 (rail1) 56 with 1 FAIL" */
+static void print_links(const struct check_out *o)
+{
+	int any = 0;
+	for (uint32_t l = 0; l < LB_CHECK_PRINT_LANES; l++) {
+		if (!o->links[l])
+			continue;
+		fprintf(o->out, "%s lane %u (%s) %u", any++ ? "," : "\nlinks measured (rank -> peer; "
+			"rows of phase link in the record):", l, o->link_nic[l], o->links[l]);
+		if (o->link_fails[l] || o->link_warns[l])
+			fprintf(o->out, " with %u FAIL, %u WARN (a slow port's)", o->link_fails[l],
+				o->link_warns[l]);
+	}
+	if (any)
+		fputc('\n', o->out);
+}
+
 static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 {
 	struct check_out *o = ctx;
 	const char *phase = text(r, "phase");
 	if (o->csv && lb_csv_sink_row(o->csv, r, err, len))
 		return -1;
+	if (strcmp(phase, "link") == 0) {
+		note_link(o, r);
+		return 0;
+	}
+	if (strcmp(phase, "port") == 0 && strcmp(text(r, "pattern"), "rerun") == 0)
+		note_rerun(o, r);
 	int level = level_of(text(r, "verdict"));
 	if (strcmp(phase, "lane") != 0) /* a lane's row is a finding, not a figure */
 		heading(o, phase);
@@ -596,6 +665,7 @@ static int verdict(struct check_out *o, const char *json_path)
 		fputc('\n', o->out);
 		lb_wrap_text(check_legend, lb_wrap_width(o->out), o->out);
 	}
+	print_links(o);
 	if (o->nfails || o->nwarns)
 		fprintf(o->out, "\n%s%s", o->fails.s ? o->fails.s : "", o->warns.s ? o->warns.s : "");
 	if (o->fails.failed || o->port_list.failed || o->warns.failed)
@@ -603,6 +673,9 @@ static int verdict(struct check_out *o, const char *json_path)
 	lb_buf_free(&o->warns);
 	print_hosts(o);
 	record_line(o, json_path);
+	if (o->held.n || o->not_held.n)
+		fprintf(o->out, "rerun: held: %s; did not hold: %s\n", o->held.s ? o->held.s : "none",
+			o->not_held.s ? o->not_held.s : "none");
 	if (o->ranks == 2)
 		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
@@ -623,7 +696,9 @@ static int verdict(struct check_out *o, const char *json_path)
 		fprintf(o->out, "; %zu aggregate%s", o->nagg_fails, o->nagg_fails > 1 ? "s" : "");
 	if (o->nlane_fails)
 		fprintf(o->out, "; %zu lane%s", o->nlane_fails, o->nlane_fails > 1 ? "s" : "");
-	size_t ncoll = o->nfails - o->nport_fails - o->nagg_fails - o->nlane_fails;
+	if (o->nlink_fails)
+		fprintf(o->out, "; %zu link%s", o->nlink_fails, o->nlink_fails > 1 ? "s" : "");
+	size_t ncoll = o->nfails - o->nport_fails - o->nagg_fails - o->nlane_fails - o->nlink_fails;
 	if (ncoll)
 		fprintf(o->out, "; %zu collective%s", ncoll, ncoll > 1 ? "s" : "");
 	fprintf(o->out, ")\n");
@@ -653,6 +728,49 @@ static int load_expect(const struct lb_cmd *cmd, const char *path, struct lb_exp
 	return -1;
 }
 
+/* Whether this is rank 0 (the one that prints), from the job's
+ * environment. */
+static int rank_zero(void)
+{
+	struct lb_boot_cfg cfg;
+	char err[256];
+	return lb_boot_env(&cfg, err, sizeof(err)) != 0 || cfg.rank == 0;
+}
+
+/* --rerun: the record read (on every rank: they all need the pairs) and
+ * its suspects told; *nothing when it has none (nothing to measure).
+ * Returns 0 or an exit status. */
+static int load_rerun(const struct lb_cmd *cmd, const char *path, struct lb_rerun *r,
+		      int *nothing)
+{
+	char err[512];
+	*nothing = 0;
+	if (!path)
+		return 0;
+	int rc = lb_rerun_load(path, r, err, sizeof(err));
+	if (rc) {
+		lb_cli_error(cmd, "rerun", "%s", err);
+		return rc == LB_EINPUT ? LB_EXIT_USAGE : LB_EXIT_FAILED;
+	}
+	*nothing = r->retest.n == 0;
+	if (!rank_zero())
+		return 0;
+	if (*nothing)
+		printf("rerun: nothing failed or warned in %s: nothing to measure\n", path);
+	else
+		printf("rerun: %zu suspect port%s of %s, each with partners that passed there:\n",
+		       r->retest.n, r->retest.n > 1 ? "s" : "", path);
+	for (size_t i = 0; i < r->retest.n; i++) {
+		const struct lb_check_retest_port *pt = &r->retest.ports[i];
+		printf("  rank %u lane %u with rank", pt->rank, pt->lane);
+		for (uint32_t j = 0; j < pt->npartners; j++)
+			printf("%s%u", j ? "," : " ", pt->partners[j]);
+		printf(" (was %.*s)\n", (int)strcspn(pt->was, ":"), pt->was);
+	}
+	fflush(stdout);
+	return 0;
+}
+
 static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct check_opts *o)
 {
 	return (struct lb_check_params){
@@ -664,6 +782,7 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 		.max_model_ratio = o->max_model_ratio, .max_bound_ratio = o->max_bound_ratio,
 		.algos = o->algos.a, .nalgos = o->algos.n,
 		.bcast_bytes = o->bcast_size, .stop = lb_stop_flag(),
+		.pattern = (enum lb_check_pattern)o->pattern,
 	};
 }
 
@@ -701,9 +820,17 @@ static int check(const struct lb_cmd *cmd, void *base)
 				    (unsigned long long)o->bw_size), LB_EXIT_USAGE;
 	struct lb_check_params p = params_of(cmd, o);
 	struct lb_expect expect = { .n = 0 };
-	int loaded = 0;
-	if (load_expect(cmd, o->expect, &expect, &loaded))
+	struct lb_rerun rerun = { .ports = NULL };
+	int loaded = 0, nothing = 0;
+	if ((rc = load_rerun(cmd, o->rerun, &rerun, &nothing)) || nothing) {
+		lb_rerun_free(&rerun);
+		return rc;
+	}
+	p.retest = o->rerun ? &rerun.retest : NULL;
+	if (load_expect(cmd, o->expect, &expect, &loaded)) {
+		lb_rerun_free(&rerun);
 		return LB_EXIT_USAGE;
+	}
 	p.expect = loaded ? &expect : NULL;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
@@ -713,6 +840,7 @@ static int check(const struct lb_cmd *cmd, void *base)
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);
 	lb_expect_free(&expect);
+	lb_rerun_free(&rerun);
 	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	int status = lb_cli_finish_csv(cmd, out.csv, rc, err);
 	if (!(rc || status || json_rc || !out.ports))
@@ -725,6 +853,8 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_buf_free(&out.port_list);
 	lb_buf_free(&out.warns); /* verdict() frees these; a failed run did not reach it */
 	lb_buf_free(&out.inventory);
+	lb_buf_free(&out.held);
+	lb_buf_free(&out.not_held);
 	free_hosts(&out);
 	return status;
 }
