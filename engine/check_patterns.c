@@ -53,24 +53,32 @@ static double now(void)
 
 /* ---- shift: to rank + d, from rank - d, every rank at once --------------- */
 
-enum shift_id { DATA_IN = 1, ACK_IN, DATA_OUT, ACK_OUT };
+enum shift_id { DATA_IN = 1, ACK_IN, DATA_OUT, ACK_OUT, READY_IN, READY_OUT };
 
 /* One step on one lane: where things go, and one repetition's progress.
- * The lane's region holds three windows (one per colour) and three
- * 8-byte acknowledgements: a rank sends from its colour's, receives into
- * its sender's; the acknowledgement carries the receiver's time. */
+ * The lane's region holds three windows (one per colour), three 8-byte
+ * acknowledgements and three ready tokens: a rank sends from its
+ * colour's, receives into its sender's.  A receiver tells its sender it
+ * is ready (its receives posted) and times from then: a sender that
+ * started before would find its window buffered on the way (TCP's socket
+ * buffers) and the receiver would time a copy, not the link.  It
+ * times from the first message it got to the last (a sender still busy
+ * with its own receiver starts late, which is no fault of the link), and
+ * its acknowledgement carries the rate back. */
 struct shift {
 	const struct check *c;
 	uint32_t lane, to, from;
-	uint64_t window_bytes, out, in, ack_out, ack_in;
-	uint32_t data_in, data_out, acks_in, acks_out; /* completions this repetition */
+	uint64_t window_bytes, out, in, ack_out, ack_in, ready_out, ready_in;
+	uint32_t data_in, data_out, acks_in, acks_out, ready_ins, ready_outs; /* this repetition */
+	double first_at;        /* when the first of the window came, */
+	uint32_t first;         /* with how many */
 	double deadline, since;
 	int armed, tp_fd;
 };
 
 uint64_t check_shift_region(const struct lb_check_params *p)
 {
-	return 3 * ((uint64_t)p->window * p->bw_bytes + 8) + 64;
+	return 3 * ((uint64_t)p->window * p->bw_bytes + 16) + 64;
 }
 
 static struct shift shift_of(const struct check *c, uint32_t lane, uint32_t d)
@@ -83,17 +91,24 @@ static struct shift shift_of(const struct check *c, uint32_t lane, uint32_t d)
 	s.in = base + s.window_bytes * lb_check_shift_colour(s.from, p, d);
 	s.ack_out = acks + 8 * lb_check_shift_colour(me, p, d);
 	s.ack_in = acks + 8 * lb_check_shift_colour(s.to, p, d);
+	s.ready_out = acks + 24 + 8 * lb_check_shift_colour(me, p, d);
+	s.ready_in = acks + 24 + 8 * lb_check_shift_colour(s.to, p, d);
 	return s;
 }
 
 static void count(struct shift *s, const struct lb_completion *comp, int k)
 {
+	uint32_t had = s->data_in;
 	for (int i = 0; i < k; i++) {
 		s->data_in += comp[i].id == DATA_IN;
 		s->acks_in += comp[i].id == ACK_IN;
 		s->data_out += comp[i].id == DATA_OUT;
 		s->acks_out += comp[i].id == ACK_OUT;
+		s->ready_ins += comp[i].id == READY_IN;
+		s->ready_outs += comp[i].id == READY_OUT;
 	}
+	if (had == 0 && s->data_in > 0)
+		s->first_at = now(), s->first = s->data_in;
 	if (k > 0)
 		s->armed = 0, s->since = 0;
 }
@@ -158,57 +173,76 @@ static int post(struct shift *s, int send, uint32_t peer, uint64_t off, uint64_t
 }
 
 static int wait_for(struct shift *s, uint32_t data_in, uint32_t data_out, uint32_t acks,
-		    char *err, size_t len)
+		    uint32_t ready, char *err, size_t len)
 {
 	while (s->data_in < data_in || s->data_out < data_out || s->acks_in < acks ||
-	       s->acks_out < acks)
+	       s->acks_out < acks || s->ready_ins < ready || s->ready_outs < ready)
 		if (poll_once(s, err, len))
 			return -1;
 	return 0;
 }
 
-/* Receives the window from `from`, checks it, acknowledges it with the
- * time it took (from this repetition's start: the sender starts within a
- * barrier of it, and the best repetition is kept); *t_in that time. */
-static int receive_window(struct shift *s, uint32_t id, double t0, double *t_in, char *err,
+/* The window's rate: the messages after the first over the time they
+ * took; when they all came at once (a receiver that could not poll
+ * sooner), the whole window over the time since it said ready. */
+static double window_rate(const struct shift *s, double ready_at, double done)
+{
+	uint64_t b = s->c->p->bw_bytes;
+	uint32_t after = s->c->p->window - s->first;
+	if (after > 0 && done > s->first_at)
+		return (double)(after * b) / (done - s->first_at);
+	return (double)s->window_bytes / (done - ready_at);
+}
+
+/* Receives the window from `from`, checks it, acknowledges it with its
+ * rate (*rate). */
+static int receive_window(struct shift *s, uint32_t id, double t0, double *rate, char *err,
 			  size_t len)
 {
 	const struct check *c = s->c;
 	uint64_t bad;
-	if (wait_for(s, c->p->window, 0, 0, err, len))
+	if (wait_for(s, c->p->window, 0, 0, 0, err, len))
 		return -1;
-	*t_in = now() - t0;
+	*rate = window_rate(s, t0, now());
 	if (lb_pattern_check(c->job.buf + s->in, s->window_bytes, id, &bad))
 		return lb_errf(err, len, "wrong data from rank %u on lane %u at byte %llu", s->from,
 			       s->lane, (unsigned long long)bad);
-	memcpy(c->job.buf + s->ack_out, t_in, sizeof(*t_in));
+	memcpy(c->job.buf + s->ack_out, rate, sizeof(*rate));
 	return post(s, 1, s->from, s->ack_out, sizeof(double), ACK_OUT, err, len);
 }
 
-/* One repetition: the window from rank - d received (and timed, *t_in)
- * while ours goes to rank + d, which tells its time (*t_out). */
-static int shift_rep(struct shift *s, uint32_t id, double *t_in, double *t_out, char *err,
+/* One repetition: the window from rank - d received (its rate *in)
+ * while ours goes to rank + d, which tells its rate (*out).  What a
+ * rank receives from one peer comes in the order that peer sends it --
+ * ready, window, acknowledgement (to and from are one rank when d = p/2)
+ * -- and is posted in that order. */
+static int shift_rep(struct shift *s, uint32_t id, double *in, double *out, char *err,
 		     size_t len)
 {
 	const struct check *c = s->c;
 	uint64_t b = c->p->bw_bytes;
-	s->data_in = s->data_out = s->acks_in = s->acks_out = 0;
+	s->data_in = s->data_out = s->acks_in = s->acks_out = s->ready_ins = s->ready_outs = 0;
+	s->first = 0;
 	s->deadline = now() + c->pair_timeout;
 	lb_pattern_fill(c->job.buf + s->out, s->window_bytes, id);
-	double t0 = now();
-	int rc = 0;
+	int rc = post(s, 0, s->to, s->ready_in, 8, READY_IN, err, len);
 	for (uint32_t w = 0; rc == 0 && w < c->p->window; w++)
 		rc = post(s, 0, s->from, s->in + w * b, b, DATA_IN, err, len);
 	if (rc == 0)
 		rc = post(s, 0, s->to, s->ack_in, sizeof(double), ACK_IN, err, len);
+	double t0 = now();
+	if (rc == 0)
+		rc = post(s, 1, s->from, s->ready_out, 8, READY_OUT, err, len);
+	while (rc == 0 && s->ready_ins < 1) /* the receiver is ready */
+		rc = poll_once(s, err, len);
 	for (uint32_t w = 0; rc == 0 && w < c->p->window; w++)
 		rc = post(s, 1, s->to, s->out + w * b, b, DATA_OUT, err, len);
 	if (rc == 0)
-		rc = receive_window(s, id, t0, t_in, err, len);
+		rc = receive_window(s, id, t0, in, err, len);
 	if (rc == 0)
-		rc = wait_for(s, c->p->window, c->p->window, 1, err, len);
+		rc = wait_for(s, c->p->window, c->p->window, 1, 1, err, len);
 	if (rc == 0)
-		memcpy(t_out, c->job.buf + s->ack_in, sizeof(*t_out));
+		memcpy(out, c->job.buf + s->ack_in, sizeof(*out));
 	return rc;
 }
 
@@ -226,26 +260,24 @@ static void shift_give_up(const struct shift *s)
 		ops->forget(s->c->job.tp, s->lane, s->to);
 }
 
-/* The best repetition each way after a warm-up one: noise only slows a
- * window down (check.c's stream). */
+/* The best repetition after a warm-up one (noise only slows a window
+ * down: check.c's stream), as the receiver measured it: m->tx.  What
+ * this rank received is its sender's record's. */
 static void shift_step(struct check *c, uint32_t lane, uint32_t d, struct check_pair *m)
 {
 	struct shift s = shift_of(c, lane, d);
 	struct lb_port_counters before, after;
-	double best_in = NAN;
 	int rc = 0;
 	*m = (struct check_pair){ .partner = (int32_t)s.to, .from = (int32_t)s.from, .lat = NAN,
 				  .tx = NAN };
 	check_lane_counters(c, lane, &before);
 	for (uint32_t i = 0; rc == 0 && i <= c->p->iterations; i++) {
-		double t_in = 0, t_out = 0;
+		double in = NAN, out = NAN;
 		uint32_t id = 1 + i + 1024 * (d + 1024 * lane);
-		rc = shift_rep(&s, id, &t_in, &t_out, m->why, sizeof(m->why));
+		rc = shift_rep(&s, id, &in, &out, m->why, sizeof(m->why));
 		m->verified += rc == 0 ? s.window_bytes : 0;
-		if (rc || i == 0)
+		if (rc || i == 0 || !(out > 0 && out < INFINITY))
 			continue;
-		double in = (double)s.window_bytes / t_in, out = t_out > 0 ? (double)s.window_bytes / t_out : NAN;
-		best_in = isnan(best_in) || in > best_in ? in : best_in;
 		m->tx = isnan(m->tx) || out > m->tx ? out : m->tx;
 	}
 	check_lane_counters(c, lane, &after);
