@@ -41,7 +41,7 @@ static int below(double x, double share, double yardstick)
 
 /* Rows and columns low against the lane: first on their whole medians
  * (low0), then again without the other side's low ones -- where that
- * leaves nothing, the first look stands. */
+ * leaves nothing, on the whole median again. */
 static void judge_lines(const double *rate, uint32_t n, double share, struct lb_link_verdicts *v,
 			uint8_t *row_low0, uint8_t *col_low0, double *scratch)
 {
@@ -52,10 +52,12 @@ static void judge_lines(const double *rate, uint32_t n, double share, struct lb_
 	for (uint32_t i = 0; i < n; i++) {
 		v->row_median[i] = line_median(rate, n, i, 0, col_low0, scratch);
 		v->col_median[i] = line_median(rate, n, i, 1, row_low0, scratch);
-		v->row_low[i] = isnan(v->row_median[i]) ? row_low0[i]
-			       : below(v->row_median[i], share, v->lane_median);
-		v->col_low[i] = isnan(v->col_median[i]) ? col_low0[i]
-			       : below(v->col_median[i], share, v->lane_median);
+		if (isnan(v->row_median[i]))
+			v->row_median[i] = line_median(rate, n, i, 0, NULL, scratch);
+		if (isnan(v->col_median[i]))
+			v->col_median[i] = line_median(rate, n, i, 1, NULL, scratch);
+		v->row_low[i] = below(v->row_median[i], share, v->lane_median);
+		v->col_low[i] = below(v->col_median[i], share, v->lane_median);
 	}
 }
 

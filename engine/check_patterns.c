@@ -433,18 +433,19 @@ int check_phase_pattern(struct check *c, char *err, size_t len)
 	return phase_bisection(c, err, len);
 }
 
-/* Every rank runs where the record says it ran. */
+/* Every rank runs where the record says it ran: 0, or LB_EINPUT naming
+ * the rank. */
 int check_retest_hosts(const struct check *c, const char *host, char *err, size_t len)
 {
 	const struct lb_check_retest *rt = c->p->retest;
 	uint32_t me = c->job.rank;
 	if (rt->nhosts != c->job.size)
 		return lb_errf(err, len, "the record has %u ranks, this job %u: rerun it with the "
-			       "same hosts in the same order", rt->nhosts, c->job.size);
+			       "same hosts in the same order", rt->nhosts, c->job.size), LB_EINPUT;
 	if (strcmp(rt->hosts[me], host) != 0)
 		return lb_errf(err, len, "rank %u runs on host %s, the record's rank %u ran on %s: "
 			       "rerun it with the same hosts in the same order", me, host, me,
-			       rt->hosts[me]);
+			       rt->hosts[me]), LB_EINPUT;
 	for (size_t i = 0; i < rt->n; i++) {
 		const struct lb_check_retest_port *pt = &rt->ports[i];
 		int bad = pt->rank >= c->job.size || pt->lane >= c->job.lanes;
@@ -453,7 +454,7 @@ int check_retest_hosts(const struct check *c, const char *host, char *err, size_
 		if (bad)
 			return lb_errf(err, len, "the record's port rank %u lane %u, or a partner of it, "
 				       "is not in this job (%u ranks, %u lanes)", pt->rank, pt->lane,
-				       c->job.size, c->job.lanes);
+				       c->job.size, c->job.lanes), LB_EINPUT;
 	}
 	return 0;
 }
