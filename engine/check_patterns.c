@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "check_links.h"
 #include "check_private.h"
 #include "idle.h"
 #include "lib/error.h"
@@ -291,6 +292,73 @@ static void shift_step(struct check *c, uint32_t lane, uint32_t d, struct check_
 		memcpy(m->why, c->connect_why, sizeof(m->why));
 }
 
+/* Phase 1's pattern for a second look at a link (check.c's pattern ids). */
+#define PHASE_LINK_AGAIN 5
+
+/* At most this many second looks a lane, times the ranks: a lane whose
+ * links are all slow has a slow switch, which more looks do not change. */
+#define LINK_LOOKS_PER_RANK 2
+
+/* Lane l's matrix from every rank's records (c->all): what each sent its
+ * partner at, as the receiver measured it. */
+static void shift_matrix(const struct check *c, uint32_t l, double *rate)
+{
+	uint32_t n = c->job.size;
+	for (size_t i = 0; i < (size_t)n * n; i++)
+		rate[i] = NAN;
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t slot = 0; slot < c->slots; slot++) {
+			const struct check_pair *m = &c->all[((size_t)s * c->job.lanes + l) * c->slots + slot];
+			if (m->partner >= 0)
+				rate[(size_t)s * n + (uint32_t)m->partner] = m->tx;
+		}
+}
+
+/* One link low in its row and column, measured once more as a pair (one
+ * at a time, the others waiting): noise on a busy machine -- a rank not
+ * scheduled while its window came -- only slows a cell down, a slow link
+ * stays slow.  The sender keeps the better rate; the second look's bytes
+ * are checked but not counted in the cell's (the matrix's own). */
+static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, char *err, size_t len)
+{
+	uint32_t me = c->job.rank, n = c->job.size;
+	if (me == s || me == r) {
+		struct check_pair again;
+		c->gave_up |= check_measure_pair(c, PHASE_LINK_AGAIN, l, 0, me == s ? r : s, &again) != 0;
+		struct check_pair *m = &c->mine[l * c->slots + (r + n - s) % n - 1];
+		if (me == s && again.ok)
+			m->tx = isnan(m->tx) ? again.tx : fmax(m->tx, again.tx);
+	}
+	return lb_boot_barrier(c->job.boot, err, len);
+}
+
+/* Every rank finds the same slow links (the same records, the same pure
+ * function), so every rank takes part in the same second looks. */
+static int links_again(struct check *c, char *err, size_t len)
+{
+	uint32_t n = c->job.size, looks = 0;
+	double *rate = malloc(((size_t)n * n + 1) * sizeof(double));
+	int rc = rate ? 0 : lb_errf(err, len, "out of memory"), any = 0;
+	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++, looks = 0) {
+		struct lb_link_verdicts v;
+		shift_matrix(c, l, rate);
+		if (lb_link_judge(rate, n, c->p->min_bw, &v)) {
+			rc = lb_errf(err, len, "out of memory");
+			break;
+		}
+		for (size_t i = 0; rc == 0 && i < (size_t)n * n && looks < LINK_LOOKS_PER_RANK * n; i++)
+			if (v.link_low[i]) {
+				any = 1, looks++;
+				rc = link_again(c, l, (uint32_t)(i / n), (uint32_t)(i % n), err, len);
+			}
+		lb_link_verdicts_free(&v);
+	}
+	free(rate);
+	size_t k = (size_t)c->job.lanes * c->slots;
+	return rc || !any ? rc : lb_boot_allgather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all,
+						   err, len);
+}
+
 static int phase_shift(struct check *c, char *err, size_t len)
 {
 	for (uint32_t l = 0; l < c->job.lanes; l++)
@@ -300,7 +368,9 @@ static int phase_shift(struct check *c, char *err, size_t len)
 			if (rc)
 				return rc;
 		}
-	return 0;
+	size_t k = (size_t)c->job.lanes * c->slots;
+	int rc = lb_boot_allgather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all, err, len);
+	return rc ? rc : links_again(c, err, len);
 }
 
 /* ---- bisection: rank + p/2, every lane at once ---------------------------- */
