@@ -118,13 +118,18 @@ void check_add_peer(uint32_t *list, uint32_t *n, uint32_t q);
 /* check_patterns.c: phase 1 by --pattern shift or bisection, or by
  * --rerun: the pair records a port has (slots), the peers a lane
  * connects to (added to list), the measurements (into c->mine, then a
- * barrier: check.c gathers), the part of a lane's buffer shift needs, and
- * whether every rank runs on the record's host (--rerun). */
+ * barrier: check.c gathers), and whether every rank runs on the record's
+ * host (--rerun). */
 uint32_t check_pattern_slots(const struct lb_check_params *p, uint32_t size, uint32_t lanes);
 void check_pattern_peers(const struct check *c, uint32_t lane, uint32_t *list, uint32_t *n);
 int check_phase_pattern(struct check *c, char *err, size_t len);
-uint64_t check_shift_region(const struct lb_check_params *p);
 int check_retest_hosts(const struct check *c, const char *host, char *err, size_t len);
+
+/* check_shift.c: --pattern shift's steps, every rank's records gathered
+ * into c->all, then a second look at the links the matrix finds slow;
+ * the part of a lane's buffer it needs. */
+int check_phase_shift(struct check *c, char *err, size_t len);
+uint64_t check_shift_region(const struct lb_check_params *p);
 
 /* Rank 0: the verdicts, as rows to the sink. */
 int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char *err,
