@@ -62,7 +62,14 @@ print(" ".join(":".join([r["rank"], r["lane"]] + ([r["peer"]] if phase == "link"
 PY
 }
 
-count_words() { wc -w <<<"$1"; }
+# The verdict is rank 0's exit status 1; every other rank ended well (a
+# crash or a sanitizer's report would fail it too).
+only_rank0_failed() { # label
+	grep -q "^cluster run: 1 of $hosts rank(s) failed: 0\$" "$tmp/run" &&
+		grep -q "rank 0 failed: exit status 1\$" "$tmp/run" &&
+		ok "$1: only rank 0 exited non-zero, with 1" ||
+		fail "$1: ranks' exits: $(grep 'cluster run' "$tmp/run")"
+}
 
 healthy() {
 	up
@@ -104,6 +111,7 @@ link_fault() {
 	up --links "$tmp/links"
 	run_check link --pattern shift
 	[ "$rc" = 1 ] && ok "a slow link: exit 1" || fail "slow link: exit $rc, want 1"
+	only_rank0_failed link
 	[ "$(grep -c '^FAIL' "$tmp/link.log")" = 1 ] &&
 		grep -q "^FAIL link 1->3 on lane 1 (rail1): [0-9]* % of the median of its row and column: .*the link, not the ports" "$tmp/link.log" &&
 		ok "one failure: the link 1->3 on lane 1" || fail "want one FAIL, the link 1->3: $(grep '^FAIL' "$tmp/link.log")"
@@ -118,6 +126,7 @@ port_fault() {
 	up --rate-of 3:1=50mbit
 	run_check port --pattern shift
 	[ "$rc" = 1 ] && ok "a slow port: exit 1" || fail "slow port: exit $rc, want 1"
+	only_rank0_failed port
 	[ "$(rows "$tmp/port.csv" port FAIL)" = "3:1" ] && [ -z "$(rows "$tmp/port.csv" link FAIL)" ] &&
 		ok "CSV: port 3 lane 1 fails, no link" ||
 		fail "CSV: failing ports '$(rows "$tmp/port.csv" port FAIL)', links '$(rows "$tmp/port.csv" link FAIL)'"
@@ -135,6 +144,7 @@ port_fault() {
 	[ "$rc" = 1 ] && grep -q "^FAIL rank 3 (host $name-h3) lane 1 (rail1): held: tx " "$tmp/held.log" &&
 		grep -q "^rerun: held: rank 3 lane 1; did not hold: none" "$tmp/held.log" &&
 		ok "rerun with the fault: it held" || fail "rerun held: exit $rc: $(grep -E '^(FAIL|rerun)' "$tmp/held.log")"
+	only_rank0_failed held
 	[ "$(rows "$tmp/held.csv" port '*')" = "3:1" ] && ok "the rerun's record: the suspect's port row alone" ||
 		fail "rerun's port rows: $(rows "$tmp/held.csv" port '*')"
 }
@@ -153,6 +163,8 @@ fault_gone() {
 	[ "$rc" != 0 ] && grep -q "rank 2 runs on host $name-h2, the record's rank 2 ran on $name-hx" "$tmp/moved.log" &&
 		ok "a record of other hosts is refused, naming rank 2" ||
 		fail "moved record: exit $rc: $(cat "$tmp/moved.log")"
+	grep -q "rank 2 failed: exit status 2\$" "$tmp/run" && ok "rank 2 exits 2 (bad input)" ||
+		fail "moved record: ranks' exits: $(grep 'cluster run' "$tmp/run")"
 }
 
 healthy
