@@ -676,7 +676,7 @@ static int verdict(struct check_out *o, const char *json_path)
 	if (o->held.n || o->not_held.n)
 		fprintf(o->out, "rerun: held: %s; did not hold: %s\n", o->held.s ? o->held.s : "none",
 			o->not_held.s ? o->not_held.s : "none");
-	if (o->ranks == 2)
+	if (o->ranks == 2 && !o->held.n && !o->not_held.n) /* a rerun's ports are its suspects */
 		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
 	if (o->nfails == 0 && (o->held.n || o->not_held.n)) {

@@ -727,6 +727,13 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 		add_reason_at(w, e->findings[i].level, "%s", e->findings[i].text.s);
 	if (a->ends)
 		judge_counters(a, &a->ends[i], w);
+	if (!pt.measured && a->p->pattern == LB_CHECK_BISECTION && !a->p->retest &&
+	    lb_check_bisection_partner(k, a->size) < 0) { /* by design, not a fault */
+		lb_buf_add(&w->reason, "%ssat out: bisection pairs the first %u of %u ranks",
+			   w->reason.n ? "; " : "", a->size - 1, a->size);
+		w->verdict = w->level == LB_PASS ? "SKIP" : w->verdict;
+		return;
+	}
 	if (!pt.measured) {
 		judge_silence(a, k, lane, &pt, w);
 		return;
