@@ -20,6 +20,10 @@
  * third (lb_check_third) before it is blamed: both of its partners may be
  * the bad ones.  A port that carried nothing with any partner probes
  * where it is cabled (launch/arpprobe.h: which lane's peers answer it).
+ * --pattern shift and bisection pair the ranks otherwise in phase 1
+ * (check_shift.c, check_patterns.c), --rerun only the suspects of a record
+ * with healthy partners; every directed pair measured is a cell of its
+ * lane's N x N matrix, judged by check_links.h (a link, or a port).
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
  * Phase 3: one collective per algorithm (broadcasts, allgathers) by the
