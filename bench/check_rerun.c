@@ -77,6 +77,8 @@ static int take_port(struct lb_rerun *r, struct ports *p, size_t row, char *err,
 static int read_ports(struct lb_rerun *r, struct ports *p, char *err, size_t len)
 {
 	for (size_t row = 0; row < r->rec->t.nrows; row++) {
+		r->link_fails += strcmp(cell(&r->rec->t, row, "phase"), "link") == 0 &&
+				 strcmp(cell(&r->rec->t, row, "verdict"), "FAIL") == 0;
 		if (strcmp(cell(&r->rec->t, row, "phase"), "port") != 0)
 			continue;
 		int rc = take_port(r, p, row, err, len);
@@ -96,6 +98,14 @@ static int passed(const struct ports *p, uint32_t k, uint32_t l)
 {
 	const char *v = p->verdict[(size_t)k * LB_JOB_MAX_LANES + l];
 	return v && strcmp(v, "PASS") == 0;
+}
+
+/* FAIL, WARN, ERROR (the check could not tell which end); not SKIP (a
+ * port that sat out bisection). */
+static int suspect(const struct ports *p, uint32_t k, uint32_t l)
+{
+	const char *v = p->verdict[(size_t)k * LB_JOB_MAX_LANES + l];
+	return v && (strcmp(v, "FAIL") == 0 || strcmp(v, "WARN") == 0 || strcmp(v, "ERROR") == 0);
 }
 
 /* Up to three partners for (k, l): ports of the lane that passed, on
@@ -137,7 +147,7 @@ static int suspects(struct lb_rerun *r, const struct ports *p, char *err, size_t
 	for (uint32_t k = 0; k < p->ranks; k++)
 		for (uint32_t l = 0; l < p->lanes; l++) {
 			size_t at = (size_t)k * LB_JOB_MAX_LANES + l;
-			if (!p->verdict[at] || passed(p, k, l))
+			if (!suspect(p, k, l))
 				continue;
 			struct lb_check_retest_port *pt = &r->ports[r->retest.n];
 			*pt = (struct lb_check_retest_port){ .rank = k, .lane = l };

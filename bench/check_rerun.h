@@ -1,6 +1,7 @@
 /* lanebench check --rerun RECORD: the suspects of an earlier check's
- * record -- its ports whose verdict was not PASS -- each with up to three
- * partners whose ports on that lane passed there (another host's, the
+ * record -- its ports whose verdict was FAIL, WARN or ERROR (not SKIP: a
+ * port that sat out bisection) -- each with up to three partners whose
+ * ports on that lane passed there (another host's, the
  * ranks after it first), the host of every rank, and what a port of each
  * lane was expected to reach: engine/check.h's lb_check_retest. */
 #ifndef LB_BENCH_CHECK_RERUN_H
@@ -19,6 +20,7 @@ struct lb_rerun {
 	const char **hosts;
 	double *expected;
 	struct lb_check_retest retest;        /* what the engine is handed */
+	size_t link_fails;                    /* link rows that failed: not retested */
 };
 
 /* Reads the record at path.  Returns 0 (retest.n 0: nothing failed

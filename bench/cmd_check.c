@@ -760,7 +760,11 @@ static int load_rerun(const struct lb_cmd *cmd, const char *path, struct lb_reru
 	*nothing = r->retest.n == 0;
 	if (!rank_zero())
 		return 0;
-	if (*nothing)
+	if (*nothing && r->link_fails)
+		printf("rerun: no port failed or warned in %s: nothing to measure (%zu failed "
+		       "link%s not retested: --rerun meets ports; run the check again)\n", path,
+		       r->link_fails, r->link_fails > 1 ? "s" : "");
+	else if (*nothing)
 		printf("rerun: nothing failed or warned in %s: nothing to measure\n", path);
 	else
 		printf("rerun: %zu suspect port%s of %s, each with partners that passed there:\n",
@@ -894,12 +898,13 @@ static void check_more_help(FILE *out)
 	      "column is a slow LINK (measured once more first), named 'link 3->7 on lane\n"
 	      "0 (rail1)'; a row (a sender) or column (a receiver) low throughout names\n"
 	      "the PORT, in its port row's reason (FAIL over 3 or more cells, else WARN).\n"
-	      "--rerun RECORD: the ports of an earlier check's record (CSV) that did not\n"
-	      "PASS, each measured again with up to 3 partners that passed there (only\n"
-	      "those pairs; no phase 2 or 3), judged against what the record expected of\n"
-	      "its lane: 'held: ...' or 'did not hold: PASS now'; exit 1 when any held.\n"
-	      "Nothing failed in RECORD: said, exit 0.  The job must run the record's\n"
-	      "hosts in its order (else refused, naming the rank), every rank reading it.\n"
+	      "--rerun RECORD: the ports of an earlier check's record (CSV) that FAILed,\n"
+	      "WARNed or ERRed, each measured again with up to 3 partners that passed\n"
+	      "there (only those pairs; no phase 2 or 3), judged against what the record\n"
+	      "expected of its lane: 'held: ...' or 'did not hold: PASS now'; exit 1 when\n"
+	      "any held.  No such port in RECORD: said (with its failed links, which a\n"
+	      "rerun does not retest), exit 0.  The job must run the record's hosts in\n"
+	      "its order (else refused, naming the rank), every rank reading RECORD.\n"
 	      "Phase 2, aggregate: every lane of a rank at once with the same partners,\n"
 	      "each way; the rank's sum, best over its partners (a slow round again).\n"
 	      "Phase 3, collectives: one per algorithm (-a: all, the broadcasts, by\n"

@@ -11,7 +11,8 @@
 #     and MAC), the other way and every other pair untouched: shift names
 #     the link 1->3 on lane 1 and no port (not 1->4: at d = p/2 a rank
 #     sends to and receives from one peer, and TCP's ACKs of 4->1 would
-#     queue behind 1->4's data in the slow class: both ways slow);
+#     queue behind 1->4's data in the slow class: both ways slow); a
+#     --rerun of that record has no port to retest and says its link;
 #   a PORT fault -- host 3's rail 1 at 50 Mbit/s both ways (--rate-of):
 #     shift names port 3 lane 1, the port and not a link, and no link;
 #     bisection names it with its partner (rank 0: either end);
@@ -120,6 +121,10 @@ link_fault() {
 		fail "CSV: failing links '$(rows "$tmp/link.csv" link FAIL)', ports '$(rows "$tmp/link.csv" port FAIL)'"
 	grep -q "^check: FAIL (every port passed; 1 link)" "$tmp/link.log" &&
 		ok "verdict: every port passed, 1 link" || fail "verdict line: $(tail -1 "$tmp/link.log")"
+	run_check link-rerun --rerun "$tmp/link.csv"
+	[ "$rc" = 0 ] && grep -q "^rerun: no port failed or warned in .*link.csv: nothing to measure (1 failed link not retested" \
+		"$tmp/link-rerun.log" && ok "a rerun of it: no port to retest, its failed link said" ||
+		fail "rerun of the link record: exit $rc: $(cat "$tmp/link-rerun.log")"
 }
 
 port_fault() {
