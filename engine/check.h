@@ -71,7 +71,9 @@ enum lb_check_pattern {
 extern const char *const lb_check_pattern_names[];
 
 /* --rerun: ports of an earlier record tested again, each with partners
- * that were healthy there (bench/ reads the record and chooses them). */
+ * that were healthy there (bench/ reads the record and chooses them), and
+ * the partners of a lane with each other: what they reach is the
+ * suspects' yardstick. */
 struct lb_check_retest_port {
 	uint32_t rank, lane;
 	uint32_t partners[3];
@@ -86,7 +88,8 @@ struct lb_check_retest {
 				    * whose ranks run elsewhere is refused, naming the rank */
 	uint32_t nhosts;
 	const double *expected;    /* [nexpected]: bytes/s a port of the lane should reach,
-				    * from the record (its ports' expected); 0: unknown */
+				    * from the record (its ports' expected), the yardstick
+				    * when no two partners met (check_verdict.c); 0: unknown */
 	uint32_t nexpected;
 };
 

@@ -57,7 +57,35 @@ static int phase_bisection(struct check *c, char *err, size_t len)
 
 /* ---- --rerun: each suspect with its partners, one pair at a time --------- */
 
-/* Pair `step` of the lane's: the suspect and one partner; 0: no such step. */
+/* The partners the lane's suspects meet, each once, in the order first
+ * met; returns how many (at most 3 a suspect, into out). */
+static uint32_t lane_partners(const struct lb_check_retest *rt, uint32_t lane, uint32_t *out)
+{
+	uint32_t n = 0;
+	for (size_t i = 0; i < rt->n; i++)
+		for (uint32_t j = 0; rt->ports[i].lane == lane && j < rt->ports[i].npartners; j++)
+			check_add_peer(out, &n, rt->ports[i].partners[j]);
+	return n;
+}
+
+/* The reference pairs: the lane's partners with each other, in a ring
+ * (one pair of two), so that what a healthy port reaches now, by the
+ * same method, is the yardstick (check_verdict.c) -- not the earlier
+ * record's, measured perhaps by another pattern.  0: no such pair. */
+static int reference_pair(const struct lb_check_retest *rt, uint32_t lane, uint32_t step,
+			  uint32_t *a, uint32_t *b)
+{
+	uint32_t *q = calloc(3 * rt->n + 1, sizeof(*q));
+	uint32_t m = q ? lane_partners(rt, lane, q) : 0;
+	int ok = m >= 2 && step < (m == 2 ? 1 : m);
+	if (ok)
+		*a = q[step], *b = q[(step + 1) % m];
+	free(q);
+	return ok;
+}
+
+/* Pair `step` of the lane's: a suspect and one of its partners, then
+ * the reference pairs; 0: no such step. */
 static int retest_pair(const struct lb_check_retest *rt, uint32_t lane, uint32_t step,
 		       uint32_t *a, uint32_t *b)
 {
@@ -71,7 +99,7 @@ static int retest_pair(const struct lb_check_retest *rt, uint32_t lane, uint32_t
 		}
 		step -= pt->npartners;
 	}
-	return 0;
+	return reference_pair(rt, lane, step, a, b);
 }
 
 static uint32_t retest_steps(const struct lb_check_retest *rt, uint32_t lane)

@@ -326,6 +326,41 @@ static struct expect cluster_figures(const struct check_all *a)
 	return e;
 }
 
+/* The port (k, lane) among --rerun's suspects; NULL: not one. */
+static const struct lb_check_retest_port *retested(const struct check_all *a, uint32_t k,
+						   uint32_t lane)
+{
+	const struct lb_check_retest *rt = a->p->retest;
+	for (size_t i = 0; rt && i < rt->n; i++)
+		if (rt->ports[i].rank == k && rt->ports[i].lane == lane)
+			return &rt->ports[i];
+	return NULL;
+}
+
+/* --rerun: the median over the lane's partners of what each reached with
+ * the other partners (the reference pairs: no suspect to slow them),
+ * sent or received; NaN: none. */
+static double partners_rate(const struct check_all *a, uint32_t lane, int rx)
+{
+	double *v = calloc(a->size + 1, sizeof(double));
+	uint32_t n = 0;
+	for (uint32_t k = 0; v && k < a->size; k++) {
+		double best = NAN;
+		for (uint32_t slot = 0; !retested(a, k, lane) && slot < a->slots; slot++) {
+			const struct check_pair *m = pair_of(a, k, lane, slot);
+			if (m->partner < 0 || retested(a, (uint32_t)m->partner, lane))
+				continue;
+			double x = sent_rate(a, rx ? sender_of(a, m, lane, slot) : m, lane, slot);
+			best = isnan(best) || x > best ? x : best;
+		}
+		if (!isnan(best))
+			v[n++] = best;
+	}
+	double m = v ? median(v, n) : NAN;
+	free(v);
+	return m;
+}
+
 /* Expected rate of port (k, lane), tx or rx, and where it came from. */
 static double expected_of(const struct check_all *a, const struct expect *e, uint32_t k,
 			  uint32_t lane, int rx, const char **from)
@@ -336,9 +371,11 @@ static double expected_of(const struct check_all *a, const struct expect *e, uin
 		*from = "lane-rate";
 		return a->p->lane_rate;
 	}
-	if (rt && lane < rt->nexpected && rt->expected[lane] > 0) { /* a rerun's few ports: the record's */
-		*from = "record";
-		return rt->expected[lane];
+	if (rt) { /* a rerun's few ports: its reference pairs', else the record's */
+		double x = partners_rate(a, lane, rx);
+		*from = isnan(x) ? "record" : "partners";
+		if (!isnan(x) || (lane < rt->nexpected && rt->expected[lane] > 0))
+			return isnan(x) ? rt->expected[lane] : x;
 	}
 	double bits = lb_expected_speed(a->facts, a->size, a->lanes, a->p->expect, e->nics, k, lane,
 					from, &line);
@@ -771,17 +808,6 @@ static int report_lanes(const struct check_all *a, const struct expect *e,
 			return rc;
 	}
 	return 0;
-}
-
-/* The port (k, lane) among --rerun's suspects; NULL: not one. */
-static const struct lb_check_retest_port *retested(const struct check_all *a, uint32_t k,
-						   uint32_t lane)
-{
-	const struct lb_check_retest *rt = a->p->retest;
-	for (size_t i = 0; rt && i < rt->n; i++)
-		if (rt->ports[i].rank == k && rt->ports[i].lane == lane)
-			return &rt->ports[i];
-	return NULL;
 }
 
 /* A rerun's verdict of a suspect: whether the record's failure held. */

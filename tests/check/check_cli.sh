@@ -6,7 +6,10 @@
 # kept -- CSV and JSON under results/ by default, beside -o, none but the
 # CSV with -o - -- by rank 0 alone, and a failure list far beyond 256
 # characters (32 ports, every one failing an impossible --lane-rate) is
-# printed whole, on the FAIL lines and in the verdict.
+# printed whole, on the FAIL lines and in the verdict.  --pattern shift on
+# loopback writes a link row per directed pair, every byte checked; a bad
+# --pattern or --rerun RECORD is refused (exit 2) before any job starts,
+# and a record with nothing to retest measures nothing (exit 0).
 set -u
 usage="usage: check_cli.sh path/to/tests/lib.sh path/to/lanebench"
 source "${1:?$usage}"

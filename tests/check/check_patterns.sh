@@ -128,6 +128,7 @@ link_fault() {
 }
 
 port_fault() {
+	local from
 	up --rate-of 3:1=50mbit
 	run_check port --pattern shift
 	[ "$rc" = 1 ] && ok "a slow port: exit 1" || fail "slow port: exit $rc, want 1"
@@ -152,6 +153,11 @@ port_fault() {
 	only_rank0_failed held
 	[ "$(rows "$tmp/held.csv" port '*')" = "3:1" ] && ok "the rerun's record: the suspect's port row alone" ||
 		fail "rerun's port rows: $(rows "$tmp/held.csv" port '*')"
+	from=$(python3 -c 'import csv, sys
+print(" ".join(r["expected_from"] for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+               if r["phase"] == "port"))' "$tmp/held.csv")
+	[ "$from" = partners ] && ok "judged against its partners' reference pairs (expected_from partners)" ||
+		fail "the rerun's expected_from: '$from', want 'partners'"
 }
 
 fault_gone() {
