@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "check_rerun.h"
 #include "cli.h"
 #include "engine/check.h"
 #include "engine/check_expect.h"
@@ -24,11 +25,15 @@
 #include "report/table.h"
 #include "lib/wrap.h"
 
+/* Lanes the printout summarises the matrix of (the job's most). */
+#define LB_CHECK_PRINT_LANES 16
+
 struct check_opts {
 	struct lb_algo_set algos;
 	uint64_t bcast_size, bw_size;
 	uint32_t window, iterations, lat_iterations;
-	int idle;
+	int idle, pattern;
+	const char *rerun;
 	double timeout, lane_rate, min_bw, max_lat, max_model_ratio, max_bound_ratio, max_loss;
 	double duration, interval, max_spread; /* burn-in; 0: not asked for */
 	uint32_t max_errors;
@@ -124,6 +129,10 @@ static const struct lb_opt opts[] = {
 	LB_TP_OPTION_ROWS(OFF(tpo)),
 	{ LB_OPT("idle", 0, NULL, "what the progress loop does with nothing to do",
 	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
+	{ LB_OPT("pattern", 0, NULL, "who meets whom in phase 1: neighbours (two partners a port), shift (every rank, the N x N matrix), bisection (rank + p/2, every lane at once)",
+	  LB_OPT_ENUM, OFF(pattern)), .def = "neighbours", .choices = lb_check_pattern_names },
+	{ LB_OPT("rerun", 0, "RECORD", "measure again only the ports that failed or warned in RECORD (an earlier check's CSV), each with up to 3 partners that passed there",
+	  LB_OPT_STRING, OFF(rerun)) },
 	{ LB_OPT("lane-rate", 0, "RATE", "rate every port should reach (200mbit); default: --expect's or the lane's majority speed, else the median of the cluster's ports",
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("expect", 0, "FILE", "what every port must show: speed, MTU, PCIe, rate, latency per lane, NIC or driver (docs/check-expect.md)",
@@ -196,6 +205,13 @@ struct check_out {
 	size_t nwarns, nlane_fails;
 	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
 	uint32_t nhosts;
+	/* the N x N matrix's cells (phase link), per lane: counted, a failed
+	 * one named among the failures (a warned one points at its port) */
+	uint32_t links[LB_CHECK_PRINT_LANES], link_fails[LB_CHECK_PRINT_LANES],
+		 link_warns[LB_CHECK_PRINT_LANES];
+	char link_nic[LB_CHECK_PRINT_LANES][32];
+	size_t nlink_fails;
+	struct lb_buf held, not_held;  /* --rerun: "rank 5 lane 1, ..." */
 };
 
 /* A cell; "-" or NaN when empty or when the row has no such column. */
@@ -644,6 +660,53 @@ static int out_begin(void *ctx, const struct lb_col *cols, size_t ncols, char *e
 	return 0;
 }
 
+/* A cell of the matrix: counted per lane; a failed link named. */
+static void note_link(struct check_out *o, const struct lb_result *r)
+{
+	int level = level_of(text(r, "verdict"));
+	double lane = real(r, "lane");
+	if (!(lane >= 0 && lane < LB_CHECK_PRINT_LANES))
+		return;
+	uint32_t l = (uint32_t)lane;
+	snprintf(o->link_nic[l], sizeof(o->link_nic[l]), "%s", text(r, "nic"));
+	o->links[l]++;
+	o->link_warns[l] += level == 1;
+	if (level < 2)
+		return;
+	o->link_fails[l]++;
+	lb_buf_add(&o->fails, "FAIL %s\n", text(r, "reason"));
+	o->nlink_fails++;
+	o->nfails++;
+}
+
+/* A --rerun suspect's row says whether its failure held. */
+static void note_rerun(struct check_out *o, const struct lb_result *r)
+{
+	const char *why = text(r, "reason");
+	struct lb_buf *b = strncmp(why, "held:", 5) == 0 ? &o->held
+			 : strncmp(why, "did not hold:", 13) == 0 ? &o->not_held : NULL;
+	if (b)
+		lb_buf_add(b, "%srank %.0f lane %.0f", b->n ? ", " : "", real(r, "rank"),
+			   real(r, "lane"));
+}
+
+/* "links (...): lane 0 (rail0) 56, lane 1 (rail1) 56 with 1 FAIL" */
+static void print_links(const struct check_out *o)
+{
+	int any = 0;
+	for (uint32_t l = 0; l < LB_CHECK_PRINT_LANES; l++) {
+		if (!o->links[l])
+			continue;
+		fprintf(o->out, "%s lane %u (%s) %u", any++ ? "," : "\nlinks measured (rank -> peer; "
+			"rows of phase link in the record):", l, o->link_nic[l], o->links[l]);
+		if (o->link_fails[l] || o->link_warns[l])
+			fprintf(o->out, " with %u FAIL, %u WARN (a slow port's)", o->link_fails[l],
+				o->link_warns[l]);
+	}
+	if (any)
+		fputc('\n', o->out);
+}
+
 static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 {
 	struct check_out *o = ctx;
@@ -652,6 +715,12 @@ static int out_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 		return -1;
 	if (strcmp(phase, "interval") == 0) /* burn-in's series: the record's, not the table's */
 		return 0;
+	if (strcmp(phase, "link") == 0) {
+		note_link(o, r);
+		return 0;
+	}
+	if (strcmp(phase, "port") == 0 && strcmp(text(r, "pattern"), "rerun") == 0)
+		note_rerun(o, r);
 	int level = level_of(text(r, "verdict"));
 	if (strcmp(phase, "lane") != 0) /* a lane's row is a finding, not a figure */
 		heading(o, phase);
@@ -718,6 +787,7 @@ static int verdict(struct check_out *o, const char *json_path)
 		fputc('\n', o->out);
 		lb_wrap_text(check_legend, lb_wrap_width(o->out), o->out);
 	}
+	print_links(o);
 	if (o->nfails || o->nwarns)
 		fprintf(o->out, "\n%s%s", o->fails.s ? o->fails.s : "", o->warns.s ? o->warns.s : "");
 	if (o->fails.failed || o->port_list.failed || o->warns.failed)
@@ -725,9 +795,17 @@ static int verdict(struct check_out *o, const char *json_path)
 	lb_buf_free(&o->warns);
 	print_hosts(o);
 	record_line(o, json_path);
-	if (o->ranks == 2)
+	if (o->held.n || o->not_held.n)
+		fprintf(o->out, "rerun: held: %s; did not hold: %s\n", o->held.s ? o->held.s : "none",
+			o->not_held.s ? o->not_held.s : "none");
+	if (o->ranks == 2 && !o->held.n && !o->not_held.n) /* a rerun's ports are its suspects */
 		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
+	if (o->nfails == 0 && (o->held.n || o->not_held.n)) {
+		fprintf(o->out, "check: PASS (a rerun of %u port%s: no failure held)\n", o->ports,
+			o->ports > 1 ? "s" : "");
+		return 0;
+	}
 	if (o->nfails == 0) {
 		fprintf(o->out, "check: PASS (%u ports, %u lanes x %u ranks, %u collectives", o->ports,
 		       o->lanes, o->ranks, o->bcasts);
@@ -745,7 +823,9 @@ static int verdict(struct check_out *o, const char *json_path)
 		fprintf(o->out, "; %zu aggregate%s", o->nagg_fails, o->nagg_fails > 1 ? "s" : "");
 	if (o->nlane_fails)
 		fprintf(o->out, "; %zu lane%s", o->nlane_fails, o->nlane_fails > 1 ? "s" : "");
-	size_t ncoll = o->nfails - o->nport_fails - o->nagg_fails - o->nlane_fails;
+	if (o->nlink_fails)
+		fprintf(o->out, "; %zu link%s", o->nlink_fails, o->nlink_fails > 1 ? "s" : "");
+	size_t ncoll = o->nfails - o->nport_fails - o->nagg_fails - o->nlane_fails - o->nlink_fails;
 	if (ncoll)
 		fprintf(o->out, "; %zu collective%s", ncoll, ncoll > 1 ? "s" : "");
 	fprintf(o->out, ")\n");
@@ -795,6 +875,53 @@ static int check_burnin_opts(const struct lb_cmd *cmd, const struct check_opts *
 	return 0;
 }
 
+/* Whether this is rank 0 (the one that prints), from the job's
+ * environment. */
+static int rank_zero(void)
+{
+	struct lb_boot_cfg cfg;
+	char err[256];
+	return lb_boot_env(&cfg, err, sizeof(err)) != 0 || cfg.rank == 0;
+}
+
+/* --rerun: the record read (on every rank: they all need the pairs) and
+ * its suspects told; *nothing when it has none (nothing to measure).
+ * Returns 0 or an exit status. */
+static int load_rerun(const struct lb_cmd *cmd, const char *path, struct lb_rerun *r,
+		      int *nothing)
+{
+	char err[512];
+	*nothing = 0;
+	if (!path)
+		return 0;
+	int rc = lb_rerun_load(path, r, err, sizeof(err));
+	if (rc) {
+		lb_cli_error(cmd, "rerun", "%s", err);
+		return rc == LB_EINPUT ? LB_EXIT_USAGE : LB_EXIT_FAILED;
+	}
+	*nothing = r->retest.n == 0;
+	if (!rank_zero())
+		return 0;
+	if (*nothing && r->link_fails)
+		printf("rerun: no port failed or warned in %s: nothing to measure (%zu failed "
+		       "link%s not retested: --rerun meets ports; run the check again)\n", path,
+		       r->link_fails, r->link_fails > 1 ? "s" : "");
+	else if (*nothing)
+		printf("rerun: nothing failed or warned in %s: nothing to measure\n", path);
+	else
+		printf("rerun: %zu suspect port%s of %s, each with partners that passed there:\n",
+		       r->retest.n, r->retest.n > 1 ? "s" : "", path);
+	for (size_t i = 0; i < r->retest.n; i++) {
+		const struct lb_check_retest_port *pt = &r->retest.ports[i];
+		printf("  rank %u lane %u with rank", pt->rank, pt->lane);
+		for (uint32_t j = 0; j < pt->npartners; j++)
+			printf("%s%u", j ? "," : " ", pt->partners[j]);
+		printf(" (was %.*s)\n", (int)strcspn(pt->was, ":"), pt->was);
+	}
+	fflush(stdout);
+	return 0;
+}
+
 static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct check_opts *o)
 {
 	return (struct lb_check_params){
@@ -810,6 +937,7 @@ static struct lb_check_params params_of(const struct lb_cmd *cmd, const struct c
 		.interval = o->interval > 0 ? o->interval : o->duration / 10,
 		.max_spread = o->max_spread,
 		.progress = o->duration > 0 ? print_progress : NULL,
+		.pattern = (enum lb_check_pattern)o->pattern,
 	};
 }
 
@@ -851,9 +979,17 @@ static int check(const struct lb_cmd *cmd, void *base)
 				    (unsigned long long)o->bw_size), LB_EXIT_USAGE;
 	struct lb_check_params p = params_of(cmd, o);
 	struct lb_expect expect = { .n = 0 };
-	int loaded = 0;
-	if (load_expect(cmd, o->expect, &expect, &loaded))
+	struct lb_rerun rerun = { .ports = NULL };
+	int loaded = 0, nothing = 0;
+	if ((rc = load_rerun(cmd, o->rerun, &rerun, &nothing)) || nothing) {
+		lb_rerun_free(&rerun);
+		return rc;
+	}
+	p.retest = o->rerun ? &rerun.retest : NULL;
+	if (load_expect(cmd, o->expect, &expect, &loaded)) {
+		lb_rerun_free(&rerun);
 		return LB_EXIT_USAGE;
+	}
 	p.expect = loaded ? &expect : NULL;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
@@ -866,6 +1002,7 @@ static int check(const struct lb_cmd *cmd, void *base)
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);
 	lb_expect_free(&expect);
+	lb_rerun_free(&rerun);
 	int json_rc = lb_cli_finish_json(cmd, &json, rc, err);
 	int status = lb_cli_finish_csv(cmd, out.csv, rc, err);
 	if (!(rc || status || json_rc || !out.ports)) {
@@ -884,6 +1021,8 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_buf_free(&out.warns); /* verdict() frees these; a failed run did not reach it */
 	lb_buf_free(&out.inventory);
 	lb_buf_free(&out.burnin);
+	lb_buf_free(&out.held);
+	lb_buf_free(&out.not_held);
 	free_hosts(&out);
 	return status;
 }
@@ -908,6 +1047,23 @@ static void check_more_help(FILE *out)
 	      "over its partners: a degraded port is low with every partner, its healthy\n"
 	      "partners are not.  A pair below --min-bw of the median is measured once\n"
 	      "more and keeps its better figures (noise only slows a pair down).\n"
+	      "--pattern shift instead: per lane, for d = 1 .. p-1, every rank sends to\n"
+	      "rank + d while it receives from rank - d, all at once (mpiGraph's shift):\n"
+	      "the lane's whole N x N matrix, each window timed by its receiver from its\n"
+	      "first message to its last.  --pattern bisection: every rank with rank +\n"
+	      "p/2, every lane at once (a port and its one partner cannot be told apart).\n"
+	      "Links: every directed pair measured is a row of phase link (rank sends,\n"
+	      "peer receives).  A cell below --min-bw of the median of its row and of its\n"
+	      "column is a slow LINK (measured once more first), named 'link 3->7 on lane\n"
+	      "0 (rail1)'; a row (a sender) or column (a receiver) low throughout names\n"
+	      "the PORT, in its port row's reason (FAIL over 3 or more cells, else WARN).\n"
+	      "--rerun RECORD: the ports of an earlier check's record (CSV) that FAILed,\n"
+	      "WARNed or ERRed, each measured again with up to 3 partners that passed\n"
+	      "there, and the partners with each other (only those pairs; no phase 2 or\n"
+	      "3); a suspect is judged against what the partners reach with each other:\n"
+	      "'held: ...' or 'did not hold: PASS now'; exit 1 when any held.  No such port in RECORD: said (with its failed links, which a\n"
+	      "rerun does not retest), exit 0.  The job must run the record's hosts in\n"
+	      "its order (else refused, naming the rank), every rank reading RECORD.\n"
 	      "Phase 2, aggregate: every lane of a rank at once with the same partners,\n"
 	      "each way; the rank's sum, best over its partners (a slow round again).\n"
 	      "Phase 3, collectives: one per algorithm (-a: all, the broadcasts, by\n"

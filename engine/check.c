@@ -200,13 +200,13 @@ static void give_up(const struct check *c, uint32_t lane, uint32_t peer)
  * pair (phase 1 is the aggregate's). */
 #define PHASE_AGAIN 2
 
-static void measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t round,
-			 uint32_t q, struct check_pair *m)
+int check_measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t round, uint32_t q,
+		       struct check_pair *m)
 {
 	struct lb_p2p_cfg pc = pair_cfg(c, lane, q);
 	struct lb_port_counters before, after;
 	pc.initiator = c->job.rank < q;
-	*m = (struct check_pair){ .partner = (int32_t)q, .lat = NAN, .tx = NAN };
+	*m = (struct check_pair){ .partner = (int32_t)q, .from = (int32_t)q, .lat = NAN, .tx = NAN };
 	check_lane_counters(c, lane, &before);
 	int rc = latency(c, pc, pattern_id(phase, lane, round, 0, 0), m, m->why, sizeof(m->why));
 	if (rc == 0)
@@ -217,9 +217,17 @@ static void measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_
 	m->ok = rc == 0;
 	if (rc)
 		give_up(c, lane, q);
-	c->gave_up |= rc != 0;
 	if (rc && c->connected) /* the cause, rather than the post it made fail */
 		memcpy(m->why, c->connect_why, sizeof(m->why));
+	return rc ? -1 : 0;
+}
+
+/* A pair of phase 1 (the callers run one at a time: bisection's lanes
+ * at once add theirs after joining). */
+static void measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t round,
+			 uint32_t q, struct check_pair *m)
+{
+	c->gave_up |= check_measure_pair(c, phase, lane, round, q, m) != 0;
 }
 
 /* ---- phase 1: every lane, round by round --------------------------------- */
@@ -382,6 +390,14 @@ static int phase_third(struct check *c, char *err, size_t len)
  * the barrier, and a rank that died makes that fail. */
 static int phase_ports(struct check *c, char *err, size_t len)
 {
+	size_t n = (size_t)c->job.lanes * c->slots;
+	if (c->p->pattern != LB_CHECK_NEIGHBOURS || c->p->retest) { /* check_patterns.c */
+		for (size_t i = 0; i < n; i++)
+			c->mine[i] = (struct check_pair){ .partner = -1, .from = -1, .lat = NAN, .tx = NAN };
+		int rc = check_phase_pattern(c, err, len);
+		return rc ? rc : lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all,
+						   err, len);
+	}
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		for (uint32_t r = 0; r < c->slots; r++) { /* the third partner's slot: sat out so far */
 			struct check_pair *m = &c->mine[l * c->slots + r];
@@ -395,7 +411,6 @@ static int phase_ports(struct check *c, char *err, size_t len)
 			if (rc)
 				return rc;
 		}
-	size_t n = (size_t)c->job.lanes * c->slots;
 	int rc = lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len);
 	if (rc == 0)
 		rc = look_again(c, err, len);
@@ -425,11 +440,20 @@ static void *lane_thread(void *arg)
 }
 
 /* Both ends of the lane came through phase 1 with this partner: a lane
- * that failed there is left out (its channel may hold a half transfer). */
-static int lane_usable(const struct check *c, uint32_t rank, uint32_t lane, uint32_t round)
+ * that failed there is left out (its channel may hold a half transfer).
+ * A pattern that did not pair them: the rank's lane failed with nobody. */
+static int lane_usable(const struct check *c, uint32_t rank, uint32_t lane, uint32_t peer)
 {
-	size_t k = c->job.lanes * c->slots;
-	return c->all[rank * k + lane * c->slots + round].ok;
+	const struct check_pair *m = &c->all[((size_t)rank * c->job.lanes + lane) * c->slots];
+	int met = 0, ok = 1;
+	for (uint32_t s = 0; s < c->slots; s++) {
+		int with = m[s].partner == (int32_t)peer || (m[s].partner >= 0 && m[s].from == (int32_t)peer);
+		if (with && !m[s].ok)
+			return 0;
+		met |= with;
+		ok &= m[s].partner < 0 || m[s].ok;
+	}
+	return met || ok;
 }
 
 /* Sums the lanes that ran; the first failure is the pair's reason. */
@@ -456,7 +480,7 @@ static void measure_aggregate(struct check *c, uint32_t phase, uint32_t round, u
 	uint32_t n = 0, started = 0;
 	*m = (struct check_pair){ .partner = (int32_t)q, .lat = NAN, .tx = NAN };
 	for (uint32_t l = 0; l < c->job.lanes; l++)
-		if (lane_usable(c, c->job.rank, l, round) && lane_usable(c, q, l, round))
+		if (lane_usable(c, c->job.rank, l, q) && lane_usable(c, q, l, c->job.rank))
 			lr[n++] = (struct lane_run){ .c = c, .phase = phase, .lane = l, .round = round,
 						     .peer = q, .tx = NAN };
 	for (; started < n; started++)
@@ -568,7 +592,7 @@ static int phase_bcast(const struct check *c, struct check_all *a, char *err, si
 /* ---- the run ------------------------------------------------------------- */
 
 /* Adds rank q to a lane's peer list unless it is there. */
-static void add_peer(uint32_t *list, uint32_t *n, uint32_t q)
+void check_add_peer(uint32_t *list, uint32_t *n, uint32_t q)
 {
 	for (uint32_t i = 0; i < *n; i++)
 		if (list[i] == q)
@@ -584,16 +608,19 @@ static int connect_partners(struct check *c, char *err, size_t len)
 	uint32_t *peers[LB_JOB_MAX_LANES] = { 0 }, npeers[LB_JOB_MAX_LANES] = { 0 };
 	const struct lb_coll_params bp = bcast_params(c->p);
 	int rc = 0;
-	if (c->p->nalgos && c->job.size > 1)
+	int rerun = c->p->retest != NULL; /* only the pairs of the suspects */
+	if (c->p->nalgos && c->job.size > 1 && !rerun)
 		rc = lb_coll_peers(&bp, &c->job, peers, npeers, err, len);
 	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++) {
 		if (!peers[l] && !(peers[l] = calloc(c->job.size, sizeof(uint32_t))))
 			rc = lb_errf(err, len, "out of memory");
-		for (uint32_t r = 0; rc == 0 && r <= c->rounds; r++) { /* then the third partner */
+		if (rc == 0)
+			check_pattern_peers(c, l, peers[l], &npeers[l]);
+		for (uint32_t r = 0; rc == 0 && !rerun && r <= c->rounds; r++) { /* then the third partner */
 			int q = r < c->rounds ? lb_check_partner(c->job.rank, c->job.size, r)
 					      : lb_check_third(c->job.rank, c->job.size);
 			if (q >= 0)
-				add_peer(peers[l], &npeers[l], (uint32_t)q);
+				check_add_peer(peers[l], &npeers[l], (uint32_t)q);
 		}
 	}
 	rc = lb_job_agree(&c->job, rc, err, len);
@@ -632,6 +659,8 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 				    .connect_timeout = p->timeout * PAIR_TIMEOUT_SHARE,
 				    .tp_options = p->tp_options, .polls_only = p->idle != LB_IDLE_SLEEP };
 	c->region = LAT_SLOTS + 2 * half_region(p);
+	if (p->pattern == LB_CHECK_SHIFT && check_shift_region(p) > c->region)
+		c->region = check_shift_region(p);
 	jp.buffer_bytes = lanes_named(p->nics) * c->region;
 	uint64_t coll = collective_bytes(p);
 	jp.buffer_bytes = coll > jp.buffer_bytes ? coll : jp.buffer_bytes;
@@ -639,12 +668,17 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	if (rc)
 		return rc;
 	c->rounds = lb_check_rounds(c->job.size);
-	c->slots = c->rounds + 1;
+	c->slots = check_pattern_slots(p, c->job.size, c->job.lanes);
 	c->pair_timeout = c->job.timeout * PAIR_TIMEOUT_SHARE;
 	size_t n = (size_t)c->job.lanes * c->slots + 1;
 	c->mine = calloc(n, sizeof(*c->mine));
 	c->all = calloc(n * c->job.size, sizeof(*c->all));
 	rc = c->mine && c->all ? 0 : lb_errf(err, len, "out of memory");
+	if (rc == 0 && p->retest) {
+		char host[64];
+		lb_host_name(host, sizeof(host));
+		rc = check_retest_hosts(c, host, err, len);
+	}
 	rc = lb_job_agree(&c->job, rc, err, len);
 	if (rc == 0) /* before any traffic: what the ports are, what they counted */
 		rc = check_inventory(c, err, len);
@@ -729,6 +763,8 @@ static int anyone_gave_up(const struct check *c, int *any, char *err, size_t len
 static const char *why_no_bcast(const struct check *c, int gave_up)
 {
 	size_t n = (size_t)c->job.size * c->job.lanes * c->slots;
+	if (c->p->retest)
+		return "a rerun measures only the suspects' pairs";
 	if (c->p->nalgos == 0)
 		return "no algorithm asked for";
 	if (c->job.size < 2)
@@ -759,7 +795,9 @@ static int run_phases(struct check *c, struct check_all *a, struct check_told **
 		check_probe_wiring(c);
 		rc = lb_boot_barrier(c->job.boot, err, len);
 	}
-	if (rc == 0)
+	for (uint32_t r = 0; r < 3; r++) /* none when phase 2 does not run */
+		c->agg[r] = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
+	if (rc == 0 && !c->p->retest)
 		rc = phase_aggregate(c, err, len);
 	if (rc == 0)
 		rc = gather(c, a, *told, err, len);

@@ -20,6 +20,10 @@
  * third (lb_check_third) before it is blamed: both of its partners may be
  * the bad ones.  A port that carried nothing with any partner probes
  * where it is cabled (launch/arpprobe.h: which lane's peers answer it).
+ * --pattern shift and bisection pair the ranks otherwise in phase 1
+ * (check_shift.c, check_patterns.c), --rerun only the suspects of a record
+ * with healthy partners; every directed pair measured is a cell of its
+ * lane's N x N matrix, judged by check_links.h (a link, or a port).
  * Phase 2: every lane of a rank at once with the same partners; the rank's
  * sum, best over partners.
  * Phase 3: one collective per algorithm (broadcasts, allgathers) by the
@@ -67,16 +71,26 @@ enum lb_check_pattern {
 extern const char *const lb_check_pattern_names[];
 
 /* --rerun: ports of an earlier record tested again, each with partners
- * that were healthy there (bench/ reads the record and chooses them). */
+ * that were healthy there (bench/ reads the record and chooses them), and
+ * the partners of a lane with each other: what they reach is the
+ * suspects' yardstick. */
 struct lb_check_retest_port {
 	uint32_t rank, lane;
 	uint32_t partners[3];
 	uint32_t npartners;
+	const char *was;           /* the record's verdict and reason; NULL: none */
 };
 
 struct lb_check_retest {
 	const struct lb_check_retest_port *ports;
 	size_t n;
+	const char *const *hosts;  /* [nhosts]: the record's host of every rank; a job
+				    * whose ranks run elsewhere is refused, naming the rank */
+	uint32_t nhosts;
+	const double *expected;    /* [nexpected]: bytes/s a port of the lane should reach,
+				    * from the record (its ports' expected), the yardstick
+				    * when no two partners met (check_verdict.c); 0: unknown */
+	uint32_t nexpected;
 };
 
 /* Burn-in (--duration): what rank 0 is told after every interval; the
@@ -137,6 +151,16 @@ uint32_t lb_check_rounds(uint32_t size);
  * of its partners are bad), or -1: none (fewer than 4 ranks; the last of
  * an odd count).  Never a partner of the rounds; an involution. */
 int lb_check_third(uint32_t rank, uint32_t size);
+
+/* --pattern bisection: rank + p/2 (mod p), or -1: the last rank of an odd
+ * count sits out.  An involution. */
+int lb_check_bisection_partner(uint32_t rank, uint32_t size);
+
+/* --pattern shift: which of three buffer slots `rank` sends from in step
+ * d (to rank + d), never the one its sender (rank - d) sends from: a
+ * transfer lands at the offset it was sent from (rdma's write mode), so a
+ * rank receives into its sender's slot while it sends from its own. */
+uint32_t lb_check_shift_colour(uint32_t rank, uint32_t size, uint32_t d);
 
 /* Collective: every rank calls it; rows to sink on rank 0 (begin once the
  * lanes are connected, agreed by all).  A lane that does not connect to a

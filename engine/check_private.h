@@ -14,7 +14,9 @@
 
 /* One rank's view of one pair (a lane in a round, or all lanes at once). */
 struct check_pair {
-	int32_t partner;       /* -1: sat the round out */
+	int32_t partner;       /* the rank this one sent to; -1: sat the round out */
+	int32_t from;          /* the rank this one received from: the partner, but
+				* for --pattern shift's rank - d */
 	int32_t ok;            /* measured both ways, every byte right */
 	double lat;            /* one-way latency, seconds; measured by the lower rank, else NaN */
 	double tx;             /* bytes/s this rank sent to the partner */
@@ -136,6 +138,28 @@ enum lb_level check_burnin_port(const struct check_all *a, uint32_t port,
  * a->pairs; NaN when no partner carried data both ways. */
 void check_port_rates(const struct check_all *a, uint32_t k, uint32_t lane, double *tx,
 		      double *rx);
+
+/* check.c: one pair on one lane (latency, then streaming both ways, every
+ * byte checked), its channel given up when it fails; returns 0 or -1. */
+int check_measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t round, uint32_t q,
+		       struct check_pair *m);
+void check_add_peer(uint32_t *list, uint32_t *n, uint32_t q);
+
+/* check_patterns.c: phase 1 by --pattern shift or bisection, or by
+ * --rerun: the pair records a port has (slots), the peers a lane
+ * connects to (added to list), the measurements (into c->mine, then a
+ * barrier: check.c gathers), and whether every rank runs on the record's
+ * host (--rerun). */
+uint32_t check_pattern_slots(const struct lb_check_params *p, uint32_t size, uint32_t lanes);
+void check_pattern_peers(const struct check *c, uint32_t lane, uint32_t *list, uint32_t *n);
+int check_phase_pattern(struct check *c, char *err, size_t len);
+int check_retest_hosts(const struct check *c, const char *host, char *err, size_t len);
+
+/* check_shift.c: --pattern shift's steps, every rank's records gathered
+ * into c->all, then a second look at the links the matrix finds slow;
+ * the part of a lane's buffer it needs. */
+int check_phase_shift(struct check *c, char *err, size_t len);
+uint64_t check_shift_region(const struct lb_check_params *p);
 
 /* Rank 0: the verdicts, as rows to the sink. */
 int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char *err,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check_expect.h"
+#include "check_links.h"
 #include "check_private.h"
 #include "launch/portinfo.h"
 #include "lib/error.h"
@@ -118,7 +119,7 @@ static int emit(const struct check_all *a, const struct row *w, const struct lb_
 	const union lb_val v[] = {
 		{ .s = w->phase }, { .s = a->transport }, { .d = w->rank }, { .s = w->host },
 		{ .d = w->lane }, { .s = w->nic }, { .s = w->partners[0] ? w->partners : NULL },
-		{ .s = lb_check_pattern_names[a->p->pattern] }, { .d = w->peer }, { .d = w->tx }, { .d = w->rx }, { .d = w->expected }, { .s = w->from },
+		{ .s = a->p->retest ? "rerun" : lb_check_pattern_names[a->p->pattern] }, { .d = w->peer }, { .d = w->tx }, { .d = w->rx }, { .d = w->expected }, { .s = w->from },
 		{ .d = w->ratio }, { .d = w->lat }, { .s = w->algorithm }, { .d = w->bytes },
 		{ .d = w->median }, { .d = w->sim }, { .d = w->verified }, { .s = w->verdict },
 		{ .s = w->reason.s }, { .s = w->collective }, { .d = w->bound },
@@ -218,6 +219,34 @@ static const struct check_pair *pair_of(const struct check_all *a, uint32_t rank
 	return &a->pairs[((size_t)rank * a->lanes + lane) * a->slots + round];
 }
 
+/* --pattern shift: a rank sends to rank + d and receives from rank - d,
+ * and every figure is the receiver's (acknowledged to the sender). */
+static int shifted(const struct check_all *a)
+{
+	return a->p->pattern == LB_CHECK_SHIFT && !a->p->retest;
+}
+
+/* The record of whoever sent to m's rank in the same slot: its partner,
+ * or under shift rank - d. */
+static const struct check_pair *sender_of(const struct check_all *a, const struct check_pair *m,
+					  uint32_t lane, uint32_t slot)
+{
+	return pair_of(a, (uint32_t)(shifted(a) ? m->from : m->partner), lane, slot);
+}
+
+/* The rate m's rank sent its partner at (NaN: the pair failed).  Two
+ * ranks of a pair measure both ways in turn, so either failing spoils
+ * both; a shift step's two directions are apart. */
+static double sent_rate(const struct check_all *a, const struct check_pair *m, uint32_t lane,
+			uint32_t slot)
+{
+	if (m->partner < 0)
+		return NAN;
+	if (shifted(a))
+		return m->tx;
+	return m->ok && pair_of(a, (uint32_t)m->partner, lane, slot)->ok ? m->tx : NAN;
+}
+
 /* ---- ports ---------------------------------------------------------------- */
 
 /* A port's figures, best over its partners. */
@@ -239,15 +268,18 @@ static void take_pair(const struct check_all *a, uint32_t k, uint32_t lane, uint
 		return;
 	snprintf(pt->partners + used, sizeof(pt->partners) - used, "%s%d", used ? "," : "",
 		 (int)m->partner);
-	back = pair_of(a, (uint32_t)m->partner, lane, round);
+	back = sender_of(a, m, lane, round);
 	pt->verified += m->verified;
-	if (!m->ok || !back->ok) {
+	if (!m->ok || !back->ok)
 		pt->why = pt->why ? pt->why : !m->ok ? m->why : back->why;
+	double tx = sent_rate(a, m, lane, round), rx = sent_rate(a, back, lane, round);
+	if (!isnan(tx))
+		pt->tx = isnan(pt->tx) || tx > pt->tx ? tx : pt->tx;
+	if (!isnan(rx))
+		pt->rx = isnan(pt->rx) || rx > pt->rx ? rx : pt->rx;
+	pt->measured = !isnan(pt->tx) && !isnan(pt->rx);
+	if (!m->ok || !back->ok)
 		return;
-	}
-	pt->measured = 1;
-	pt->tx = isnan(pt->tx) || m->tx > pt->tx ? m->tx : pt->tx;
-	pt->rx = isnan(pt->rx) || back->tx > pt->rx ? back->tx : pt->rx;
 	double lat = k < (uint32_t)m->partner ? m->lat : back->lat;
 	pt->lat = isnan(pt->lat) || lat < pt->lat ? lat : pt->lat;
 }
@@ -277,6 +309,17 @@ struct expect {
 	struct lb_robust pop_tx, pop_rx; /* the measured ports, for the outlier rule */
 	const char **nics;               /* [rank * lanes + lane] */
 	struct check_finding *findings;  /* [rank * lanes + lane]: the inventory's */
+	struct matrix *matrices;         /* [lane]: the N x N matrix and its verdicts */
+};
+
+/* One lane's N x N matrix (check_links.h): rate[s * size + r] what s sent
+ * r at, best over the slots they met in; failed[...] the reason of a pair
+ * that met and carried nothing that way (NULL: none). */
+struct matrix {
+	double *rate;
+	const char **failed;
+	struct lb_link_verdicts v;
+	int judged;
 };
 
 static struct expect cluster_figures(const struct check_all *a)
@@ -307,14 +350,56 @@ static struct expect cluster_figures(const struct check_all *a)
 	return e;
 }
 
+/* The port (k, lane) among --rerun's suspects; NULL: not one. */
+static const struct lb_check_retest_port *retested(const struct check_all *a, uint32_t k,
+						   uint32_t lane)
+{
+	const struct lb_check_retest *rt = a->p->retest;
+	for (size_t i = 0; rt && i < rt->n; i++)
+		if (rt->ports[i].rank == k && rt->ports[i].lane == lane)
+			return &rt->ports[i];
+	return NULL;
+}
+
+/* --rerun: the median over the lane's partners of what each reached with
+ * the other partners (the reference pairs: no suspect to slow them),
+ * sent or received; NaN: none. */
+static double partners_rate(const struct check_all *a, uint32_t lane, int rx)
+{
+	double *v = calloc(a->size + 1, sizeof(double));
+	uint32_t n = 0;
+	for (uint32_t k = 0; v && k < a->size; k++) {
+		double best = NAN;
+		for (uint32_t slot = 0; !retested(a, k, lane) && slot < a->slots; slot++) {
+			const struct check_pair *m = pair_of(a, k, lane, slot);
+			if (m->partner < 0 || retested(a, (uint32_t)m->partner, lane))
+				continue;
+			double x = sent_rate(a, rx ? sender_of(a, m, lane, slot) : m, lane, slot);
+			best = isnan(best) || x > best ? x : best;
+		}
+		if (!isnan(best))
+			v[n++] = best;
+	}
+	double m = v ? median(v, n) : NAN;
+	free(v);
+	return m;
+}
+
 /* Expected rate of port (k, lane), tx or rx, and where it came from. */
 static double expected_of(const struct check_all *a, const struct expect *e, uint32_t k,
 			  uint32_t lane, int rx, const char **from)
 {
 	uint32_t line = 0;
+	const struct lb_check_retest *rt = a->p->retest;
 	if (a->p->lane_rate > 0) {
 		*from = "lane-rate";
 		return a->p->lane_rate;
+	}
+	if (rt) { /* a rerun's few ports: its reference pairs', else the record's */
+		double x = partners_rate(a, lane, rx);
+		*from = isnan(x) ? "record" : "partners";
+		if (!isnan(x) || (lane < rt->nexpected && rt->expected[lane] > 0))
+			return isnan(x) ? rt->expected[lane] : x;
 	}
 	double bits = lb_expected_speed(a->facts, a->size, a->lanes, a->p->expect, e->nics, k, lane,
 					from, &line);
@@ -392,13 +477,14 @@ static struct loss loss_of(const struct check_all *a, uint32_t k, uint32_t lane,
 		const struct check_pair *m = pair_of(a, k, lane, r);
 		if (m->partner < 0)
 			continue;
-		const struct check_pair *from = rx ? pair_of(a, (uint32_t)m->partner, lane, r) : m;
+		const struct check_pair *from = rx ? sender_of(a, m, lane, r) : m;
 		if (from->sent == 0)
 			continue;
 		double ratio = (double)from->resent / (double)from->sent;
 		l.ratio = isnan(l.ratio) || ratio < l.ratio ? ratio : l.ratio;
 		lb_buf_add(&l.detail, "%srank %d: %.2f %%, %llu of %llu", l.detail.n ? "; " : "",
-			   (int)m->partner, 100 * ratio, (unsigned long long)from->resent,
+			   rx && shifted(a) ? (int)m->from : (int)m->partner, 100 * ratio,
+			   (unsigned long long)from->resent,
 			   (unsigned long long)from->sent);
 	}
 	return l;
@@ -624,6 +710,47 @@ static void judge_outlier(struct row *w, const char *what, double got, const str
 			      100 * got / pop->median, e, pop->mad * 8 / 1e6);
 }
 
+/* Measured cells of port k's row (col 0) or column (col 1) on a lane. */
+static uint32_t line_cells(const struct check_all *a, const struct matrix *mx, uint32_t k, int col)
+{
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < a->size; j++)
+		n += j != k && !isnan(mx->rate[col ? (size_t)j * a->size + k : (size_t)k * a->size + j]);
+	return n;
+}
+
+/* The matrix says the port is slow with every receiver (its row) or
+ * every sender (its column): said in words; a FAIL with 3 or more of
+ * them (2 may both be slow ones: a WARN). */
+static void judge_line(const struct check_all *a, const struct expect *e, uint32_t k,
+		       uint32_t lane, struct row *w)
+{
+	const struct matrix *mx = e->matrices ? &e->matrices[lane] : NULL;
+	char med[32], lane_med[32];
+	if (!mx || !mx->judged)
+		return;
+	rate_text(mx->v.lane_median, lane_med, sizeof(lane_med));
+	for (int col = 0; col <= 1; col++) {
+		if (!(col ? mx->v.col_low[k] : mx->v.row_low[k]))
+			continue;
+		uint32_t cells = line_cells(a, mx, k, col);
+		double m = col ? mx->v.col_median[k] : mx->v.row_median[k];
+		rate_text(m, med, sizeof(med));
+		if (cells < 2) { /* one partner (bisection): either end */
+			add_reason_at(w, LB_PASS, "(its one partner on %s is as slow %s it: either "
+				      "end may be the slow one; --rerun meets it with others)", w->nic,
+				      col ? "sending to" : "receiving from");
+			break;
+		}
+		add_reason_at(w, cells >= 3 ? LB_FAIL : LB_WARN,
+			      "%s every %s on %s: the median of its %s of the matrix, %s over %u %s, "
+			      "is %.0f %% of the lane's %s (min %.0f %%): the port, not a link",
+			      col ? "receives slowly from" : "sends slowly to", col ? "sender" : "receiver",
+			      w->nic, col ? "column" : "row", med, cells, col ? "senders" : "receivers",
+			      100 * m / mx->v.lane_median, lane_med, 100 * a->p->min_bw);
+	}
+}
+
 /* --expect's floors for this port, over the command line's. */
 static void port_limits(const struct check_all *a, const struct expect *e, uint32_t k,
 			uint32_t lane, double *min_bw, double *floor_bps, double *max_lat)
@@ -677,6 +804,13 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 		add_reason_at(w, e->findings[i].level, "%s", e->findings[i].text.s);
 	if (a->ends)
 		judge_counters(a, &a->ends[i], w);
+	if (!pt.measured && a->p->pattern == LB_CHECK_BISECTION && !a->p->retest &&
+	    lb_check_bisection_partner(k, a->size) < 0) { /* by design, not a fault */
+		lb_buf_add(&w->reason, "%ssat out: bisection pairs the first %u of %u ranks",
+			   w->reason.n ? "; " : "", a->size - 1, a->size);
+		w->verdict = w->level == LB_PASS ? "SKIP" : w->verdict;
+		return;
+	}
 	if (!pt.measured) {
 		judge_burnin(a, k, lane, etx, erx, min_bw, w);
 		judge_silence(a, k, lane, &pt, w);
@@ -693,6 +827,7 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 	judge_rate(w, "rx", pt.rx, floor_bps, 1);
 	judge_loss(a, k, lane, w);
 	judge_burnin(a, k, lane, etx, erx, min_bw, w);
+	judge_line(a, e, k, lane, w);
 	if (pt.lat > max_lat)
 		add_reason(w, "latency %.3g us, max %.3g us", pt.lat * 1e6, max_lat * 1e6);
 }
@@ -717,13 +852,38 @@ static int report_lanes(const struct check_all *a, const struct expect *e,
 	return 0;
 }
 
+/* A rerun's verdict of a suspect: whether the record's failure held. */
+static void held_or_not(const struct lb_check_retest_port *rp, struct row *w)
+{
+	struct lb_buf was = w->reason;
+	char tx[32], rx[32];
+	w->reason = (struct lb_buf){ 0 };
+	if (w->level >= LB_WARN) {
+		lb_buf_add(&w->reason, "held: %s", was.s ? was.s : "");
+	} else {
+		rate_text(w->tx, tx, sizeof(tx));
+		rate_text(w->rx, rx, sizeof(rx));
+		lb_buf_add(&w->reason, "did not hold: PASS now (tx %s, rx %s, best with rank %s)%s%s",
+			   tx, rx, w->partners, was.s ? "; " : "", was.s ? was.s : "");
+	}
+	if (rp->was)
+		lb_buf_add(&w->reason, "; the record said: %s", rp->was);
+	w->reason.failed |= was.failed;
+	lb_buf_free(&was);
+}
+
 static int report_ports(const struct check_all *a, const struct expect *e,
 			const struct lb_sink *sink, char *err, size_t len)
 {
 	for (uint32_t k = 0; k < a->size; k++)
 		for (uint32_t l = 0; l < a->lanes; l++) {
+			const struct lb_check_retest_port *rp = retested(a, k, l);
+			if (a->p->retest && !rp) /* sat out, or a healthy partner: an instrument */
+				continue;
 			struct row w = blank("port");
 			judge_port(a, e, k, l, &w);
+			if (rp)
+				held_or_not(rp, &w);
 			int rc = emit_row(a, &w, sink, err, len);
 			if (rc)
 				return rc;
@@ -803,6 +963,8 @@ static double median_aggregate(const struct check_all *a)
 static int report_aggregates(const struct check_all *a, const struct expect *e,
 			     const struct lb_sink *sink, char *err, size_t len)
 {
+	if (a->p->retest) /* phase 2 did not run */
+		return 0;
 	double med = median_aggregate(a);
 	for (uint32_t k = 0; k < a->size; k++) {
 		struct row w = blank("aggregate");
@@ -916,13 +1078,142 @@ static int report_collectives(const struct check_all *a, const struct lb_sink *s
 	return emit_row(a, &w, sink, err, len);
 }
 
+/* ---- links: the N x N matrix of every lane ------------------------------- */
+
+static int matrix_of(const struct check_all *a, uint32_t lane, struct matrix *mx)
+{
+	size_t n = (size_t)a->size * a->size;
+	mx->rate = malloc((n + 1) * sizeof(double));
+	mx->failed = calloc(n + 1, sizeof(*mx->failed));
+	if (!mx->rate || !mx->failed)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		mx->rate[i] = NAN;
+	for (uint32_t s = 0; s < a->size; s++)
+		for (uint32_t slot = 0; slot < a->slots; slot++) {
+			const struct check_pair *m = pair_of(a, s, lane, slot);
+			if (m->partner < 0)
+				continue;
+			size_t at = (size_t)s * a->size + (uint32_t)m->partner;
+			double x = sent_rate(a, m, lane, slot);
+			if (isnan(x) && isnan(mx->rate[at])) {
+				const struct check_pair *to = pair_of(a, (uint32_t)m->partner, lane, slot);
+				mx->failed[at] = !m->ok ? m->why : to->why;
+			} else if (!isnan(x)) {
+				mx->rate[at] = isnan(mx->rate[at]) || x > mx->rate[at] ? x : mx->rate[at];
+				mx->failed[at] = NULL;
+			}
+		}
+	mx->judged = lb_link_judge(mx->rate, a->size, a->p->min_bw, &mx->v) == 0;
+	return mx->judged ? 0 : -1;
+}
+
+static void matrices_free(struct matrix *mx, uint32_t lanes)
+{
+	for (uint32_t l = 0; mx && l < lanes; l++) {
+		free(mx[l].rate);
+		free(mx[l].failed);
+		if (mx[l].judged)
+			lb_link_verdicts_free(&mx[l].v);
+	}
+	free(mx);
+}
+
+static struct matrix *matrices_of(const struct check_all *a)
+{
+	struct matrix *mx = calloc(a->lanes + 1, sizeof(*mx));
+	for (uint32_t l = 0; mx && l < a->lanes; l++)
+		if (matrix_of(a, l, &mx[l])) {
+			matrices_free(mx, a->lanes);
+			return NULL;
+		}
+	return mx;
+}
+
+/* The bytes r received from s and checked, in the slots they met in. */
+static double verified_on(const struct check_all *a, uint32_t s, uint32_t r, uint32_t lane)
+{
+	uint64_t v = 0;
+	for (uint32_t slot = 0; slot < a->slots; slot++) {
+		const struct check_pair *m = pair_of(a, r, lane, slot);
+		if (m->partner >= 0 && (shifted(a) ? m->from : m->partner) == (int32_t)s)
+			v += m->verified;
+	}
+	return (double)v;
+}
+
+/* A cell's verdict: a link low in its row and its column FAILs, named; a
+ * cell of a slow port's row or column WARNs, pointing at the port; a
+ * pair that carried nothing FAILs as a link when both ports carried data
+ * with others (else the silent port's row says it). */
+static void judge_link(const struct check_all *a, const struct matrix *mx, uint32_t s, uint32_t r,
+		       uint32_t lane, struct row *w)
+{
+	size_t at = (size_t)s * a->size + r;
+	double x = mx->rate[at];
+	char g[32], rm[32], cm[32];
+	const char *nic = a->ranks[s].nic[lane];
+	if (isnan(x)) {
+		if (port_of(a, s, lane).measured && port_of(a, r, lane).measured)
+			add_reason(w, "link %u->%u on lane %u (%s): carried nothing: %s", s, r, lane, nic,
+				   mx->failed[at] ? mx->failed[at] : "no traffic");
+		else
+			w->verdict = "n/a";
+		if (!w->reason.n)
+			lb_buf_add(&w->reason, "a port of it carried nothing with anyone: see the port rows");
+		return;
+	}
+	rate_text(x, g, sizeof(g));
+	rate_text(mx->v.row_median[s], rm, sizeof(rm));
+	rate_text(mx->v.col_median[r], cm, sizeof(cm));
+	if (mx->v.link_low[at])
+		add_reason(w, "link %u->%u on lane %u (%s): %.0f %% of the median of its row and "
+			   "column: %s, rank %u sends to the others at %s, rank %u receives from them at "
+			   "%s (min %.0f %%): the link, not the ports", s, r, lane, nic,
+			   100 * x / fmin(mx->v.row_median[s], mx->v.col_median[r]), g, s, rm, r, cm,
+			   100 * a->p->min_bw);
+	else if ((mx->v.row_low[s] || mx->v.col_low[r]) && x < a->p->min_bw * mx->v.lane_median)
+		add_reason_at(w, LB_WARN, "%s: rank %u's port %s slowly (its port row)", g,
+			      mx->v.row_low[s] ? s : r, mx->v.row_low[s] ? "sends" : "receives");
+}
+
+static int report_links(const struct check_all *a, const struct expect *e,
+			const struct lb_sink *sink, char *err, size_t len)
+{
+	for (uint32_t l = 0; l < a->lanes; l++)
+		for (uint32_t s = 0; s < a->size; s++)
+			for (uint32_t r = 0; r < a->size; r++) {
+				const struct matrix *mx = &e->matrices[l];
+				size_t at = (size_t)s * a->size + r;
+				if (s == r || (isnan(mx->rate[at]) && !mx->failed[at]))
+					continue; /* not measured */
+				struct row w = blank("link");
+				w.rank = s, w.peer = r, w.lane = l;
+				w.host = a->ranks[s].host;
+				w.nic = a->ranks[s].nic[l];
+				w.tx = mx->rate[at];
+				w.expected = expected_of(a, e, s, l, 0, &w.from);
+				w.ratio = w.tx / w.expected;
+				w.verified = verified_on(a, s, r, l);
+				judge_link(a, mx, s, r, l, &w);
+				int rc = emit_row(a, &w, sink, err, len);
+				if (rc)
+					return rc;
+			}
+	return 0;
+}
+
 int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char *err, size_t len)
 {
 	size_t n = (size_t)a->size * a->lanes;
 	struct expect e = cluster_figures(a);
 	e.nics = lane_names(a);
 	e.findings = e.nics ? inventory_findings(a, e.nics) : NULL;
-	int rc = e.findings ? report_ports(a, &e, sink, err, len) : lb_errf(err, len, "out of memory");
+	e.matrices = matrices_of(a);
+	int rc = e.findings && e.matrices ? report_ports(a, &e, sink, err, len)
+					  : lb_errf(err, len, "out of memory");
+	if (rc == 0)
+		rc = report_links(a, &e, sink, err, len);
 	if (rc == 0)
 		rc = report_intervals(a, sink, err, len);
 	if (rc == 0)
@@ -932,6 +1223,7 @@ int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char 
 	if (rc == 0)
 		rc = report_collectives(a, sink, err, len);
 	findings_free(e.findings, n + a->lanes);
+	matrices_free(e.matrices, a->lanes);
 	free(e.nics);
 	return rc;
 }

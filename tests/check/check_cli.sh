@@ -7,7 +7,10 @@
 # -o, none but the CSV with -o - -- by rank 0 alone, --html FILE or none
 # for the page, and a failure list far beyond 256
 # characters (32 ports, every one failing an impossible --lane-rate) is
-# printed whole, on the FAIL lines and in the verdict.
+# printed whole, on the FAIL lines and in the verdict.  --pattern shift on
+# loopback writes a link row per directed pair, every byte checked; a bad
+# --pattern or --rerun RECORD is refused (exit 2) before any job starts,
+# and a record with nothing to retest measures nothing (exit 0).
 set -u
 usage="usage: check_cli.sh path/to/tests/lib.sh path/to/lanebench"
 source "${1:?$usage}"
@@ -49,7 +52,7 @@ LANEBENCH_RANK=0 LANEBENCH_SIZE=2 expect_status 2 "--html: cannot create '$tmp/n
 LANEBENCH_RANK=0 LANEBENCH_SIZE=1 expect_status 2 "needs a job of at least 2 ranks"
 
 "$B" check --help >"$tmp/help" 2>&1 || fail "check --help: exit $?"
-for word in --nics --transport --tp-opt --idle --lane-rate --min-bw --max-lat \
+for word in --nics --transport --tp-opt --idle --lane-rate --min-bw --max-lat --pattern --rerun \
 	--max-model-ratio --max-bound-ratio allgathers "receive bound" --algorithm --message-size --bw-size --window --iterations \
 	--lat-iterations --timeout --output --json --html "Phase 1" "Phase 2" "Phase 3" "median" \
 	"Exit status" "check: PASS" "check: FAIL"; do
@@ -125,4 +128,41 @@ check_job stdout 1 -o -
 [ -z "$(ls "$tmp/stdout")" ] && grep -q '^phase,transport,rank,' "$tmp/stdout.out" &&
 	! grep -q '^record:' "$tmp/stdout.out" && ok "-o -: the CSV on stdout, no file" ||
 	fail "-o -: $(ls "$tmp/stdout") / $(grep -c '^phase,' "$tmp/stdout.out") headers"
+# --pattern shift on loopback: a verdict (loopback's rates are too noisy
+# to pass or fail on), every directed pair a row of phase link, every byte
+# of its (iterations + 1) windows of 8 x 8 KiB checked.
+check_job shift 2 --pattern shift -o shift.csv
+rc=$?
+[ "$rc" -le 1 ] && [ "$(csv_awk '$c["phase"] == "link" && $c["pattern"] == "shift" && $c["verified_bytes"] == 131072' "$tmp/shift/shift.csv" | wc -l)" = 4 ] &&
+	ok "--pattern shift, 2 ranks x 2 lanes: a verdict, 4 link rows, every byte checked" ||
+	fail "--pattern shift: exit $rc: $(tail -3 "$tmp/shift.out") / $(tail -3 "$tmp/shift.err")"
+expect_status 2 "--pattern" --pattern everyone
+
+# --rerun RECORD, read before any job starts: refused with exit 2 naming
+# what is wrong; nothing to retest: said, exit 0.
+record() { # name, then port rows "rank,host,lane,verdict[,pattern]"
+	local name=$1 row
+	shift
+	echo "phase,rank,host,lane,verdict,reason,expected_bytes_per_second,pattern" >"$tmp/$name.csv"
+	for row in "$@"; do
+		IFS=, read -r k h l v p <<<"$row"
+		echo "port,$k,$h,$l,$v,why,1000,${p:-shift}" >>"$tmp/$name.csv"
+	done
+}
+export LANEBENCH_RANK=0 LANEBENCH_SIZE=2 LANEBENCH_TOKEN=never-started LANEBENCH_COORD=127.0.0.1:1
+expect_status 2 "--rerun" --rerun "$tmp/nosuch.csv"
+echo "a,b" >"$tmp/other.csv"
+expect_status 2 "no column 'phase': not a record of lanebench check" --rerun "$tmp/other.csv"
+record rerun "0,h0,0,FAIL,rerun" "1,h1,0,PASS,rerun"
+expect_status 2 "a rerun's record" --rerun "$tmp/rerun.csv"
+record alone "0,h0,0,FAIL" "1,h1,0,FAIL"
+expect_status 2 "rank 0 lane 0: no port of lane 0 on another host passed" --rerun "$tmp/alone.csv"
+record gap "0,h0,0,PASS" "2,h2,0,PASS"
+expect_status 2 "no port row of rank 1" --rerun "$tmp/gap.csv"
+record fine "0,h0,0,PASS" "1,h1,0,PASS" "2,h2,0,SKIP"
+expect_ok --rerun "$tmp/fine.csv"
+[ "$out" = "rerun: nothing failed or warned in $tmp/fine.csv: nothing to measure" ] &&
+	ok "--rerun of a record with nothing failed (a SKIP is no suspect): nothing measured" ||
+	fail "--rerun of a passing record: $out"
+unset LANEBENCH_RANK LANEBENCH_SIZE LANEBENCH_TOKEN LANEBENCH_COORD
 finish check-cli

@@ -156,6 +156,9 @@ static char *dup_of(const struct lb_result *r, const char *name)
 static int catch_row(void *ctx, const struct lb_result *r, char *err, size_t len)
 {
 	struct caught *c = ctx;
+	const char *phase = lb_result_val(r, "phase")->s;
+	if (phase && strcmp(phase, "link") == 0) /* the matrix's cells: test_check_links */
+		return 0;
 	if (c->n == sizeof(c->rows) / sizeof(c->rows[0]))
 		return lb_errf(err, len, "more rows than a cluster of %d ranks makes", RANKS);
 	struct got *g = &c->rows[c->n++];

@@ -1,0 +1,137 @@
+/* The matrix verdicts of lanebench check (engine/check_links.h): one slow
+ * cell names that link and no port; a slow row or column names that port
+ * and no link; a healthy lane names nothing -- on the whole matrix (shift)
+ * and on the sparse one of two neighbours a port.  And the shift's buffer
+ * colours: a rank never receives into the slot it sends from. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../check.h"
+#include "engine/check.h"
+#include "engine/check_links.h"
+
+#define N 8
+#define RATE 12.5e6 /* 100 Mbit/s */
+
+/* A healthy full matrix: every cell within +-4 % of RATE. */
+static void full(double *m)
+{
+	for (uint32_t s = 0; s < N; s++)
+		for (uint32_t r = 0; r < N; r++)
+			m[s * N + r] = s == r ? NAN : RATE * (0.96 + 0.01 * ((s * 3 + r * 5) % 9));
+}
+
+/* Only the pairs of lanebench check's two neighbour rounds, both ways. */
+static void sparse(double *m)
+{
+	full(m);
+	for (uint32_t s = 0; s < N; s++)
+		for (uint32_t r = 0; r < N; r++)
+			if (lb_check_partner(s, N, 0) != (int)r && lb_check_partner(s, N, 1) != (int)r)
+				m[s * N + r] = NAN;
+}
+
+/* What v names, as "links ... rows ... cols ..." counts, checked against
+ * the one link (s, r) (-1: none), the one row and the one column expected. */
+static void expect_named(const char *what, const struct lb_link_verdicts *v, int ls, int lr,
+			 int row, int col)
+{
+	for (uint32_t s = 0; s < N; s++) {
+		CHECK(v->row_low[s] == ((int)s == row), "%s: row %u low %d", what, s, v->row_low[s]);
+		CHECK(v->col_low[s] == ((int)s == col), "%s: column %u low %d", what, s, v->col_low[s]);
+		for (uint32_t r = 0; r < N; r++)
+			CHECK(v->link_low[s * N + r] == ((int)s == ls && (int)r == lr),
+			      "%s: link %u->%u low %d", what, s, r, v->link_low[s * N + r]);
+	}
+}
+
+static void judge(const char *what, const double *m, int ls, int lr, int row, int col)
+{
+	struct lb_link_verdicts v;
+	CHECK(lb_link_judge(m, N, 0.9, &v) == 0, "%s: judged", what);
+	expect_named(what, &v, ls, lr, row, col);
+	CHECK(v.lane_median > 0.9 * RATE, "%s: lane median %g", what, v.lane_median);
+	lb_link_verdicts_free(&v);
+}
+
+/* A port at half rate both ways: its row and its column. */
+static void slow_port(double *m, uint32_t k)
+{
+	for (uint32_t j = 0; j < N; j++) {
+		m[k * N + j] *= 0.5;
+		m[j * N + k] *= 0.5;
+	}
+}
+
+static void shapes(const char *name, void (*make)(double *), uint32_t ls, uint32_t lr)
+{
+	double m[N * N];
+	char what[64];
+	make(m);
+	snprintf(what, sizeof(what), "%s healthy", name);
+	judge(what, m, -1, -1, -1, -1);
+	make(m);
+	m[ls * N + lr] *= 0.4;
+	snprintf(what, sizeof(what), "%s link %u->%u at 40 %%", name, ls, lr);
+	judge(what, m, (int)ls, (int)lr, -1, -1);
+	make(m);
+	slow_port(m, 5);
+	snprintf(what, sizeof(what), "%s port 5 at half rate", name);
+	judge(what, m, -1, -1, 5, 5);
+	make(m);
+	for (uint32_t j = 0; j < N; j++) /* sends slowly only */
+		m[5 * N + j] *= 0.5;
+	snprintf(what, sizeof(what), "%s port 5 sends at half rate", name);
+	judge(what, m, -1, -1, 5, -1);
+}
+
+/* Nothing measured, and a one-cell row (bisection): nothing named. */
+static void degenerate(void)
+{
+	double m[N * N];
+	struct lb_link_verdicts v;
+	for (uint32_t i = 0; i < N * N; i++)
+		m[i] = NAN;
+	CHECK(lb_link_judge(m, N, 0.9, &v) == 0 && isnan(v.lane_median), "empty: no median");
+	expect_named("empty", &v, -1, -1, -1, -1);
+	lb_link_verdicts_free(&v);
+	for (uint32_t k = 0; k < N; k++)
+		m[k * N + (k + N / 2) % N] = RATE;
+	judge("bisection healthy", m, -1, -1, -1, -1);
+}
+
+static void shift_colours(void)
+{
+	for (uint32_t p = 2; p <= 33; p++)
+		for (uint32_t d = 1; d < p; d++)
+			for (uint32_t k = 0; k < p; k++) {
+				uint32_t c = lb_check_shift_colour(k, p, d);
+				CHECK(c < 3 && c != lb_check_shift_colour((k + d) % p, p, d),
+				      "p %u d %u: rank %u colour %u, its receiver's %u", p, d, k, c,
+				      lb_check_shift_colour((k + d) % p, p, d));
+			}
+}
+
+static void bisection(void)
+{
+	for (uint32_t p = 2; p <= 33; p++)
+		for (uint32_t k = 0; k < p; k++) {
+			int q = lb_check_bisection_partner(k, p);
+			int want = !(p % 2 && k == p - 1);
+			CHECK((q >= 0) == want, "p %u: rank %u's partner %d", p, k, q);
+			CHECK(q < 0 || ((uint32_t)q != k && lb_check_bisection_partner((uint32_t)q, p) == (int)k),
+			      "p %u: %u -> %d, not back", p, k, q);
+			CHECK(q < 0 || (uint32_t)abs(q - (int)k) == p / 2, "p %u: %u -> %d: not half way", p, k, q);
+		}
+}
+
+int main(void)
+{
+	shapes("full", full, 3, 7);
+	shapes("neighbours", sparse, 2, 3);
+	degenerate();
+	shift_colours();
+	bisection();
+	return check_status("check-links");
+}
