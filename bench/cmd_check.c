@@ -165,6 +165,7 @@ struct check_out {
 	size_t nwarns, nlane_fails;
 	struct host_verdict *hosts;    /* [rank]: the worst of its rows */
 	uint32_t nhosts;
+	double parts[LB_CHECK_NPARTS]; /* each part's wall seconds (lb_check_params) */
 };
 
 /* A cell; "-" or NaN when empty or when the row has no such column. */
@@ -568,6 +569,20 @@ static void record_line(const struct check_out *o, const char *json_path)
 		fputc('\n', o->out);
 }
 
+/* "time: setup 2.1 s, ports 8.0 s, ..., report 0.1 s (total 14.2 s)": where
+ * a check's time goes, to see what grows with the cluster
+ * (scripts/bench-check-scale). */
+static void print_parts(const struct check_out *o)
+{
+	double total = 0;
+	fprintf(o->out, "time:");
+	for (int i = 0; i < LB_CHECK_NPARTS; i++) {
+		fprintf(o->out, "%s %s %.1f s", i ? "," : "", lb_check_part_names[i], o->parts[i]);
+		total += o->parts[i];
+	}
+	fprintf(o->out, " (total %.1f s)\n", total);
+}
+
 /* The failures, where the record went, then one line: the verdict (kept
  * last for scripts).  Returns the exit status. */
 /* Under the tables: what their columns mean (results/README.md says it
@@ -603,6 +618,7 @@ static int verdict(struct check_out *o, const char *json_path)
 	lb_buf_free(&o->warns);
 	print_hosts(o);
 	record_line(o, json_path);
+	print_parts(o);
 	if (o->ranks == 2)
 		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
@@ -708,6 +724,7 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
+	p.part_seconds = out.parts;
 	rc = run_sinks(&p, &out, &json, err, sizeof(err));
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
@@ -800,8 +817,11 @@ static void check_more_help(FILE *out)
 	      "\nThe record: rank 0 always keeps the rows (phase port, aggregate, bcast: a\n"
 	      "collective of phase 3) as CSV, results/<UTC time>-check-<transport>-p<ranks>\n"
 	      "-k<lanes>.csv (or -o FILE; -o -: stdout), and as JSON beside it, the same\n"
-	      "name with .json (or --json FILE; none with -o - alone).  The line before\n"
-	      "the verdict says where: 'record: results/....csv, results/....json'.\n"
+	      "name with .json (or --json FILE; none with -o - alone).  The lines before\n"
+	      "the verdict say where -- 'record: results/....csv, results/....json' --\n"
+	      "and where the time went: 'time: setup 2.1 s, ports 8.0 s, aggregate 3.2 s,\n"
+	      "gather 0.1 s, collectives 4.5 s, report 0.1 s (total 18.0 s)' (setup: the\n"
+	      "job's rendezvous, inventory and connections; gather: to rank 0).\n"
 	      "Columns: results/README.md; lanebench compare A.csv B.csv diffs two.\n"
 	      "\nA pair that fails is given up on its lane (what was outstanding with the\n"
 	      "partner is dropped): a pulled rail costs only the ports that touch it, and\n"
