@@ -212,6 +212,7 @@ struct check_out {
 	char link_nic[LB_CHECK_PRINT_LANES][32];
 	size_t nlink_fails;
 	struct lb_buf held, not_held;  /* --rerun: "rank 5 lane 1, ..." */
+	double parts[LB_CHECK_NPARTS]; /* each part's wall seconds (lb_check_params) */
 };
 
 /* A cell; "-" or NaN when empty or when the row has no such column. */
@@ -756,6 +757,20 @@ static void record_line(const struct check_out *o, const char *json_path)
 		fputc('\n', o->out);
 }
 
+/* "time: setup 2.1 s, ports 8.0 s, ..., report 0.1 s (total 14.2 s)": where
+ * a check's time goes, to see what grows with the cluster
+ * (scripts/bench-check-scale). */
+static void print_parts(const struct check_out *o)
+{
+	double total = 0;
+	fprintf(o->out, "time:");
+	for (int i = 0; i < LB_CHECK_NPARTS; i++) {
+		fprintf(o->out, "%s %s %.1f s", i ? "," : "", lb_check_part_names[i], o->parts[i]);
+		total += o->parts[i];
+	}
+	fprintf(o->out, " (total %.1f s)\n", total);
+}
+
 /* The failures, where the record went, then one line: the verdict (kept
  * last for scripts).  Returns the exit status. */
 /* Under the tables: what their columns mean (results/README.md says it
@@ -798,6 +813,7 @@ static int verdict(struct check_out *o, const char *json_path)
 	if (o->held.n || o->not_held.n)
 		fprintf(o->out, "rerun: held: %s; did not hold: %s\n", o->held.s ? o->held.s : "none",
 			o->not_held.s ? o->not_held.s : "none");
+	print_parts(o);
 	if (o->ranks == 2 && !o->held.n && !o->not_held.n) /* a rerun's ports are its suspects */
 		fprintf(o->out, "note: 2 ranks: each port was measured against one partner only, so a slow\n"
 		       "port cannot be told from its partner (both show low); 3 or more ranks can.\n");
@@ -994,6 +1010,7 @@ static int check(const struct lb_cmd *cmd, void *base)
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
+	p.part_seconds = out.parts;
 	if (!(o->html && strcmp(o->html, "none") == 0) && !(out.page = lb_check_page_new()))
 		rc = lb_errf(err, sizeof(err), "out of memory");
 	else
@@ -1133,7 +1150,11 @@ static void check_more_help(FILE *out)
 	      "values off the lane's majority marked, the counters that grew, the\n"
 	      "collectives; self-contained (no script, nothing fetched).  lanebench\n"
 	      "report RECORD.csv writes the page again.  The line before the verdict\n"
-	      "says where: 'record: results/....csv, results/....json, results/....html'.\n"
+	      "says where: 'record: results/....csv, results/....json, results/....html'\n"
+	      "-- and the one before it where the time went: 'time: setup 2.1 s, ports\n"
+	      "8.0 s, aggregate 3.2 s, gather 0.1 s, collectives 4.5 s, report 0.1 s\n"
+	      "(total 18.0 s)' (setup: the job's rendezvous, inventory and connections;\n"
+	      "gather: to rank 0).\n"
 	      "Columns: results/README.md; lanebench compare A.csv B.csv diffs two.\n"
 	      "\nA pair that fails is given up on its lane (what was outstanding with the\n"
 	      "partner is dropped): a pulled rail costs only the ports that touch it, and\n"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "algos/schedule.h"
@@ -23,6 +24,8 @@
 #include "stats.h"
 
 const char *const lb_check_pattern_names[] = { "neighbours", "shift", "bisection", NULL };
+const char *const lb_check_part_names[LB_CHECK_NPARTS] = { "setup", "ports", "aggregate",
+								"gather", "collectives", "report" };
 
 uint32_t lb_check_rounds(uint32_t size)
 {
@@ -777,17 +780,32 @@ static const char *why_no_bcast(const struct check *c, int gave_up)
 	return NULL;
 }
 
+/* Adds the wall time since *since (0: none yet) to part's, when kept;
+ * *since = now. */
+static void lap(const struct lb_check_params *p, enum lb_check_part part, double *since)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	if (p->part_seconds && *since > 0)
+		p->part_seconds[part] += t - *since;
+	*since = t;
+}
+
 /* The three phases in one job (a dpdk process holds one), phases 1 and
  * 2 gathered on rank 0; the job closed. */
 static int run_phases(struct check *c, struct check_all *a, struct check_told **told,
 			 const struct lb_sink *sink, char *err, size_t len)
 {
+	double t = 0;
+	lap(c->p, LB_CHECK_PART_SETUP, &t);
 	int rc = set_up(c, c->p, err, len);
 	if (rc == 0)
 		rc = begin(c, sink, err, len);
 	if (rc == 0)
 		rc = lb_job_agree(&c->job, alloc_all(a, c, told) ? lb_errf(err, len, "out of memory") : 0,
 				  err, len);
+	lap(c->p, LB_CHECK_PART_SETUP, &t);
 	if (rc == 0) /* burn-in: phase 1 over and over (check_burnin.c) */
 		rc = c->p->duration > 0 ? check_burnin_run(c, phase_ports, err, len)
 					: phase_ports(c, err, len);
@@ -795,10 +813,12 @@ static int run_phases(struct check *c, struct check_all *a, struct check_told **
 		check_probe_wiring(c);
 		rc = lb_boot_barrier(c->job.boot, err, len);
 	}
+	lap(c->p, LB_CHECK_PART_PORTS, &t);
 	for (uint32_t r = 0; r < 3; r++) /* none when phase 2 does not run */
 		c->agg[r] = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
 	if (rc == 0 && !c->p->retest)
 		rc = phase_aggregate(c, err, len);
+	lap(c->p, LB_CHECK_PART_AGGREGATE, &t);
 	if (rc == 0)
 		rc = gather(c, a, *told, err, len);
 	int gave_up = 0;
@@ -806,8 +826,10 @@ static int run_phases(struct check *c, struct check_all *a, struct check_told **
 		rc = anyone_gave_up(c, &gave_up, err, len);
 	if (rc == 0)
 		a->bcast_skipped = why_no_bcast(c, gave_up);
+	lap(c->p, LB_CHECK_PART_GATHER, &t);
 	if (rc == 0 && !a->bcast_skipped)
 		rc = phase_bcast(c, a, err, len);
+	lap(c->p, LB_CHECK_PART_COLLECTIVES, &t);
 	c->rank = c->job.rank;
 	lb_job_close(&c->job);
 	return rc;
@@ -819,10 +841,15 @@ int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, ch
 	struct check c = { .p = p };
 	struct check_all a = { 0 };
 	struct check_told *told = NULL;
+	double t = 0;
+	if (p->part_seconds)
+		memset(p->part_seconds, 0, LB_CHECK_NPARTS * sizeof(*p->part_seconds));
 	int rc = run_phases(&c, &a, &told, sink, err, len);
 	a.burnin = c.burnin.n ? &c.burnin : NULL;
+	lap(p, LB_CHECK_PART_REPORT, &t);
 	if (rc == 0 && c.rank == 0)
 		rc = lb_check_report(&a, sink, err, len);
+	lap(p, LB_CHECK_PART_REPORT, &t);
 	free_all(&a, told);
 	check_burnin_free(&c.burnin);
 	check_ports_free(&c);

@@ -93,6 +93,18 @@ struct lb_check_retest {
 	uint32_t nexpected;
 };
 
+/* The parts of a check whose wall time rank 0 keeps (lb_check_params'
+ * part_seconds), in the order they run: opening the job and connecting
+ * the partners, phase 1, phase 2, gathering the figures on rank 0,
+ * phase 3, the verdicts and rows. */
+enum lb_check_part {
+	LB_CHECK_PART_SETUP, LB_CHECK_PART_PORTS, LB_CHECK_PART_AGGREGATE, LB_CHECK_PART_GATHER,
+	LB_CHECK_PART_COLLECTIVES, LB_CHECK_PART_REPORT, LB_CHECK_NPARTS
+};
+
+/* Their names, in the enum's order: "setup", "ports", ... */
+extern const char *const lb_check_part_names[LB_CHECK_NPARTS];
+
 /* Burn-in (--duration): what rank 0 is told after every interval; the
  * line ends without a newline. */
 typedef void lb_check_progress_fn(void *ctx, const char *line);
@@ -135,6 +147,8 @@ struct lb_check_params {
 	void *progress_ctx;
 	double max_spread;         /* burn-in: a port whose rate varies by more than this
 				    * share of its best over the intervals warns */
+	double *part_seconds;      /* [LB_CHECK_NPARTS]: each part's wall seconds on
+				    * this rank (a part that did not run: 0); NULL */
 };
 
 /* Without --max-lat a port fails at this many times the median port

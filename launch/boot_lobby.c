@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #define SPARE_SLOTS 64u   /* unidentified connections beyond the ranks expected */
 #define HELLO_WAIT  3.0   /* s: an unidentified connection must say hello */
+#define FD_MARGIN   64u   /* descriptors rank 0 keeps beyond the lobby's */
 
 /* ---- rank 0: the lobby (accepting hellos) -------------------------------- */
 
@@ -265,6 +267,30 @@ int boot_root_send_all(struct lb_boot *b, struct hdr *h, const void *payload, ch
 	return 0;
 }
 
+/* Rank 0 holds one connection per rank, and a soft limit of 1024 open
+ * files (a common default) stopped a job of 1,024 ranks at accept with
+ * EMFILE.  So a soft limit below what the lobby may hold is raised to the
+ * hard limit (the job's transports open more later); a hard limit below it
+ * fails at once, naming both.  0, or -1 (said). */
+static int room_for_ranks(uint32_t size, char *err, size_t len)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)size + SPARE_SLOTS + FD_MARGIN;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+		return boot_fail(err, len, "a job of %u ranks needs %llu open files at rank 0 (one "
+				 "per rank): the limit is %llu, hard limit %llu (ulimit -n)", size,
+				 (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+				 (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return boot_fail(err, len, "a job of %u ranks needs %llu open files at rank 0: "
+				 "cannot raise the limit to %llu: %s", size, (unsigned long long)need,
+				 (unsigned long long)rl.rlim_max, strerror(errno));
+	return 0;
+}
+
 int boot_root_open(struct lb_boot *b, const struct lb_boot_cfg *cfg, const char *host,
 		   uint16_t port, char *err, size_t len)
 {
@@ -273,7 +299,9 @@ int boot_root_open(struct lb_boot *b, const struct lb_boot_cfg *cfg, const char 
 	struct lobby *l = lobby_new(cfg);
 	if (!l)
 		return boot_fail(err, len, "coordinator: out of memory");
-	int rc = lobby_listen(l, host, port, b->size, why, sizeof(why));
+	int rc = room_for_ranks(b->size, why, sizeof(why));
+	if (rc == 0)
+		rc = lobby_listen(l, host, port, b->size, why, sizeof(why));
 	if (rc == 0)
 		rc = lobby_run(b, l, deadline, why, sizeof(why));
 	lobby_close(l);

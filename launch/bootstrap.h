@@ -51,7 +51,9 @@ int lb_boot_env(struct lb_boot_cfg *cfg, char *err, size_t errlen);
  * address, or INADDR_ANY if host is empty/"*") and accepts until all
  * size-1 ranks said hello; others connect, retrying every 100 ms until the
  * timeout.  Returns once the whole job is assembled.  size == 1: no
- * sockets at all.  On timeout rank 0's error names the missing ranks
+ * sockets at all.  Rank 0 holds a connection per rank: when its soft
+ * limit of open files is below size + 128 it raises it to the hard limit
+ * (a hard limit below that fails at once, naming both).  On timeout rank 0's error names the missing ranks
  * ("timeout after 30 s: rank(s) 3, 5 never connected to coordinator
  * 10.9.0.1:18515") and the ranks already connected fail with the same
  * message; a non-root rank that cannot connect names the coordinator and

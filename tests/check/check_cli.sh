@@ -90,6 +90,10 @@ $(basename "${csv%.csv}").json" ] && ok "one record, CSV, JSON and page: $(ls "$
 	fail "results/ holds: $(ls "$tmp/many/results" 2>&1)"
 grep -qxF "record: $csv, ${csv%.csv}.json, ${csv%.csv}.html" "$tmp/many.out" &&
 	ok "the record named: $csv" || fail "no 'record: $csv, ...json' line: $(grep record "$tmp/many.out")"
+# where the time went: every part, in order, and their total
+grep -qE '^time: setup [0-9.]+ s, ports [0-9.]+ s, aggregate [0-9.]+ s, gather [0-9.]+ s, collectives [0-9.]+ s, report [0-9.]+ s \(total [0-9.]+ s\)$' "$tmp/many.out" &&
+	ok "the time line: $(grep '^time:' "$tmp/many.out")" ||
+	fail "no 'time: setup ... (total ...)' line: $(grep '^time' "$tmp/many.out")"
 [ "$(csv_awk '$c["phase"] == "port" && $c["verdict"] == "FAIL"' "$tmp/many/$csv" | wc -l)" = 32 ] &&
 	grep -q '"phase": "port"' "$tmp/many/${csv%.csv}.json" && ok "the record holds the rows" ||
 	fail "the record lacks the 32 failing port rows"
