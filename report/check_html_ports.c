@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table_size.h"
 #include "lib/units.h"
 
 /* ---- inventory ------------------------------------------------------------ */
@@ -273,7 +274,7 @@ static void write_collective(const struct chtml_page *pg, size_t r, FILE *f)
 	char size[32] = "-", ratio[32] = "-";
 	double bytes = chtml_num(pg, r, "message_bytes"), q = chtml_num(pg, r, "ratio");
 	if (bytes >= 0 && bytes < 1e18)
-		lb_format_size((uint64_t)bytes, size, sizeof(size));
+		lb_table_format_size((uint64_t)bytes, size, sizeof(size)); /* as check prints it */
 	if (!isnan(q))
 		snprintf(ratio, sizeof(ratio), "%.2f", q);
 	fputs("<tr>", f);
