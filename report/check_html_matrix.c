@@ -183,12 +183,16 @@ static void write_outlines(const struct chtml_page *pg, const struct matrix *m, 
 			enum chtml_level lv = chtml_row_level(pg, r);
 			if (lv != CHTML_FAIL && lv != CHTML_ERROR && lv != CHTML_WARN)
 				continue;
-			double w = m->cell >= 12 ? 2.5 : 1.5;
+			/* a slow port WARNs a whole row or column: in small cells
+			 * thick dashes made it a row of cogwheels */
+			int small = m->cell < 20;
+			double w = lv != CHTML_WARN ? (m->cell >= 12 ? 2.5 : 1.5) : small ? 1 : 2;
 			fprintf(f, "<rect class=\"link-%s\" x=\"%g\" y=\"%g\" width=\"%g\" "
 				"height=\"%g\" fill=\"none\" stroke=\"#000\" stroke-width=\"%g\"%s/>\n",
 				chtml_level_class[lv], m->left + d * m->cell + w / 2,
 				m->top + s * m->cell + w / 2, m->cell - w, m->cell - w, w,
-				lv == CHTML_WARN ? " stroke-dasharray=\"3,2\"" : "");
+				lv != CHTML_WARN ? "" : small ? " stroke-dasharray=\"2,1\"" :
+				" stroke-dasharray=\"3,2\"");
 		}
 }
 

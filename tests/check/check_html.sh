@@ -59,6 +59,11 @@ if [ "$mode" = page ]; then
 	# no burn-in, no section
 	! grep -q 'id="burnin"' "$tmp/shift.html" && ok "no Burn-in section without intervals" ||
 		fail "a Burn-in section in a record without intervals"
+	# a fact no port reported is named, not a column of "-"; one port's is a column
+	grep -q 'No port reported its speed, width, firmware, PCIe link, NUMA.' "$tmp/shift.html" &&
+		! grep -q '<th>firmware</th>' "$tmp/shift.html" && grep -q '<th>firmware</th>' "$tmp/crafted.html" &&
+		ok "inventory: facts no port reported named, not drawn" ||
+		fail "inventory columns: $(grep -o 'No port reported[^<]*' "$tmp/shift.html")"
 	# collectives' sizes as check prints them (report/table.h)
 	grep -q '<td>bcast</td><td>chain</td><td class="num">64 KiB</td>' "$tmp/shift.html" &&
 		ok "a collective's size: 64 KiB" ||
