@@ -246,7 +246,7 @@ static const char style[] =
 	".counter-bad{background:#ffe08a;font-weight:bold}"
 	"tr.fold>td{border-top:none}summary{cursor:pointer}tr.fold table{margin:.2em 0 .4em}"
 	"td.spark{padding:1px 4px}td.spark svg{margin:0}.tx{color:#64b5f6}.rx{color:#6a1b9a}"
-	"table.findings td.where{white-space:nowrap}";
+	"table.findings td.where{white-space:nowrap}table.burnin td{vertical-align:middle}";
 
 static void write_head(const struct chtml_page *pg, const char *name, enum chtml_level lv, FILE *f)
 {

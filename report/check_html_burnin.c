@@ -254,7 +254,9 @@ static void write_port(const struct chtml_page *pg, const struct burnin *b, size
 	fputs(", ", f);
 	chtml_lane_name(pg, lane, f);
 	fputs("</td>", f);
-	chtml_td(f, chtml_cell(pg, r, "intervals"));
+	fputs("<td class=\"num\">", f);
+	chtml_esc(f, *chtml_cell(pg, r, "intervals") ? chtml_cell(pg, r, "intervals") : "-");
+	fputs("</td>", f);
 	rate_cell(pg, r, "min_tx_bytes_per_second", low, f);
 	rate_cell(pg, r, "max_tx_bytes_per_second", low, f);
 	rate_cell(pg, r, "min_rx_bytes_per_second", low, f);
