@@ -209,8 +209,8 @@ static void write_sparkline(const struct chtml_page *pg, const struct burnin *b,
 	const double *tx = b->tx + i * b->nbuckets, *rx = b->rx + i * b->nbuckets;
 	unsigned step = 240 / b->nbuckets;
 	s.step = step > 40 ? 40 : step < 2 ? 2 : step;
-	fprintf(f, "<td class=\"spark\"><svg role=\"img\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\">",
-		s.step * b->nbuckets, SPARK_H, s.step * b->nbuckets, SPARK_H);
+	fprintf(f, "<td class=\"spark\"><svg role=\"img\" width=\"%u\" height=\"%u\" "
+		"viewBox=\"0 0 %u %u\">", s.step * b->nbuckets, SPARK_H, s.step * b->nbuckets, SPARK_H);
 	for (uint32_t j = 0; j < b->nbuckets; j++)
 		if (is_low(&s, tx[j], rx[j]))
 			fprintf(f, "<rect class=\"low\" x=\"%u\" y=\"0\" width=\"%u\" height=\"%u\" "
