@@ -1,6 +1,6 @@
 /* A check record as one HTML page (check_html.h).  Sections in the order a
- * person acts on them: verdict, failures, hosts, link matrices, inventory,
- * counters, collectives.  Every text of the record goes through chtml_esc(). */
+ * person acts on them: verdict, failures, hosts, burn-in, link matrices,
+ * inventory, counters, collectives.  Every text of the record goes through chtml_esc(). */
 #include "check_html.h"
 #include "check_html_private.h"
 #include "check_page.h"
@@ -61,6 +61,11 @@ enum chtml_level chtml_level_of(const char *verdict)
 enum chtml_level chtml_row_level(const struct chtml_page *pg, size_t row)
 {
 	return chtml_level_of(chtml_cell(pg, row, "verdict"));
+}
+
+int chtml_is_finding(enum chtml_level lv)
+{
+	return lv == CHTML_FAIL || lv == CHTML_ERROR || lv == CHTML_WARN;
 }
 
 /* Worse of two: ERROR > FAIL > WARN > PASS; OTHER (SKIP, n/a) counts as
@@ -238,7 +243,10 @@ static const char style[] =
 	"svg{display:block;margin:.5em 0 1em}svg text{font-family:sans-serif}"
 	".lanes{display:flex;flex-wrap:wrap;gap:0 2.5em}figure{margin:0}"
 	"h3{font-size:1em;margin:.8em 0 .2em}figure p{margin:0}"
-	".counter-bad{background:#ffe08a;font-weight:bold}";
+	".counter-bad{background:#ffe08a;font-weight:bold}"
+	"tr.fold>td{border-top:none}summary{cursor:pointer}tr.fold table{margin:.2em 0 .4em}"
+	"td.spark{padding:1px 4px}td.spark svg{margin:0}.tx{color:#64b5f6}.rx{color:#6a1b9a}"
+	"table.findings td.where{white-space:nowrap}table.burnin td{vertical-align:middle}";
 
 static void write_head(const struct chtml_page *pg, const char *name, enum chtml_level lv, FILE *f)
 {
@@ -302,98 +310,6 @@ static void write_verdict(const struct chtml_page *pg, const char *name, enum ch
 	write_provenance(pg, name, f);
 }
 
-/* ---- failures and warnings ------------------------------------------------ */
-
-/* What the row is: "port rank 3 (lb-h3) lane 1 (rail1)", "link ...". */
-static void row_where(const struct chtml_page *pg, size_t r, FILE *f)
-{
-	uint32_t rank, peer, lane;
-	int has_rank = chtml_index(pg, r, "rank", pg->nranks, &rank),
-	    has_lane = chtml_index(pg, r, "lane", pg->nlanes, &lane);
-	const char *phase = chtml_cell(pg, r, "phase");
-	if (strcmp(phase, "bcast") == 0) {
-		chtml_esc(f, *chtml_cell(pg, r, "collective") ? chtml_cell(pg, r, "collective") : "collective");
-		fputc(' ', f);
-		chtml_esc(f, chtml_cell(pg, r, "algorithm"));
-		return;
-	}
-	if (strcmp(phase, "lane") == 0 && has_lane) { /* a finding on a whole lane */
-		chtml_lane_name(pg, lane, f);
-		return;
-	}
-	chtml_esc(f, phase);
-	if (strcmp(phase, "link") == 0 && has_rank && chtml_index(pg, r, "peer", pg->nranks, &peer)) {
-		fputc(' ', f);
-		chtml_rank_name(pg, rank, f);
-		fputs(" &#8594; ", f);
-		chtml_rank_name(pg, peer, f);
-	} else if (has_rank) {
-		fputc(' ', f);
-		chtml_rank_name(pg, rank, f);
-	}
-	if (has_lane) {
-		fputs(", ", f);
-		chtml_lane_name(pg, lane, f);
-	}
-}
-
-static void write_finding(const struct chtml_page *pg, size_t r, FILE *f)
-{
-	fprintf(f, "<tr class=\"%s\">", chtml_level_class[chtml_row_level(pg, r)]);
-	chtml_verdict_cell(f, chtml_cell(pg, r, "verdict"));
-	fputs("<td class=\"where\">", f);
-	row_where(pg, r, f);
-	fputs("</td>", f);
-	chtml_td(f, chtml_cell(pg, r, "reason"));
-	fputs("</tr>\n", f);
-}
-
-/* Shown at once; more findings than this fold away (<details>) so the
- * hosts and matrices stay near the top, yet every one is on the page. */
-#define FINDINGS_SHOWN 25
-
-static const char findings_header[] =
-	"<table>\n<tr><th>verdict</th><th>port, link or collective</th><th>cause</th></tr>\n";
-
-/* The n-th finding written opens the table or the fold as needed. */
-static void finding_slot(size_t n, size_t total, FILE *f)
-{
-	if (n == 0)
-		fputs(findings_header, f);
-	if (n == FINDINGS_SHOWN && total > FINDINGS_SHOWN)
-		fprintf(f, "</table>\n<details><summary>%zu more</summary>\n%s",
-			total - FINDINGS_SHOWN, findings_header);
-}
-
-/* Whether row r goes in pass i: FAIL, ERROR, WARN, each the ports, ranks,
- * lanes and collectives first, then the links (a slow port's links fail
- * with it: its own row says why). */
-static int in_pass(const struct chtml_page *pg, size_t r, size_t i)
-{
-	static const enum chtml_level order[] = { CHTML_FAIL, CHTML_ERROR, CHTML_WARN };
-	return chtml_row_level(pg, r) == order[i / 2] &&
-	       chtml_is_phase(pg, r, "link") == (int)(i % 2);
-}
-
-static void write_findings(const struct chtml_page *pg, FILE *f)
-{
-	size_t n = 0, total = 0;
-	fputs("<h2 id=\"findings\">Failures and warnings</h2>\n", f);
-	for (size_t r = 0; r < pg->t->nrows; r++)
-		total += in_pass(pg, r, 0) || in_pass(pg, r, 1) || in_pass(pg, r, 2) ||
-			 in_pass(pg, r, 3) || in_pass(pg, r, 4) || in_pass(pg, r, 5);
-	for (size_t i = 0; i < 6; i++)
-		for (size_t r = 0; r < pg->t->nrows; r++)
-			if (in_pass(pg, r, i)) {
-				finding_slot(n++, total, f);
-				write_finding(pg, r, f);
-			}
-	if (!n)
-		fputs("<p>None: every port, link, rank and collective passed.</p>\n", f);
-	else
-		fputs(n > FINDINGS_SHOWN ? "</table>\n</details>\n" : "</table>\n", f);
-}
-
 /* ---- hosts ---------------------------------------------------------------- */
 
 /* Whether rank's host was seen at a lower rank (then it was shown there). */
@@ -414,9 +330,7 @@ static void rates_cell(const struct chtml_page *pg, size_t r, FILE *f)
 	fprintf(f, "<td class=\"num v-%s\">%s / %s</td>", chtml_level_class[chtml_row_level(pg, r)], tx, rx);
 }
 
-/* The port row (lane < nlanes) or aggregate row (lane == nlanes) of rank;
- * SIZE_MAX: none. */
-static size_t find_row(const struct chtml_page *pg, uint32_t rank, uint32_t lane)
+size_t chtml_port_row(const struct chtml_page *pg, uint32_t rank, uint32_t lane)
 {
 	return pg->rows_of[(size_t)rank * (pg->nlanes + 1) + lane];
 }
@@ -428,8 +342,8 @@ static enum chtml_level host_level(const struct chtml_page *pg, const char *host
 	enum chtml_level lv = CHTML_OTHER;
 	for (uint32_t rank = 0; rank < pg->nranks; rank++)
 		for (uint32_t lane = 0; lane <= pg->nlanes; lane++)
-			if (find_row(pg, rank, lane) != SIZE_MAX && strcmp(pg->host[rank], host) == 0)
-				lv = worse(lv, chtml_row_level(pg, find_row(pg, rank, lane)));
+			if (chtml_port_row(pg, rank, lane) != SIZE_MAX && strcmp(pg->host[rank], host) == 0)
+				lv = worse(lv, chtml_row_level(pg, chtml_port_row(pg, rank, lane)));
 	return lv;
 }
 
@@ -444,7 +358,7 @@ static void write_host_rank(const struct chtml_page *pg, uint32_t rank, FILE *f)
 	enum chtml_level lv = host_level(pg, pg->host[rank]);
 	chtml_verdict_cell(f, words[lv]);
 	for (uint32_t lane = 0; lane <= pg->nlanes; lane++) { /* the aggregate last */
-		size_t r = find_row(pg, rank, lane);
+		size_t r = chtml_port_row(pg, rank, lane);
 		if (r == SIZE_MAX)
 			fputs("<td>-</td>", f);
 		else
@@ -531,9 +445,13 @@ int lb_check_html_write(const struct lb_table *t, const char *name, FILE *f, cha
 	enum chtml_level lv = overall(&pg, count);
 	write_head(&pg, name, lv, f);
 	write_verdict(&pg, name, lv, count, f);
-	write_findings(&pg, f);
-	write_hosts(&pg, f);
-	int rc = chtml_write_matrices(&pg, f);
+	int rc = chtml_write_findings(&pg, f);
+	if (rc == 0) {
+		write_hosts(&pg, f);
+		rc = chtml_write_burnin(&pg, f);
+	}
+	if (rc == 0)
+		rc = chtml_write_matrices(&pg, f);
 	if (rc == 0)
 		rc = chtml_write_inventory(&pg, f);
 	if (rc == 0) {

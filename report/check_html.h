@@ -1,9 +1,11 @@
 /* A check record (lanebench check's rows, report/csvread.h's table: read
  * back from its CSV, or kept as the run went, report/rowtable.h) as one
  * HTML page a person acts on: the verdict, then every failure and warning
- * with its port or link and cause; every host with its ranks, worst
- * verdict and per lane rates; per lane the N x N matrix of the link rows
- * (sender x receiver) as an SVG heatmap of the rate over the expected;
+ * with its port or link and cause (a slow port's links folded under its
+ * row); every host with its ranks, worst verdict and per lane rates; a
+ * burn-in's ports with their intervals; per lane the N x N matrix of the
+ * link rows (sender x receiver) as an SVG heatmap of the rate over the
+ * expected;
  * the ports' inventory with values off their lane's majority marked; the
  * counters that grew; the collectives.
  *

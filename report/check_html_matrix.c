@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Drawn up to this many ranks (N x N cells a lane); the rows of a larger
- * record are listed in the failures, not drawn. */
-#define MAX_MATRIX_RANKS 1024u
 /* The matrix's side, in px, whatever N (cells of 4 to 40 px). */
 #define MATRIX_PX 768u
 #define NOT_MEASURED SIZE_MAX
@@ -186,12 +183,16 @@ static void write_outlines(const struct chtml_page *pg, const struct matrix *m, 
 			enum chtml_level lv = chtml_row_level(pg, r);
 			if (lv != CHTML_FAIL && lv != CHTML_ERROR && lv != CHTML_WARN)
 				continue;
-			double w = m->cell >= 12 ? 2.5 : 1.5;
+			/* a slow port WARNs a whole row or column: in small cells
+			 * thick dashes made it a row of cogwheels */
+			int small = m->cell < 20;
+			double w = lv != CHTML_WARN ? (m->cell >= 12 ? 2.5 : 1.5) : small ? 1 : 2;
 			fprintf(f, "<rect class=\"link-%s\" x=\"%g\" y=\"%g\" width=\"%g\" "
 				"height=\"%g\" fill=\"none\" stroke=\"#000\" stroke-width=\"%g\"%s/>\n",
 				chtml_level_class[lv], m->left + d * m->cell + w / 2,
 				m->top + s * m->cell + w / 2, m->cell - w, m->cell - w, w,
-				lv == CHTML_WARN ? " stroke-dasharray=\"3,2\"" : "");
+				lv != CHTML_WARN ? "" : small ? " stroke-dasharray=\"2,1\"" :
+				" stroke-dasharray=\"3,2\"");
 		}
 }
 
@@ -231,7 +232,7 @@ static void write_matrix(const struct chtml_page *pg, struct matrix *m, FILE *f)
 	char med[32];
 	geometry(m);
 	chtml_rate(m->median_tx, med, sizeof(med));
-	fputs("<figure>\n<h3>", f);
+	fprintf(f, "<figure id=\"matrix-lane%u\">\n<h3>", m->lane);
 	chtml_lane_name(pg, m->lane, f);
 	fprintf(f, "</h3>\n<p>%zu of %llu links measured, median %s; %zu FAIL, %zu WARN.</p>\n",
 		m->measured, (unsigned long long)m->n * (m->n - 1), med, m->nfail, m->nwarn);
@@ -301,7 +302,7 @@ int chtml_write_matrices(const struct chtml_page *pg, FILE *f)
 		      "on its own.</p>\n", f);
 		return 0;
 	}
-	if (pg->nranks > MAX_MATRIX_RANKS) {
+	if (pg->nranks > CHTML_MAX_MATRIX_RANKS) {
 		fprintf(f, "<p>%zu link rows over %u ranks: too many to draw; the failing "
 			"ones are listed above.</p>\n", nlinks, pg->nranks);
 		return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "table_size.h"
 #include "lib/units.h"
 
 /* ---- inventory ------------------------------------------------------------ */
@@ -119,7 +120,8 @@ static void lane_majority(const struct chtml_page *pg, uint32_t lane, enum fact 
 		maj[0] = 0;
 }
 
-static void write_port(const struct chtml_page *pg, size_t r, const char *maj, FILE *f)
+static void write_port(const struct chtml_page *pg, size_t r, const char *maj,
+		       const int *shown, FILE *f)
 {
 	char v[FACT_LEN];
 	fputs("<tr>", f);
@@ -130,6 +132,8 @@ static void write_port(const struct chtml_page *pg, size_t r, const char *maj, F
 	chtml_td(f, chtml_cell(pg, r, "ifname"));
 	for (int k = 0; k < NFACTS; k++) {
 		const char *m = maj + (size_t)k * FACT_LEN;
+		if (!shown[k])
+			continue;
 		fact_text(pg, r, (enum fact)k, v, sizeof(v));
 		int odd = *m && strcmp(v, m) != 0;
 		fputs(odd ? "<td class=\"odd\">" : "<td>", f);
@@ -145,15 +149,36 @@ static void write_port(const struct chtml_page *pg, size_t r, const char *maj, F
 	fputs("</tr>\n", f);
 }
 
-static void inventory_heading(FILE *f)
+/* Whether any port has the fact: a column of "-" only (no PCIe, speed or
+ * firmware on a virtual NIC) says nothing, yet takes the table's width. */
+static int fact_known(const struct chtml_page *pg, enum fact k)
 {
+	char v[FACT_LEN];
+	for (size_t r = 0; r < pg->t->nrows; r++) {
+		if (!chtml_is_phase(pg, r, "port"))
+			continue;
+		fact_text(pg, r, k, v, sizeof(v));
+		if (strcmp(v, "-") != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void inventory_heading(const int *shown, FILE *f)
+{
+	int unknown = 0;
 	fputs("<h2 id=\"inventory\">Inventory</h2>\n<p class=\"note\">Every port as read before "
 	      "any traffic. A value off its lane's majority is marked, the majority's value "
-	      "under it; the verdict is the port's (every cause is in the failures above).</p>\n"
-	      "<table>\n<tr><th>rank</th><th>host</th><th>lane</th><th>NIC</th><th>ifname</th>",
-	      f);
+	      "under it; the verdict is the port's (every cause is in the failures above).", f);
 	for (int k = 0; k < NFACTS; k++)
-		fprintf(f, "<th>%s</th>", fact_heading[k]);
+		if (!shown[k])
+			fprintf(f, "%s%s", unknown++ ? ", " : " No port reported its ",
+				k == PCIE ? "PCIe link" : fact_heading[k]);
+	fputs(unknown ? ".</p>\n" : "</p>\n", f);
+	fputs("<table>\n<tr><th>rank</th><th>host</th><th>lane</th><th>NIC</th><th>ifname</th>", f);
+	for (int k = 0; k < NFACTS; k++)
+		if (shown[k])
+			fprintf(f, "<th>%s</th>", fact_heading[k]);
 	fputs("<th>verdict</th></tr>\n", f);
 }
 
@@ -161,15 +186,18 @@ int chtml_write_inventory(const struct chtml_page *pg, FILE *f)
 {
 	char *maj = malloc(((size_t)pg->nlanes + 1) * NFACTS * FACT_LEN);
 	uint32_t lane;
+	int shown[NFACTS];
 	if (!maj)
 		return -1;
+	for (int k = 0; k < NFACTS; k++)
+		shown[k] = fact_known(pg, (enum fact)k);
 	for (lane = 0; lane < pg->nlanes; lane++)
 		for (int k = 0; k < NFACTS; k++)
 			lane_majority(pg, lane, (enum fact)k, maj + ((size_t)lane * NFACTS + k) * FACT_LEN);
-	inventory_heading(f);
+	inventory_heading(shown, f);
 	for (size_t r = 0; r < pg->t->nrows; r++)
 		if (chtml_is_phase(pg, r, "port") && chtml_index(pg, r, "lane", pg->nlanes, &lane))
-			write_port(pg, r, maj + (size_t)lane * NFACTS * FACT_LEN, f);
+			write_port(pg, r, maj + (size_t)lane * NFACTS * FACT_LEN, shown, f);
 	fputs("</table>\n", f);
 	free(maj);
 	return 0;
@@ -273,7 +301,7 @@ static void write_collective(const struct chtml_page *pg, size_t r, FILE *f)
 	char size[32] = "-", ratio[32] = "-";
 	double bytes = chtml_num(pg, r, "message_bytes"), q = chtml_num(pg, r, "ratio");
 	if (bytes >= 0 && bytes < 1e18)
-		lb_format_size((uint64_t)bytes, size, sizeof(size));
+		lb_table_format_size((uint64_t)bytes, size, sizeof(size)); /* as check prints it */
 	if (!isnan(q))
 		snprintf(ratio, sizeof(ratio), "%.2f", q);
 	fputs("<tr>", f);

@@ -1,5 +1,6 @@
 /* What the parts of the check's HTML page share (check_html.c: the page,
- * verdict, failures and hosts; check_html_matrix.c: the link matrices;
+ * verdict and hosts; check_html_findings.c: failures and warnings;
+ * check_html_burnin.c: burn-in; check_html_matrix.c: the link matrices;
  * check_html_ports.c: inventory, counters, collectives). */
 #ifndef LB_CHECK_HTML_PRIVATE_H
 #define LB_CHECK_HTML_PRIVATE_H
@@ -14,6 +15,9 @@
  * an allocation); rows beyond are still listed, not drawn. */
 #define CHTML_MAX_RANKS (1u << 20)
 #define CHTML_MAX_LANES 1024u
+/* Matrices are drawn up to this many ranks (N x N cells a lane); the rows
+ * of a larger record are listed in the failures, not drawn. */
+#define CHTML_MAX_MATRIX_RANKS 1024u
 
 enum chtml_level { CHTML_PASS, CHTML_WARN, CHTML_FAIL, CHTML_ERROR, CHTML_OTHER };
 
@@ -40,6 +44,11 @@ int chtml_index(const struct chtml_page *pg, size_t row, const char *col, uint32
 		uint32_t *v);
 enum chtml_level chtml_level_of(const char *verdict);
 enum chtml_level chtml_row_level(const struct chtml_page *pg, size_t row);
+/* Whether the level is a finding: FAIL, ERROR or WARN. */
+int chtml_is_finding(enum chtml_level lv);
+/* The port row (lane < nlanes) or aggregate row (lane == nlanes) of rank;
+ * SIZE_MAX: none. */
+size_t chtml_port_row(const struct chtml_page *pg, uint32_t rank, uint32_t lane);
 
 /* Text escaped for element content and attribute values alike. */
 void chtml_esc(FILE *f, const char *s);
@@ -55,7 +64,9 @@ void chtml_td(FILE *f, const char *text);
 void chtml_rank_name(const struct chtml_page *pg, uint32_t rank, FILE *f);
 void chtml_lane_name(const struct chtml_page *pg, uint32_t lane, FILE *f);
 
-/* The sections after the hosts; -1 out of memory. */
+/* The sections; -1 out of memory. */
+int chtml_write_findings(const struct chtml_page *pg, FILE *f);
+int chtml_write_burnin(const struct chtml_page *pg, FILE *f);
 int chtml_write_matrices(const struct chtml_page *pg, FILE *f);
 int chtml_write_inventory(const struct chtml_page *pg, FILE *f);
 void chtml_write_counters(const struct chtml_page *pg, FILE *f);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "engine/result.h"
+#include "table_size.h" /* lb_table_format_size */
 
 /* Columns a legend can name: more are shown, not named. */
 #define LB_TABLE_LEGEND_MAX 24
@@ -42,12 +43,6 @@ int lb_table_row(struct lb_table *t, const struct lb_result *r, char *err, size_
  * (lib/wrap.h).  Nothing when no row was printed or
  * no column has a legend.  Call it once the last row is out. */
 void lb_table_legend(struct lb_table *t);
-
-/* Sizes as the table shows them: binary units, exact for a multiple of
- * one ("4 KiB", "1 MiB"), else in the largest unit below the size with up
- * to four significant digits ("1000 B", "976.6 KiB"); at most 9 characters
- * up to 1023 TiB. */
-void lb_table_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* Sink callbacks (ctx: a struct lb_table): begin prints the heading,
  * row is lb_table_row. */

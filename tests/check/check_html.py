@@ -8,7 +8,15 @@ tests/check/check_html.sh:
       every FAIL, ERROR and WARN row of the record -- its verdict, where
       (rank and host, lane and NIC; a link's sender and receiver) and its
       reason -- in the failures table; every such link row is outlined in
-      its lane's matrix and its reason is in that cell's tooltip.
+      its lane's matrix and its reason is in that cell's tooltip.  A slow
+      port's WARN links ("rank 6's port sends slowly (its port row)") are
+      in a fold under the port's row ("14 links of this port WARN: ..."),
+      a link that fails on its own never is.
+  check_html.py burnin PAGE.html RECORD.csv
+      the Burn-in section has a row for every port with intervals, those
+      that FAIL or WARN first, and a tooltip for each of a port's
+      intervals, those below --min-bw of its expected rate (and only they)
+      saying "below" and marked red.
   check_html.py craft RECORD.csv OUT.csv
       the record with markup in a host name (rows and head), a reason, a
       NIC's firmware and a counter's name: CRAFTED below.
@@ -20,12 +28,15 @@ tests/check/check_html.sh:
       red and green and the verdict's red among them.
   check_html.py synth RANKS LANES OUT.csv
       a record of RANKS ranks with every link measured, rank 1's last lane
-      slow (its links FAIL), one pair unmeasured: the page at scale.
+      slow (its port FAILs, its links WARN pointing at it, as check writes
+      them), link 5->9 of lane 0 slow on its own (FAIL), one pair
+      unmeasured: the page at scale.
 
 Exit 0 when all hold; 1 with every failure on stdout."""
 import csv
 import html.parser
 import io
+import re
 import struct
 import sys
 import zlib
@@ -49,7 +60,9 @@ def fail(why):
 
 class Page(html.parser.HTMLParser):
     """The tag stack, every element's attributes, and the text of each
-    table row and SVG tooltip."""
+    table row and SVG tooltip; for each, the section (the id of the h2
+    before it) and, for a row, whether it is in a fold (a tr of class
+    "fold")."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -58,10 +71,21 @@ class Page(html.parser.HTMLParser):
         self.row = None
         self.title = None
         self.outlines = []  # (class, x, y) of the matrices' frames
+        self.section = ""
+        self.trs = []  # the classes of the open rows
+        self.row_info = []  # (text, section, in a fold)
+        self.title_info = []  # (text, section)
+        self.summaries = []  # (text, section)
+        self.summary = None
 
     def handle_starttag(self, tag, attrs):
-        self.starts.append((tag, dict(attrs)))
+        self.starts.append((tag, dict(attrs), self.section))
+        if tag == "h2":
+            self.section = dict(attrs).get("id") or ""
+        if tag == "summary":
+            self.summary = []
         if tag == "tr":
+            self.trs.append(dict(attrs).get("class") or "")
             self.row = []
         if tag == "title" and self.stack and self.stack[-1] != "head":
             self.title = []
@@ -71,7 +95,7 @@ class Page(html.parser.HTMLParser):
             self.stack.append(tag)
 
     def handle_startendtag(self, tag, attrs):
-        self.starts.append((tag, dict(attrs)))
+        self.starts.append((tag, dict(attrs), self.section))
         if tag == "rect" and (dict(attrs).get("class") or "").startswith("link-"):
             self.outlines.append(dict(attrs)["class"])
 
@@ -85,10 +109,17 @@ class Page(html.parser.HTMLParser):
         self.stack.pop()
         if tag == "tr" and self.row is not None:
             self.rows.append(" ".join(self.row))
+            self.row_info.append((self.rows[-1], self.section, "fold" in self.trs[:-1]))
             self.row = None
+        if tag == "tr" and self.trs:
+            self.trs.pop()
         if tag == "title" and self.title is not None:
             self.titles.append("".join(self.title))
+            self.title_info.append((self.titles[-1], self.section))
             self.title = None
+        if tag == "summary" and self.summary is not None:
+            self.summaries.append(("".join(self.summary), self.section))
+            self.summary = None
 
     def handle_data(self, data):
         self.text.append(data)
@@ -96,6 +127,8 @@ class Page(html.parser.HTMLParser):
             self.row.append(data)
         if self.title is not None:
             self.title.append(data)
+        if self.summary is not None:
+            self.summary.append(data)
 
 
 def parse(path):
@@ -116,7 +149,7 @@ def self_contained(src, p):
     for word in ("http:", "https:", "//cdn", "<script", "<link", "@import", "<iframe"):
         if word in low:
             fail(f"the page references something outside: '{word}' at offset {low.index(word)}")
-    for tag, attrs in p.starts:
+    for tag, attrs, _ in p.starts:
         for name in ("src", "href", "xlink:href"):
             if name in attrs and not (attrs[name] or "").startswith("#"):
                 fail(f"<{tag} {name}={attrs[name]!r}>: a file or address")
@@ -152,18 +185,60 @@ def where(r, hosts):
     return f"{r['collective'] or 'collective'} {r['algorithm']}"
 
 
+# A slow port's link rows point at it (engine/check_verdict.c judge_link).
+PORT_POINTER = re.compile(r": rank (\d+)'s port (sends|receives) slowly \(its port row\)$")
+
+
+def fold_port(r, ports):
+    """The (rank, lane) of the port whose fold a link row belongs in (as
+    report/check_html_findings.c fold_target), or None."""
+    m = PORT_POINTER.search(r["reason"])
+    if r["phase"] != "link" or r["verdict"] != "WARN" or not m:
+        return None
+    if m.group(1) != (r["rank"] if m.group(2) == "sends" else r["peer"]):
+        return None
+    port = ports.get((m.group(1), r["lane"]))
+    return (m.group(1), r["lane"]) if port and port["verdict"] in ("FAIL", "ERROR", "WARN") else None
+
+
+def check_folds(p, folds, ports, hosts):
+    """Each fold's summary counts its links, and comes under its port's row."""
+    for key, links in folds.items():
+        n = len(links)
+        want = f"{n} link{'s' if n > 1 else ''} of this port WARN: its "
+        if not any(t.startswith(want) and f"lane {key[1]}'s matrix" in t
+                   for t, sec in p.summaries if sec == "findings"):
+            fail(f"no fold '{want}... lane {key[1]}'s matrix' for port {key}")
+        first = min((i for i, (t, sec, folded) in enumerate(p.row_info)
+                     if sec == "findings" and folded and any(r["reason"] in t for r in links)),
+                    default=0)
+        if first and where(ports[key], hosts) not in p.row_info[first - 1][0]:
+            fail(f"the fold of port {key} is not under its row: {p.row_info[first - 1][0]!r}")
+
+
 def check_page(page, record):
     src, p = parse(page)
     self_contained(src, p)
     rows = read_record(record)
     hosts = hosts_of(rows)
+    ports = {(r["rank"], r["lane"]): r for r in rows if r["phase"] == "port"}
     bad = [r for r in rows if r["verdict"] in ("FAIL", "ERROR", "WARN")]
+    folds = {}
     if not bad:
         fail(f"{record}: no FAIL or WARN row to look for")
     for r in bad:
-        want = where(r, hosts)
-        if not any(r["verdict"] in t and want in t and r["reason"] in t for t in p.rows):
+        want, key = where(r, hosts), fold_port(r, ports)
+        found = [folded for t, sec, folded in p.row_info
+                 if sec == "findings" and r["verdict"] in t and want in t and r["reason"] in t]
+        if not found:
             fail(f"no row of the page names {r['verdict']} {want}: {r['reason']}")
+        elif key and not all(found):
+            fail(f"{want}: not in the fold of its port's row")
+        elif not key and any(found):
+            fail(f"{want}: in a port's fold, though it is no slow port's link")
+        if key:
+            folds.setdefault(key, []).append(r)
+    check_folds(p, folds, ports, hosts)
     links = [r for r in bad if r["phase"] == "link"]
     frames = {"FAIL": "link-fail", "ERROR": "link-error", "WARN": "link-warn"}
     for v, cls in frames.items():
@@ -179,13 +254,82 @@ def check_page(page, record):
         fail(f"the verdict shown is not {verdict}")
     if not failures:
         print(f"ok: {page}: parses strictly, self-contained, {len(bad)} FAIL/WARN rows "
-              f"named ({len(links)} links framed), verdict {verdict}")
+              f"named ({len(links)} links framed, {sum(map(len, folds.values()))} in "
+              f"{len(folds)} ports' folds), verdict {verdict}")
+
+
+def read_head(path):
+    """The record's head lines, "# key: value"."""
+    with open(path, encoding="utf-8") as f:
+        return dict(l[2:].rstrip("\n").split(": ", 1) for l in f
+                    if l.startswith("# ") and ": " in l)
+
+
+def fraction(text):
+    """"70%", "70 %", "0.7" -> 0.7 (check's --min-bw)."""
+    text = text.strip()
+    return float(text.rstrip("% ")) / 100 if text.endswith("%") else float(text)
+
+
+def intervals_of(rows):
+    """{(rank, lane): {interval: (tx, rx)}}, an empty rate 0 (no traffic)."""
+    out = {}
+    for r in rows:
+        if r["phase"] == "interval":
+            out.setdefault((r["rank"], r["lane"]), {})[int(r["interval"])] = (
+                float(r["tx_bytes_per_second"] or 0), float(r["rx_bytes_per_second"] or 0))
+    return out
+
+
+def check_burnin(page, record):
+    src, p = parse(page)
+    rows = read_record(record)
+    hosts = hosts_of(rows)
+    min_bw = fraction(read_head(record).get("option.min-bw", "90%"))
+    ports = [r for r in rows if r["phase"] == "port" and r["intervals"]]
+    series = intervals_of(rows)
+    total = max(k for s in series.values() for k in s) if series else 0
+    shown = [t for t, sec, _ in p.row_info if sec == "burnin"]
+    titles = [t for t, sec in p.title_info if sec == "burnin"]
+    if not ports or not total:
+        fail(f"{record}: no burn-in to look for")
+    first_passing, last_failing, low_count = len(shown), -1, 0
+    for r in ports:
+        name = f"{named(r['rank'], hosts)}, lane {r['lane']} ({r['nic']})"
+        at = [i for i, t in enumerate(shown) if t.startswith(name) and r["verdict"] in t]
+        if not at:
+            fail(f"the Burn-in section has no row {r['verdict']} {name}")
+            continue
+        if r["verdict"] in ("FAIL", "ERROR", "WARN"):
+            last_failing = max(last_failing, at[0])
+        else:
+            first_passing = min(first_passing, at[0])
+        floor = min_bw * float(r["expected_bytes_per_second"])
+        for k, (tx, rx) in sorted(series.get((r["rank"], r["lane"]), {}).items()):
+            low = tx < floor or rx < floor
+            low_count += low
+            tip = [t for t in titles if t.startswith(f"{name}, interval {k} of {total}:")]
+            if len(tip) != 1:
+                fail(f"{name} interval {k}: {len(tip)} tooltips")
+            elif ("below" in tip[0]) != low:
+                fail(f"{name} interval {k} ({tx:.0f}, {rx:.0f} B/s, floor {floor:.0f}): {tip[0]!r}")
+    if last_failing > first_passing:
+        fail("a port that passed is shown before one that did not")
+    marks = sum(1 for tag, attrs, sec in p.starts
+                if sec == "burnin" and tag == "rect" and attrs.get("class") == "low")
+    if marks != low_count:
+        fail(f"{marks} intervals marked red, {low_count} below --min-bw in the record")
+    if not low_count:
+        fail(f"{record}: no interval below --min-bw to look for")
+    if not failures:
+        print(f"ok: {page}: Burn-in: {len(ports)} ports, the failing first, {total} intervals "
+              f"each, {low_count} below --min-bw marked")
 
 
 def check_escaped(page, texts=tuple(CRAFTED.values())):
     src, p = parse(page)
     self_contained(src, p)
-    for tag, attrs in p.starts:
+    for tag, attrs, _ in p.starts:
         if tag in ("script", "img", "iframe", "object", "embed"):
             fail(f"a <{tag}> element in the page: the record's text became markup")
         for name in attrs:
@@ -315,14 +459,21 @@ def synth(ranks, lanes, out):
             for d in range(ranks):
                 if s == d or (lane == 0 and (s, d) == (2, 3)):
                     continue
-                bad = lane == slow and 1 in (s, d)
-                ratio = 0.5 if bad else 0.9 + 0.1 * ((s * 7 + d * 3) % 11) / 10
+                slow_port = lane == slow and 1 in (s, d)
+                slow_link = lane == 0 and (s, d) == (5, 9 % ranks)
+                ratio = 0.5 if slow_port else 0.3 if slow_link else \
+                    0.9 + 0.1 * ((s * 7 + d * 3) % 11) / 10
+                rate = f"{exp * ratio * 8 / 1e6:.3g} Mbit/s"
+                reason = (f"{rate}: rank 1's port {'sends' if s == 1 else 'receives'} slowly "
+                          f"(its port row)" if slow_port else
+                          f"link {s}->{d} on lane {lane} (rail{lane}): 30 % of the median of its "
+                          f"row and column: {rate}: the link, not the ports" if slow_link else "")
                 w.writerow({"phase": "link", "transport": "tcp", "rank": s, "host": f"node{s:03d}",
                             "lane": lane, "nic": f"rail{lane}", "peer": d,
                             "tx_bytes_per_second": exp * ratio, "expected_bytes_per_second": exp,
-                            "ratio": ratio, "verdict": "FAIL" if bad else "PASS",
-                            "reason": f"link {s}->{d} on lane {lane} (rail{lane}): 50% of the median "
-                                      f"of its row and column" if bad else ""})
+                            "ratio": ratio,
+                            "verdict": "WARN" if slow_port else "FAIL" if slow_link else "PASS",
+                            "reason": reason})
 
 
 def main(argv):
@@ -330,6 +481,8 @@ def main(argv):
         check_page(argv[2], argv[3])
     elif len(argv) == 4 and argv[1] == "craft":
         craft(argv[2], argv[3])
+    elif len(argv) == 4 and argv[1] == "burnin":
+        check_burnin(argv[2], argv[3])
     elif len(argv) == 3 and argv[1] == "escaped":
         check_escaped(argv[2])
     elif len(argv) == 3 and argv[1] == "png":

@@ -4,12 +4,19 @@
 # record of the emulated cluster, a slow rail1 on host 2, with link rows
 # added by hand in the agreed format, one pair left out, a WARN port and a
 # grown drop counter), the same record with markup in its host names,
-# reasons, firmware and counters, and a made-up 64-rank record.
+# reasons, firmware and counters, a made-up 64-rank record,
+# tests/data/check/shift.csv (a real --pattern shift record of 8 hosts x 2
+# rails: rank 6's rail0 port at 50 Mbit/s, its 14 links WARN; link 1->5 on
+# rail1 slow) and tests/data/check/burnin.csv (a real burn-in, 4 hosts x 2
+# rails, --duration 8s --interval 2s: host 3's rail1 sent at 30 Mbit/s in
+# intervals 2 and 3, as tests/check/check_burnin.sh makes it).
 #   check_html.sh path/to/tests/lib.sh LANEBENCH DATA_DIR page|browser
 #     page:    each page parses with every element closed in order, refers
 #              to nothing outside itself, names every FAIL and WARN row
-#              with its cause and frames every failing link in its matrix;
-#              the crafted record's texts are text, never markup
+#              with its cause and frames every failing link in its matrix,
+#              a slow port's links folded under its row; the burn-in
+#              record's page shows every port's intervals, the low ones
+#              red; the crafted record's texts are text, never markup
 #     browser: Debian's headless chromium renders the pages: screenshots
 #              that are no blank page (skip, 77, without chromium)
 set -u
@@ -32,6 +39,9 @@ python3 "$checker" craft "$tmp/links.csv" "$tmp/crafted.csv" || fail "craft a re
 render "$tmp/crafted.csv" "$tmp/crafted.html"
 python3 "$checker" synth 64 2 "$tmp/r64.csv" || fail "synth a 64-rank record"
 render "$tmp/r64.csv" "$tmp/r64.html"
+cp "$data/shift.csv" "$data/burnin.csv" "$tmp/"
+render "$tmp/shift.csv" "$tmp/shift.html"
+render "$tmp/burnin.csv" "$tmp/burnin.html"
 
 if [ "$mode" = page ]; then
 	check "links.csv's page" python3 "$checker" page "$tmp/links.html" "$tmp/links.csv"
@@ -41,6 +51,23 @@ if [ "$mode" = page ]; then
 	echo "$check_out"
 	check "the 64-rank page" python3 "$checker" page "$tmp/r64.html" "$tmp/r64.csv"
 	echo "$check_out"
+	check "the shift record's page" python3 "$checker" page "$tmp/shift.html" "$tmp/shift.csv"
+	echo "$check_out"
+	check "the burn-in record's page" python3 "$checker" page "$tmp/burnin.html" "$tmp/burnin.csv"
+	check "the burn-in section" python3 "$checker" burnin "$tmp/burnin.html" "$tmp/burnin.csv"
+	echo "$check_out"
+	# no burn-in, no section
+	! grep -q 'id="burnin"' "$tmp/shift.html" && ok "no Burn-in section without intervals" ||
+		fail "a Burn-in section in a record without intervals"
+	# a fact no port reported is named, not a column of "-"; one port's is a column
+	grep -q 'No port reported its speed, width, firmware, PCIe link, NUMA.' "$tmp/shift.html" &&
+		! grep -q '<th>firmware</th>' "$tmp/shift.html" && grep -q '<th>firmware</th>' "$tmp/crafted.html" &&
+		ok "inventory: facts no port reported named, not drawn" ||
+		fail "inventory columns: $(grep -o 'No port reported[^<]*' "$tmp/shift.html")"
+	# collectives' sizes as check prints them (report/table.h)
+	grep -q '<td>bcast</td><td>chain</td><td class="num">64 KiB</td>' "$tmp/shift.html" &&
+		ok "a collective's size: 64 KiB" ||
+		fail "collective sizes: $(grep -o '<td>bcast</td><td>chain</td><td class="num">[^<]*' "$tmp/shift.html")"
 	# the matrix keeps its size at 64 ranks: 12 px cells, 768 px a side
 	# (and the labels beside it)
 	grep -q '<svg role="img" width="842" height="827"' "$tmp/r64.html" &&
@@ -73,6 +100,8 @@ shot() { # PAGE PNG [HEIGHT]
 }
 shot "$tmp/links.html" "$tmp/links.png"
 shot "$tmp/r64.html" "$tmp/r64.png"
+shot "$tmp/shift.html" "$tmp/shift.png"
+shot "$tmp/burnin.html" "$tmp/burnin.png"
 # the failing links are drawn where the page says: the DOM chromium built
 # holds every framed cell
 timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chromium" \
