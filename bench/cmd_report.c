@@ -11,6 +11,7 @@
 #include "report/check_html.h"
 #include "report/compare_check.h"
 #include "report/csvread.h"
+#include "report/outfile.h"
 
 struct report_opts {
 	const char *record;
@@ -49,6 +50,9 @@ static int report(const struct lb_cmd *cmd, void *base)
 		lb_cli_error(cmd, NULL, "out of memory");
 	else if (lb_cli_check_targets(cmd, path, NULL))
 		; /* named */
+	else if (lb_outfile_same(path, o->record))
+		lb_cli_error(cmd, "html", "'%s' is the record itself: the page would replace it",
+			     path);
 	else if (lb_table_read(o->record, &t, err, sizeof(err)))
 		lb_cli_error(cmd, NULL, "%s", err);
 	else if (!lb_chk_is_record(&t))

@@ -11,10 +11,13 @@
 
 #include "csvread.h"
 
-/* Ranks and lanes a record may place (a crafted "rank 4e9" must not size
- * an allocation); rows beyond are still listed, not drawn. */
-#define CHTML_MAX_RANKS (1u << 20)
-#define CHTML_MAX_LANES 1024u
+/* Ranks and lanes a record may place: no more than a job can have (the
+ * bootstrap's 65,536 ranks, engine/job.h's 16 lanes), so that a crafted
+ * "rank 1048575, lane 1023" cannot size an index of ranks x lanes (8.6 GB
+ * at the former limits; 9 MB at these); rows beyond are still listed, not
+ * drawn. */
+#define CHTML_MAX_RANKS 65536u
+#define CHTML_MAX_LANES 16u
 /* Matrices are drawn up to this many ranks (N x N cells a lane); the rows
  * of a larger record are listed in the failures, not drawn. */
 #define CHTML_MAX_MATRIX_RANKS 1024u

@@ -16,7 +16,8 @@
 #              with its cause and frames every failing link in its matrix,
 #              a slow port's links folded under its row; the burn-in
 #              record's page shows every port's intervals, the low ones
-#              red; the crafted record's texts are text, never markup
+#              red; the crafted record's texts are text, never markup; a
+#              record as its own page refused; a rank beyond any job cheap
 #     browser: Debian's headless chromium renders the pages: screenshots
 #              that are no blank page (skip, 77, without chromium)
 set -u
@@ -81,6 +82,20 @@ if [ "$mode" = page ]; then
 	expect_status 2 "not a check record" --html "$tmp/other.html" "$tmp/other.csv"
 	[ ! -e "$tmp/other.html" ] && ok "no page for another CSV" || fail "a page for another CSV"
 	expect_status 2 "no-such.csv" "$tmp/no-such.csv"
+	# the record itself as the page: refused, the record kept
+	sum=$(cksum <"$tmp/links.csv")
+	expect_status 2 "is the record itself" --html "$tmp/links.csv" "$tmp/links.csv"
+	[ "$(cksum <"$tmp/links.csv")" = "$sum" ] && ok "the record is not replaced by its page" ||
+		fail "--html RECORD RECORD changed the record"
+	# a crafted rank and lane far beyond any job: no index of ranks x lanes
+	# sized by them (1,048,575 x 1,023 was 8.6 GB); 1 GB of address space
+	# is plenty for the page
+	awk -F, 'BEGIN { OFS = "," } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR > 1 && $c["phase"] == "port" && !done { $c["rank"] = 1048575; $c["lane"] = 1023; done = 1 }
+		{ print }' "$tmp/links.csv" >"$tmp/far.csv"
+	(ulimit -v 1048576 && "${LB[@]}" --html "$tmp/far.html" "$tmp/far.csv" >/dev/null 2>&1) &&
+		[ -s "$tmp/far.html" ] && ok "a rank and lane beyond any job: rendered in 1 GB" ||
+		fail "a record with rank 1048575, lane 1023 failed under 1 GB"
 	finish check-html
 fi
 
