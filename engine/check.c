@@ -398,8 +398,9 @@ static int phase_ports(struct check *c, char *err, size_t len)
 		for (size_t i = 0; i < n; i++)
 			c->mine[i] = (struct check_pair){ .partner = -1, .from = -1, .lat = NAN, .tx = NAN };
 		int rc = check_phase_pattern(c, err, len);
-		return rc ? rc : lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all,
-						   err, len);
+		if (rc || (c->p->pattern == LB_CHECK_SHIFT && !c->p->retest)) /* gathered its own */
+			return rc;
+		return lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len);
 	}
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		for (uint32_t r = 0; r < c->slots; r++) { /* the third partner's slot: sat out so far */
@@ -668,6 +669,9 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	uint64_t coll = collective_bytes(p);
 	jp.buffer_bytes = coll > jp.buffer_bytes ? coll : jp.buffer_bytes;
 	int rc = lb_job_open(&c->job, &jp, err, len);
+	if (rc == 0 && p->pattern == LB_CHECK_SHIFT && !p->retest) /* before its gather would fail */
+		rc = lb_job_agree(&c->job, check_shift_fits(c->job.size, c->job.lanes, err, len), err,
+				  len);
 	if (rc)
 		return rc;
 	c->rounds = lb_check_rounds(c->job.size);

@@ -155,10 +155,15 @@ void check_pattern_peers(const struct check *c, uint32_t lane, uint32_t *list, u
 int check_phase_pattern(struct check *c, char *err, size_t len);
 int check_retest_hosts(const struct check *c, const char *host, char *err, size_t len);
 
-/* check_shift.c: --pattern shift's steps, every rank's records gathered
- * into c->all, then a second look at the links the matrix finds slow;
- * the part of a lane's buffer it needs. */
+/* check_shift.c: --pattern shift's steps, gathered into c->all (rank 0:
+ * every record whole; the others: each cell's partner, from, ok and tx),
+ * then a second look at the links the matrix finds slow; the part of a
+ * lane's buffer it needs.  check_shift_fits: 0, or LB_EINPUT naming the
+ * most ranks the gather allows with `lanes` lanes (check_shift_max_ranks,
+ * from the bootstrap's LB_BOOT_MSG_MAX). */
 int check_phase_shift(struct check *c, char *err, size_t len);
+uint32_t check_shift_max_ranks(uint32_t lanes);
+int check_shift_fits(uint32_t size, uint32_t lanes, char *err, size_t len);
 uint64_t check_shift_region(const struct lb_check_params *p);
 
 /* Rank 0: the verdicts, as rows to the sink. */

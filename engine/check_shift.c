@@ -13,6 +13,7 @@
 #include "check_links.h"
 #include "check_private.h"
 #include "idle.h"
+#include "launch/bootstrap.h"
 #include "lib/error.h"
 #include "pattern.h"
 
@@ -383,6 +384,70 @@ static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, char 
 	return lb_boot_barrier(c->job.boot, err, len);
 }
 
+/* ---- the matrix, gathered ------------------------------------------------- */
+
+/* What every rank needs of a cell of the matrix -- the second looks,
+ * phase 2's usable lanes, the wiring probe, burn-in's rates: the rate and
+ * whether the pair held; the rest of a record (bytes verified, loss, why
+ * it failed) only rank 0 reports, so only rank 0 gathers it whole.  A
+ * whole record (struct check_pair, 248 bytes) per cell allgathered would
+ * stop the bootstrap at ~185 ranks with 2 lanes. */
+struct shift_cell {
+	float tx;   /* bytes/s; NaN: not measured */
+	int32_t ok;
+};
+
+static size_t cells_of(uint32_t size, uint32_t lanes)
+{
+	return (size_t)lanes * (size > 1 ? size - 1 : 1);
+}
+
+uint32_t check_shift_max_ranks(uint32_t lanes)
+{
+	uint32_t p = 2;
+	/* the allgather's: size * len within the cap, as boot_coll.c checks */
+	while (cells_of(p + 1, lanes) * sizeof(struct shift_cell) <= LB_BOOT_MSG_MAX / (p + 1) &&
+	       cells_of(p + 1, lanes) * sizeof(struct check_pair) <= LB_BOOT_MSG_MAX)
+		p++;
+	return p;
+}
+
+int check_shift_fits(uint32_t size, uint32_t lanes, char *err, size_t len)
+{
+	uint32_t most = check_shift_max_ranks(lanes);
+	if (size <= most)
+		return 0;
+	return lb_errf(err, len, "--pattern shift: %u ranks x %u lanes need %zu bytes a rank in one "
+		       "gather of the bootstrap's (at most %u / ranks): at most %u ranks with %u "
+		       "lane%s; use neighbours or bisection", size, lanes,
+		       cells_of(size, lanes) * sizeof(struct shift_cell) * size, LB_BOOT_MSG_MAX,
+		       most, lanes, lanes == 1 ? "" : "s"), LB_EINPUT;
+}
+
+/* Every rank's cells into c->all (partner and from follow from the
+ * slot: step d = slot + 1), then rank 0's c->all whole. */
+static int shift_gather(struct check *c, char *err, size_t len)
+{
+	uint32_t n = c->job.size, lanes = c->job.lanes;
+	size_t k = (size_t)lanes * c->slots;
+	struct shift_cell *mine = calloc(k, sizeof(*mine)), *all = calloc(k * n, sizeof(*all));
+	int rc = mine && all ? 0 : lb_errf(err, len, "out of memory");
+	for (size_t i = 0; rc == 0 && i < k; i++)
+		mine[i] = (struct shift_cell){ .tx = (float)c->mine[i].tx, .ok = c->mine[i].ok };
+	if (rc == 0)
+		rc = lb_boot_allgather(c->job.boot, mine, k * sizeof(*mine), all, err, len);
+	for (size_t i = 0; rc == 0 && i < k * n; i++) {
+		uint32_t s = (uint32_t)(i / k), d = (uint32_t)(i % c->slots) + 1;
+		int one = n < 2; /* no step ran */
+		c->all[i] = (struct check_pair){ .partner = one ? -1 : (int32_t)((s + d) % n),
+						 .from = one ? -1 : (int32_t)((s + n - d) % n),
+						 .ok = all[i].ok, .lat = NAN, .tx = all[i].tx };
+	}
+	free(mine);
+	free(all);
+	return rc ? rc : lb_boot_gather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all, err, len);
+}
+
 /* Every rank finds the same slow links (the same records, the same pure
  * function), so every rank takes part in the same second looks. */
 static int links_again(struct check *c, char *err, size_t len)
@@ -405,11 +470,11 @@ static int links_again(struct check *c, char *err, size_t len)
 		lb_link_verdicts_free(&v);
 	}
 	free(rate);
-	size_t k = (size_t)c->job.lanes * c->slots;
-	return rc || !any ? rc : lb_boot_allgather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all,
-						   err, len);
+	return rc || !any ? rc : shift_gather(c, err, len);
 }
 
+/* The steps, then the matrix gathered (c->all: rank 0's whole, the
+ * others' cells), then the second looks. */
 int check_phase_shift(struct check *c, char *err, size_t len)
 {
 	for (uint32_t l = 0; l < c->job.lanes; l++)
@@ -419,7 +484,6 @@ int check_phase_shift(struct check *c, char *err, size_t len)
 			if (rc)
 				return rc;
 		}
-	size_t k = (size_t)c->job.lanes * c->slots;
-	int rc = lb_boot_allgather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all, err, len);
+	int rc = shift_gather(c, err, len);
 	return rc ? rc : links_again(c, err, len);
 }

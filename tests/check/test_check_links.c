@@ -2,7 +2,9 @@
  * cell names that link and no port; a slow row or column names that port
  * and no link; a healthy lane names nothing -- on the whole matrix (shift)
  * and on the sparse one of two neighbours a port.  And the shift's buffer
- * colours: a rank never receives into the slot it sends from. */
+ * colours: a rank never receives into the slot it sends from.  And the
+ * most ranks shift's gather allows: a few hundred with 2 lanes, refused
+ * beyond with LB_EINPUT and a reason naming the limit. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +12,9 @@
 #include "../check.h"
 #include "engine/check.h"
 #include "engine/check_links.h"
+#include "engine/check_private.h"
+#include "launch/bootstrap.h"
+#include "lib/error.h"
 
 #define N 8
 #define RATE 12.5e6 /* 100 Mbit/s */
@@ -126,8 +131,27 @@ static void bisection(void)
 		}
 }
 
+/* Shift's gather fits the bootstrap's allgather up to the limit and not
+ * one rank past it (size * len <= LB_BOOT_MSG_MAX); past it, refused. */
+static void shift_limit(void)
+{
+	char why[256];
+	for (uint32_t lanes = 1; lanes <= 8; lanes *= 2) {
+		uint32_t m = check_shift_max_ranks(lanes);
+		CHECK(m >= (lanes <= 2 ? 300u : 150u), "%u lanes: shift allows only %u ranks", lanes, m);
+		CHECK(check_shift_fits(m, lanes, why, sizeof(why)) == 0, "%u lanes, %u ranks: %s",
+		      lanes, m, why);
+		CHECK(check_shift_fits(m + 1, lanes, why, sizeof(why)) == LB_EINPUT &&
+			      strstr(why, "use neighbours or bisection"),
+		      "%u lanes, %u ranks: not refused (%s)", lanes, m + 1, why);
+	}
+	CHECK(check_shift_fits(1024, 8, why, sizeof(why)) == LB_EINPUT &&
+		      strstr(why, "1024 ranks x 8 lanes"), "1,024 x 8 not refused: %s", why);
+}
+
 int main(void)
 {
+	shift_limit();
 	shapes("full", full, 3, 7);
 	shapes("neighbours", sparse, 2, 3);
 	degenerate();
