@@ -1,0 +1,94 @@
+/* check's report (engine/check_verdict.c, lb_check_report) on a --pattern
+ * shift record of a few hundred ranks: a row per directed pair of every
+ * lane, within a bounded CPU time.  Each link row asks what its sender
+ * should reach; computed afresh (a tally of the lane's p ports) for each
+ * of the p^2 x lanes cells, the report grew with p^3 and took minutes at
+ * the ranks shift allows (20 s at 400 x 2). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../check.h"
+#include "engine/check_private.h"
+#include "lib/error.h"
+
+#define RANKS 400
+#define LANES 2
+#define SLOTS (RANKS - 1)
+#define RATE 12.4e9 /* bytes/s: a 100 Gbit/s port */
+
+/* CPU seconds the report may take: 0.4 s measured (plain build), the
+ * cubic one 20 s. */
+#define REPORT_CPU_MAX 6.0
+
+struct counted {
+	size_t links;
+};
+
+static int count_row(void *ctx, const struct lb_result *r, char *err, size_t len)
+{
+	struct counted *c = ctx;
+	(void)err;
+	(void)len;
+	c->links += strcmp(lb_result_val(r, "phase")->s, "link") == 0;
+	return 0;
+}
+
+/* What check_shift.c gathers on rank 0: rank s sent rank s + d in slot
+ * d - 1, heard from s - d there; every port a 100 Gbit/s NIC. */
+static void shift_record(struct check_all *a)
+{
+	for (uint32_t k = 0; k < RANKS; k++) {
+		snprintf(a->ranks[k].host, sizeof(a->ranks[k].host), "node%u", k);
+		for (uint32_t l = 0; l < LANES; l++) {
+			snprintf(a->ranks[k].nic[l], sizeof(a->ranks[k].nic[l]), "rail%u", l);
+			struct lb_port_facts *f = (struct lb_port_facts *)&a->facts[k * LANES + l];
+			f->speed_bps = 100e9, f->carrier = 1, f->mtu = 1500;
+			for (uint32_t d = 1; d < RANKS; d++)
+				a->pairs[(k * LANES + l) * SLOTS + d - 1] = (struct check_pair){
+					.partner = (int32_t)((k + d) % RANKS),
+					.from = (int32_t)((k + RANKS - d) % RANKS), .ok = 1, .lat = NAN,
+					.tx = RATE * (0.97 + 0.01 * ((k + d) % 5)), .verified = 1 << 20,
+				};
+		}
+	}
+}
+
+int main(void)
+{
+	struct lb_check_params p = { .transport = "tcp", .pattern = LB_CHECK_SHIFT, .min_bw = 0.9,
+				     .max_loss = 0.001, .max_model_ratio = 2, .max_bound_ratio = 2 };
+	struct check_all a = { .p = &p, .transport = "tcp", .size = RANKS, .lanes = LANES,
+			       .rounds = 2, .slots = SLOTS, .pair_timeout = 5,
+			       .bcast_skipped = "not asked" };
+	a.ranks = calloc(RANKS, sizeof(*a.ranks));
+	a.pairs = calloc((size_t)RANKS * LANES * SLOTS, sizeof(*a.pairs));
+	a.aggs = calloc(RANKS * 2, sizeof(*a.aggs));
+	a.ends_all = calloc(RANKS * LANES, sizeof(*a.ends_all));
+	a.ends = a.ends_all;
+	a.facts = calloc(RANKS * LANES, sizeof(*a.facts));
+	if (!a.ranks || !a.pairs || !a.aggs || !a.ends_all || !a.facts)
+		return fprintf(stderr, "out of memory\n"), 1;
+	for (uint32_t i = 0; i < RANKS * 2; i++)
+		a.aggs[i] = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
+	shift_record(&a);
+
+	struct counted got = { 0 };
+	const struct lb_sink sink = { .row = count_row, .ctx = &got };
+	char err[512] = "";
+	clock_t t0 = clock();
+	int rc = lb_check_report(&a, &sink, err, sizeof(err));
+	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	CHECK(rc == 0, "report: %s", err);
+	CHECK(got.links == (size_t)RANKS * (RANKS - 1) * LANES, "%zu link rows, not %u", got.links,
+	      RANKS * (RANKS - 1) * LANES);
+	CHECK(cpu < REPORT_CPU_MAX, "the report of %u ranks x %u lanes took %.1f CPU s (at most %.0f)",
+	      RANKS, LANES, cpu, REPORT_CPU_MAX);
+	printf("report of %u ranks x %u lanes: %.2f CPU s\n", RANKS, LANES, cpu);
+	free(a.ranks);
+	free(a.pairs);
+	free(a.aggs);
+	free(a.ends_all);
+	free((void *)a.facts);
+	return check_status("check-scale");
+}
