@@ -672,6 +672,8 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	if (rc == 0 && p->pattern == LB_CHECK_SHIFT && !p->retest) /* before its gather would fail */
 		rc = lb_job_agree(&c->job, check_shift_fits(c->job.size, c->job.lanes, err, len), err,
 				  len);
+	if (rc == 0 && p->retest) /* before the record's steps are counted */
+		rc = check_retest_agree(c, err, len);
 	if (rc)
 		return rc;
 	c->rounds = lb_check_rounds(c->job.size);

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "check_private.h"
+#include "launch/bootstrap.h"
 #include "lib/error.h"
 
 int lb_check_bisection_partner(uint32_t rank, uint32_t size)
@@ -175,6 +176,47 @@ int check_phase_pattern(struct check *c, char *err, size_t len)
 	if (c->p->pattern == LB_CHECK_SHIFT)
 		return check_phase_shift(c, err, len);
 	return phase_bisection(c, err, len);
+}
+
+/* FNV-1a, 64 bits: a fingerprint, not a defence. */
+static uint64_t mix(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *b = data;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t check_retest_hash(const struct lb_check_retest *rt)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	h = mix(h, &rt->n, sizeof(rt->n));
+	for (size_t i = 0; i < rt->n; i++) {
+		const struct lb_check_retest_port *pt = &rt->ports[i];
+		h = mix(h, &pt->rank, sizeof(pt->rank));
+		h = mix(h, &pt->lane, sizeof(pt->lane));
+		h = mix(h, &pt->npartners, sizeof(pt->npartners));
+		h = mix(h, pt->partners, pt->npartners * sizeof(pt->partners[0]));
+	}
+	h = mix(h, &rt->nhosts, sizeof(rt->nhosts));
+	for (uint32_t k = 0; k < rt->nhosts; k++)
+		h = mix(h, rt->hosts[k], strlen(rt->hosts[k]) + 1);
+	return h;
+}
+
+int check_retest_agree(const struct check *c, char *err, size_t len)
+{
+	uint64_t mine = check_retest_hash(c->p->retest), *all = calloc(c->job.size, sizeof(*all));
+	int rc = all ? lb_boot_allgather(c->job.boot, &mine, sizeof(mine), all, err, len)
+		     : lb_errf(err, len, "out of memory");
+	for (uint32_t k = 1; rc == 0 && k < c->job.size; k++)
+		if (all[k] != all[0]) {
+			lb_errf(err, len, "rank %u read another record than rank 0 (its suspects, their "
+				"partners or the hosts differ): every rank must read the same RECORD", k);
+			rc = LB_EINPUT;
+		}
+	free(all);
+	return rc;
 }
 
 /* Every rank runs where the record says it ran: 0, or LB_EINPUT naming

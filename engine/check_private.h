@@ -154,6 +154,13 @@ uint32_t check_pattern_slots(const struct lb_check_params *p, uint32_t size, uin
 void check_pattern_peers(const struct check *c, uint32_t lane, uint32_t *list, uint32_t *n);
 int check_phase_pattern(struct check *c, char *err, size_t len);
 int check_retest_hosts(const struct check *c, const char *host, char *err, size_t len);
+/* --rerun: every rank reads RECORD itself; copies that differ would give
+ * the ranks different steps and their barriers would not match.  The
+ * fingerprint of what sets the steps (the suspects, their lanes and
+ * partners, the hosts), and its agreement: 0, or on every rank LB_EINPUT
+ * naming the lowest rank whose record differs from rank 0's. */
+uint64_t check_retest_hash(const struct lb_check_retest *rt);
+int check_retest_agree(const struct check *c, char *err, size_t len);
 
 /* check_shift.c: --pattern shift's steps, gathered into c->all (rank 0:
  * every record whole; the others: each cell's partner, from, ok and tx),

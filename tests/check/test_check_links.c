@@ -4,7 +4,9 @@
  * and on the sparse one of two neighbours a port.  And the shift's buffer
  * colours: a rank never receives into the slot it sends from.  And the
  * most ranks shift's gather allows: a few hundred with 2 lanes, refused
- * beyond with LB_EINPUT and a reason naming the limit. */
+ * beyond with LB_EINPUT and a reason naming the limit.  And --rerun's
+ * fingerprint of a record: two copies alike agree, a partner, a lane or a
+ * host changed does not. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -149,9 +151,31 @@ static void shift_limit(void)
 		      strstr(why, "1024 ranks x 8 lanes"), "1,024 x 8 not refused: %s", why);
 }
 
+static void retest_fingerprint(void)
+{
+	struct lb_check_retest_port ports[2] = { { .rank = 1, .lane = 0, .partners = { 0, 2 }, .npartners = 2 },
+						 { .rank = 3, .lane = 1, .partners = { 2 }, .npartners = 1 } };
+	const char *hosts[4] = { "h0", "h1", "h2", "h3" }, *other[4] = { "h0", "h1", "h2", "h9" };
+	char h0[] = "h0"; /* the same text elsewhere: a copy */
+	const char *copy[4] = { h0, "h1", "h2", "h3" };
+	struct lb_check_retest a = { .ports = ports, .n = 2, .hosts = hosts, .nhosts = 4 }, b = a;
+	uint64_t was = check_retest_hash(&a);
+	b.hosts = copy;
+	CHECK(check_retest_hash(&b) == was, "a copy of the record: another fingerprint");
+	b.hosts = other;
+	CHECK(check_retest_hash(&b) != was, "another host: the same fingerprint");
+	ports[0].partners[1] = 3;
+	CHECK(check_retest_hash(&a) != was, "another partner: the same fingerprint");
+	ports[0].partners[1] = 2, ports[1].lane = 0;
+	CHECK(check_retest_hash(&a) != was, "another lane: the same fingerprint");
+	ports[1].lane = 1, a.n = 1;
+	CHECK(check_retest_hash(&a) != was, "a suspect fewer: the same fingerprint");
+}
+
 int main(void)
 {
 	shift_limit();
+	retest_fingerprint();
 	shapes("full", full, 3, 7);
 	shapes("neighbours", sparse, 2, 3);
 	degenerate();
