@@ -1,9 +1,11 @@
-/* check's report (engine/check_verdict.c, lb_check_report) on a --pattern
- * shift record of a few hundred ranks: a row per directed pair of every
- * lane, within a bounded CPU time.  Each link row asks what its sender
- * should reach; computed afresh (a tally of the lane's p ports) for each
- * of the p^2 x lanes cells, the report grew with p^3 and took minutes at
- * the ranks shift allows (20 s at 400 x 2). */
+/* check at scale, within bounded CPU times.  The report
+ * (engine/check_verdict.c, lb_check_report) on a --pattern shift record of
+ * a few hundred ranks: a row per directed pair of every lane.  Each link
+ * row asks what its sender should reach; computed afresh (a tally of the
+ * lane's p ports) for each of the p^2 x lanes cells, the report grew with
+ * p^3 (20 s at 400 x 2).  And --rerun's plan (check_patterns.c) of
+ * hundreds of suspects: its steps and a rank's peers, once looked up by
+ * rescanning inside the loop over the steps (cubic). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,8 +56,41 @@ static void shift_record(struct check_all *a)
 	}
 }
 
+#define SUSPECTS 400 /* on lane 0 of 1,024 ranks, ranks 0 .. 399 */
+#define PARTNERS 200 /* ranks 600 .. 799, three a suspect */
+#define RERUN_CPU_MAX 2.0 /* CPU s: under 1 ms measured, the cubic plan 14 s */
+
+static void rerun_plan(void)
+{
+	static struct lb_check_retest_port ports[SUSPECTS];
+	for (uint32_t i = 0; i < SUSPECTS; i++)
+		ports[i] = (struct lb_check_retest_port){
+			.rank = i, .lane = 0, .npartners = 3,
+			.partners = { 600 + i % PARTNERS, 600 + (i + 1) % PARTNERS, 600 + (i + 2) % PARTNERS },
+		};
+	struct lb_check_retest rt = { .ports = ports, .n = SUSPECTS };
+	struct lb_check_params p = { .transport = "tcp", .retest = &rt };
+	static struct check c;
+	static uint32_t list[1024];
+	uint32_t n = 0;
+	c.p = &p, c.job.size = 1024, c.job.lanes = 1, c.job.rank = 600;
+	clock_t t0 = clock();
+	uint32_t slots = check_pattern_slots(&p, 1024, 1);
+	check_pattern_peers(&c, 0, list, &n);
+	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	/* every suspect's three pairs, then the ring of the partners */
+	CHECK(slots == 3 * SUSPECTS + PARTNERS, "%u steps, not %u", slots, 3 * SUSPECTS + PARTNERS);
+	/* rank 600: partner of suspects 0, 200 (i), 199, 399 (i + 1), 198, 398
+	 * (i + 2); its ring neighbours 601 and 799 */
+	CHECK(n == 8, "rank 600 meets %u peers, not 8", n);
+	CHECK(cpu < RERUN_CPU_MAX, "the plan of %u suspects took %.1f CPU s (at most %.0f)", SUSPECTS,
+	      cpu, RERUN_CPU_MAX);
+	printf("rerun plan of %u suspects: %.3f CPU s\n", SUSPECTS, cpu);
+}
+
 int main(void)
 {
+	rerun_plan();
 	struct lb_check_params p = { .transport = "tcp", .pattern = LB_CHECK_SHIFT, .min_bw = 0.9,
 				     .max_loss = 0.001, .max_model_ratio = 2, .max_bound_ratio = 2 };
 	struct check_all a = { .p = &p, .transport = "tcp", .size = RANKS, .lanes = LANES,
