@@ -139,6 +139,15 @@ enum lb_level check_burnin_port(const struct check_all *a, uint32_t port,
 void check_port_rates(const struct check_all *a, uint32_t k, uint32_t lane, double *tx,
 		      double *rx);
 
+/* The pattern ids of the transfers: a pair's (check.c: phase, lane, round,
+ * direction, repetition) below CHECK_PAIR_IDS, a shift step's
+ * (check_shift.c: lane, d, repetition) from there on, so that a shift
+ * window left in the buffer never passes for a second look's. */
+#define CHECK_PAIR_IDS (1u << 20)
+uint32_t check_pattern_id(uint32_t phase, uint32_t lane, uint32_t round, uint32_t dir,
+			  uint32_t rep);
+uint32_t check_shift_id(uint32_t lane, uint32_t d, uint32_t rep);
+
 /* check.c: one pair on one lane (latency, then streaming both ways, every
  * byte checked), its channel given up when it fails; returns 0 or -1. */
 int check_measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t round, uint32_t q,

@@ -311,6 +311,14 @@ static void shift_give_up(struct shift *s)
 		ops->forget(s->c->job.tp, s->lane, s->to);
 }
 
+/* Above every pair's (check_pattern_id, phases 0 .. 5 of 16 lanes:
+ * < 786,432 <= CHECK_PAIR_IDS); d < 2048 (shift's most ranks, 1,448) and
+ * rep <= 500 (-i's most) keep a step's ids apart, 16 lanes < 2^26. */
+uint32_t check_shift_id(uint32_t lane, uint32_t d, uint32_t rep)
+{
+	return CHECK_PAIR_IDS + 1 + rep + 1024 * (d + 2048 * lane);
+}
+
 /* The best repetition after a warm-up one (noise only slows a window
  * down: check.c's stream), as the receiver measured it: m->tx.  What
  * this rank received is its sender's record's.  A failed direction is
@@ -325,7 +333,7 @@ static void shift_step(struct check *c, uint32_t lane, uint32_t d, struct check_
 	check_lane_counters(c, lane, &before);
 	for (uint32_t i = 0; i <= c->p->iterations && s.dead != (DIR_OUT | DIR_IN); i++) {
 		double in = NAN, out = NAN;
-		uint32_t id = 1 + i + 1024 * (d + 1024 * lane);
+		uint32_t id = check_shift_id(lane, d, i);
 		int rc = shift_rep(&s, id, &in, &out, why, sizeof(why));
 		m->verified += off(&s, DIR_IN) ? 0 : s.window_bytes;
 		if (rc) {
@@ -449,12 +457,16 @@ static int shift_gather(struct check *c, char *err, size_t len)
 }
 
 /* Every rank finds the same slow links (the same records, the same pure
- * function), so every rank takes part in the same second looks. */
+ * function), so every rank takes part in the same second looks.  The
+ * steps' windows are wiped first, as burn-in wipes between passes: what
+ * they left must not pass for what a second look sends (its ids differ
+ * too); every rank is past the gather, so no step is under way. */
 static int links_again(struct check *c, char *err, size_t len)
 {
 	uint32_t n = c->job.size, looks = 0;
 	double *rate = malloc(((size_t)n * n + 1) * sizeof(double));
 	int rc = rate ? 0 : lb_errf(err, len, "out of memory"), any = 0;
+	memset(c->job.buf, 0, (size_t)c->job.lanes * c->region);
 	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++, looks = 0) {
 		struct lb_link_verdicts v;
 		shift_matrix(c, l, rate);

@@ -6,7 +6,8 @@
  * most ranks shift's gather allows: a few hundred with 2 lanes, refused
  * beyond with LB_EINPUT and a reason naming the limit.  And --rerun's
  * fingerprint of a record: two copies alike agree, a partner, a lane or a
- * host changed does not. */
+ * host changed does not.  And the pattern ids: a shift step's never a
+ * pair's (a second look's), for every lane and step shift allows. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "engine/check.h"
 #include "engine/check_links.h"
 #include "engine/check_private.h"
+#include "engine/job.h"
 #include "launch/bootstrap.h"
 #include "lib/error.h"
 
@@ -172,9 +174,35 @@ static void retest_fingerprint(void)
 	CHECK(check_retest_hash(&a) != was, "a suspect fewer: the same fingerprint");
 }
 
+static void pattern_ids(void)
+{
+	uint32_t most_pair = 0, least_shift = UINT32_MAX, most_shift = 0;
+	for (uint32_t phase = 0; phase <= 5; phase++) /* PHASE_LINK_AGAIN, the last */
+		for (uint32_t lane = 0; lane < LB_JOB_MAX_LANES; lane++)
+			for (uint32_t round = 0; round < 4; round++)
+				for (uint32_t dir = 0; dir < 2; dir++) {
+					uint32_t id = check_pattern_id(phase, lane, round, dir, 1000);
+					most_pair = id > most_pair ? id : most_pair;
+				}
+	for (uint32_t lane = 0; lane < LB_JOB_MAX_LANES; lane++) {
+		uint32_t d_most = check_shift_max_ranks(lane + 1) - 1;
+		uint32_t lo = check_shift_id(lane, 1, 0), hi = check_shift_id(lane, d_most, 500);
+		least_shift = lo < least_shift ? lo : least_shift;
+		most_shift = hi > most_shift ? hi : most_shift;
+		CHECK(lane == 0 || lo > check_shift_id(lane - 1, 2047, 1023),
+		      "lane %u's shift ids meet lane %u's", lane, lane - 1);
+		CHECK(check_shift_id(lane, d_most, 1023) < check_shift_id(lane, d_most + 1, 0),
+		      "lane %u: step %u's ids meet the next's", lane, d_most);
+	}
+	CHECK(most_pair < least_shift, "a pair's id %u reaches shift's first %u", most_pair,
+	      least_shift);
+	CHECK(most_shift > least_shift, "shift ids wrapped: %u .. %u", least_shift, most_shift);
+}
+
 int main(void)
 {
 	shift_limit();
+	pattern_ids();
 	retest_fingerprint();
 	shapes("full", full, 3, 7);
 	shapes("neighbours", sparse, 2, 3);
