@@ -853,6 +853,7 @@ int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, ch
 		memset(p->part_seconds, 0, LB_CHECK_NPARTS * sizeof(*p->part_seconds));
 	int rc = run_phases(&c, &a, &told, sink, err, len);
 	a.burnin = c.burnin.n ? &c.burnin : NULL;
+	a.looks = p->pattern == LB_CHECK_SHIFT && !p->retest ? &c.looks : NULL;
 	lap(p, LB_CHECK_PART_REPORT, &t);
 	if (rc == 0 && c.rank == 0)
 		rc = lb_check_report(&a, sink, err, len);

@@ -71,6 +71,19 @@ struct check_burnin {
 	double t0;          /* when it began (CLOCK_MONOTONIC) */
 };
 
+/* Shift's second looks at slow links (check_shift.c), per lane: from
+ * which cell (s * size + r) on a slow link was not measured again, and
+ * why -- the lane's share of looks was taken (a lane this slow has a slow
+ * switch), or they ran out of time (--timeout, rank 0's clock, told to
+ * all).  Those links keep their first figures. */
+#define CHECK_LINK_LOOKS_PER_RANK 2 /* a lane's share: this many times its ranks */
+enum check_looks_end { LOOKS_ALL, LOOKS_LANE_SHARE, LOOKS_OUT_OF_TIME };
+struct check_looks {
+	uint32_t from[LB_JOB_MAX_LANES];            /* UINT32_MAX: every slow link looked at */
+	enum check_looks_end why[LB_JOB_MAX_LANES];
+	double budget;                              /* seconds, all lanes' looks together */
+};
+
 /* Everything rank 0 knows at the end. */
 struct check_all {
 	const struct lb_check_params *p;
@@ -88,6 +101,7 @@ struct check_all {
 	size_t nbcasts;
 	const char *bcast_skipped;      /* why phase 3 did not run; NULL: it did */
 	const struct check_burnin *burnin; /* --duration's intervals; NULL: no burn-in */
+	const struct check_looks *looks;   /* shift's second looks; NULL: none */
 };
 
 /* The measuring side's state on every rank (check.c). */
@@ -109,6 +123,7 @@ struct check {
 	struct lb_port_counters *before;    /* [lane]: this rank's, before any traffic */
 	struct check_port_end *ends;        /* [lane]: this rank's, at the end */
 	struct check_burnin burnin;         /* --duration: phase 1's intervals */
+	struct check_looks looks;           /* --pattern shift: its second looks */
 };
 
 /* check_ports.c: the inventory of this rank's ports (facts, counters

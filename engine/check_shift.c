@@ -355,9 +355,11 @@ static void shift_step(struct check *c, uint32_t lane, uint32_t d, struct check_
 /* Phase 1's pattern for a second look at a link (check.c's pattern ids). */
 #define PHASE_LINK_AGAIN 5
 
-/* At most this many second looks a lane, times the ranks: a lane whose
- * links are all slow has a slow switch, which more looks do not change. */
-#define LINK_LOOKS_PER_RANK 2
+/* At most CHECK_LINK_LOOKS_PER_RANK second looks a lane, times the
+ * ranks: a lane whose links are all slow has a slow switch, which more
+ * looks do not change.  All lanes' looks together stop after the job's
+ * --timeout (each may take a pair's timeout, and up to 2 n of them run one
+ * after another). */
 
 /* Lane l's matrix from every rank's records (c->all): what each sent its
  * partner at, as the receiver measured it. */
@@ -378,8 +380,11 @@ static void shift_matrix(const struct check *c, uint32_t l, double *rate)
  * at a time, the others waiting): noise on a busy machine -- a rank not
  * scheduled while its window came -- only slows a cell down, a slow link
  * stays slow.  The sender keeps the better rate; the second look's bytes
- * are checked but not counted in the cell's (the matrix's own). */
-static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, char *err, size_t len)
+ * are checked but not counted in the cell's (the matrix's own).  Then
+ * rank 0 tells every rank whether the looks' time is up (*stop), so all
+ * stop after the same look. */
+static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, double t0,
+		      int32_t *stop, char *err, size_t len)
 {
 	uint32_t me = c->job.rank, n = c->job.size;
 	if (me == s || me == r) {
@@ -389,7 +394,8 @@ static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, char 
 		if (me == s && again.ok)
 			m->tx = isnan(m->tx) ? again.tx : fmax(m->tx, again.tx);
 	}
-	return lb_boot_barrier(c->job.boot, err, len);
+	*stop = me == 0 && now() - t0 > c->looks.budget;
+	return lb_boot_bcast(c->job.boot, stop, sizeof(*stop), err, len);
 }
 
 /* ---- the matrix, gathered ------------------------------------------------- */
@@ -466,7 +472,12 @@ static int links_again(struct check *c, char *err, size_t len)
 	uint32_t n = c->job.size, looks = 0;
 	double *rate = malloc(((size_t)n * n + 1) * sizeof(double));
 	int rc = rate ? 0 : lb_errf(err, len, "out of memory"), any = 0;
+	int32_t stop = 0;
+	double t0 = now();
 	memset(c->job.buf, 0, (size_t)c->job.lanes * c->region);
+	c->looks.budget = c->job.timeout;
+	for (uint32_t l = 0; l < LB_JOB_MAX_LANES; l++)
+		c->looks.from[l] = UINT32_MAX, c->looks.why[l] = LOOKS_ALL;
 	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++, looks = 0) {
 		struct lb_link_verdicts v;
 		shift_matrix(c, l, rate);
@@ -474,11 +485,17 @@ static int links_again(struct check *c, char *err, size_t len)
 			rc = lb_errf(err, len, "out of memory");
 			break;
 		}
-		for (size_t i = 0; rc == 0 && i < (size_t)n * n && looks < LINK_LOOKS_PER_RANK * n; i++)
-			if (v.link_low[i]) {
-				any = 1, looks++;
-				rc = link_again(c, l, (uint32_t)(i / n), (uint32_t)(i % n), err, len);
+		for (size_t i = 0; rc == 0 && i < (size_t)n * n; i++) {
+			if (!v.link_low[i])
+				continue;
+			if (stop || looks == CHECK_LINK_LOOKS_PER_RANK * n) { /* the rest keep their figures */
+				c->looks.from[l] = (uint32_t)i;
+				c->looks.why[l] = stop ? LOOKS_OUT_OF_TIME : LOOKS_LANE_SHARE;
+				break;
 			}
+			any = 1, looks++;
+			rc = link_again(c, l, (uint32_t)(i / n), (uint32_t)(i % n), t0, &stop, err, len);
+		}
 		lb_link_verdicts_free(&v);
 	}
 	free(rate);

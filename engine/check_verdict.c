@@ -1171,6 +1171,22 @@ static double verified_on(const struct check_all *a, uint32_t s, uint32_t r, uin
 	return (double)v;
 }
 
+/* A slow link that shift's second looks did not reach: said, with why;
+ * its figures are the matrix's first. */
+static void note_not_looked(const struct check_all *a, uint32_t lane, size_t at, struct row *w)
+{
+	const struct check_looks *k = a->looks;
+	if (!k || k->why[lane] == LOOKS_ALL || at < k->from[lane])
+		return;
+	if (k->why[lane] == LOOKS_OUT_OF_TIME)
+		add_reason_at(w, LB_PASS, "not measured again: the second looks stopped after %.0f s "
+			      "(--timeout), so these are its first figures", k->budget);
+	else
+		add_reason_at(w, LB_PASS, "not measured again: the lane's second looks stopped at %u "
+			      "(%u a rank: a lane this slow has a slow switch), so these are its first "
+			      "figures", CHECK_LINK_LOOKS_PER_RANK * a->size, CHECK_LINK_LOOKS_PER_RANK);
+}
+
 /* A cell's verdict: a link low in its row and its column FAILs, named; a
  * cell of a slow port's row or column WARNs, pointing at the port; a
  * pair that carried nothing FAILs as a link when both ports carried data
@@ -1204,6 +1220,8 @@ static void judge_link(const struct check_all *a, const struct matrix *mx, uint3
 	else if ((mx->v.row_low[s] || mx->v.col_low[r]) && x < a->p->min_bw * mx->v.lane_median)
 		add_reason_at(w, LB_WARN, "%s: rank %u's port %s slowly (its port row)", g,
 			      mx->v.row_low[s] ? s : r, mx->v.row_low[s] ? "sends" : "receives");
+	if (mx->v.link_low[at])
+		note_not_looked(a, lane, at, w);
 }
 
 static int report_links(const struct check_all *a, const struct expect *e,

@@ -5,7 +5,8 @@
  * lane's p ports) for each of the p^2 x lanes cells, the report grew with
  * p^3 (20 s at 400 x 2).  And --rerun's plan (check_patterns.c) of
  * hundreds of suspects: its steps and a rank's peers, once looked up by
- * rescanning inside the loop over the steps (cubic). */
+ * rescanning inside the loop over the steps (cubic).  And a slow link
+ * that shift's second looks, out of time, did not reach says so. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -88,8 +89,79 @@ static void rerun_plan(void)
 	printf("rerun plan of %u suspects: %.3f CPU s\n", SUSPECTS, cpu);
 }
 
+/* The reason of link s->r on lane 0 (empty: no such row). */
+struct link_reason {
+	uint32_t s, r;
+	char reason[512];
+};
+
+static int catch_link(void *ctx, const struct lb_result *r, char *err, size_t len)
+{
+	struct link_reason *lr = ctx;
+	(void)err;
+	(void)len;
+	if (strcmp(lb_result_val(r, "phase")->s, "link") == 0 &&
+	    lb_result_val(r, "rank")->d == lr->s && lb_result_val(r, "peer")->d == lr->r)
+		snprintf(lr->reason, sizeof(lr->reason), "%s", lb_result_val(r, "reason")->s);
+	return 0;
+}
+
+#define SMALL 8
+
+/* A shift record of 8 ranks x 1 lane whose link 2->5 runs at a third. */
+static void slow_link_record(struct check_all *a, struct check_rank *ranks,
+			     struct check_pair *pairs)
+{
+	for (uint32_t k = 0; k < SMALL; k++) {
+		snprintf(ranks[k].host, sizeof(ranks[k].host), "node%u", k);
+		snprintf(ranks[k].nic[0], sizeof(ranks[k].nic[0]), "rail0");
+		for (uint32_t d = 1; d < SMALL; d++) {
+			uint32_t to = (k + d) % SMALL;
+			pairs[k * (SMALL - 1) + d - 1] = (struct check_pair){
+				.partner = (int32_t)to, .from = (int32_t)((k + SMALL - d) % SMALL),
+				.ok = 1, .lat = NAN, .tx = k == 2 && to == 5 ? RATE / 3 : RATE,
+				.verified = 1 << 20,
+			};
+		}
+	}
+	a->size = SMALL, a->lanes = 1, a->slots = SMALL - 1, a->ranks = ranks, a->pairs = pairs;
+}
+
+static void looks_out_of_time(void)
+{
+	static struct check_rank ranks[SMALL];
+	static struct check_pair pairs[SMALL * (SMALL - 1)], aggs[SMALL * 2];
+	static struct check_port_end ends[SMALL];
+	static struct lb_port_facts facts[SMALL];
+	struct lb_check_params p = { .transport = "tcp", .pattern = LB_CHECK_SHIFT, .min_bw = 0.7,
+				     .max_loss = 0.001, .max_model_ratio = 2, .max_bound_ratio = 2 };
+	struct check_looks looks = { .from = { 0 }, .why = { LOOKS_OUT_OF_TIME }, .budget = 10 };
+	struct check_all a = { .p = &p, .transport = "tcp", .rounds = 2, .pair_timeout = 5,
+			       .aggs = aggs, .ends = ends, .ends_all = ends, .facts = facts,
+			       .bcast_skipped = "not asked" };
+	for (uint32_t i = 0; i < SMALL * 2; i++)
+		aggs[i] = (struct check_pair){ .partner = -1, .lat = NAN, .tx = NAN };
+	slow_link_record(&a, ranks, pairs);
+	struct link_reason lr = { .s = 2, .r = 5 };
+	const struct lb_sink sink = { .row = catch_link, .ctx = &lr };
+	char err[512] = "";
+	for (int stopped = 0; stopped < 2; stopped++) {
+		a.looks = stopped ? &looks : NULL;
+		lr.reason[0] = 0;
+		CHECK(lb_check_report(&a, &sink, err, sizeof(err)) == 0, "report: %s", err);
+		CHECK(strstr(lr.reason, "link 2->5 on lane 0") != NULL, "link 2->5 not named: '%s'",
+		      lr.reason);
+		CHECK(!strstr(lr.reason, "not measured again") == !stopped,
+		      "looks %s: link 2->5's reason '%s'", stopped ? "out of time" : "all taken",
+		      lr.reason);
+		CHECK(!stopped || strstr(lr.reason, "stopped after 10 s (--timeout)"),
+		      "looks out of time: the reason does not say when: '%s'", lr.reason);
+	}
+}
+
 int main(void)
 {
+	looks_out_of_time();
 	rerun_plan();
 	struct lb_check_params p = { .transport = "tcp", .pattern = LB_CHECK_SHIFT, .min_bw = 0.9,
 				     .max_loss = 0.001, .max_model_ratio = 2, .max_bound_ratio = 2 };
