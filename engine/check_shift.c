@@ -438,6 +438,16 @@ int check_shift_fits(uint32_t size, uint32_t lanes, char *err, size_t len)
 		       most, lanes, lanes == 1 ? "" : "s"), LB_EINPUT;
 }
 
+/* Rank 0 rounds its whole records' rates as the cells carry them: every
+ * rank must find the same slow links (links_again), or their second looks
+ * -- collectives -- would not match. */
+static void as_cells(struct check *c)
+{
+	size_t n = (size_t)c->job.size * c->job.lanes * c->slots;
+	for (size_t i = 0; c->job.rank == 0 && i < n; i++)
+		c->all[i].tx = (float)c->all[i].tx;
+}
+
 /* Every rank's cells into c->all (partner and from follow from the
  * slot: step d = slot + 1), then rank 0's c->all whole. */
 static int shift_gather(struct check *c, char *err, size_t len)
@@ -459,7 +469,11 @@ static int shift_gather(struct check *c, char *err, size_t len)
 	}
 	free(mine);
 	free(all);
-	return rc ? rc : lb_boot_gather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all, err, len);
+	if (rc == 0)
+		rc = lb_boot_gather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all, err, len);
+	if (rc == 0)
+		as_cells(c);
+	return rc;
 }
 
 /* Every rank finds the same slow links (the same records, the same pure
