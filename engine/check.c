@@ -79,9 +79,10 @@ static void describe_me(const struct check *c, struct check_rank *me)
 
 /* ---- one pair, one lane -------------------------------------------------- */
 
-/* The pattern of one transfer: the same on both sides, new for each. */
-static uint32_t pattern_id(uint32_t phase, uint32_t lane, uint32_t round, uint32_t dir,
-			   uint32_t rep)
+/* The pattern of one transfer: the same on both sides, new for each;
+ * below CHECK_PAIR_IDS (check_shift_id's are above). */
+uint32_t check_pattern_id(uint32_t phase, uint32_t lane, uint32_t round, uint32_t dir,
+			  uint32_t rep)
 {
 	return 1 + rep + 1024 * (dir + 2 * (round + 4 * (lane + LB_JOB_MAX_LANES * phase)));
 }
@@ -109,7 +110,7 @@ static int wrong_data(const struct lb_p2p_cfg *pc, uint64_t bad, char *err, size
  * with the last one -- it was answered or acknowledged already -- and a
  * clear made then would wipe it.  The one after next is sent only once
  * that check is over (it waits for the answer to the next), and every
- * repetition's pattern is new (pattern_id), so stale bytes never pass. */
+ * repetition's pattern is new (check_pattern_id), so stale bytes never pass. */
 #define LAT_SLOTS 16
 
 static uint64_t half_region(const struct lb_check_params *p)
@@ -211,9 +212,9 @@ int check_measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t 
 	pc.initiator = c->job.rank < q;
 	*m = (struct check_pair){ .partner = (int32_t)q, .from = (int32_t)q, .lat = NAN, .tx = NAN };
 	check_lane_counters(c, lane, &before);
-	int rc = latency(c, pc, pattern_id(phase, lane, round, 0, 0), m, m->why, sizeof(m->why));
+	int rc = latency(c, pc, check_pattern_id(phase, lane, round, 0, 0), m, m->why, sizeof(m->why));
 	if (rc == 0)
-		rc = both_ways(c, &pc, pattern_id(phase, lane, round, 1, 0), &m->tx, &m->verified,
+		rc = both_ways(c, &pc, check_pattern_id(phase, lane, round, 1, 0), &m->tx, &m->verified,
 			       m->why, sizeof(m->why));
 	check_lane_counters(c, lane, &after);
 	check_pair_loss(&before, &after, &m->resent, &m->sent);
@@ -398,8 +399,9 @@ static int phase_ports(struct check *c, char *err, size_t len)
 		for (size_t i = 0; i < n; i++)
 			c->mine[i] = (struct check_pair){ .partner = -1, .from = -1, .lat = NAN, .tx = NAN };
 		int rc = check_phase_pattern(c, err, len);
-		return rc ? rc : lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all,
-						   err, len);
+		if (rc || (c->p->pattern == LB_CHECK_SHIFT && !c->p->retest)) /* gathered its own */
+			return rc;
+		return lb_boot_allgather(c->job.boot, c->mine, n * sizeof(*c->mine), c->all, err, len);
 	}
 	for (uint32_t l = 0; l < c->job.lanes; l++)
 		for (uint32_t r = 0; r < c->slots; r++) { /* the third partner's slot: sat out so far */
@@ -435,7 +437,7 @@ static void *lane_thread(void *arg)
 {
 	struct lane_run *lr = arg;
 	struct lb_p2p_cfg pc = pair_cfg(lr->c, lr->lane, lr->peer);
-	lr->rc = both_ways(lr->c, &pc, pattern_id(lr->phase, lr->lane, lr->round, 0, 0), &lr->tx,
+	lr->rc = both_ways(lr->c, &pc, check_pattern_id(lr->phase, lr->lane, lr->round, 0, 0), &lr->tx,
 			   &lr->verified, lr->why, sizeof(lr->why));
 	if (lr->rc) /* from the lane's thread, as forget wants */
 		give_up(lr->c, lr->lane, lr->peer);
@@ -668,6 +670,11 @@ static int set_up(struct check *c, const struct lb_check_params *p, char *err, s
 	uint64_t coll = collective_bytes(p);
 	jp.buffer_bytes = coll > jp.buffer_bytes ? coll : jp.buffer_bytes;
 	int rc = lb_job_open(&c->job, &jp, err, len);
+	if (rc == 0 && p->pattern == LB_CHECK_SHIFT && !p->retest) /* before its gather would fail */
+		rc = lb_job_agree(&c->job, check_shift_fits(c->job.size, c->job.lanes, err, len), err,
+				  len);
+	if (rc == 0 && p->retest) /* before the record's steps are counted */
+		rc = check_retest_agree(c, err, len);
 	if (rc)
 		return rc;
 	c->rounds = lb_check_rounds(c->job.size);
@@ -846,6 +853,7 @@ int lb_check_run(const struct lb_check_params *p, const struct lb_sink *sink, ch
 		memset(p->part_seconds, 0, LB_CHECK_NPARTS * sizeof(*p->part_seconds));
 	int rc = run_phases(&c, &a, &told, sink, err, len);
 	a.burnin = c.burnin.n ? &c.burnin : NULL;
+	a.looks = p->pattern == LB_CHECK_SHIFT && !p->retest ? &c.looks : NULL;
 	lap(p, LB_CHECK_PART_REPORT, &t);
 	if (rc == 0 && c.rank == 0)
 		rc = lb_check_report(&a, sink, err, len);

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "check_private.h"
+#include "launch/bootstrap.h"
 #include "lib/error.h"
 
 int lb_check_bisection_partner(uint32_t rank, uint32_t size)
@@ -68,70 +69,64 @@ static uint32_t lane_partners(const struct lb_check_retest *rt, uint32_t lane, u
 	return n;
 }
 
-/* The reference pairs: the lane's partners with each other, in a ring
- * (one pair of two), so that what a healthy port reaches now, by the
- * same method, is the yardstick (check_verdict.c) -- not the earlier
- * record's, measured perhaps by another pattern.  0: no such pair. */
-static int reference_pair(const struct lb_check_retest *rt, uint32_t lane, uint32_t step,
-			  uint32_t *a, uint32_t *b)
-{
-	uint32_t *q = calloc(3 * rt->n + 1, sizeof(*q));
-	uint32_t m = q ? lane_partners(rt, lane, q) : 0;
-	int ok = m >= 2 && step < (m == 2 ? 1 : m);
-	if (ok)
-		*a = q[step], *b = q[(step + 1) % m];
-	free(q);
-	return ok;
-}
+/* One step of a lane's rerun: ranks a and b measured as a pair. */
+struct retest_step {
+	uint32_t a, b;
+};
 
-/* Pair `step` of the lane's: a suspect and one of its partners, then
- * the reference pairs; 0: no such step. */
-static int retest_pair(const struct lb_check_retest *rt, uint32_t lane, uint32_t step,
-		       uint32_t *a, uint32_t *b)
+/* The lane's steps, in order: each suspect with its partners, then the
+ * reference pairs -- the lane's partners with each other, in a ring (one
+ * pair of two), so that what a healthy port reaches now, by the same
+ * method, is the yardstick (check_verdict.c), not the earlier record's,
+ * measured perhaps by another pattern.  Made once per lane: a step looked
+ * up by scanning, inside the loop over the steps, was cubic.  *n how many;
+ * NULL: out of memory. */
+static struct retest_step *retest_plan(const struct lb_check_retest *rt, uint32_t lane,
+				       uint32_t *n)
 {
-	for (size_t i = 0; i < rt->n; i++) {
-		const struct lb_check_retest_port *pt = &rt->ports[i];
-		if (pt->lane != lane)
-			continue;
-		if (step < pt->npartners) {
-			*a = pt->rank, *b = pt->partners[step];
-			return 1;
-		}
-		step -= pt->npartners;
+	uint32_t *q = calloc(3 * rt->n + 1, sizeof(*q)), m = 0;
+	struct retest_step *st = calloc(6 * rt->n + 1, sizeof(*st));
+	*n = 0;
+	if (!q || !st) {
+		free(q);
+		free(st);
+		return NULL;
 	}
-	return reference_pair(rt, lane, step, a, b);
+	for (size_t i = 0; i < rt->n; i++)
+		for (uint32_t j = 0; rt->ports[i].lane == lane && j < rt->ports[i].npartners; j++)
+			st[(*n)++] = (struct retest_step){ rt->ports[i].rank, rt->ports[i].partners[j] };
+	m = lane_partners(rt, lane, q);
+	for (uint32_t k = 0; m >= 2 && k < (m == 2 ? 1 : m); k++)
+		st[(*n)++] = (struct retest_step){ q[k], q[(k + 1) % m] };
+	free(q);
+	return st;
 }
 
-static uint32_t retest_steps(const struct lb_check_retest *rt, uint32_t lane)
+/* The other rank of a step's pair, or -1: this rank sits it out. */
+static int retest_peer(const struct check *c, const struct retest_step *st)
 {
-	uint32_t n = 0, a, b;
-	while (retest_pair(rt, lane, n, &a, &b))
-		n++;
-	return n;
-}
-
-/* The other rank of the step's pair, or -1: this rank sits it out. */
-static int retest_peer(const struct check *c, uint32_t lane, uint32_t step)
-{
-	uint32_t a, b, me = c->job.rank;
-	if (!retest_pair(c->p->retest, lane, step, &a, &b))
-		return -1;
-	return a == me ? (int)b : b == me ? (int)a : -1;
+	uint32_t me = c->job.rank;
+	return st->a == me ? (int)st->b : st->b == me ? (int)st->a : -1;
 }
 
 static int phase_retest(struct check *c, char *err, size_t len)
 {
-	for (uint32_t l = 0; l < c->job.lanes; l++)
-		for (uint32_t s = 0; s < retest_steps(c->p->retest, l); s++) {
-			int q = retest_peer(c, l, s);
+	int rc = 0;
+	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++) {
+		uint32_t n;
+		struct retest_step *st = retest_plan(c->p->retest, l, &n);
+		if (!st)
+			return lb_errf(err, len, "out of memory");
+		for (uint32_t s = 0; rc == 0 && s < n; s++) {
+			int q = retest_peer(c, &st[s]);
 			if (q >= 0)
 				c->gave_up |= check_measure_pair(c, 0, l, s % 4, (uint32_t)q,
 								  &c->mine[l * c->slots + s]) != 0;
-			int rc = lb_boot_barrier(c->job.boot, err, len);
-			if (rc)
-				return rc;
+			rc = lb_boot_barrier(c->job.boot, err, len);
 		}
-	return 0;
+		free(st);
+	}
+	return rc;
 }
 
 /* ---- what check.c asks ---------------------------------------------------- */
@@ -140,8 +135,11 @@ uint32_t check_pattern_slots(const struct lb_check_params *p, uint32_t size, uin
 {
 	uint32_t most = 1;
 	if (p->retest) {
-		for (uint32_t l = 0; l < lanes; l++)
-			most = retest_steps(p->retest, l) > most ? retest_steps(p->retest, l) : most;
+		for (uint32_t l = 0; l < lanes; l++) {
+			uint32_t n;
+			free(retest_plan(p->retest, l, &n));
+			most = n > most ? n : most;
+		}
 		return most;
 	}
 	if (p->pattern == LB_CHECK_SHIFT)
@@ -156,9 +154,12 @@ void check_pattern_peers(const struct check *c, uint32_t lane, uint32_t *list, u
 	uint32_t me = c->job.rank;
 	int q = lb_check_bisection_partner(me, c->job.size);
 	if (c->p->retest) {
-		for (uint32_t s = 0; s < retest_steps(c->p->retest, lane); s++)
-			if ((q = retest_peer(c, lane, s)) >= 0)
+		uint32_t steps;
+		struct retest_step *st = retest_plan(c->p->retest, lane, &steps);
+		for (uint32_t s = 0; st && s < steps; s++)
+			if ((q = retest_peer(c, &st[s])) >= 0)
 				check_add_peer(list, n, (uint32_t)q);
+		free(st);
 	} else if (c->p->pattern == LB_CHECK_SHIFT) {
 		for (uint32_t k = 0; k < c->job.size; k++)
 			if (k != me)
@@ -175,6 +176,47 @@ int check_phase_pattern(struct check *c, char *err, size_t len)
 	if (c->p->pattern == LB_CHECK_SHIFT)
 		return check_phase_shift(c, err, len);
 	return phase_bisection(c, err, len);
+}
+
+/* FNV-1a, 64 bits: a fingerprint, not a defence. */
+static uint64_t mix(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *b = data;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t check_retest_hash(const struct lb_check_retest *rt)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	h = mix(h, &rt->n, sizeof(rt->n));
+	for (size_t i = 0; i < rt->n; i++) {
+		const struct lb_check_retest_port *pt = &rt->ports[i];
+		h = mix(h, &pt->rank, sizeof(pt->rank));
+		h = mix(h, &pt->lane, sizeof(pt->lane));
+		h = mix(h, &pt->npartners, sizeof(pt->npartners));
+		h = mix(h, pt->partners, pt->npartners * sizeof(pt->partners[0]));
+	}
+	h = mix(h, &rt->nhosts, sizeof(rt->nhosts));
+	for (uint32_t k = 0; k < rt->nhosts; k++)
+		h = mix(h, rt->hosts[k], strlen(rt->hosts[k]) + 1);
+	return h;
+}
+
+int check_retest_agree(const struct check *c, char *err, size_t len)
+{
+	uint64_t mine = check_retest_hash(c->p->retest), *all = calloc(c->job.size, sizeof(*all));
+	int rc = all ? lb_boot_allgather(c->job.boot, &mine, sizeof(mine), all, err, len)
+		     : lb_errf(err, len, "out of memory");
+	for (uint32_t k = 1; rc == 0 && k < c->job.size; k++)
+		if (all[k] != all[0]) {
+			lb_errf(err, len, "rank %u read another record than rank 0 (its suspects, their "
+				"partners or the hosts differ): every rank must read the same RECORD", k);
+			rc = LB_EINPUT;
+		}
+	free(all);
+	return rc;
 }
 
 /* Every rank runs where the record says it ran: 0, or LB_EINPUT naming

@@ -71,6 +71,19 @@ struct check_burnin {
 	double t0;          /* when it began (CLOCK_MONOTONIC) */
 };
 
+/* Shift's second looks at slow links (check_shift.c), per lane: from
+ * which cell (s * size + r) on a slow link was not measured again, and
+ * why -- the lane's share of looks was taken (a lane this slow has a slow
+ * switch), or they ran out of time (--timeout, rank 0's clock, told to
+ * all).  Those links keep their first figures. */
+#define CHECK_LINK_LOOKS_PER_RANK 2 /* a lane's share: this many times its ranks */
+enum check_looks_end { LOOKS_ALL, LOOKS_LANE_SHARE, LOOKS_OUT_OF_TIME };
+struct check_looks {
+	uint32_t from[LB_JOB_MAX_LANES];            /* UINT32_MAX: every slow link looked at */
+	enum check_looks_end why[LB_JOB_MAX_LANES];
+	double budget;                              /* seconds, all lanes' looks together */
+};
+
 /* Everything rank 0 knows at the end. */
 struct check_all {
 	const struct lb_check_params *p;
@@ -88,6 +101,7 @@ struct check_all {
 	size_t nbcasts;
 	const char *bcast_skipped;      /* why phase 3 did not run; NULL: it did */
 	const struct check_burnin *burnin; /* --duration's intervals; NULL: no burn-in */
+	const struct check_looks *looks;   /* shift's second looks; NULL: none */
 };
 
 /* The measuring side's state on every rank (check.c). */
@@ -109,6 +123,7 @@ struct check {
 	struct lb_port_counters *before;    /* [lane]: this rank's, before any traffic */
 	struct check_port_end *ends;        /* [lane]: this rank's, at the end */
 	struct check_burnin burnin;         /* --duration: phase 1's intervals */
+	struct check_looks looks;           /* --pattern shift: its second looks */
 };
 
 /* check_ports.c: the inventory of this rank's ports (facts, counters
@@ -139,6 +154,15 @@ enum lb_level check_burnin_port(const struct check_all *a, uint32_t port,
 void check_port_rates(const struct check_all *a, uint32_t k, uint32_t lane, double *tx,
 		      double *rx);
 
+/* The pattern ids of the transfers: a pair's (check.c: phase, lane, round,
+ * direction, repetition) below CHECK_PAIR_IDS, a shift step's
+ * (check_shift.c: lane, d, repetition) from there on, so that a shift
+ * window left in the buffer never passes for a second look's. */
+#define CHECK_PAIR_IDS (1u << 20)
+uint32_t check_pattern_id(uint32_t phase, uint32_t lane, uint32_t round, uint32_t dir,
+			  uint32_t rep);
+uint32_t check_shift_id(uint32_t lane, uint32_t d, uint32_t rep);
+
 /* check.c: one pair on one lane (latency, then streaming both ways, every
  * byte checked), its channel given up when it fails; returns 0 or -1. */
 int check_measure_pair(struct check *c, uint32_t phase, uint32_t lane, uint32_t round, uint32_t q,
@@ -154,11 +178,23 @@ uint32_t check_pattern_slots(const struct lb_check_params *p, uint32_t size, uin
 void check_pattern_peers(const struct check *c, uint32_t lane, uint32_t *list, uint32_t *n);
 int check_phase_pattern(struct check *c, char *err, size_t len);
 int check_retest_hosts(const struct check *c, const char *host, char *err, size_t len);
+/* --rerun: every rank reads RECORD itself; copies that differ would give
+ * the ranks different steps and their barriers would not match.  The
+ * fingerprint of what sets the steps (the suspects, their lanes and
+ * partners, the hosts), and its agreement: 0, or on every rank LB_EINPUT
+ * naming the lowest rank whose record differs from rank 0's. */
+uint64_t check_retest_hash(const struct lb_check_retest *rt);
+int check_retest_agree(const struct check *c, char *err, size_t len);
 
-/* check_shift.c: --pattern shift's steps, every rank's records gathered
- * into c->all, then a second look at the links the matrix finds slow;
- * the part of a lane's buffer it needs. */
+/* check_shift.c: --pattern shift's steps, gathered into c->all (rank 0:
+ * every record whole; the others: each cell's partner, from, ok and tx),
+ * then a second look at the links the matrix finds slow; the part of a
+ * lane's buffer it needs.  check_shift_fits: 0, or LB_EINPUT naming the
+ * most ranks the gather allows with `lanes` lanes (check_shift_max_ranks,
+ * from the bootstrap's LB_BOOT_MSG_MAX). */
 int check_phase_shift(struct check *c, char *err, size_t len);
+uint32_t check_shift_max_ranks(uint32_t lanes);
+int check_shift_fits(uint32_t size, uint32_t lanes, char *err, size_t len);
 uint64_t check_shift_region(const struct lb_check_params *p);
 
 /* Rank 0: the verdicts, as rows to the sink. */

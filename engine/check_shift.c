@@ -13,6 +13,7 @@
 #include "check_links.h"
 #include "check_private.h"
 #include "idle.h"
+#include "launch/bootstrap.h"
 #include "lib/error.h"
 #include "pattern.h"
 
@@ -310,6 +311,14 @@ static void shift_give_up(struct shift *s)
 		ops->forget(s->c->job.tp, s->lane, s->to);
 }
 
+/* Above every pair's (check_pattern_id, phases 0 .. 5 of 16 lanes:
+ * < 786,432 <= CHECK_PAIR_IDS); d < 2048 (shift's most ranks, 1,448) and
+ * rep <= 500 (-i's most) keep a step's ids apart, 16 lanes < 2^26. */
+uint32_t check_shift_id(uint32_t lane, uint32_t d, uint32_t rep)
+{
+	return CHECK_PAIR_IDS + 1 + rep + 1024 * (d + 2048 * lane);
+}
+
 /* The best repetition after a warm-up one (noise only slows a window
  * down: check.c's stream), as the receiver measured it: m->tx.  What
  * this rank received is its sender's record's.  A failed direction is
@@ -324,7 +333,7 @@ static void shift_step(struct check *c, uint32_t lane, uint32_t d, struct check_
 	check_lane_counters(c, lane, &before);
 	for (uint32_t i = 0; i <= c->p->iterations && s.dead != (DIR_OUT | DIR_IN); i++) {
 		double in = NAN, out = NAN;
-		uint32_t id = 1 + i + 1024 * (d + 1024 * lane);
+		uint32_t id = check_shift_id(lane, d, i);
 		int rc = shift_rep(&s, id, &in, &out, why, sizeof(why));
 		m->verified += off(&s, DIR_IN) ? 0 : s.window_bytes;
 		if (rc) {
@@ -346,9 +355,11 @@ static void shift_step(struct check *c, uint32_t lane, uint32_t d, struct check_
 /* Phase 1's pattern for a second look at a link (check.c's pattern ids). */
 #define PHASE_LINK_AGAIN 5
 
-/* At most this many second looks a lane, times the ranks: a lane whose
- * links are all slow has a slow switch, which more looks do not change. */
-#define LINK_LOOKS_PER_RANK 2
+/* At most CHECK_LINK_LOOKS_PER_RANK second looks a lane, times the
+ * ranks: a lane whose links are all slow has a slow switch, which more
+ * looks do not change.  All lanes' looks together stop after the job's
+ * --timeout (each may take a pair's timeout, and up to 2 n of them run one
+ * after another). */
 
 /* Lane l's matrix from every rank's records (c->all): what each sent its
  * partner at, as the receiver measured it. */
@@ -369,8 +380,11 @@ static void shift_matrix(const struct check *c, uint32_t l, double *rate)
  * at a time, the others waiting): noise on a busy machine -- a rank not
  * scheduled while its window came -- only slows a cell down, a slow link
  * stays slow.  The sender keeps the better rate; the second look's bytes
- * are checked but not counted in the cell's (the matrix's own). */
-static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, char *err, size_t len)
+ * are checked but not counted in the cell's (the matrix's own).  Then
+ * rank 0 tells every rank whether the looks' time is up (*stop), so all
+ * stop after the same look. */
+static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, double t0,
+		      int32_t *stop, char *err, size_t len)
 {
 	uint32_t me = c->job.rank, n = c->job.size;
 	if (me == s || me == r) {
@@ -380,16 +394,104 @@ static int link_again(struct check *c, uint32_t l, uint32_t s, uint32_t r, char 
 		if (me == s && again.ok)
 			m->tx = isnan(m->tx) ? again.tx : fmax(m->tx, again.tx);
 	}
-	return lb_boot_barrier(c->job.boot, err, len);
+	*stop = me == 0 && now() - t0 > c->looks.budget;
+	return lb_boot_bcast(c->job.boot, stop, sizeof(*stop), err, len);
+}
+
+/* ---- the matrix, gathered ------------------------------------------------- */
+
+/* What every rank needs of a cell of the matrix -- the second looks,
+ * phase 2's usable lanes, the wiring probe, burn-in's rates: the rate and
+ * whether the pair held; the rest of a record (bytes verified, loss, why
+ * it failed) only rank 0 reports, so only rank 0 gathers it whole.  A
+ * whole record (struct check_pair, 248 bytes) per cell allgathered would
+ * stop the bootstrap at ~185 ranks with 2 lanes. */
+struct shift_cell {
+	float tx;   /* bytes/s; NaN: not measured */
+	int32_t ok;
+};
+
+static size_t cells_of(uint32_t size, uint32_t lanes)
+{
+	return (size_t)lanes * (size > 1 ? size - 1 : 1);
+}
+
+uint32_t check_shift_max_ranks(uint32_t lanes)
+{
+	uint32_t p = 2;
+	/* the allgather's: size * len within the cap, as boot_coll.c checks */
+	while (cells_of(p + 1, lanes) * sizeof(struct shift_cell) <= LB_BOOT_MSG_MAX / (p + 1) &&
+	       cells_of(p + 1, lanes) * sizeof(struct check_pair) <= LB_BOOT_MSG_MAX)
+		p++;
+	return p;
+}
+
+int check_shift_fits(uint32_t size, uint32_t lanes, char *err, size_t len)
+{
+	uint32_t most = check_shift_max_ranks(lanes);
+	if (size <= most)
+		return 0;
+	return lb_errf(err, len, "--pattern shift: %u ranks x %u lanes need %zu bytes a rank in one "
+		       "gather of the bootstrap's (at most %u / ranks): at most %u ranks with %u "
+		       "lane%s; use neighbours or bisection", size, lanes,
+		       cells_of(size, lanes) * sizeof(struct shift_cell) * size, LB_BOOT_MSG_MAX,
+		       most, lanes, lanes == 1 ? "" : "s"), LB_EINPUT;
+}
+
+/* Rank 0 rounds its whole records' rates as the cells carry them: every
+ * rank must find the same slow links (links_again), or their second looks
+ * -- collectives -- would not match. */
+static void as_cells(struct check *c)
+{
+	size_t n = (size_t)c->job.size * c->job.lanes * c->slots;
+	for (size_t i = 0; c->job.rank == 0 && i < n; i++)
+		c->all[i].tx = (float)c->all[i].tx;
+}
+
+/* Every rank's cells into c->all (partner and from follow from the
+ * slot: step d = slot + 1), then rank 0's c->all whole. */
+static int shift_gather(struct check *c, char *err, size_t len)
+{
+	uint32_t n = c->job.size, lanes = c->job.lanes;
+	size_t k = (size_t)lanes * c->slots;
+	struct shift_cell *mine = calloc(k, sizeof(*mine)), *all = calloc(k * n, sizeof(*all));
+	int rc = mine && all ? 0 : lb_errf(err, len, "out of memory");
+	for (size_t i = 0; rc == 0 && i < k; i++)
+		mine[i] = (struct shift_cell){ .tx = (float)c->mine[i].tx, .ok = c->mine[i].ok };
+	if (rc == 0)
+		rc = lb_boot_allgather(c->job.boot, mine, k * sizeof(*mine), all, err, len);
+	for (size_t i = 0; rc == 0 && i < k * n; i++) {
+		uint32_t s = (uint32_t)(i / k), d = (uint32_t)(i % c->slots) + 1;
+		int one = n < 2; /* no step ran */
+		c->all[i] = (struct check_pair){ .partner = one ? -1 : (int32_t)((s + d) % n),
+						 .from = one ? -1 : (int32_t)((s + n - d) % n),
+						 .ok = all[i].ok, .lat = NAN, .tx = all[i].tx };
+	}
+	free(mine);
+	free(all);
+	if (rc == 0)
+		rc = lb_boot_gather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all, err, len);
+	if (rc == 0)
+		as_cells(c);
+	return rc;
 }
 
 /* Every rank finds the same slow links (the same records, the same pure
- * function), so every rank takes part in the same second looks. */
+ * function), so every rank takes part in the same second looks.  The
+ * steps' windows are wiped first, as burn-in wipes between passes: what
+ * they left must not pass for what a second look sends (its ids differ
+ * too); every rank is past the gather, so no step is under way. */
 static int links_again(struct check *c, char *err, size_t len)
 {
 	uint32_t n = c->job.size, looks = 0;
 	double *rate = malloc(((size_t)n * n + 1) * sizeof(double));
 	int rc = rate ? 0 : lb_errf(err, len, "out of memory"), any = 0;
+	int32_t stop = 0;
+	double t0 = now();
+	memset(c->job.buf, 0, (size_t)c->job.lanes * c->region);
+	c->looks.budget = c->job.timeout;
+	for (uint32_t l = 0; l < LB_JOB_MAX_LANES; l++)
+		c->looks.from[l] = UINT32_MAX, c->looks.why[l] = LOOKS_ALL;
 	for (uint32_t l = 0; rc == 0 && l < c->job.lanes; l++, looks = 0) {
 		struct lb_link_verdicts v;
 		shift_matrix(c, l, rate);
@@ -397,19 +499,25 @@ static int links_again(struct check *c, char *err, size_t len)
 			rc = lb_errf(err, len, "out of memory");
 			break;
 		}
-		for (size_t i = 0; rc == 0 && i < (size_t)n * n && looks < LINK_LOOKS_PER_RANK * n; i++)
-			if (v.link_low[i]) {
-				any = 1, looks++;
-				rc = link_again(c, l, (uint32_t)(i / n), (uint32_t)(i % n), err, len);
+		for (size_t i = 0; rc == 0 && i < (size_t)n * n; i++) {
+			if (!v.link_low[i])
+				continue;
+			if (stop || looks == CHECK_LINK_LOOKS_PER_RANK * n) { /* the rest keep their figures */
+				c->looks.from[l] = (uint32_t)i;
+				c->looks.why[l] = stop ? LOOKS_OUT_OF_TIME : LOOKS_LANE_SHARE;
+				break;
 			}
+			any = 1, looks++;
+			rc = link_again(c, l, (uint32_t)(i / n), (uint32_t)(i % n), t0, &stop, err, len);
+		}
 		lb_link_verdicts_free(&v);
 	}
 	free(rate);
-	size_t k = (size_t)c->job.lanes * c->slots;
-	return rc || !any ? rc : lb_boot_allgather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all,
-						   err, len);
+	return rc || !any ? rc : shift_gather(c, err, len);
 }
 
+/* The steps, then the matrix gathered (c->all: rank 0's whole, the
+ * others' cells), then the second looks. */
 int check_phase_shift(struct check *c, char *err, size_t len)
 {
 	for (uint32_t l = 0; l < c->job.lanes; l++)
@@ -419,7 +527,6 @@ int check_phase_shift(struct check *c, char *err, size_t len)
 			if (rc)
 				return rc;
 		}
-	size_t k = (size_t)c->job.lanes * c->slots;
-	int rc = lb_boot_allgather(c->job.boot, c->mine, k * sizeof(*c->mine), c->all, err, len);
+	int rc = shift_gather(c, err, len);
 	return rc ? rc : links_again(c, err, len);
 }

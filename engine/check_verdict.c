@@ -310,6 +310,9 @@ struct expect {
 	const char **nics;               /* [rank * lanes + lane] */
 	struct check_finding *findings;  /* [rank * lanes + lane]: the inventory's */
 	struct matrix *matrices;         /* [lane]: the N x N matrix and its verdicts */
+	double *expected;                /* [(rank * lanes + lane) * 2 + rx]: expected_of's, */
+	const char **expected_from;      /* and where it came from: computed once (the links
+					  * ask p^2 x lanes times, each over p ports) */
 };
 
 /* One lane's N x N matrix (check_links.h): rate[s * size + r] what s sent
@@ -407,6 +410,30 @@ static double expected_of(const struct check_all *a, const struct expect *e, uin
 		return bits / 8;
 	*from = "median";
 	return rx ? e->median_rx : e->median_tx;
+}
+
+/* Every port's expected tx and rx, once; 0 or -1: out of memory. */
+static int expected_figures(const struct check_all *a, struct expect *e)
+{
+	size_t n = (size_t)a->size * a->lanes * 2;
+	e->expected = calloc(n + 1, sizeof(*e->expected));
+	e->expected_from = calloc(n + 1, sizeof(*e->expected_from));
+	if (!e->expected || !e->expected_from)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		e->expected[i] = expected_of(a, e, (uint32_t)(i / 2 / a->lanes),
+					     (uint32_t)(i / 2 % a->lanes), (int)(i % 2),
+					     &e->expected_from[i]);
+	return 0;
+}
+
+/* Port (k, lane)'s expected tx (rx 0) or rx, as expected_figures found it. */
+static double expected(const struct check_all *a, const struct expect *e, uint32_t k,
+		       uint32_t lane, int rx, const char **from)
+{
+	size_t i = ((size_t)k * a->lanes + lane) * 2 + (rx != 0);
+	*from = e->expected_from[i];
+	return e->expected[i];
 }
 
 /* ---- a port's inventory, losses, counters and wiring ------------------- */
@@ -787,8 +814,8 @@ static void judge_port(const struct check_all *a, const struct expect *e, uint32
 {
 	size_t i = (size_t)k * a->lanes + lane;
 	struct port pt = port_of(a, k, lane);
-	double etx = expected_of(a, e, k, lane, 0, &w->from);
-	double erx = expected_of(a, e, k, lane, 1, &w->from);
+	double etx = expected(a, e, k, lane, 0, &w->from);
+	double erx = expected(a, e, k, lane, 1, &w->from);
 	double min_bw, floor_bps, max_lat;
 	port_limits(a, e, k, lane, &min_bw, &floor_bps, &max_lat);
 	w->rank = k;
@@ -940,7 +967,7 @@ static double expected_aggregate(const struct check_all *a, const struct expect 
 {
 	double sum = 0;
 	for (uint32_t l = 0; l < a->lanes; l++)
-		sum += expected_of(a, e, k, l, 0, from);
+		sum += expected(a, e, k, l, 0, from);
 	if (strcmp(*from, "median") == 0)
 		return median_agg;
 	return sum;
@@ -1134,12 +1161,30 @@ static struct matrix *matrices_of(const struct check_all *a)
 static double verified_on(const struct check_all *a, uint32_t s, uint32_t r, uint32_t lane)
 {
 	uint64_t v = 0;
+	if (shifted(a)) /* r heard from s in one step, d = r - s: no scan (p^3 over the matrix) */
+		return (double)pair_of(a, r, lane, (r + a->size - s) % a->size - 1)->verified;
 	for (uint32_t slot = 0; slot < a->slots; slot++) {
 		const struct check_pair *m = pair_of(a, r, lane, slot);
 		if (m->partner >= 0 && (shifted(a) ? m->from : m->partner) == (int32_t)s)
 			v += m->verified;
 	}
 	return (double)v;
+}
+
+/* A slow link that shift's second looks did not reach: said, with why;
+ * its figures are the matrix's first. */
+static void note_not_looked(const struct check_all *a, uint32_t lane, size_t at, struct row *w)
+{
+	const struct check_looks *k = a->looks;
+	if (!k || k->why[lane] == LOOKS_ALL || at < k->from[lane])
+		return;
+	if (k->why[lane] == LOOKS_OUT_OF_TIME)
+		add_reason_at(w, LB_PASS, "not measured again: the second looks stopped after %.0f s "
+			      "(--timeout), so these are its first figures", k->budget);
+	else
+		add_reason_at(w, LB_PASS, "not measured again: the lane's second looks stopped at %u "
+			      "(%u a rank: a lane this slow has a slow switch), so these are its first "
+			      "figures", CHECK_LINK_LOOKS_PER_RANK * a->size, CHECK_LINK_LOOKS_PER_RANK);
 }
 
 /* A cell's verdict: a link low in its row and its column FAILs, named; a
@@ -1175,6 +1220,8 @@ static void judge_link(const struct check_all *a, const struct matrix *mx, uint3
 	else if ((mx->v.row_low[s] || mx->v.col_low[r]) && x < a->p->min_bw * mx->v.lane_median)
 		add_reason_at(w, LB_WARN, "%s: rank %u's port %s slowly (its port row)", g,
 			      mx->v.row_low[s] ? s : r, mx->v.row_low[s] ? "sends" : "receives");
+	if (mx->v.link_low[at])
+		note_not_looked(a, lane, at, w);
 }
 
 static int report_links(const struct check_all *a, const struct expect *e,
@@ -1192,7 +1239,7 @@ static int report_links(const struct check_all *a, const struct expect *e,
 				w.host = a->ranks[s].host;
 				w.nic = a->ranks[s].nic[l];
 				w.tx = mx->rate[at];
-				w.expected = expected_of(a, e, s, l, 0, &w.from);
+				w.expected = expected(a, e, s, l, 0, &w.from);
 				w.ratio = w.tx / w.expected;
 				w.verified = verified_on(a, s, r, l);
 				judge_link(a, mx, s, r, l, &w);
@@ -1210,8 +1257,9 @@ int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char 
 	e.nics = lane_names(a);
 	e.findings = e.nics ? inventory_findings(a, e.nics) : NULL;
 	e.matrices = matrices_of(a);
-	int rc = e.findings && e.matrices ? report_ports(a, &e, sink, err, len)
-					  : lb_errf(err, len, "out of memory");
+	int rc = e.findings && e.matrices && expected_figures(a, &e) == 0
+			 ? report_ports(a, &e, sink, err, len)
+			 : lb_errf(err, len, "out of memory");
 	if (rc == 0)
 		rc = report_links(a, &e, sink, err, len);
 	if (rc == 0)
@@ -1224,6 +1272,8 @@ int lb_check_report(const struct check_all *a, const struct lb_sink *sink, char 
 		rc = report_collectives(a, sink, err, len);
 	findings_free(e.findings, n + a->lanes);
 	matrices_free(e.matrices, a->lanes);
+	free(e.expected);
+	free(e.expected_from);
 	free(e.nics);
 	return rc;
 }

@@ -81,7 +81,7 @@
 #define MAGIC       0x4c42424fu
 #define VERSION     1u
 #define HDR_LEN     24u
-#define MSG_CAP     (16u << 20)
+#define MSG_CAP     LB_BOOT_MSG_MAX
 #define ABORT_MAX   1024u
 #define TOKEN_MAX   128u
 #define MAX_RANKS   65536u

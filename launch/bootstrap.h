@@ -35,6 +35,10 @@ struct lb_boot_cfg {
 
 struct lb_boot;
 
+/* The most one collective carries: an allgather's size * len, a bcast's
+ * len, a gather's len (each rank's). */
+#define LB_BOOT_MSG_MAX (16u << 20)
+
 /* From the environment: rank/size from the first complete pair among
  * LANEBENCH_RANK/LANEBENCH_SIZE, SLURM_PROCID/SLURM_NTASKS,
  * OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE; none ->
@@ -69,7 +73,7 @@ uint32_t lb_boot_size(const struct lb_boot *b);
 int lb_boot_barrier(struct lb_boot *b, char *err, size_t errlen);
 
 /* Every rank contributes len bytes; all[] (size*len) gets them in rank
- * order on every rank.  size*len is limited to 16 MiB. */
+ * order on every rank.  size*len is limited to LB_BOOT_MSG_MAX (16 MiB). */
 int lb_boot_allgather(struct lb_boot *b, const void *mine, size_t len, void *all,
 		      char *err, size_t errlen);
 

@@ -19,7 +19,9 @@
 #   --rerun of the port fault's record: it held (exit 1, "held:"); the
 #     fault removed (the cluster made again, healthy), rerun again: it did
 #     not hold (exit 0, "did not hold: PASS now"); a record whose host
-#     names are not the job's is refused, naming the rank.
+#     names are not the job's is refused, naming the rank; copies of the
+#     record that differ (rank 3's with a suspect more) are refused on
+#     every rank, exit 2, naming rank 3.
 # Small windows (-w 8 of 64 KiB, 2 repetitions): a step of shift is 0.1 s.
 #   check_patterns.sh path/to/tests/lib.sh LANEBENCH CLUSTER_SCRIPT
 set -uo pipefail
@@ -176,6 +178,37 @@ fault_gone() {
 		fail "moved record: exit $rc: $(cat "$tmp/moved.log")"
 	grep -q "rank 2 failed: exit status 2\$" "$tmp/run" && ok "rank 2 exits 2 (bad input)" ||
 		fail "moved record: ranks' exits: $(grep 'cluster run' "$tmp/run")"
+	copies_differ
+}
+
+# Every rank reads its own copy of the record; rank 3's has one suspect
+# more (rank 0 lane 0 FAILed): refused on every rank before anything is
+# measured, naming rank 3 -- not ranks stepping through different pairs.
+copies_differ() {
+	local k
+	for k in 0 1 2 3 4 5; do cp "$tmp/port.csv" "$tmp/copy-$k.csv"; done
+	python3 - "$tmp/port.csv" "$tmp/copy-3.csv" <<'PY'
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines(keepends=True)
+rows = list(csv.reader(l for l in lines if not l.startswith("#")))
+head = rows[0]
+for r in rows[1:]:
+    d = dict(zip(head, r))
+    if (d["phase"], d["rank"], d["lane"]) == ("port", "0", "0"):
+        r[head.index("verdict")] = "FAIL"
+with open(sys.argv[2], "w", newline="") as f:
+    f.writelines(l for l in lines if l.startswith("#"))
+    csv.writer(f, lineterminator="\n").writerows(rows)
+PY
+	rm -rf "$tmp/logs"
+	(cd "$tmp" && timeout 200 "$cluster" run --name "$name" --timeout 180 --log-dir "$tmp/logs" -- \
+		sh -c 'd=$1; shift; exec "$@" --rerun "$d/copy-$LANEBENCH_RANK.csv"' sh "$tmp" \
+		"$B" check "${opts[@]}" -o "$tmp/copies.csv" >"$tmp/run" 2>&1)
+	rc=$?
+	[ "$rc" != 0 ] && grep -q "rank 3 read another record than rank 0 .*every rank must read the same RECORD" \
+		"$tmp/logs/rank0.log" && grep -q "rank 0 failed: exit status 2\$" "$tmp/run" &&
+		ok "copies of the record that differ: refused, naming rank 3, exit 2" ||
+		fail "differing copies: exit $rc: $(tail -3 "$tmp/logs/rank0.log"); $(grep 'cluster run' "$tmp/run")"
 }
 
 healthy
