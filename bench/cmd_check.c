@@ -332,17 +332,6 @@ static void print_port(FILE *f, const struct lb_result *r)
 	       text(r, "expected_from"), ratio, lat, text(r, "verdict"));
 }
 
-/* "100G", "25G", "100M"; "-" unknown */
-static void speed_text(double bits, char *buf, size_t len)
-{
-	if (isnan(bits))
-		snprintf(buf, len, "-");
-	else if (bits >= 1e9)
-		snprintf(buf, len, "%gG", bits / 1e9);
-	else
-		snprintf(buf, len, "%gM", bits / 1e6);
-}
-
 /* "x16 16" (width, GT/s) at the device's maximum, "x8<16 8<16" below it */
 static void pcie_text(const struct lb_result *r, char *buf, size_t len)
 {
@@ -364,7 +353,7 @@ static void pcie_text(const struct lb_result *r, char *buf, size_t len)
 static void note_inventory(struct check_out *o, const struct lb_result *r)
 {
 	char speed[16], mtu[16] = "-", pcie[48], numa[16] = "-", state[48];
-	speed_text(real(r, "speed_bits_per_second"), speed, sizeof(speed));
+	lb_format_link_speed(real(r, "speed_bits_per_second"), speed, sizeof(speed));
 	pcie_text(r, pcie, sizeof(pcie));
 	if (!isnan(real(r, "mtu_bytes")))
 		snprintf(mtu, sizeof(mtu), "%.0f", real(r, "mtu_bytes"));

@@ -497,3 +497,13 @@ void lb_format_seconds(double seconds, char *buf, size_t len)
 		i++;
 	snprintf(buf, len, "%.4g %s", seconds / units[i].factor, units[i].name);
 }
+
+void lb_format_link_speed(double bits_per_second, char *buf, size_t len)
+{
+	if (isnan(bits_per_second))
+		snprintf(buf, len, "-");
+	else if (bits_per_second >= 1e9)
+		snprintf(buf, len, "%gG", bits_per_second / 1e9);
+	else
+		snprintf(buf, len, "%gM", bits_per_second / 1e6);
+}

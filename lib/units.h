@@ -87,6 +87,10 @@ void lb_format_size(uint64_t bytes, char *buf, size_t len);
  * "12.35 us", "1.5 ms", "2 s", "0 s"; NaN (not measured) "-". */
 void lb_format_seconds(double seconds, char *buf, size_t len);
 
+/* A port's link speed as an inventory shows it: "100G", "25G", "100M";
+ * "-" unknown (NaN). */
+void lb_format_link_speed(double bits_per_second, char *buf, size_t len);
+
 /* An amount of memory, one decimal in the binary unit that fits:
  * "21.9 GiB", "512.0 B" (memory sizes are rarely exact powers of two). */
 void lb_format_memory(uint64_t bytes, char *buf, size_t len);

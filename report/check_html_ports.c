@@ -34,17 +34,6 @@ static void number_text(const struct chtml_page *pg, size_t r, const char *col, 
 		snprintf(buf, len, "%g", v);
 }
 
-/* "100G", "25G", "100M", "-" */
-static void speed_text(double bits, char *buf, size_t len)
-{
-	if (isnan(bits))
-		snprintf(buf, len, "-");
-	else if (bits >= 1e9)
-		snprintf(buf, len, "%gG", bits / 1e9);
-	else
-		snprintf(buf, len, "%gM", bits / 1e6);
-}
-
 /* "x16 16 GT/s", "x8 (x16) 8 (16) GT/s" below the device's maximum, "-" */
 static void pcie_text(const struct chtml_page *pg, size_t r, char *buf, size_t len)
 {
@@ -75,7 +64,7 @@ static void fact_text(const struct chtml_page *pg, size_t r, enum fact k, char *
 		snprintf(buf, len, "%s%s%s", *chtml_cell(pg, r, "state") ? chtml_cell(pg, r, "state") : "-",
 			 *chtml_cell(pg, r, "rdma_state") ? "/" : "", chtml_cell(pg, r, "rdma_state"));
 		break;
-	case SPEED: speed_text(chtml_num(pg, r, "speed_bits_per_second"), buf, len); break;
+	case SPEED: lb_format_link_speed(chtml_num(pg, r, "speed_bits_per_second"), buf, len); break;
 	case WIDTH: number_text(pg, r, "link_width_lanes", buf, len); break;
 	case MTU: number_text(pg, r, "mtu_bytes", buf, len); break;
 	case DRIVER: text_or_dash(chtml_cell(pg, r, "driver"), buf, len); break;
