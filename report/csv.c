@@ -47,26 +47,37 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void put_value(FILE *f, const struct lb_col *col, const struct lb_result *r,
-		      union lb_val v)
+const char *lb_csv_field(const struct lb_col *col, const struct lb_result *r, union lb_val v,
+			 char *buf, size_t len)
 {
 	uint64_t n;
+	buf[0] = '\0';
 	switch (col->kind) {
 	case LB_COL_TEXT:
-		put_string(f, v.s);
-		break;
+		return v.s ? v.s : "";
 	case LB_COL_UINT:
-		fprintf(f, "%llu", (unsigned long long)v.u);
+		snprintf(buf, len, "%llu", (unsigned long long)v.u);
 		break;
 	case LB_COL_REAL:
 		if (!isnan(v.d))
-			fprintf(f, "%.9g", v.d);
+			snprintf(buf, len, "%.9g", v.d);
 		break;
 	case LB_COL_COUNTER:
 		if (lb_result_counter(r, col->counter, &n))
-			fprintf(f, "%llu", (unsigned long long)n);
+			snprintf(buf, len, "%llu", (unsigned long long)n);
 		break;
 	}
+	return buf;
+}
+
+static void put_value(FILE *f, const struct lb_col *col, const struct lb_result *r,
+		      union lb_val v)
+{
+	char buf[32];
+	if (col->kind == LB_COL_TEXT)
+		put_string(f, v.s);
+	else
+		fputs(lb_csv_field(col, r, v, buf, sizeof(buf)), f);
 }
 
 /* Reports a write error once and marks the sink failed. */

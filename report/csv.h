@@ -86,4 +86,10 @@ int lb_csv_reader_gone(const struct lb_csv *c);
  * paths elsewhere.  c may be NULL. */
 void lb_csv_abort(struct lb_csv *c);
 
+/* A value as a CSV field shows it, unquoted: a string as it is ("" for
+ * none), a number as above ("" for none); what the page of a run's kept
+ * rows (rowtable.h) shows too.  Returns buf. */
+const char *lb_csv_field(const struct lb_col *col, const struct lb_result *r, union lb_val v,
+			 char *buf, size_t len);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "lib/error.h"
 
 static int no_memory(char *err, size_t len)
@@ -65,24 +66,8 @@ static int keep_header(void *ctx, const struct lb_col *cols, size_t ncols, char 
 /* The cell as csv.c writes it, unquoted. */
 static char *cell_text(const struct lb_col *col, const struct lb_result *r, union lb_val v)
 {
-	char buf[32] = "";
-	uint64_t n;
-	switch (col->kind) {
-	case LB_COL_TEXT:
-		return strdup(v.s ? v.s : "");
-	case LB_COL_UINT:
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v.u);
-		break;
-	case LB_COL_REAL:
-		if (!isnan(v.d))
-			snprintf(buf, sizeof(buf), "%.9g", v.d);
-		break;
-	case LB_COL_COUNTER:
-		if (lb_result_counter(r, col->counter, &n))
-			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)n);
-		break;
-	}
-	return strdup(buf);
+	char buf[32];
+	return strdup(lb_csv_field(col, r, v, buf, sizeof(buf)));
 }
 
 static int keep_row(void *ctx, const struct lb_result *r, char *err, size_t len)
