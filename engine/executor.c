@@ -36,6 +36,7 @@ struct lane_ctx {
 	 * write it. */
 	int wake_fd;
 	atomic_int parked;
+	struct lb_linger linger; /* the sleep policy's, across iterations */
 	char err[512];
 	int failed;       /* the lane's code: 0, -1, or LB_EPEER (its peer is gone) */
 };
@@ -51,6 +52,7 @@ struct lb_exec {
 	atomic_int abort;          /* a lane failed: the others stop */
 	atomic_uint bar_arrived;   /* lanes' arrivals at LOCAL barrier points */
 	atomic_int quit;
+	struct lb_linger linger;   /* the main thread's, waiting for the lanes */
 };
 
 static double now(void)
@@ -306,19 +308,9 @@ static void idle_lane(struct lane_ctx *lc, const struct lb_op *ops, const struct
  * adds to the time until it sees the next arrival. */
 #define CLOCK_EVERY 64
 
-/* Under the sleep policy: still within LB_IDLE_LINGER of the moment the
- * loop found nothing to do (*since, 0 while busy)?  Then it yields and
- * polls again rather than sleeping. */
-static int lingering(double *since, double t)
-{
-	if (*since == 0)
-		*since = t;
-	return t - *since < LB_IDLE_LINGER;
-}
-
-/* A lane's idle state between polls that found nothing. */
+/* A lane's idle state between polls that found nothing (the lingering
+ * part: lc->linger). */
 struct rest {
-	double since;   /* when it found nothing to do; 0 while busy */
 	int armed;      /* the transport is armed since the last poll */
 	int tp_fd;      /* what arm() returned */
 };
@@ -330,7 +322,7 @@ static void rest(struct lane_ctx *lc, const struct lb_op *ops, const struct curs
 		 int blocked, struct rest *st, double t)
 {
 	int sleep_policy = lc->x->cfg.idle == LB_IDLE_SLEEP;
-	if (sleep_policy && lingering(&st->since, t)) {
+	if (sleep_policy && lb_linger_idle(&lc->linger, t)) {
 		sched_yield();
 		return;
 	}
@@ -353,6 +345,7 @@ static int run_lane(struct lane_ctx *lc)
 	struct rest st = { .tp_fd = -1 };
 	uint32_t idle_passes = 0;
 	memset(lc->op_done, 0, n);
+	lb_linger_busy(&lc->linger);
 	lc->bars = 0;
 	lc->local_at = UINT32_MAX;
 	while (cur.left > 0) {
@@ -366,7 +359,7 @@ static int run_lane(struct lane_ctx *lc)
 			return lane_fail(lc, -1, "lane %u: stopped by signal %d", lc->lane, (int)*x->cfg.stop);
 		if (progressed) {
 			st.armed = 0;
-			st.since = 0;
+			lb_linger_busy(&lc->linger);
 			continue;
 		}
 		double t = 0;
@@ -492,9 +485,9 @@ static void reset(struct lb_exec *x)
 static void wait_lanes(struct lb_exec *x)
 {
 	uint32_t lanes = x->cfg.sched->lanes;
-	double since = 0;
+	lb_linger_busy(&x->linger);
 	while (x->cfg.idle == LB_IDLE_SLEEP && atomic_load(&x->done) < lanes &&
-	       lingering(&since, now()))
+	       lb_linger_idle(&x->linger, now()))
 		sched_yield();
 	if (x->cfg.idle == LB_IDLE_SLEEP) {
 		pthread_mutex_lock(&x->mu);

@@ -10,3 +10,46 @@ void lb_idle_sleep(int tp_fd, int wake_fd, double seconds)
 	struct timespec ts = { (time_t)t, (long)((t - (time_t)t) * 1e9) };
 	(void)ppoll(pf, 2, &ts, NULL); /* negative fds are ignored; a signal ends it early */
 }
+
+/* A new idle period at t: it lingers unless a lost yield left periods to
+ * skip. */
+static int linger_start(struct lb_linger *l, double t)
+{
+	l->since = l->last = t;
+	l->phase = l->skip > 0 ? LB_LINGER_OFF : LB_LINGERING;
+	if (l->skip > 0)
+		l->skip--;
+	return l->phase == LB_LINGERING;
+}
+
+/* The yield before this pass was lost: sleep at once, for the backoff. */
+static int linger_lost(struct lb_linger *l)
+{
+	l->skip = l->backoff ? l->backoff : LB_IDLE_BACKOFF;
+	l->backoff = l->skip < LB_IDLE_BACKOFF_MAX ? 2 * l->skip : LB_IDLE_BACKOFF_MAX;
+	l->phase = LB_LINGER_OFF;
+	return 0;
+}
+
+int lb_linger_idle(struct lb_linger *l, double t)
+{
+	if (l->since == 0)
+		return linger_start(l, t);
+	if (l->phase != LB_LINGERING)
+		return 0;
+	double gap = t - l->last;
+	l->last = t;
+	if (gap > LB_IDLE_LINGER)
+		return linger_lost(l);
+	if (t - l->since < LB_IDLE_LINGER)
+		return 1;
+	l->phase = LB_LINGERED;
+	return 0;
+}
+
+void lb_linger_busy(struct lb_linger *l)
+{
+	if (l->since != 0 && l->phase != LB_LINGER_OFF)
+		l->backoff = 0; /* it lingered and lost no yield */
+	l->since = 0;
+}

@@ -28,6 +28,37 @@ enum lb_idle { LB_IDLE_SPIN, LB_IDLE_YIELD, LB_IDLE_SLEEP };
  * to any thread that can run. */
 #define LB_IDLE_LINGER 50e-6
 
+/* A yield is lost when it kept the loop off the core for longer than
+ * LB_IDLE_LINGER: the core went to a thread that runs until its time
+ * slice ends (a CPU-bound one of the same scheduling group -- the same
+ * session's autogroup), milliseconds, not the few microseconds another
+ * lingering thread takes.  A loop whose yield was lost sleeps at once for
+ * its next LB_IDLE_BACKOFF idle periods, twice as many after each loss in
+ * a row (up to LB_IDLE_BACKOFF_MAX); a period that lingers without a loss
+ * starts the count over.  Measured on 8 x 2 emulated hosts, 8-byte
+ * multilane broadcasts, a busy loop of the same session on one core:
+ * median 3.5-3.6 ms lingering, 0.53-0.57 ms sleeping at once; 0.30-0.43
+ * ms lingering without the busy loop (docs/benchmarks/bench-small.md). */
+#define LB_IDLE_BACKOFF 16
+#define LB_IDLE_BACKOFF_MAX 1024
+
+/* A loop's lingering state, kept across its idle periods. */
+struct lb_linger {
+	double since;      /* when the loop found nothing to do; 0 while busy */
+	double last;       /* its previous idle pass in this period */
+	unsigned skip;     /* idle periods left that sleep at once */
+	unsigned backoff;  /* skip after the next lost yield; 0: LB_IDLE_BACKOFF */
+	enum { LB_LINGERING, LB_LINGERED, LB_LINGER_OFF } phase; /* of this period:
+	    yielding; past LB_IDLE_LINGER, no yield lost; sleeping at once */
+};
+
+/* Nothing moved at time t (seconds, one clock): 1 to yield the core and
+ * poll again, 0 to arm the transport and sleep. */
+int lb_linger_idle(struct lb_linger *l, double t);
+
+/* Something moved: the next idle pass starts a new period. */
+void lb_linger_busy(struct lb_linger *l);
+
 /* Sleeps until tp_fd (from the transport's arm()) or wake_fd becomes
  * readable, at most `seconds` -- at most LB_IDLE_NAP when tp_fd is -1.
  * Either fd may be -1 (none).  Reads neither: tp_fd is the transport's,

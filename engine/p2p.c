@@ -24,20 +24,16 @@ static double now_coarse(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Under the sleep policy: linger (LB_IDLE_LINGER after *since, the
- * moment nothing moved), arm the transport once nothing moved, poll once
- * more, then sleep (the order transport.h asks for).  Returns whether it
- * is armed now. */
-static int idle(const struct lb_p2p_cfg *c, int armed, int *tp_fd, double *since)
+/* Under the sleep policy: linger (lb_linger_idle), arm the transport
+ * once nothing moved, poll once more, then sleep (the order transport.h
+ * asks for).  Returns whether it is armed now. */
+static int idle(const struct lb_p2p_cfg *c, int armed, int *tp_fd, struct lb_linger *linger)
 {
 	if (c->idle == LB_IDLE_YIELD)
 		sched_yield();
 	if (c->idle != LB_IDLE_SLEEP)
 		return 0;
-	double t = now();
-	if (*since == 0)
-		*since = t;
-	if (t - *since < LB_IDLE_LINGER) {
+	if (lb_linger_idle(linger, now())) {
 		sched_yield();
 		return 0;
 	}
@@ -83,7 +79,8 @@ static int progress_due(const struct lb_p2p_cfg *c, int64_t *recvs_due, uint32_t
 			uint32_t keep, char *err, size_t len)
 {
 	struct lb_completion comp[64];
-	double deadline = 0, since = 0;
+	double deadline = 0;
+	struct lb_linger linger = { 0 }; /* (its backoff lasts one call) */
 	int armed = 0, tp_fd = -1;
 	uint32_t empty = 0;
 	while (*recvs_due > 0 || *sends > keep) {
@@ -98,14 +95,14 @@ static int progress_due(const struct lb_p2p_cfg *c, int64_t *recvs_due, uint32_t
 		}
 		if (k > 0) {
 			armed = 0;
-			since = 0;
+			lb_linger_busy(&linger);
 			continue;
 		}
 		/* sleeping: before each sleep (armed, nothing came since) */
 		if ((c->idle == LB_IDLE_SLEEP ? armed : ++empty % CHECK_EVERY == 0) &&
 		    overdue(c, &deadline, err, len))
 			return -1;
-		armed = idle(c, armed, &tp_fd, &since);
+		armed = idle(c, armed, &tp_fd, &linger);
 	}
 	return 0;
 }
