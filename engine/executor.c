@@ -403,6 +403,8 @@ static void *lane_main(void *arg)
 	unsigned seen = 0;
 	if (x->cfg.pin)
 		x->cfg.pin(lc->lane, x->cfg.pin_arg);
+	if (x->cfg.idle == LB_IDLE_SLEEP)
+		(void)lb_idle_short_slice(); /* refused: only slower (idle.h) */
 	while (wait_start(x, seen)) {
 		seen = atomic_load(&x->generation);
 		if (!lc->failed)
@@ -455,6 +457,10 @@ int lb_exec_new(const struct lb_exec_cfg *cfg, struct lb_exec **out, char *err,
 		return -1;
 	}
 	x->cfg = *cfg;
+	/* The caller's thread waits for the lanes: woken by the last, it
+	 * stops the iteration's clock. */
+	if (cfg->idle == LB_IDLE_SLEEP)
+		(void)lb_idle_short_slice();
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
 	x->present = calloc(cfg->sched->nblocks, sizeof(*x->present));

@@ -1,7 +1,11 @@
 #include "idle.h"
 
 #include <poll.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 void lb_idle_sleep(int tp_fd, int wake_fd, double seconds)
 {
@@ -52,4 +56,28 @@ void lb_linger_busy(struct lb_linger *l)
 	if (l->since != 0 && l->phase != LB_LINGER_OFF)
 		l->backoff = 0; /* it lingered and lost no yield */
 	l->since = 0;
+}
+
+/* The kernel's struct sched_attr as of Linux 4.18 (linux/sched/types.h,
+ * whose definitions clash with <sched.h>); glibc 2.36 wraps neither call. */
+struct sched_attr_v1 {
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period; /* ns */
+	uint32_t sched_util_min, sched_util_max;
+};
+
+int lb_idle_short_slice(void)
+{
+	struct sched_attr_v1 a;
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0))
+		return -1;
+	if (a.sched_policy != SCHED_OTHER)
+		return 0;
+	a.size = sizeof(a);
+	a.sched_flags &= 1; /* SCHED_FLAG_RESET_ON_FORK kept; nothing else asked */
+	a.sched_runtime = (uint64_t)(LB_IDLE_SLICE * 1e9);
+	return syscall(SYS_sched_setattr, 0, &a, 0) ? -1 : 0;
 }

@@ -59,6 +59,24 @@ int lb_linger_idle(struct lb_linger *l, double t);
 /* Something moved: the next idle pass starts a new period. */
 void lb_linger_busy(struct lb_linger *l);
 
+/* The time slice the sleep policy asks of the scheduler for a thread of
+ * a progress loop: a thread woken by an arrival runs a few microseconds
+ * and sleeps again, but behind a CPU-bound thread of the same scheduling
+ * group on its core (lanes are pinned: it cannot move) it waited for that
+ * thread's whole slice, milliseconds per hop.  EEVDF (Linux 6.12 and
+ * later) lets a woken thread with a shorter slice than the running one's
+ * preempt it; older kernels ignore the request.  8 x 2 emulated hosts,
+ * 8-byte broadcasts, a busy loop of the same session on CPU 0: medians
+ * 0.44-1.6 ms with it, 0.63-3.9 ms without (docs/benchmarks/
+ * bench-small.md).  100 us is the shortest the kernel takes. */
+#define LB_IDLE_SLICE 100e-6
+
+/* Asks for LB_IDLE_SLICE for the calling thread, keeping its policy and
+ * nice value (a thread not under SCHED_OTHER is left alone).  0, or -1
+ * when the kernel refused (nothing changed: a plain slice is only
+ * slower). */
+int lb_idle_short_slice(void);
+
 /* Sleeps until tp_fd (from the transport's arm()) or wake_fd becomes
  * readable, at most `seconds` -- at most LB_IDLE_NAP when tp_fd is -1.
  * Either fd may be -1 (none).  Reads neither: tp_fd is the transport's,

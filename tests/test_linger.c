@@ -2,9 +2,17 @@
  * LB_IDLE_LINGER lasts, sleeps at once after a lost yield (one that kept
  * it off the core for longer than that) for LB_IDLE_BACKOFF idle periods,
  * twice as many after each loss in a row, and starts over once a period
- * lingers without a loss. */
+ * lingers without a loss.  Then lb_idle_short_slice on this thread: the
+ * slice where the kernel reports it, the nice value kept. */
 #include "check.h"
 #include "engine/idle.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define STEP 5e-6 /* a pass that yielded to another lingering thread */
 
@@ -43,8 +51,38 @@ static int lose_yield(struct lb_linger *l, double *t)
 	return stopped;
 }
 
+/* The kernel's struct sched_attr (as engine/idle.c spells it). */
+struct attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+	uint32_t util_min, util_max;
+};
+
+static void short_slice(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	struct attr a;
+	CHECK(setpriority(PRIO_PROCESS, (id_t)tid, 5) == 0, "nice 5: %s", strerror(errno));
+	CHECK(lb_idle_short_slice() == 0, "short slice refused: %s", strerror(errno));
+	errno = 0;
+	CHECK(getpriority(PRIO_PROCESS, (id_t)tid) == 5 && errno == 0,
+	      "nice kept at 5 (it was %d)", getpriority(PRIO_PROCESS, (id_t)tid));
+	CHECK(syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) == 0 && a.policy == SCHED_OTHER,
+	      "policy kept");
+	/* Linux 6.12 and later report a thread's own slice; before, 0. */
+	CHECK(a.runtime == 0 || a.runtime == (uint64_t)(LB_IDLE_SLICE * 1e9),
+	      "slice %llu ns, want %.0f", (unsigned long long)a.runtime, LB_IDLE_SLICE * 1e9);
+	if (a.runtime == 0)
+		printf("linger: this kernel reports no slice (before 6.12): not checked\n");
+}
+
 int main(void)
 {
+	short_slice();
+
 	struct lb_linger l = { 0 };
 	double t = 100.0;
 	int y = period(&l, &t, STEP);
