@@ -43,7 +43,7 @@ int lb_linger_idle(struct lb_linger *l, double t)
 		return 0;
 	double gap = t - l->last;
 	l->last = t;
-	if (gap > LB_IDLE_LINGER)
+	if (gap > LB_IDLE_YIELD_LOST)
 		return linger_lost(l);
 	if (t - l->since < LB_IDLE_LINGER)
 		return 1;

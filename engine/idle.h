@@ -29,16 +29,19 @@ enum lb_idle { LB_IDLE_SPIN, LB_IDLE_YIELD, LB_IDLE_SLEEP };
 #define LB_IDLE_LINGER 50e-6
 
 /* A yield is lost when it kept the loop off the core for longer than
- * LB_IDLE_LINGER: the core went to a thread that runs until its time
+ * LB_IDLE_YIELD_LOST: the core went to a thread that runs until its time
  * slice ends (a CPU-bound one of the same scheduling group -- the same
- * session's autogroup), milliseconds, not the few microseconds another
- * lingering thread takes.  A loop whose yield was lost sleeps at once for
+ * session's autogroup), milliseconds, not the microseconds another
+ * lingering thread takes.  (At 50 us, under load from other sessions, it
+ * counted losses where lingering still paid.)  A loop whose yield was
+ * lost sleeps at once for
  * its next LB_IDLE_BACKOFF idle periods, twice as many after each loss in
  * a row (up to LB_IDLE_BACKOFF_MAX); a period that lingers without a loss
  * starts the count over.  Measured on 8 x 2 emulated hosts, 8-byte
  * multilane broadcasts, a busy loop of the same session on one core:
  * median 3.5-3.6 ms lingering, 0.53-0.57 ms sleeping at once; 0.30-0.43
  * ms lingering without the busy loop (docs/benchmarks/bench-small.md). */
+#define LB_IDLE_YIELD_LOST 500e-6
 #define LB_IDLE_BACKOFF 16
 #define LB_IDLE_BACKOFF_MAX 1024
 
@@ -66,8 +69,10 @@ void lb_linger_busy(struct lb_linger *l);
  * thread's whole slice, milliseconds per hop.  EEVDF (Linux 6.12 and
  * later) lets a woken thread with a shorter slice than the running one's
  * preempt it; older kernels ignore the request.  8 x 2 emulated hosts,
- * 8-byte broadcasts, a busy loop of the same session on CPU 0: medians
- * 0.44-1.6 ms with it, 0.63-3.9 ms without (docs/benchmarks/
+ * 8-byte broadcasts, a busy loop of the same session on CPU 0, the six
+ * algorithms' medians (geometric mean per launch): 3.6-3.8 ms before,
+ * 0.92-0.93 ms with this slice and the linger's backoff, 2.5-3.3 ms
+ * without the slice, 1.5-2.0 ms without the backoff (docs/benchmarks/
  * bench-small.md).  100 us is the shortest the kernel takes. */
 #define LB_IDLE_SLICE 100e-6
 
