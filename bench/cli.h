@@ -125,6 +125,7 @@ extern const char lb_version[];
 extern const struct lb_cmd lb_cmd_plan;
 extern const struct lb_cmd lb_cmd_sim;
 extern const struct lb_cmd lb_cmd_bcast;
+extern const struct lb_cmd lb_cmd_tune;
 extern const struct lb_cmd lb_cmd_p2p;
 extern const struct lb_cmd lb_cmd_calibrate;
 extern const struct lb_cmd lb_cmd_compare;

@@ -198,17 +198,17 @@ int lb_tuning_matches(const struct lb_tuning *t, const struct lb_tuning_key *job
 {
 	const struct lb_tuning_key *k = &t->key;
 	if (strcmp(k->transport, job->transport))
-		return lb_errf(why, len, "transport: the table's %s, the job's %s", k->transport,
+		return lb_errf(why, len, "transport: the table's %s != the job's %s", k->transport,
 			       job->transport);
 	if (k->ranks != job->ranks)
-		return lb_errf(why, len, "ranks: the table's %u, the job's %u", k->ranks, job->ranks);
+		return lb_errf(why, len, "ranks: the table's %u != the job's %u", k->ranks, job->ranks);
 	if (k->lanes != job->lanes)
-		return lb_errf(why, len, "lanes: the table's %u, the job's %u", k->lanes, job->lanes);
+		return lb_errf(why, len, "lanes: the table's %u != the job's %u", k->lanes, job->lanes);
 	if (fabs(k->lane_rate - job->lane_rate) > 0.01 * fmax(k->lane_rate, job->lane_rate))
-		return lb_errf(why, len, "lane rate: the table's %.0f B/s, the job's %.0f",
+		return lb_errf(why, len, "lane rate: the table's %.0f B/s != the job's %.0f",
 			       k->lane_rate, job->lane_rate);
 	if (strcmp(k->platform, job->platform))
-		return lb_errf(why, len, "platform: the table's %s, the job's %s", k->platform,
+		return lb_errf(why, len, "platform: the table's %s != the job's %s", k->platform,
 			       job->platform);
 	return 0;
 }

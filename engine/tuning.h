@@ -53,7 +53,8 @@ int lb_tuning_read(const char *path, struct lb_tuning *t, char *err, size_t len)
 int lb_tuning_write(FILE *out, const struct lb_tuning *t, const struct lb_prov *prov);
 
 /* 0 when t was measured on a job of key, else -1 with the first field
- * that differs ("ranks: the table's 4, the job's 8").  Lane rates match
+ * that differs ("ranks: the table's 4 != the job's 8"; no commas: it goes
+ * into a CSV field).  Lane rates match
  * within 1 % (a transport reports a rate, a user may round it). */
 int lb_tuning_matches(const struct lb_tuning *t, const struct lb_tuning_key *job, char *why,
 		      size_t len);
