@@ -457,9 +457,9 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	char err[512] = "";
 	if (lb_cli_check_stdout(cmd, &json, o->output))
 		return LB_EXIT_USAGE;
-	int rc = lb_cli_require_job(cmd, 1);
+	int rc = tuning_of(cmd, o, &tuning); /* the user's input first: no job needed */
 	if (rc == 0)
-		rc = tuning_of(cmd, o, &tuning);
+		rc = lb_cli_require_job(cmd, 1);
 	if (rc == 0)
 		rc = platform_of(cmd, o, &pf);
 	if (rc == 0)
