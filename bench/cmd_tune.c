@@ -29,7 +29,7 @@ static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 static const struct lb_opt opts[] = {
 	{ LB_OPT("message-size", 'm', "SIZES", "the size classes, list and ranges: 8:32M:4 (x4), 4K,1M; bcast -a auto takes the nearest class (within x4)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "8:32M:4" },
-	{ LB_OPT("top", 0, "N", "per size, measure the model's N fastest broadcasts, then the best one's slice halved and doubled",
+	{ LB_OPT("top", 0, "N", "per size, measure the model's N fastest broadcasts at their model slice and in one slice, then the best one's slice halved and doubled",
 	  LB_OPT_UINT, OFF(top)), .def = "3", .min = 1, .max = 8 },
 	{ LB_OPT("iterations", 'i', "N", "timed iterations per measured configuration", LB_OPT_UINT,
 	  OFF(iterations)), .def = "5", .min = 1, .max = 100000 },
@@ -132,9 +132,10 @@ static void tune_more_help(FILE *out)
 	fputs("\n"
 	      "Every rank of a job of at least two runs this command (launched as for\n"
 	      "bcast: see lanebench bcast --help).  After one calibration, each size\n"
-	      "class is searched: the model's --top fastest broadcasts at their model\n"
-	      "slices are measured, then the best measured one's slice halved and\n"
-	      "doubled; the fastest measured configuration is the class's pick.  Rank 0\n"
+	      "class is searched: the model's --top fastest broadcasts are measured at\n"
+	      "their model slices and in one slice, then the best measured one's slice\n"
+	      "halved and doubled; the fastest measured configuration is the class's\n"
+	      "pick (at most 2 x --top + 2 measurements per class).  Rank 0\n"
 	      "writes the table (docs/guide/tuning.md): its key (transport, ranks,\n"
 	      "lanes, lane rate) and a pick per class, under the run's provenance.\n"
 	      "bcast -a auto --tuning FILE uses it on a job with that key.\n", out);

@@ -18,6 +18,9 @@ struct tune {
 	const struct lb_tune_params *tp;
 	struct lb_job job;
 	struct lb_calib cal;
+	/* this size's measured (algorithm, slice) pairs: none twice */
+	uint64_t done[2 * TOP_MAX + 2][2];
+	size_t ndone;
 };
 
 /* One measured configuration, as rank 0 tells the others. */
@@ -52,10 +55,18 @@ static int measure(struct tune *t, const struct lb_algo *a, uint64_t bytes, uint
 	return rc;
 }
 
-/* Measures cand unless a candidate of the same slice was; keeps the best. */
+/* Measures cand unless it was, or its algorithm cannot cut bytes so
+ * finely; keeps the best. */
 static int try_one(struct tune *t, uint64_t bytes, struct measured cand, struct measured *best,
 		   char *err, size_t len)
 {
+	for (size_t i = 0; i < t->ndone; i++)
+		if (t->done[i][0] == cand.algo && t->done[i][1] == cand.slice)
+			return 0;
+	if (t->ndone < sizeof(t->done) / sizeof(t->done[0])) {
+		t->done[t->ndone][0] = cand.algo;
+		t->done[t->ndone++][1] = cand.slice;
+	}
 	struct lb_algo_params p = { .ranks = t->job.size, .lanes = t->job.lanes, .bytes = bytes,
 				    .slice_bytes = cand.slice, .sites = 1,
 				    .stripe_off = t->tp->job.stripe_off,
@@ -74,8 +85,27 @@ static int share(struct tune *t, struct measured *best, char *err, size_t len)
 	return lb_boot_bcast(t->job.boot, best, sizeof(*best), err, len);
 }
 
-/* One size: the model's top at their slices, then the best one's slice
- * halved and doubled. */
+/* The candidate slices next to slice (algos/slice.h: the powers of two
+ * from 1 KiB below the message, and the message): the one below (0:
+ * none), the one above (the message at most). */
+static uint64_t below(uint64_t slice)
+{
+	uint64_t c = LB_SLICE_AUTO_FLOOR;
+	while (c * 2 < slice)
+		c *= 2;
+	return c < slice ? c : 0;
+}
+
+static uint64_t above(uint64_t slice, uint64_t bytes)
+{
+	uint64_t c = LB_SLICE_AUTO_FLOOR;
+	while (c <= slice)
+		c *= 2;
+	return c < bytes ? c : bytes;
+}
+
+/* One size: the model's top at their slices and whole, then the best
+ * one's slice halved and doubled. */
 static int tune_size(struct tune *t, uint64_t bytes, struct lb_tuning_pick *out, char *err,
 		     size_t len)
 {
@@ -87,16 +117,21 @@ static int tune_size(struct tune *t, uint64_t bytes, struct lb_tuning_pick *out,
 	size_t top = t->tp->top < TOP_MAX ? t->tp->top : TOP_MAX;
 	size_t n = lb_algo_rank(&p, t->cal.latency_median, t->cal.bandwidth_median, c, top);
 	struct measured best = { .seconds = INFINITY };
+	t->ndone = 0;
 	int rc = n ? 0 : lb_errf(err, len, "no broadcast builds %llu bytes on %u ranks",
 				 (unsigned long long)bytes, t->job.size);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = try_one(t, bytes, (struct measured){ (uint32_t)(c[i].algo - lb_algos), c[i].slice, INFINITY },
-			     &best, err, len);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		uint32_t algo = (uint32_t)(c[i].algo - lb_algos);
+		rc = try_one(t, bytes, (struct measured){ algo, c[i].slice, INFINITY }, &best, err, len);
+		/* one slice too: what a burst lets through fast, no model sees */
+		if (rc == 0 && c[i].slice != bytes)
+			rc = try_one(t, bytes, (struct measured){ algo, bytes, INFINITY }, &best, err, len);
+	}
 	if (rc == 0)
 		rc = share(t, &best, err, len);
 	struct measured first = best;
-	uint64_t half = first.slice / 2, twice = first.slice * 2 >= bytes ? bytes : first.slice * 2;
-	if (rc == 0 && half >= LB_SLICE_AUTO_FLOOR)
+	uint64_t half = below(first.slice), twice = above(first.slice, bytes);
+	if (rc == 0 && half)
 		rc = try_one(t, bytes, (struct measured){ first.algo, half, INFINITY }, &best, err, len);
 	if (rc == 0 && twice != first.slice)
 		rc = try_one(t, bytes, (struct measured){ first.algo, twice, INFINITY }, &best, err, len);
