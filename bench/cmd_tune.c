@@ -133,9 +133,10 @@ static void tune_more_help(FILE *out)
 	      "Every rank of a job of at least two runs this command (launched as for\n"
 	      "bcast: see lanebench bcast --help).  After one calibration, each size\n"
 	      "class is searched: the model's --top fastest broadcasts are measured at\n"
-	      "their model slices and in one slice, then the best measured one's slice\n"
-	      "halved and doubled; the fastest measured configuration is the class's\n"
-	      "pick (at most 2 x --top + 2 measurements per class).  Rank 0\n"
+	      "their model slices and in one slice, and the previous class's pick at\n"
+	      "its slice and in one slice; then the best measured one's slice halved\n"
+	      "and doubled; the fastest measured configuration is the class's pick (at\n"
+	      "most 2 x --top + 4 measurements per class).  Rank 0\n"
 	      "writes the table (docs/guide/tuning.md): its key (transport, ranks,\n"
 	      "lanes, lane rate) and a pick per class, under the run's provenance.\n"
 	      "bcast -a auto --tuning FILE uses it on a job with that key.\n", out);

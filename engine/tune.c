@@ -19,7 +19,7 @@ struct tune {
 	struct lb_job job;
 	struct lb_calib cal;
 	/* this size's measured (algorithm, slice) pairs: none twice */
-	uint64_t done[2 * TOP_MAX + 2][2];
+	uint64_t done[2 * TOP_MAX + 4][2];
 	size_t ndone;
 };
 
@@ -104,10 +104,26 @@ static uint64_t above(uint64_t slice, uint64_t bytes)
 	return c < bytes ? c : bytes;
 }
 
-/* One size: the model's top at their slices and whole, then the best
- * one's slice halved and doubled. */
-static int tune_size(struct tune *t, uint64_t bytes, struct lb_tuning_pick *out, char *err,
-		     size_t len)
+/* One size: the model's top at their slices and whole, the previous
+ * class's pick, then the best one's slice halved and doubled. */
+/* The previous (smaller) class's pick, carried to bytes: at its slice
+ * (one slice stays one slice) and whole.  Where the model ranks a
+ * broadcast low that measures fast (binomial in one slice at 8-32 KiB on
+ * the emulated cluster, below the multi-lane trees the model prefers), the
+ * smaller class found it. */
+static int try_previous(struct tune *t, uint64_t bytes, const struct lb_tuning_pick *prev,
+			struct measured *best, char *err, size_t len)
+{
+	uint32_t algo = (uint32_t)(prev->algo - lb_algos);
+	uint64_t slice = prev->slice >= prev->bytes || prev->slice >= bytes ? bytes : prev->slice;
+	int rc = try_one(t, bytes, (struct measured){ algo, slice, INFINITY }, best, err, len);
+	if (rc == 0)
+		rc = try_one(t, bytes, (struct measured){ algo, bytes, INFINITY }, best, err, len);
+	return rc;
+}
+
+static int tune_size(struct tune *t, uint64_t bytes, const struct lb_tuning_pick *prev,
+		     struct lb_tuning_pick *out, char *err, size_t len)
 {
 	struct lb_algo_params p = { .ranks = t->job.size, .lanes = t->job.lanes, .bytes = bytes,
 				    .slice_bytes = LB_SLICE_AUTO, .sites = 1,
@@ -127,6 +143,8 @@ static int tune_size(struct tune *t, uint64_t bytes, struct lb_tuning_pick *out,
 		if (rc == 0 && c[i].slice != bytes)
 			rc = try_one(t, bytes, (struct measured){ algo, bytes, INFINITY }, &best, err, len);
 	}
+	if (rc == 0 && prev)
+		rc = try_previous(t, bytes, prev, &best, err, len);
 	if (rc == 0)
 		rc = share(t, &best, err, len);
 	struct measured first = best;
@@ -205,7 +223,8 @@ int lb_tune_run(const struct lb_tune_params *tp, struct lb_tuning *out, char *er
 	if (rc == 0)
 		rc = calibrate(&t, err, len);
 	for (size_t i = 0; rc == 0 && i < tp->nsizes; i++)
-		rc = tune_size(&t, tp->sizes[i], &out->picks[out->n++], err, len);
+		rc = tune_size(&t, tp->sizes[i], i ? &out->picks[i - 1] : NULL, &out->picks[out->n++],
+			       err, len);
 	if (rc == 0)
 		key_of(&t, &out->key);
 	if (t.job.rank != 0)

@@ -3,8 +3,10 @@
  * model's `top` fastest broadcasts (model/algo_rank.h, on this job's
  * calibration), each at its model slice and in one slice, are measured
  * (a real link's burst carries a small message whole faster than any
- * link model says: 2-3x at 32-128 KiB on the emulated cluster); then the
- * best measured one at half and twice its slice; the fastest measured of all is
+ * link model says: 2-3x at 32-128 KiB on the emulated cluster), and the
+ * previous size's pick at its slice and whole (what the model ranks low
+ * may measure fast); then the best measured one at half and twice its
+ * slice; the fastest measured of all is
  * the size's pick (engine/tuning.h).  Every measurement is an ordinary
  * engine sweep in the one open job (lb_coll_run_in): nothing is relaunched,
  * every iteration's bytes are verified. */
