@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "lib/error.h"
 #include "engine/job.h"
+#include "engine/coll.h"
 #include "lib/stop.h"
 #include "lib/units.h"
 #include "lib/wrap.h"
@@ -683,6 +684,27 @@ void lb_cli_show_algos(const void *target, struct lb_buf *out)
 	const struct lb_algo_set *set = target;
 	for (size_t i = 0; i < set->n; i++)
 		lb_buf_add(out, "%s%s", i ? "," : "", set->a[i]->name);
+}
+
+int lb_cli_set_bcast_algos(void *target, const char *arg, char *err, size_t errlen)
+{
+	struct lb_algo_set *set = target;
+	size_t len = strcspn(arg, ",");
+	if (len != 4 || strncmp(arg, "auto", 4))
+		return lb_cli_set_algos(target, arg, err, errlen);
+	if (arg[4] && lb_cli_set_algos(target, arg + 5, err, errlen))
+		return -1;
+	if (!arg[4])
+		set->n = 0;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->a[i] == &lb_coll_auto)
+			return 0;
+	if (set->n == LB_ALGO_SET_MAX)
+		return lb_errf(err, errlen, "more than %d algorithms", LB_ALGO_SET_MAX);
+	memmove(set->a + 1, set->a, set->n * sizeof(set->a[0]));
+	set->a[0] = &lb_coll_auto;
+	set->n++;
+	return 0;
 }
 
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)

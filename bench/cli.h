@@ -125,6 +125,7 @@ extern const char lb_version[];
 extern const struct lb_cmd lb_cmd_plan;
 extern const struct lb_cmd lb_cmd_sim;
 extern const struct lb_cmd lb_cmd_bcast;
+extern const struct lb_cmd lb_cmd_tune;
 extern const struct lb_cmd lb_cmd_p2p;
 extern const struct lb_cmd lb_cmd_calibrate;
 extern const struct lb_cmd lb_cmd_compare;
@@ -292,6 +293,9 @@ struct lb_algo_set {
  * into a struct lb_algo_set, in the order given; its show: the names,
  * comma-separated. */
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen);
+/* bcast's: the same, and "auto" first in the list ("auto", "auto,chain"):
+ * the engine's lb_coll_auto, chosen per size (engine/coll.h). */
+int lb_cli_set_bcast_algos(void *target, const char *arg, char *err, size_t errlen);
 void lb_cli_show_algos(const void *target, struct lb_buf *out);
 
 /* The show of a handler that keeps its argument as typed (a const char *):

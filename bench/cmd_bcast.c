@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "engine/coll.h"
 #include "engine/job.h"
+#include "engine/tuning.h"
 #include "platform_file.h"
 #include "algo_opt.h"
 #include "agents_opt.h"
@@ -37,7 +38,7 @@ struct bcast_opts {
 	double timeout, lane_rate;
 	double wan_lat, wan_bw; /* the predictions' WAN between sites; 0: none */
 	struct lb_tp_options tpo;
-	const char *nics, *transport, *output, *label, *json, *platform, *site_algo;
+	const char *nics, *transport, *output, *label, *json, *platform, *site_algo, *tuning;
 	uint32_t sites;
 	const char *site_sizes;
 };
@@ -52,8 +53,8 @@ static const char *const super2s[] = { "1phase", "2phase", NULL };
 static const char *const sim_models[] = { "auto", "fluid", "fluid-rtt", "multi-port", "bounded", NULL };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below)",
-	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_algos,
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below); auto (first in the list): per size the --tuning table's measured pick when it is for this job, else the model's fastest",
+	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_bcast_algos,
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M, 4K:16M (doubling) or 4K:16M:4 (x4); an allgather's is each rank's contribution (p x it in all)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "4K:16M" },
@@ -86,6 +87,8 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_RATE, OFF(lane_rate)) },
 	{ LB_OPT("site-algo", 0, "NAME", "Fkaier et al.'s algorithms (flat ... mostcrit, seed 002): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
 	  LB_OPT_STRING, OFF(site_algo)) },
+	{ LB_OPT("tuning", 0, "FILE", "-a auto's table of measured picks (lanebench tune writes it); used when its key (transport, ranks, lanes, lane rate) is the job's, else the model",
+	  LB_OPT_STRING, OFF(tuning)) },
 	{ LB_OPT("platform", 0, "FILE", "the network (a platform file, e.g. from lanebench calibrate): the platform algorithms need it, the others are checked against its links; a node per rank, every rank given the same file",
 	  LB_OPT_STRING, OFF(platform)) },
 	{ LB_OPT("sites", 0, "N", "the ranks as N equal sites (as the multi-lane paper, seed 003): multilane chains them, binary and binomial send to each other site's first rank first (the WAN itself is the network's, e.g. scripts/cluster --sites; --wan-lat and --wan-bw describe it to the predictions)",
@@ -405,6 +408,28 @@ static int check_wan(const struct lb_cmd *cmd, const struct bcast_opts *o,
 	return 0;
 }
 
+/* --tuning: read and checked, for -a auto (whether it is for this job is
+ * the engine's to say, once the job is open); NULL without one. */
+static int tuning_of(const struct lb_cmd *cmd, const struct bcast_opts *o, struct lb_tuning **t)
+{
+	char err[512];
+	*t = NULL;
+	if (!o->tuning)
+		return 0;
+	if (!o->algos.n || o->algos.a[0] != &lb_coll_auto) {
+		lb_cli_error(cmd, "tuning", "is -a auto's table: give -a auto");
+		return LB_EXIT_USAGE;
+	}
+	if (!(*t = malloc(sizeof(**t))))
+		return LB_EXIT_FAILED;
+	if (lb_tuning_read(o->tuning, *t, err, sizeof(err)) == 0)
+		return 0;
+	lb_cli_error(cmd, "tuning", "%s", err);
+	free(*t);
+	*t = NULL;
+	return LB_EXIT_USAGE;
+}
+
 /* The sinks on rank 0: the CSV and the table (out), the JSON document. */
 static int run_sinks(const struct lb_coll_params *p, struct bcast_out *out,
 		     struct lb_cli_json *json, char *err, size_t len)
@@ -428,10 +453,13 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	struct lb_prov prov = { 0 };
 	struct lb_list roots = { 0 };
 	struct lb_platform *pf = NULL;
+	struct lb_tuning *tuning = NULL;
 	char err[512] = "";
 	if (lb_cli_check_stdout(cmd, &json, o->output))
 		return LB_EXIT_USAGE;
-	int rc = lb_cli_require_job(cmd, 1);
+	int rc = tuning_of(cmd, o, &tuning); /* the user's input first: no job needed */
+	if (rc == 0)
+		rc = lb_cli_require_job(cmd, 1);
 	if (rc == 0)
 		rc = platform_of(cmd, o, &pf);
 	if (rc == 0)
@@ -447,6 +475,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 		free(sites.first);
 		free(roots.v);
 		lb_platform_free(pf);
+		free(tuning);
 		return rc;
 	}
 	out.nroots = roots.n;
@@ -458,6 +487,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	p.wan_latency = o->wan_lat;
 	p.wan_bw = o->wan_bw;
 	p.sim_model = (enum lb_sim_choice)o->sim_model;
+	p.tuning = tuning;
 	lb_cli_provenance(&prov, cmd, o);
 	lb_cli_tp_provenance(&prov, o->transport, &o->tpo);
 	p.prov = &prov;
@@ -467,6 +497,7 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	free(roots.v);
 	free(sites.first);
 	lb_platform_free(pf);
+	free(tuning);
 	if (rc && !*lb_stop_flag())
 		lb_cli_error(cmd, NULL, "%s", err);
 	lb_prov_free(&prov);

@@ -13,6 +13,7 @@ static const struct lb_cmd *const commands[] = {
 	&lb_cmd_plan,
 	&lb_cmd_sim,
 	&lb_cmd_bcast,
+	&lb_cmd_tune,
 	&lb_cmd_p2p,
 	&lb_cmd_calibrate,
 	&lb_cmd_compare,

@@ -11,6 +11,7 @@
 #include "algos/sites.h"
 #include "algos/slice.h"
 #include "model/agent_auto.h"
+#include "model/algo_rank.h"
 #include "model/slice.h"
 #include "bcastlp.h"
 #include "calibrate.h"
@@ -20,6 +21,7 @@
 #include "jobprov.h"
 #include "pattern.h"
 #include "stats.h"
+#include "tuning.h"
 #include "model/sim.h"
 #include "transports/transport.h"
 
@@ -40,6 +42,8 @@ struct bcast_row {
 	const char *collective;     /* bcast, gather or allgather (the schedule's owners and want) */
 	uint64_t verified_bytes;    /* bytes checked on all ranks, all iterations */
 	struct lb_cpu_summary cpu;  /* per timed iteration, across ranks */
+	const char *auto_source;    /* -a auto: table or model; else NULL */
+	const char *auto_reason;
 };
 
 /* A transport's event counts: summed over ranks for a configuration. */
@@ -48,7 +52,24 @@ struct counts {
 	size_t n;
 };
 
-#define NFIXED_MAX 40 /* room for the fixed columns in struct run */
+#define NFIXED_MAX 42 /* room for the fixed columns in struct run */
+
+const struct lb_algo lb_coll_auto = {
+	.name = "auto",
+	.summary = "per size: the tuning table's measured pick, else the model's",
+	.takes = LB_TAKES_ROOT | LB_TAKES_SLICE | LB_TAKES_STRIPE | LB_TAKES_ALLGATHER,
+};
+
+/* -a auto's choice for one configuration: plain data, as rank 0 tells it
+ * to the others (each rank might have been given another table). */
+struct auto_pick {
+	uint64_t slice;
+	uint32_t algo;    /* index into lb_algos */
+	uint32_t source;  /* enum auto_source */
+	char reason[256];
+};
+
+enum auto_source { AUTO_NONE, AUTO_TABLE, AUTO_MODEL };
 
 struct run {
 	const struct lb_coll_params *prm;
@@ -59,6 +80,9 @@ struct run {
 	 * resolved once (model/agent_auto.h simulates every count where nodes
 	 * have rates: not per iteration); NULL: prm->agents as it is. */
 	uint32_t *agents;
+	/* [nconfigs] with -a auto, once calibrated: what each auto
+	 * configuration runs (the same on every rank); NULL before. */
+	struct auto_pick *picks;
 	char platform_hash[17]; /* 16 hex digits, with a platform */
 	uint32_t pattern_id;   /* distinct per iteration of the whole run */
 	size_t config, nconfigs;
@@ -127,6 +151,8 @@ static const struct lb_col columns[] = {
 	{ LB_COLUMN("cpu_sys_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_max_rank_seconds", LB_COL_REAL) },
 	{ LB_COLUMN("cpu_seconds_per_gigabyte", LB_COL_REAL) },
+	{ LB_COLUMN("auto_source", LB_COL_TEXT) },
+	{ LB_COLUMN("auto_reason", LB_COL_TEXT) },
 	/* then one column per counter of the run's transport: describe_columns() */
 };
 
@@ -171,6 +197,12 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 				    .balance = r->prm->balance, .super2 = r->prm->super2,
 				    .agents = r->agents ? r->agents[i] : r->prm->agents };
 	config_at(r->prm, i, a, &p.bytes, &p.slice_bytes, &p.root);
+	if (*a == &lb_coll_auto && !r->picks)
+		return p; /* not chosen yet: sweep_peers connects for every choice */
+	if (*a == &lb_coll_auto) {
+		*a = &lb_algos[r->picks[i].algo];
+		p.slice_bytes = r->picks[i].slice;
+	}
 	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
 		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
 	else if (p.slice_bytes == LB_SLICE_AUTO)
@@ -225,11 +257,12 @@ static int refused_by_platform(const struct run *r, const struct lb_algo *a,
 /* Marks in seen[lane * size + peer] the peers of this rank in configuration
  * i cut into slices of `slice` bytes.  A candidate of auto the algorithm
  * cannot cut so finely is none (lb_slice_auto skips it too). */
-static int mark_peers(const struct run *r, size_t i, uint64_t slice, int candidate, uint8_t *seen,
-		      uint32_t *tmp, char *err, size_t len)
+static int mark_peers(const struct run *r, size_t i, const struct lb_algo *as, uint64_t slice,
+		      int candidate, uint8_t *seen, uint32_t *tmp, char *err, size_t len)
 {
 	const struct lb_algo *a;
 	struct lb_algo_params p = config_params(r, i, &a);
+	a = as ? as : a;
 	p.slice_bytes = slice;
 	if (candidate && lb_algo_check(a, &p, NULL, 0))
 		return 0;
@@ -250,6 +283,29 @@ static int mark_peers(const struct run *r, size_t i, uint64_t slice, int candida
 	return 0;
 }
 
+static int is_auto(const struct run *r, size_t i)
+{
+	return r->prm->algos[i / r->prm->nroots / r->prm->nslices / r->prm->nsizes] == &lb_coll_auto;
+}
+
+/* -a auto is chosen after calibration, connections before it: the peers
+ * of every broadcast it may choose, at every slice it may run. */
+static int mark_auto_peers(const struct run *r, size_t i, uint8_t *seen, uint32_t *tmp,
+			   char *err, size_t len)
+{
+	const struct lb_algo *a;
+	struct lb_algo_params p = config_params(r, i, &a);
+	uint64_t slices[LB_SLICE_CANDIDATES_MAX];
+	size_t n = p.slice_bytes == LB_SLICE_AUTO ? lb_slice_candidates(p.bytes, slices) : 1;
+	if (n == 1)
+		slices[0] = p.slice_bytes;
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < lb_nalgos; k++)
+		for (size_t j = 0; rc == 0 && lb_algo_homogeneous_bcast(&lb_algos[k]) && j < n; j++)
+			rc = mark_peers(r, i, &lb_algos[k], slices[j], 1, seen, tmp, err, len);
+	return rc;
+}
+
 /* Peers each lane talks to over the whole sweep: connect once for all. */
 static int sweep_peers(struct run *r, uint32_t **peers, uint32_t *npeers, char *err, size_t len)
 {
@@ -258,8 +314,11 @@ static int sweep_peers(struct run *r, uint32_t **peers, uint32_t *npeers, char *
 	uint64_t slices[LB_SLICE_CANDIDATES_MAX];
 	int rc = seen && tmp ? 0 : lb_errf(err, len, "out of memory");
 	for (size_t i = 0; rc == 0 && i < r->nconfigs; i++)
-		for (size_t n = possible_slices(r, i, slices), j = 0; rc == 0 && j < n; j++)
-			rc = mark_peers(r, i, slices[j], n > 1, seen, tmp, err, len);
+		if (is_auto(r, i))
+			rc = mark_auto_peers(r, i, seen, tmp, err, len);
+		else
+			for (size_t n = possible_slices(r, i, slices), j = 0; rc == 0 && j < n; j++)
+				rc = mark_peers(r, i, NULL, slices[j], n > 1, seen, tmp, err, len);
 	/* Calibration measures every lane, even one no schedule uses (--stripe off). */
 	for (int round = 0; rc == 0 && r->prm->calib_bytes && round < 2; round++) {
 		int q = lb_calib_partner(r->job.rank, r->job.size, round);
@@ -699,6 +758,7 @@ static int record(const struct run *r, const struct bcast_row *w, const struct c
 		{ .u = w->verified_bytes },
 		{ .d = w->cpu.user }, { .d = w->cpu.sys }, { .d = w->cpu.max_rank },
 		{ .d = w->cpu.per_gigabyte },
+		{ .s = w->auto_source }, { .s = w->auto_reason },
 	};
 	_Static_assert(sizeof(v) / sizeof(v[0]) == NFIXED, "a value for every fixed column");
 	union lb_val all[NFIXED_MAX + LB_COUNTERS_MAX] = { { 0 } };
@@ -729,8 +789,13 @@ static int run_config(struct run *r, const struct lb_sink *sink, char *err, size
 		rc = counters_gather(r, &before, &sum, err, len);
 	if (rc == 0 && r->job.rank == 0) {
 		struct bcast_row row = { .slice_bytes = slice };
+		static const char *const sources[] = { NULL, "table", "model" };
+		const struct auto_pick *pk = r->picks && is_auto(r, r->config) ? &r->picks[r->config] : NULL;
 		char why[512] = "out of memory";
-		if (summarize(r, a, s, all, cpus, &row) || record(r, &row, &sum, sink, why, sizeof(why))) {
+		int failed = summarize(r, a, s, all, cpus, &row);
+		row.auto_source = pk ? sources[pk->source] : NULL;
+		row.auto_reason = pk ? pk->reason : NULL;
+		if (failed || record(r, &row, &sum, sink, why, sizeof(why))) {
 			rc = lb_errf(err, len, "rank 0 could not record the results: %s", why);
 			lb_boot_abort(r->job.boot, err); /* the others wait for the next step */
 		}
@@ -799,6 +864,97 @@ static int calibrate(struct run *r, char *err, size_t len)
 	int rc = lb_calibrate(r->job.boot, &c, &r->cal, err, len);
 	if (rc == 0 && r->job.size > 1)
 		keep_lan_figures(r);
+	return rc;
+}
+
+/* ---- -a auto -------------------------------------------------------------- */
+
+/* The job as a tuning table's key names it. */
+static void job_key(const struct run *r, struct lb_tuning_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	snprintf(k->transport, sizeof(k->transport), "%s", r->job.ops->name);
+	k->ranks = r->job.size;
+	k->lanes = r->job.lanes;
+	k->lane_rate = r->job.lane_rate > 0 ? r->job.lane_rate : 0;
+	snprintf(k->platform, sizeof(k->platform), "%s", r->prm->platform ? r->platform_hash : "-");
+}
+
+/* The model's first for p (its slice: the given one, or auto); binomial
+ * at the uncalibrated slice when there is no calibration to model on. */
+static void model_pick(const struct run *r, const struct lb_algo_params *p, const char *no_table,
+		       struct auto_pick *out)
+{
+	struct lb_algo_cand c;
+	out->source = AUTO_MODEL;
+	if (r->cal.bandwidth_median > 0 &&
+	    lb_algo_rank(p, r->cal.latency_median, r->cal.bandwidth_median, &c, 1) == 1) {
+		out->algo = (uint32_t)(c.algo - lb_algos);
+		out->slice = c.slice;
+		snprintf(out->reason, sizeof(out->reason), "%.180s; the model's fastest (%.3g s predicted)",
+			 no_table, c.seconds);
+		return;
+	}
+	out->algo = (uint32_t)(lb_algo_find("binomial") - lb_algos);
+	out->slice = p->slice_bytes != LB_SLICE_AUTO ? p->slice_bytes
+		: p->bytes < AUTO_UNCALIBRATED_SLICE ? p->bytes : AUTO_UNCALIBRATED_SLICE;
+	snprintf(out->reason, sizeof(out->reason), "%.180s; no calibration to model on: binomial",
+		 no_table);
+}
+
+/* Configuration i's choice: the table's when it is for this job and has
+ * a size class near i's size, else the model's. */
+static void pick_one(const struct run *r, size_t i, const char *table_off, struct auto_pick *out)
+{
+	const struct lb_algo *a;
+	struct lb_algo_params p = config_params(r, i, &a); /* slice as given */
+	char why[128];
+	uint64_t slice;
+	const struct lb_tuning_pick *tp = table_off
+		? NULL : lb_tuning_lookup(r->prm->tuning, p.bytes, &slice, why, sizeof(why));
+	if (!tp) {
+		model_pick(r, &p, table_off ? table_off : why, out);
+		return;
+	}
+	out->source = AUTO_TABLE;
+	out->algo = (uint32_t)(tp->algo - lb_algos);
+	out->slice = p.slice_bytes == LB_SLICE_AUTO ? slice : p.slice_bytes;
+	snprintf(out->reason, sizeof(out->reason), "the table's pick for %llu bytes (%.3g s measured)",
+		 (unsigned long long)tp->bytes, tp->seconds);
+}
+
+static int any_auto(const struct run *r)
+{
+	for (size_t k = 0; k < r->prm->nalgos; k++)
+		if (r->prm->algos[k] == &lb_coll_auto)
+			return 1;
+	return 0;
+}
+
+/* Rank 0 chooses every auto configuration (its table, the calibration
+ * every rank shares) and tells the others: they may hold other files. */
+static int resolve_auto(struct run *r, char *err, size_t len)
+{
+	char off[160] = "no --tuning table", why[128];
+	struct lb_tuning_key key;
+	if (!any_auto(r))
+		return 0;
+	struct auto_pick *picks = calloc(r->nconfigs, sizeof(*picks));
+	if (!picks)
+		return lb_errf(err, len, "out of memory");
+	job_key(r, &key);
+	if (r->prm->tuning && lb_tuning_matches(r->prm->tuning, &key, why, sizeof(why)) == 0)
+		off[0] = 0;
+	else if (r->prm->tuning)
+		snprintf(off, sizeof(off), "the table is for another job (%.120s)", why);
+	for (size_t i = 0; r->job.rank == 0 && i < r->nconfigs; i++)
+		if (is_auto(r, i))
+			pick_one(r, i, off[0] ? off : NULL, &picks[i]);
+	int rc = lb_boot_bcast(r->job.boot, picks, r->nconfigs * sizeof(*picks), err, len);
+	if (rc == 0)
+		r->picks = picks;
+	else
+		free(picks);
 	return rc;
 }
 
@@ -886,6 +1042,8 @@ static int platform_ready(struct run *r, char *err, size_t len)
 	const struct lb_platform *pf = r->prm->platform;
 	if (!pf)
 		return 0;
+	if (any_auto(r)) /* its agents and LPs are resolved before any choice */
+		return lb_errf(err, len, "-a auto does not run with a platform yet");
 	uint64_t hash = lb_platform_hash(pf);
 	snprintf(r->platform_hash, sizeof(r->platform_hash), "%016llx", (unsigned long long)hash);
 	int rc = lb_job_agree(&r->job, platform_fits(r, err, len), err, len);
@@ -940,6 +1098,8 @@ static int set_up(struct run *r, char *err, size_t len)
 		free(peers[l]);
 	if (rc == 0 && p->calib_bytes)
 		rc = calibrate(r, err, len);
+	if (rc == 0)
+		rc = resolve_auto(r, err, len);
 	name_run(r);
 	return rc;
 }
@@ -976,6 +1136,7 @@ int lb_coll_run(const struct lb_coll_params *prm, const struct lb_sink *sink,
 	lb_calib_free(&r.cal);
 	lb_lp_set_free(&r.lp);
 	free(r.agents);
+	free(r.picks);
 	lb_job_close(&r.job);
 	return rc;
 }
@@ -997,9 +1158,12 @@ int lb_coll_run_in(const struct lb_coll_params *prm, const struct lb_job *job,
 	if (prm->platform)
 		return lb_errf(err, len, "lb_coll_run_in takes no platform");
 	int rc = prm->calib_bytes ? calibrate(&r, err, len) : 0;
+	if (rc == 0)
+		rc = resolve_auto(&r, err, len);
 	name_run(&r);
 	if (rc == 0)
 		rc = sweep(&r, sink, err, len);
 	lb_calib_free(&r.cal);
+	free(r.picks);
 	return rc;
 }

@@ -40,8 +40,18 @@ enum lb_sim_choice {
 	LB_SIM_BOUNDED,    /* needs a platform */
 };
 
+/* -a auto: an entry of algos the engine replaces, per message size, by the
+ * tuning table's pick when the table matches the job (engine/tuning.h),
+ * else by the model's first (model/algo_rank.h, on the calibration; binomial
+ * without one).  Its slice comes with the pick when slices is auto, else
+ * it is the fixed slice given.  The rows say which was used and why
+ * (auto_source, auto_reason).  Not with a platform. */
+extern const struct lb_algo lb_coll_auto;
+
+struct lb_tuning;
+
 struct lb_coll_params {
-	const struct lb_algo *const *algos;
+	const struct lb_algo *const *algos; /* may hold &lb_coll_auto */
 	size_t nalgos;
 	const uint64_t *sizes;
 	size_t nsizes;
@@ -96,6 +106,9 @@ struct lb_coll_params {
 	 * 001's; fluid for the other allgathers), the fluid model with sites
 	 * and no platform, per-lane without either. */
 	enum lb_sim_choice sim_model;
+	/* -a auto's measured picks (rank 0's is used, and told to the
+	 * others); NULL: the model's. */
+	const struct lb_tuning *tuning;
 	int pin;                   /* bind lane threads near their NIC (hwloc) */
 	/* The caller's provenance (version, command, options), handed to
 	 * the sink with the job's part (hosts, lanes); NULL: none. */
