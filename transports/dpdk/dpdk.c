@@ -703,6 +703,23 @@ static int add_port(struct lb_tp *tp, uint32_t lane, uint16_t port, int per_peer
 	return 0;
 }
 
+/* net_af_packet on the lane's interface, its only port: pmd=auto's way
+ * back from af_xdp. */
+static int probe_af_packet(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+{
+	char name[RTE_ETH_NAME_MAX_LEN], args[512];
+	uint16_t port;
+	l->xdp_fallback = 0;
+	afp_devargs(&tp->cfg, l->index, tp->mtu_cap, args, sizeof(args));
+	snprintf(name, sizeof(name), "net_af_packet_l%u", l->index);
+	if (rte_dev_probe(args) != 0 || rte_eth_dev_get_port_by_name(name, &port) != 0)
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): neither af_xdp nor af_packet (%s) takes the interface",
+			       l->index, l->name, args);
+	l->ports[0] = port;
+	l->nports = 1;
+	return 0;
+}
+
 /* Assigns every port EAL made to a lane by its name (see the top). */
 static int map_ports(struct lb_tp *tp, char *err, size_t len)
 {
@@ -728,10 +745,18 @@ static int map_ports(struct lb_tp *tp, char *err, size_t len)
 		if (add_port(tp, i, plain[i], 0, 0, name, err, len))
 			return -1;
 	}
-	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
-		if (!tp->lanes[l].nports)
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++) {
+		struct lane *ln = &tp->lanes[l];
+		if (!ln->nports && ln->xdp_fallback) { /* no af_xdp PMD, say */
+			fprintf(stderr, "lanebench: rank %u: dpdk: lane %u ('%s'): no af_xdp port (see EAL's messages); af_packet instead\n",
+				tp->cfg.rank, l, ln->name);
+			if (probe_af_packet(tp, ln, err, len))
+				return -1;
+		}
+		if (!ln->nports)
 			return lb_errf(err, len, "dpdk: lane %u ('%s') has no port (none in the EAL arguments, or its probe failed: see EAL's messages)",
-				       l, tp->lanes[l].name);
+				       l, ln->name);
+	}
 	return 0;
 }
 
@@ -1118,7 +1143,7 @@ static int open_ports(struct lb_tp *tp, struct lane *l, char *err, size_t len)
  * pool go, and net_af_packet takes the interface. */
 static int xdp_to_af_packet(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 {
-	char name[RTE_ETH_NAME_MAX_LEN] = "", args[512];
+	char name[RTE_ETH_NAME_MAX_LEN] = "";
 	uint16_t port = l->ports[0];
 	rte_eth_dev_get_name_by_port(port, name);
 	if (l->started[0])
@@ -1128,14 +1153,8 @@ static int xdp_to_af_packet(struct lb_tp *tp, struct lane *l, char *err, size_t 
 	(void)rte_eal_hotplug_remove("vdev", name);
 	rte_mempool_free(l->pool);
 	l->pool = NULL;
-	l->xdp_fallback = 0;
-	afp_devargs(&tp->cfg, l->index, tp->mtu_cap, args, sizeof(args));
-	snprintf(name, sizeof(name), "net_af_packet_l%u", l->index);
-	if (rte_dev_probe(args) != 0 || rte_eth_dev_get_port_by_name(name, &port) != 0)
-		return lb_errf(err, len, "dpdk: lane %u ('%s'): neither af_xdp nor af_packet (%s) takes the interface",
-			       l->index, l->name, args);
-	l->ports[0] = port;
-	return 0;
+	l->nports = 0;
+	return probe_af_packet(tp, l, err, len);
 }
 
 /* The lane's ports; an af_xdp lane that pmd=auto chose and that fails to
@@ -1193,16 +1212,16 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 			  &tp->silence_max, err, len) ||
 	    parse_pmd(lb_tp_option(dpdk_options, &cfg->opt, "pmd"), &tp->pmd, err, len))
 		return LB_EINPUT;
+	int ours = !lb_tp_option(dpdk_options, &cfg->opt, "eal");
+	for (uint32_t l = 0; l < cfg->lanes; l++)
+		tp->lanes[l].xdp_fallback = ours && tp->pmd == PMD_AUTO &&
+					    lane_pmd(PMD_AUTO, cfg->lane_names[l], tp->mtu_cap) == PMD_AF_XDP;
 	if (eal_init(cfg, tp->mtu_cap, tp->pmd, err, len) || map_ports(tp, err, len))
 		return -1;
 	name_eal_aborts(tp);
-	int ours = !lb_tp_option(dpdk_options, &cfg->opt, "eal");
-	for (uint32_t l = 0; l < cfg->lanes; l++) {
-		tp->lanes[l].xdp_fallback = ours && tp->pmd == PMD_AUTO &&
-					    lane_pmd(PMD_AUTO, cfg->lane_names[l], tp->mtu_cap) == PMD_AF_XDP;
+	for (uint32_t l = 0; l < cfg->lanes; l++)
 		if (open_lane(tp, &tp->lanes[l], err, len))
 			return -1;
-	}
 	return 0;
 }
 
