@@ -78,6 +78,11 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#ifdef LB_HAVE_LIBXDP
+#include <stdarg.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#endif
 
 #include "frame.h"
 #include "reliable.h"
@@ -364,6 +369,33 @@ static int parse_silence(const char *spec, double timeout, double *out, char *er
 			       spec, SILENCE_MIN);
 	*out = v;
 	return 0;
+}
+
+#ifdef LB_HAVE_LIBXDP
+static int quiet_bpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+static int quiet_xdp(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+#endif
+
+/* net_af_xdp's libraries say what they do at every port they open, on
+ * stderr of every rank ("No bpffs found", ELF sections they skip): only
+ * with LB_DPDK_DEBUG.  Their failures reach the user as the PMD's. */
+static void quiet_xdp_libs(void)
+{
+#ifdef LB_HAVE_LIBXDP
+	if (getenv("LB_DPDK_DEBUG"))
+		return;
+	libbpf_set_print(quiet_bpf);
+	libxdp_set_print(quiet_xdp);
+#endif
 }
 
 /* --tp-opt pmd. */
@@ -1216,6 +1248,7 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 	for (uint32_t l = 0; l < cfg->lanes; l++)
 		tp->lanes[l].xdp_fallback = ours && tp->pmd == PMD_AUTO &&
 					    lane_pmd(PMD_AUTO, cfg->lane_names[l], tp->mtu_cap) == PMD_AF_XDP;
+	quiet_xdp_libs();
 	if (eal_init(cfg, tp->mtu_cap, tp->pmd, err, len) || map_ports(tp, err, len))
 		return -1;
 	name_eal_aborts(tp);
