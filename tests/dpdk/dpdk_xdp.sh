@@ -4,7 +4,8 @@
 # the PMD's XDP program, else on af_packet (transports/dpdk/dpdk.c, "Lanes'
 # PMD").  4 ranks x 2 rails at MTU 1500: a broadcast is byte-exact
 # (lanebench checks every byte of every rank) and every lane of every rank
-# says via=dpdk(af_xdp) in the CSV's provenance; pmd=af_packet puts them on
+# says via=dpdk(af_xdp) in the CSV's provenance; while such a job runs, a
+# ping on a rail gets through; pmd=af_packet puts them on
 # af_packet.  Then 2 ranks at MTU 9000 (veth takes no XDP program on a link
 # with an MTU above a page, less its headroom): auto picks af_packet for
 # the MTU; with --tp-opt mtu=1500 the frames would fit, the XDP program is
@@ -46,6 +47,20 @@ all_via() { # tag pmd ranks lanes
 check "cluster up 4 x 2 rails, MTU 1500" "$cluster" up 4 --rails 2 --rate 1gbit --name "$name"
 check "pmd auto: bcast over af_xdp, byte-exact" bcast xdp
 check "pmd auto: every lane on af_xdp" all_via xdp af_xdp 4 2
+# While an af_xdp job runs, the kernel still gets the rail's other frames:
+# lanebench's XDP program (xdp_prog.bpf.c) takes only its ethertype.
+ping_during_job() {
+	bcast long -a chain -m 32M -i 10 &
+	local job=$! i
+	for ((i = 0; i < 200; i++)); do # 20 s at most for the program to attach
+		ip -n "$(h 0)" link show rail0 | grep -q "prog/xdp" && break
+		sleep 0.1
+	done
+	ip -n "$(h 0)" link show rail0 | grep "prog/xdp" || { wait $job; echo "no XDP program seen"; return 1; }
+	ip netns exec "$(h 0)" ping -c 3 -i 0.2 -W 1 10.10.0.2 || { wait $job; return 1; }
+	wait $job
+}
+check "af_xdp job running: the kernel's own traffic on the rail passes (ping)" ping_during_job
 check "pmd=af_packet: bcast byte-exact" bcast afp --tp-opt pmd=af_packet
 check "pmd=af_packet: every lane on af_packet" all_via afp af_packet 4 2
 

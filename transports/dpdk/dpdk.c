@@ -48,8 +48,8 @@
  * frames go, and the lane's other peers are not failed for its silence.
  *
  * Closing.  The job closes after a barrier of all ranks (engine/job.c), so
- * nobody still needs our acks.  af_packet and PCI ports are stopped and
- * closed; memif ports are left to go down with the process (see
+ * nobody still needs our acks.  af_packet, af_xdp (which takes its XDP
+ * program off the interface) and PCI ports are stopped and closed; memif ports are left to go down with the process (see
  * close_lane), and EAL is not torn down (rte_eal_cleanup races memif's
  * interrupt thread); the runtime directory we named is removed. */
 #include <dirent.h>
@@ -593,14 +593,50 @@ static size_t afp_devargs(const struct lb_tp_cfg *cfg, uint32_t l, uint32_t mtu_
 	return n < cap ? n : cap - 1;
 }
 
+#ifdef LB_HAVE_XDP_PROG
+extern const unsigned char lb_xdp_prog[]; /* xdp_prog.bpf.c's object (meson.build) */
+extern const size_t lb_xdp_prog_len;
+#endif
+
+/* Our XDP program's object file while the ports open: the PMD takes a
+ * path (checked at probe, loaded at rx queue setup).  "": none, the PMD's
+ * own program then. */
+static char xdp_prog_path[32];
+
+/* Writes lb_xdp_prog to a file of our own for the PMD (xdp_prog_path). */
+static void write_xdp_prog(void)
+{
+#ifdef LB_HAVE_XDP_PROG
+	char path[] = "/tmp/lb-xdp-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	int ok = write(fd, lb_xdp_prog, lb_xdp_prog_len) == (ssize_t)lb_xdp_prog_len;
+	close(fd);
+	if (ok)
+		snprintf(xdp_prog_path, sizeof(xdp_prog_path), "%s", path);
+	else
+		unlink(path);
+#endif
+}
+
+static void remove_xdp_prog(void)
+{
+	if (xdp_prog_path[0])
+		unlink(xdp_prog_path);
+	xdp_prog_path[0] = 0;
+}
+
 /* Lane l's net_af_xdp device: queue 0 of its interface, the only one the
- * lane uses.  (Its sends skip the interface's qdisc, which af_xdp cannot
- * be told to use: a shaper on the host's end of a link does not see them,
- * one on the far end -- scripts/cluster's switch end -- does.) */
+ * lane uses, with our XDP program when there is one (xdp_prog.bpf.c: only
+ * our ethertype to the socket).  (Its sends skip the interface's qdisc,
+ * which af_xdp cannot be told to use: a shaper on the host's end of a
+ * link does not see them, one on the far end -- scripts/cluster's switch
+ * end -- does.) */
 static size_t xdp_devargs(const struct lb_tp_cfg *cfg, uint32_t l, char *s, size_t cap)
 {
-	int n = snprintf(s, cap, "net_af_xdp_l%u,iface=%s,start_queue=0,queue_count=1", l,
-			 cfg->lane_names[l]);
+	int n = snprintf(s, cap, "net_af_xdp_l%u,iface=%s,start_queue=0,queue_count=1%s%s", l,
+			 cfg->lane_names[l], xdp_prog_path[0] ? ",xdp_prog=" : "", xdp_prog_path);
 	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
@@ -1179,6 +1215,8 @@ static int open_ports(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 	l->wake_fd = wake_fd(tp, l);
 	if (l->wake_fd >= 0 && af_packet)
 		widen_sndbuf(l->wake_fd, l->data_room);
+	if (getenv("LB_DPDK_DEBUG"))
+		fprintf(stderr, "dpdk: lane %u: wake fd %d\n", l->index, l->wake_fd);
 	return 0;
 }
 
@@ -1236,6 +1274,18 @@ static int alloc_lanes(struct lb_tp *tp)
 	return 0;
 }
 
+/* EAL with the lanes' ports, each lane's opened. */
+static int open_ports_of_lanes(struct lb_tp *tp, char *err, size_t len)
+{
+	if (eal_init(&tp->cfg, tp->mtu_cap, tp->pmd, err, len) || map_ports(tp, err, len))
+		return -1;
+	name_eal_aborts(tp);
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		if (open_lane(tp, &tp->lanes[l], err, len))
+			return -1;
+	return 0;
+}
+
 static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
 {
 	*out = NULL;
@@ -1260,13 +1310,11 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		tp->lanes[l].xdp_fallback = ours && tp->pmd == PMD_AUTO &&
 					    lane_pmd(PMD_AUTO, cfg->lane_names[l], tp->mtu_cap) == PMD_AF_XDP;
 	quiet_xdp_libs();
-	if (eal_init(cfg, tp->mtu_cap, tp->pmd, err, len) || map_ports(tp, err, len))
-		return -1;
-	name_eal_aborts(tp);
-	for (uint32_t l = 0; l < cfg->lanes; l++)
-		if (open_lane(tp, &tp->lanes[l], err, len))
-			return -1;
-	return 0;
+	if (ours && tp->pmd != PMD_AF_PACKET)
+		write_xdp_prog();
+	int rc = open_ports_of_lanes(tp, err, len);
+	remove_xdp_prog(); /* loaded (or not) by now */
+	return rc;
 }
 
 static int dpdk_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
