@@ -75,8 +75,8 @@ check "20% of all frames dropped (acks too, so final acks get lost): byte-exact"
 # namespace) pid ^ ifindex, so two processes with ports on different
 # interfaces collide when their pids differ by the interfaces' xor (seen:
 # "could not set PACKET_FANOUT"); on one interface they never do.
-# On af_packet: an af_xdp lane's XDP program takes every frame of its
-# interface's queue, the other job's too (docs/guide/transports.md).
+# On af_packet: an af_xdp job's XDP program would take the other job's
+# frames too (same ethertype; docs/guide/transports.md).
 job() { # port, csv: a second job on the same rail at the same time
 	timeout 150 "$cluster" run --name "$name" --port "$1" --timeout 140 -- \
 		"$B" bcast --transport dpdk --tp-opt pmd=af_packet --no-pin --timeout 30 -o "$2" --nics rail0 \
