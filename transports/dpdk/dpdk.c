@@ -390,8 +390,8 @@ static int quiet_xdp(enum libxdp_print_level level, const char *fmt, va_list ap)
  * struct libxdp 1.3 allocates for a net_af_xdp port (xsk_umem__create)
  * is still allocated after rte_eth_dev_close, 80 bytes a port, once per
  * process; and the PMD opens our XDP program's object with libbpf
- * (xdp_prog=) and never closes it, about 5 KB a port.  The PMD holds both, not
- * lanebench: nothing here could free them. */
+ * (xdp_prog=) and never closes it, about 5 KB a port.  The PMD holds
+ * both, not lanebench: nothing here could free them. */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
