@@ -57,16 +57,33 @@ static double lane_bps(const struct lb_job *j, uint32_t l, const struct lb_nic_f
 	return rate > 0 ? rate * 8 : f->speed_bps;
 }
 
+/* " via=<who>": what carries the lane, as the transport's port_facts
+ * says it ("tcp", "dpdk(af_xdp)": the PMD a dpdk lane ended up on); ""
+ * when it says nothing. */
+static void lane_via(const struct lb_job *j, uint32_t l, char *out, size_t len)
+{
+	struct lb_port_facts pf;
+	memset(&pf, 0, sizeof(pf));
+	pf.carrier = -1;
+	pf.numa_node = -1;
+	*out = 0;
+	if (j->ops->port_facts)
+		j->ops->port_facts(j->tp, l, &pf);
+	if (pf.source[0])
+		snprintf(out, len, " via=%s", pf.source);
+}
+
 static void describe_lane(const struct lb_job *j, uint32_t l, char *out, size_t len)
 {
 	struct lb_nic_facts f;
-	char port[16], speed[32], mtu[16], numa[16], core[16];
+	char port[16], speed[32], mtu[16], numa[16], core[16], via[48];
 	lb_nic_facts(j->lane_names[l], &f);
-	snprintf(out, len, "nic=%.63s port=%s speed_bps=%s mtu=%s numa=%s core=%s addr=%.47s",
+	lane_via(j, l, via, sizeof(via));
+	snprintf(out, len, "nic=%.63s port=%s speed_bps=%s mtu=%s numa=%s core=%s addr=%.47s%s",
 		 *f.ifname ? f.ifname : j->lane_names[l], num(f.port, 0, port, sizeof(port)),
 		 num(lane_bps(j, l, &f), 0, speed, sizeof(speed)), num(f.mtu, 0, mtu, sizeof(mtu)),
 		 num(j->plan[l].nic_numa, 1, numa, sizeof(numa)),
-		 num(j->plan[l].core, 1, core, sizeof(core)), *f.addr ? f.addr : "-");
+		 num(j->plan[l].core, 1, core, sizeof(core)), *f.addr ? f.addr : "-", via);
 }
 
 static void my_facts(const struct lb_job *j, char *me)

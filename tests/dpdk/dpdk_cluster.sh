@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The DPDK transport on the emulated cluster (root): 8 ranks x 2 rails,
-# net_af_packet ports on the rail interfaces (the transport's default EAL
-# arguments), every algorithm and a few sizes, every byte verified by
+# vdevs on the rail interfaces (the transport's default EAL arguments:
+# net_af_xdp at MTU 1500, net_af_packet where it cannot; dpdk_xdp.sh), every algorithm and a few sizes, every byte verified by
 # lanebench itself; then 1% loss plus duplication and reordering on
 # receive (--tp-opt inject=...): still byte-exact, and the CSV counters must show
 # retransmissions and injected drops.  (Loss is injected by the transport:
@@ -44,7 +44,7 @@ col() { # csv, column: the column's sum over the rows
 }
 
 check "cluster up 8 x 2 rails at 1gbit" "$cluster" up 8 --rails 2 --rate 1gbit --name "$name"
-check "8 ranks x 2 rails over net_af_packet: every algorithm, 3 sizes" \
+check "8 ranks x 2 rails over the default PMD (af_xdp): every algorithm, 3 sizes" \
 	bcast "$tmp/clean.csv" -a all -m 4K,100000,1M -s 64K -i 3 -x 1
 rows=$(($(grep -vc '^#' "$tmp/clean.csv" 2>/dev/null || echo 1) - 1))
 [ "$rows" = 18 ] && ok "18 CSV rows" || fail "$rows CSV rows, want 18"
@@ -75,9 +75,11 @@ check "20% of all frames dropped (acks too, so final acks get lost): byte-exact"
 # namespace) pid ^ ifindex, so two processes with ports on different
 # interfaces collide when their pids differ by the interfaces' xor (seen:
 # "could not set PACKET_FANOUT"); on one interface they never do.
+# On af_packet: an af_xdp job's XDP program would take the other job's
+# frames too (same ethertype; docs/guide/transports.md).
 job() { # port, csv: a second job on the same rail at the same time
 	timeout 150 "$cluster" run --name "$name" --port "$1" --timeout 140 -- \
-		"$B" bcast --transport dpdk --no-pin --timeout 30 -o "$2" --nics rail0 \
+		"$B" bcast --transport dpdk --tp-opt pmd=af_packet --no-pin --timeout 30 -o "$2" --nics rail0 \
 		-a multilane,chain -m 1M -s 64K -i 5 -x 1 --no-calibration
 }
 two_jobs() {

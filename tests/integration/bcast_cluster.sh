@@ -59,7 +59,7 @@ head3 lanes 2
 for r in 0 1 2; do
 	head3 "host\\.$r" "$name-h$r" # the namespace: emulated hosts share one host name
 	for l in 0 1; do
-		head3 "lane\\.$r\\.$l" "nic=rail$l port=[0-9-]* speed_bps=[0-9-]* mtu=1500 numa=[0-9-]* core=[0-9-]* addr=10\\.1$l\\.0\\.$((r + 1))"
+		head3 "lane\\.$r\\.$l" "nic=rail$l port=[0-9-]* speed_bps=[0-9-]* mtu=1500 numa=[0-9-]* core=[0-9-]* addr=10\\.1$l\\.0\\.$((r + 1)) via=tcp"
 	done
 done
 [ "$(grep -c '^# lane\.' "$tmp/run-3.csv")" = 6 ] && ok "provenance head: 3 hosts, 6 lanes, the command line" ||

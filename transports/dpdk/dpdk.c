@@ -3,8 +3,9 @@
  * (see frame.h).
  *
  * Ports and lanes.  EAL creates the ports from --tp-opt eal=... (vdevs or
- * PCI devices); without it every lane i is `--vdev net_af_packet_l<i>,
- * iface=<lane name>`, which suits the emulated cluster.  A port belongs to
+ * PCI devices); without it every lane i is a vdev on the interface of its
+ * name, `net_af_xdp_l<i>` or `net_af_packet_l<i>` (--tp-opt pmd; see
+ * "lanes' PMD" below), which suits the emulated cluster.  A port belongs to
  * a lane by its device name:
  *   ..._l<L>        lane L, every peer of the lane (a switched fabric:
  *                   af_packet, a PCI NIC); peers are told apart by MAC and
@@ -47,8 +48,8 @@
  * frames go, and the lane's other peers are not failed for its silence.
  *
  * Closing.  The job closes after a barrier of all ranks (engine/job.c), so
- * nobody still needs our acks.  af_packet and PCI ports are stopped and
- * closed; memif ports are left to go down with the process (see
+ * nobody still needs our acks.  af_packet, af_xdp (which takes its XDP
+ * program off the interface) and PCI ports are stopped and closed; memif ports are left to go down with the process (see
  * close_lane), and EAL is not torn down (rte_eal_cleanup races memif's
  * interrupt thread); the runtime directory we named is removed. */
 #include <dirent.h>
@@ -77,6 +78,11 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#ifdef LB_HAVE_LIBXDP
+#include <stdarg.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#endif
 
 #include "frame.h"
 #include "reliable.h"
@@ -197,6 +203,9 @@ struct inject {
 	double drop, dup, reorder; /* probabilities */
 };
 
+/* --tp-opt pmd: the lanes' PMD without the eal option. */
+enum pmd_choice { PMD_AUTO, PMD_AF_XDP, PMD_AF_PACKET };
+
 struct lane {
 	pthread_mutex_t mu;
 	const char *name;
@@ -225,7 +234,8 @@ struct lane {
 	uint64_t rng;
 	atomic_llong last_poll_ns;
 	atomic_llong armed_ns; /* the lane's thread last went to sleep on wake_fd */
-	int wake_fd;           /* arm(): the af_packet PMD's socket, or -1 */
+	int wake_fd;           /* arm(): the af_packet or af_xdp PMD's socket, or -1 */
+	int xdp_fallback;      /* pmd auto chose af_xdp: af_packet if it fails */
 	double rx_at;          /* when the current receive burst was taken */
 	double longest_quiet;  /* of a peer while waited for (LB_DPDK_DEBUG) */
 	/* lane_counters' xstats (choose_xstats): nx names, "xstat:<name>",
@@ -245,6 +255,7 @@ struct lb_tp {
 	struct lane *lanes;
 	double silence_max;    /* seconds: --tp-opt silence, else SILENCE_MAX or half the timeout */
 	uint32_t mtu_cap;      /* --tp-opt mtu, 0: none */
+	enum pmd_choice pmd;   /* --tp-opt pmd */
 	pthread_t service;
 	int service_started;
 	atomic_int quit;
@@ -281,7 +292,8 @@ static const struct lb_tp_option dpdk_options[] = {
 	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: net_af_packet on each lane)", NULL },
 	{ "inject", "FAULTS", "testing: drop, duplicate or reorder received frames, drop=0.01,dup=0.01,reorder=0.01", NULL },
 	{ "silence", "SECONDS", "a peer waited for that sends nothing (data, ack or keepalive) this long is gone (0.5..1e6; default 3, or half of the connect timeout if shorter); raise it on a busy machine", NULL },
-	{ "mtu", "BYTES", "largest frame, Ethernet header not counted (576..64000; default: each lane's interface MTU on af_packet, else the port's)", NULL },
+	{ "mtu", "BYTES", "largest frame, Ethernet header not counted (576..64000; default: each lane's interface MTU on af_packet and af_xdp, else the port's)", NULL },
+	{ "pmd", "NAME", "without eal: each lane's PMD, af_xdp, af_packet or auto (af_xdp where the lane's MTU fits its frames and the interface takes an XDP program, else af_packet)", "auto" },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -359,6 +371,59 @@ static int parse_silence(const char *spec, double timeout, double *out, char *er
 	return 0;
 }
 
+#ifdef LB_HAVE_LIBXDP
+static int quiet_bpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+static int quiet_xdp(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+#endif
+
+/* LeakSanitizer's suppressions, for the sanitizer builds (a strong
+ * definition of the runtime's weak hook; unused otherwise): the umem
+ * struct libxdp 1.3 allocates for a net_af_xdp port (xsk_umem__create)
+ * is still allocated after rte_eth_dev_close, 80 bytes a port, once per
+ * process; and the PMD opens our XDP program's object with libbpf
+ * (xdp_prog=) and never closes it, about 5 KB a port.  The PMD holds
+ * both, not lanebench: nothing here could free them. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:xsk_umem__create\nleak:libbpf.so\n";
+}
+
+/* net_af_xdp's libraries say what they do at every port they open, on
+ * stderr of every rank ("No bpffs found", ELF sections they skip): only
+ * with LB_DPDK_DEBUG.  Their failures reach the user as the PMD's. */
+static void quiet_xdp_libs(void)
+{
+#ifdef LB_HAVE_LIBXDP
+	if (getenv("LB_DPDK_DEBUG"))
+		return;
+	libbpf_set_print(quiet_bpf);
+	libxdp_set_print(quiet_xdp);
+#endif
+}
+
+/* --tp-opt pmd. */
+static int parse_pmd(const char *spec, enum pmd_choice *pmd, char *err, size_t len)
+{
+	static const char *const names[] = { "auto", "af_xdp", "af_packet" };
+	for (int i = 0; i < 3; i++)
+		if (spec && strcmp(spec, names[i]) == 0) {
+			*pmd = (enum pmd_choice)i;
+			return 0;
+		}
+	return lb_errf(err, len, "dpdk: --tp-opt pmd: '%s' is not auto, af_xdp or af_packet",
+		       spec ? spec : "");
+}
+
 /* ---- af_packet ring slots ---------------------------------------------- */
 
 /* net_af_packet (22.11) copies every frame through a ring of slots of
@@ -424,6 +489,71 @@ static int is_af_packet(const struct rte_eth_dev_info *di)
 	return di->driver_name && strcmp(di->driver_name, "net_af_packet") == 0;
 }
 
+/* ---- af_xdp umem frames ------------------------------------------------ */
+
+/* Lanes' PMD.  Without the eal option a lane is net_af_xdp (22.11) where
+ * it can be: the kernel hands a received frame to our socket from the
+ * interface's XDP program, before the skb stack, and takes a sent one
+ * from the umem past the qdisc, one syscall per burst: 10-13% less CPU
+ * per byte than af_packet on veth, where both copy each byte five times
+ * (docs/benchmarks/bench-dpdk.md counts them; a zero-copy driver: two).
+ * One queue per lane (queue 0, queue_count 1: a veth has one), our XDP
+ * program (xdp_prog.bpf.c: our ethertype to the socket, the rest to the
+ * kernel) attached to the lane's interface while the port is open (one
+ * af_xdp job per interface: the next one's program is refused), copy or
+ * zero-copy as the kernel chooses (veth: copy; force_copy is not given,
+ * so a driver with zero-copy gets it).
+ * The umem is the lane's mbuf pool, a chunk per mbuf, and the kernel
+ * takes chunks of at most a page (XDP_UMEM_UNALIGNED_CHUNK_FLAG, no huge
+ * pages): a frame, XDP_PACKET_HEADROOM and the mbuf's header fit in 4 KB,
+ * so af_xdp frames stop at xdp_frame_max() (3456 bytes, MTU 3442; veth
+ * refuses an XDP program on a link whose MTU passes a page less its
+ * headroom, 3506, and the PMD does no multi-buffer frames).  pmd=auto
+ * takes af_xdp for a lane whose MTU fits that, and af_packet when it
+ * does not (jumbo frames: fewer frames per byte beat a cheaper path per
+ * frame) or when the XDP program or socket cannot be had (another
+ * program on the interface, an old kernel, no permission): open_lane
+ * says so on stderr and probes af_packet. */
+#define XDP_HEADROOM 256 /* the kernel's XDP_PACKET_HEADROOM before a received frame */
+
+static int is_af_xdp(const struct rte_eth_dev_info *di)
+{
+	return di->driver_name && strcmp(di->driver_name, "net_af_xdp") == 0;
+}
+
+/* The mbuf data room for frames of `frame` bytes on af_xdp: the frame
+ * after XDP_HEADROOM, at least the default room. */
+static uint32_t xdp_room(uint32_t frame)
+{
+	uint32_t room = (frame + XDP_HEADROOM + 63) / 64 * 64;
+	return room > RTE_MBUF_DEFAULT_DATAROOM ? room : RTE_MBUF_DEFAULT_DATAROOM;
+}
+
+/* Whether an mbuf of this room makes a umem chunk the kernel takes: the
+ * pool's whole object (header, mbuf, headroom, room, padding) in a page. */
+static int xdp_room_fits(uint32_t room)
+{
+	uint32_t elt = (uint32_t)sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM + room;
+	return rte_mempool_calc_obj_size(elt, 0, NULL) <= (uint32_t)getpagesize();
+}
+
+/* The largest frame (Ethernet header included) af_xdp lanes carry. */
+static uint32_t xdp_frame_max(void)
+{
+	uint32_t frame = (uint32_t)getpagesize();
+	while (frame > RTE_ETHER_MIN_LEN && !xdp_room_fits(xdp_room(frame)))
+		frame -= 64;
+	return frame;
+}
+
+/* The PMD lane `name` gets from --tp-opt pmd (see above). */
+static enum pmd_choice lane_pmd(enum pmd_choice pmd, const char *name, uint32_t mtu_cap)
+{
+	if (pmd != PMD_AUTO)
+		return pmd;
+	return lane_mtu(name, mtu_cap) + RTE_ETHER_HDR_LEN <= xdp_frame_max() ? PMD_AF_XDP : PMD_AF_PACKET;
+}
+
 /* mbufs in a lane's pool: both rings of every port (af_packet's hold
  * none: it copies a frame into a new mbuf on receive and frees a sent one
  * once copied into its ring), the stash and the inject hold, bursts in
@@ -453,37 +583,100 @@ static int has_arg(const char *eal, const char *const *names)
 	return 0;
 }
 
-/* Without the eal option: net_af_packet on each lane, with ring slots for
- * its MTU (see afp_slot_for), and memory for the lanes' pools (128 MB
- * holds standard frames; jumbo mbufs need more).  qdisc_bypass=0: our
- * frames go through the interface's qdisc, so a tc shaper there
- * (scripts/cluster's tbf) limits us as it limits TCP.  Returns the
+/* Lane l's net_af_packet device, "name,devargs", with ring slots for its
+ * MTU (see afp_slot_for).  qdisc_bypass=0: our frames go through the
+ * interface's qdisc, so a tc shaper there (scripts/cluster's tbf) limits
+ * us as it limits TCP.  Returns the characters written (at most cap - 1). */
+static size_t afp_devargs(const struct lb_tp_cfg *cfg, uint32_t l, uint32_t mtu_cap, char *s,
+			  size_t cap)
+{
+	uint32_t slot = afp_slot_for(lane_mtu(cfg->lane_names[l], mtu_cap));
+	size_t n = (size_t)snprintf(s, cap, "net_af_packet_l%u,iface=%s,qpairs=1,qdisc_bypass=0", l,
+				    cfg->lane_names[l]);
+	if (slot && n < cap)
+		n += (size_t)snprintf(s + n, cap - n, ",framesz=%u,blocksz=%u,framecnt=%u", slot,
+				      4 * slot, AFP_JUMBO_SLOTS);
+	return n < cap ? n : cap - 1;
+}
+
+#ifdef LB_HAVE_XDP_PROG
+extern const unsigned char lb_xdp_prog[]; /* xdp_prog.bpf.c's object (meson.build) */
+extern const size_t lb_xdp_prog_len;
+#endif
+
+/* Our XDP program's object file while the ports open: the PMD takes a
+ * path (checked at probe, loaded at rx queue setup).  "": none, the PMD's
+ * own program then. */
+static char xdp_prog_path[32];
+
+/* Writes lb_xdp_prog to a file of our own for the PMD (xdp_prog_path). */
+static void write_xdp_prog(void)
+{
+#ifdef LB_HAVE_XDP_PROG
+	char path[] = "/tmp/lb-xdp-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return;
+	int ok = write(fd, lb_xdp_prog, lb_xdp_prog_len) == (ssize_t)lb_xdp_prog_len;
+	close(fd);
+	if (ok)
+		snprintf(xdp_prog_path, sizeof(xdp_prog_path), "%s", path);
+	else
+		unlink(path);
+#endif
+}
+
+static void remove_xdp_prog(void)
+{
+	if (xdp_prog_path[0])
+		unlink(xdp_prog_path);
+	xdp_prog_path[0] = 0;
+}
+
+/* Lane l's net_af_xdp device: queue 0 of its interface, the only one the
+ * lane uses, with our XDP program when there is one (xdp_prog.bpf.c: only
+ * our ethertype to the socket).  (Its sends skip the interface's qdisc,
+ * which af_xdp cannot be told to use: a shaper on the host's end of a
+ * link does not see them, one on the far end -- scripts/cluster's switch
+ * end -- does.) */
+static size_t xdp_devargs(const struct lb_tp_cfg *cfg, uint32_t l, char *s, size_t cap)
+{
+	int n = snprintf(s, cap, "net_af_xdp_l%u,iface=%s,start_queue=0,queue_count=1%s%s", l,
+			 cfg->lane_names[l], xdp_prog_path[0] ? ",xdp_prog=" : "", xdp_prog_path);
+	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* Without the eal option: each lane's device (lane_pmd), and memory for
+ * the lanes' pools (128 MB holds standard frames; jumbo mbufs need more,
+ * as does an af_xdp lane, whose mbufs are a page each).  Returns the
  * characters written to s (at most cap - 1). */
-static size_t default_vdevs(const struct lb_tp_cfg *cfg, uint32_t mtu_cap, char *s, size_t cap)
+static size_t default_vdevs(const struct lb_tp_cfg *cfg, uint32_t mtu_cap, enum pmd_choice pmd,
+			    char *s, size_t cap)
 {
 	size_t mb = 128, n = 0;
 	for (uint32_t l = 0; l < cfg->lanes; l++) {
 		uint32_t slot = afp_slot_for(lane_mtu(cfg->lane_names[l], mtu_cap));
+		int xdp = lane_pmd(pmd, cfg->lane_names[l], mtu_cap) == PMD_AF_XDP;
+		if (xdp) /* a page per mbuf, and more of them (the rings' too) */
+			mb += (size_t)pool_mbufs(1, 0) * (size_t)getpagesize() * 5 / 4 >> 20;
 		if (slot) /* the pool's mbufs (slot, headroom, header), and 25% */
 			mb += (size_t)pool_mbufs(1, 1) * (slot + 512) * 5 / 4 >> 20;
 	}
 	n += (size_t)snprintf(s + n, cap - n, "--no-huge -m %zu --no-pci", mb);
-	for (uint32_t l = 0; l < cfg->lanes && n < cap; l++) {
-		uint32_t slot = afp_slot_for(lane_mtu(cfg->lane_names[l], mtu_cap));
-		n += (size_t)snprintf(s + n, cap - n,
-				      " --vdev net_af_packet_l%u,iface=%s,qpairs=1,qdisc_bypass=0", l,
-				      cfg->lane_names[l]);
-		if (slot && n < cap)
-			n += (size_t)snprintf(s + n, cap - n, ",framesz=%u,blocksz=%u,framecnt=%u",
-					      slot, 4 * slot, AFP_JUMBO_SLOTS);
+	for (uint32_t l = 0; l < cfg->lanes && n + 8 < cap; l++) {
+		n += (size_t)snprintf(s + n, cap - n, " --vdev ");
+		if (lane_pmd(pmd, cfg->lane_names[l], mtu_cap) == PMD_AF_XDP)
+			n += xdp_devargs(cfg, l, s + n, cap - n);
+		else
+			n += afp_devargs(cfg, l, mtu_cap, s + n, cap - n);
 	}
 	return n < cap ? n : cap - 1;
 }
 
-/* The user's eal option or af_packet vdevs on the lanes, plus what every
+/* The user's eal option or our vdevs on the lanes, plus what every
  * process needs when the user did not say: a file prefix unique to the
  * job and rank, one core, quiet logs, no telemetry socket. */
-static char *eal_args(const struct lb_tp_cfg *cfg, uint32_t mtu_cap)
+static char *eal_args(const struct lb_tp_cfg *cfg, uint32_t mtu_cap, enum pmd_choice pmd)
 {
 	const char *eal = lb_tp_option(dpdk_options, &cfg->opt, "eal");
 	size_t cap = (eal ? strlen(eal) : 0) + 256 * (cfg->lanes + 1) + 512;
@@ -494,7 +687,7 @@ static char *eal_args(const struct lb_tp_cfg *cfg, uint32_t mtu_cap)
 	if (eal) {
 		n += (size_t)snprintf(s + n, cap - n, "%s", eal);
 	} else {
-		n += default_vdevs(cfg, mtu_cap, s, cap);
+		n += default_vdevs(cfg, mtu_cap, pmd, s, cap);
 	}
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const char *const prefix[] = { "--file-prefix", NULL };
@@ -522,12 +715,13 @@ static char *eal_args(const struct lb_tp_cfg *cfg, uint32_t mtu_cap)
 
 /* rte_eal_init once per process.  It pins the calling thread to its main
  * lcore; the lane threads inherit the caller's mask, so restore it. */
-static int eal_init(const struct lb_tp_cfg *cfg, uint32_t mtu_cap, char *err, size_t len)
+static int eal_init(const struct lb_tp_cfg *cfg, uint32_t mtu_cap, enum pmd_choice pmd, char *err,
+		    size_t len)
 {
 	if (eal_state)
 		return lb_errf(err, len, "dpdk: EAL was already initialised in this process (one dpdk job per process)");
 	eal_state = -1;
-	char *args = eal_args(cfg, mtu_cap), *shown = args ? strdup(args) : NULL, *argv[128], *save = NULL;
+	char *args = eal_args(cfg, mtu_cap, pmd), *shown = args ? strdup(args) : NULL, *argv[128], *save = NULL;
 	if (!shown) {
 		free(args);
 		return lb_errf(err, len, "dpdk: out of memory");
@@ -594,6 +788,23 @@ static int add_port(struct lb_tp *tp, uint32_t lane, uint16_t port, int per_peer
 	return 0;
 }
 
+/* net_af_packet on the lane's interface, its only port: pmd=auto's way
+ * back from af_xdp. */
+static int probe_af_packet(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+{
+	char name[RTE_ETH_NAME_MAX_LEN], args[512];
+	uint16_t port;
+	l->xdp_fallback = 0;
+	afp_devargs(&tp->cfg, l->index, tp->mtu_cap, args, sizeof(args));
+	snprintf(name, sizeof(name), "net_af_packet_l%u", l->index);
+	if (rte_dev_probe(args) != 0 || rte_eth_dev_get_port_by_name(name, &port) != 0)
+		return lb_errf(err, len, "dpdk: lane %u ('%s'): neither af_xdp nor af_packet (%s) takes the interface",
+			       l->index, l->name, args);
+	l->ports[0] = port;
+	l->nports = 1;
+	return 0;
+}
+
 /* Assigns every port EAL made to a lane by its name (see the top). */
 static int map_ports(struct lb_tp *tp, char *err, size_t len)
 {
@@ -619,10 +830,18 @@ static int map_ports(struct lb_tp *tp, char *err, size_t len)
 		if (add_port(tp, i, plain[i], 0, 0, name, err, len))
 			return -1;
 	}
-	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
-		if (!tp->lanes[l].nports)
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++) {
+		struct lane *ln = &tp->lanes[l];
+		if (!ln->nports && ln->xdp_fallback) { /* no af_xdp PMD, say */
+			fprintf(stderr, "lanebench: rank %u: dpdk: lane %u ('%s'): no af_xdp port (see EAL's messages); af_packet instead\n",
+				tp->cfg.rank, l, ln->name);
+			if (probe_af_packet(tp, ln, err, len))
+				return -1;
+		}
+		if (!ln->nports)
 			return lb_errf(err, len, "dpdk: lane %u ('%s') has no port (none in the EAL arguments, or its probe failed: see EAL's messages)",
-				       l, tp->lanes[l].name);
+				       l, ln->name);
+	}
 	return 0;
 }
 
@@ -688,6 +907,12 @@ static uint32_t port_frame(uint16_t port, const struct rte_eth_dev_info *di, uin
 		f = mtu + RTE_ETHER_HDR_LEN;
 		f = f < slot - AFP_RX_OFFSET ? f : slot - AFP_RX_OFFSET;
 		*room = slot;
+	} else if (is_af_xdp(di)) { /* the PMD knows no MTU: the interface's */
+		if (di->if_index && if_indextoname(di->if_index, name))
+			mtu = lane_mtu(name, 0);
+		f = mtu + RTE_ETHER_HDR_LEN;
+		f = f < xdp_frame_max() ? f : xdp_frame_max();
+		*room = xdp_room(mtu_cap && mtu_cap + RTE_ETHER_HDR_LEN < f ? mtu_cap + RTE_ETHER_HDR_LEN : f);
 	} else {
 		uint16_t m;
 		if (rte_eth_dev_get_mtu(port, &m) == 0 && m >= MTU_MIN)
@@ -825,20 +1050,56 @@ static int packet_socket(int ifindex)
 	return n == 1 ? found : -1;
 }
 
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+/* The AF_XDP socket of this process that no lane has taken, if there is
+ * exactly one: the one the af_xdp PMD made for the lane that started its
+ * port last (lanes open one after another).  An XDP socket has no name
+ * to tell its interface by. */
+static int xdp_socket(const struct lb_tp *tp)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int found = -1, n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		int domain = 0, taken = 0;
+		socklen_t dl = sizeof(domain);
+		if (*end || end == e->d_name || fd == dirfd(d) ||
+		    getsockopt((int)fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) || domain != AF_XDP)
+			continue;
+		for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+			taken |= tp->lanes[l].wake_fd == fd;
+		if (!taken) {
+			found = (int)fd;
+			n++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n == 1 ? found : -1;
+}
+
 /* arm()'s fd: on a lane of one net_af_packet port (one queue pair), the
  * PMD's socket, whose rx ring makes it readable while a frame waits --
  * level-triggered, so nothing that arrived before the caller sleeps is
  * missed.  Sleeping on it instead of napping LB_IDLE_NAP between polls
  * took the naps' wakeups and timers (~20% of a rank's perf samples, 8 x 2
- * broadcasts; ~12% less CPU in all) off the machine.  Other PMDs raise no
- * event: -1. */
-static int wake_fd(const struct lane *l)
+ * broadcasts; ~12% less CPU in all) off the machine.  On a lane of one
+ * net_af_xdp port, its XDP socket, readable while its rx ring holds a
+ * frame (level-triggered too).  Other PMDs raise no event: -1. */
+static int wake_fd(const struct lb_tp *tp, const struct lane *l)
 {
 	struct rte_eth_dev_info di;
-	if (l->nports != 1 || rte_eth_dev_info_get(l->ports[0], &di) != 0 || !is_af_packet(&di) ||
-	    di.if_index == 0 || di.nb_rx_queues > 1)
+	if (l->nports != 1 || rte_eth_dev_info_get(l->ports[0], &di) != 0 || di.if_index == 0 ||
+	    di.nb_rx_queues > 1)
 		return -1;
-	return packet_socket((int)di.if_index);
+	if (is_af_xdp(&di))
+		return xdp_socket(tp);
+	return is_af_packet(&di) ? packet_socket((int)di.if_index) : -1;
 }
 
 /* Frames in flight per peer for frames of frame_max bytes: WINDOW_BYTES
@@ -920,10 +1181,13 @@ static int choose_xstats(struct lane *l)
 	return l->xnames && l->xids ? 0 : -1;
 }
 
-static int open_lane(struct lane *l, uint32_t mtu_cap, char *err, size_t len)
+/* The lane's ports and pool: frame size, pool, started ports, xstats,
+ * wake fd.  An af_xdp port that does not start fails (see open_lane). */
+static int open_ports(struct lb_tp *tp, struct lane *l, char *err, size_t len)
 {
 	struct rte_eth_dev_info di;
 	int af_packet = 1;
+	uint32_t mtu_cap = tp->mtu_cap;
 	l->frame_max = UINT32_MAX;
 	l->data_room = RTE_MBUF_DEFAULT_DATAROOM;
 	for (uint32_t i = 0; i < l->nports; i++) {
@@ -934,8 +1198,9 @@ static int open_lane(struct lane *l, uint32_t mtu_cap, char *err, size_t len)
 		l->frame_max = f < l->frame_max ? f : l->frame_max;
 		l->data_room = room > l->data_room ? room : l->data_room;
 		if (getenv("LB_DPDK_DEBUG"))
-			fprintf(stderr, "dpdk: lane %u port %u: max_rx_pktlen %u min_rx_bufsize %u frame %u room %u\n",
-				l->index, l->ports[i], di.max_rx_pktlen, di.min_rx_bufsize, f, room);
+			fprintf(stderr, "dpdk: lane %u port %u (%s): max_rx_pktlen %u min_rx_bufsize %u frame %u room %u\n",
+				l->index, l->ports[i], di.driver_name, di.max_rx_pktlen,
+				di.min_rx_bufsize, f, room);
 	}
 	if (l->frame_max < LB_FRAME_ACK_LEN + 64)
 		return lb_errf(err, len, "dpdk: lane %u ('%s'): frames of %u bytes are too small",
@@ -943,16 +1208,54 @@ static int open_lane(struct lane *l, uint32_t mtu_cap, char *err, size_t len)
 	l->window = lane_window(l->frame_max);
 	if (make_pool(l, af_packet, err, len))
 		return -1;
-	for (uint32_t i = 0; i < l->nports; i++)
+	for (uint32_t i = 0; i < l->nports; i++) {
 		if (start_port(l, i, err, len))
 			return -1;
+		if (!l->started[i] && rte_eth_dev_info_get(l->ports[i], &di) == 0 && is_af_xdp(&di))
+			return lb_errf(err, len, "dpdk: lane %u ('%s'): the af_xdp port did not start",
+				       l->index, l->name);
+	}
 	rte_eth_macaddr_get(l->ports[0], &l->mac);
 	if (choose_xstats(l))
 		return lb_errf(err, len, "dpdk: out of memory");
-	l->wake_fd = wake_fd(l);
-	if (l->wake_fd >= 0)
+	l->wake_fd = wake_fd(tp, l);
+	if (l->wake_fd >= 0 && af_packet)
 		widen_sndbuf(l->wake_fd, l->data_room);
+	if (getenv("LB_DPDK_DEBUG"))
+		fprintf(stderr, "dpdk: lane %u: wake fd %d\n", l->index, l->wake_fd);
 	return 0;
+}
+
+/* pmd=auto's way back (see "Lanes' PMD"): the lane's af_xdp port and its
+ * pool go, and net_af_packet takes the interface. */
+static int xdp_to_af_packet(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+{
+	char name[RTE_ETH_NAME_MAX_LEN] = "";
+	uint16_t port = l->ports[0];
+	rte_eth_dev_get_name_by_port(port, name);
+	if (l->started[0])
+		rte_eth_dev_stop(port);
+	l->started[0] = 0;
+	rte_eth_dev_close(port);
+	(void)rte_eal_hotplug_remove("vdev", name);
+	rte_mempool_free(l->pool);
+	l->pool = NULL;
+	l->nports = 0;
+	return probe_af_packet(tp, l, err, len);
+}
+
+/* The lane's ports; an af_xdp lane that pmd=auto chose and that fails to
+ * open (the XDP program refused, say) is an af_packet lane instead, and
+ * says why on stderr. */
+static int open_lane(struct lb_tp *tp, struct lane *l, char *err, size_t len)
+{
+	int rc = open_ports(tp, l, err, len);
+	if (rc == 0 || !l->xdp_fallback)
+		return rc;
+	fprintf(stderr, "lanebench: rank %u: %s; af_packet instead\n", tp->cfg.rank, err);
+	if (xdp_to_af_packet(tp, l, err, len))
+		return -1;
+	return open_ports(tp, l, err, len);
 }
 
 static int alloc_lanes(struct lb_tp *tp)
@@ -977,6 +1280,18 @@ static int alloc_lanes(struct lb_tp *tp)
 	return 0;
 }
 
+/* EAL with the lanes' ports, each lane's opened. */
+static int open_ports_of_lanes(struct lb_tp *tp, char *err, size_t len)
+{
+	if (eal_init(&tp->cfg, tp->mtu_cap, tp->pmd, err, len) || map_ports(tp, err, len))
+		return -1;
+	name_eal_aborts(tp);
+	for (uint32_t l = 0; l < tp->cfg.lanes; l++)
+		if (open_lane(tp, &tp->lanes[l], err, len))
+			return -1;
+	return 0;
+}
+
 static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err, size_t len)
 {
 	*out = NULL;
@@ -993,15 +1308,19 @@ static int dpdk_open(const struct lb_tp_cfg *cfg, struct lb_tp **out, char *err,
 		return lb_errf(err, len, "dpdk: out of memory");
 	if (parse_mtu(lb_tp_option(dpdk_options, &cfg->opt, "mtu"), &tp->mtu_cap, err, len) ||
 	    parse_silence(lb_tp_option(dpdk_options, &cfg->opt, "silence"), cfg->timeout,
-			  &tp->silence_max, err, len))
+			  &tp->silence_max, err, len) ||
+	    parse_pmd(lb_tp_option(dpdk_options, &cfg->opt, "pmd"), &tp->pmd, err, len))
 		return LB_EINPUT;
-	if (eal_init(cfg, tp->mtu_cap, err, len) || map_ports(tp, err, len))
-		return -1;
-	name_eal_aborts(tp);
+	int ours = !lb_tp_option(dpdk_options, &cfg->opt, "eal");
 	for (uint32_t l = 0; l < cfg->lanes; l++)
-		if (open_lane(&tp->lanes[l], tp->mtu_cap, err, len))
-			return -1;
-	return 0;
+		tp->lanes[l].xdp_fallback = ours && tp->pmd == PMD_AUTO &&
+					    lane_pmd(PMD_AUTO, cfg->lane_names[l], tp->mtu_cap) == PMD_AF_XDP;
+	quiet_xdp_libs();
+	if (ours && tp->pmd != PMD_AF_PACKET)
+		write_xdp_prog();
+	int rc = open_ports_of_lanes(tp, err, len);
+	remove_xdp_prog(); /* loaded (or not) by now */
+	return rc;
 }
 
 static int dpdk_local_address(struct lb_tp *tp, uint32_t lane, void *addr)
