@@ -950,10 +950,34 @@ static void copy_lane(struct sim *x, const struct lb_op *ops, uint32_t n, int ma
 	}
 }
 
-/* Copies every lane's SENDs of s (and marks, with barriers), in lane
- * order, into x->sends. */
-static int gather_sends(struct sim *x, const struct lb_schedule *s)
+static void give_back_freed(void);
+
+/* The schedule's ops are freed rank by rank as they are copied, the heap
+ * trimmed every this many bytes of them: the copy and the schedule then
+ * never take their sum (at 16,384 ranks, 270 + 200 MB for chain). */
+#define TRIM_EVERY_BYTES ((size_t)32 << 20)
+
+/* A rank's ops are copied: freed when the run owns the schedule. */
+static void free_copied(struct lb_schedule *to_free, uint32_t r, size_t *unreturned)
 {
+	if (!to_free)
+		return;
+	*unreturned += (size_t)to_free->rank[r].cap * sizeof(struct lb_op);
+	free(to_free->rank[r].ops);
+	to_free->rank[r].ops = NULL;
+	to_free->rank[r].count = to_free->rank[r].cap = 0;
+	if (*unreturned >= TRIM_EVERY_BYTES) {
+		give_back_freed();
+		*unreturned = 0;
+	}
+}
+
+/* Copies every lane's SENDs of s (and marks, with barriers), in lane
+ * order, into x->sends; to_free (s or NULL) loses each rank's ops once
+ * they are copied. */
+static int gather_sends(struct sim *x, const struct lb_schedule *s, struct lb_schedule *to_free)
+{
+	size_t unreturned = 0;
 	size_t total = 0, slot = 0;
 	int marks = s->groups > 0;
 	for (uint32_t r = 0; r < s->ranks; r++)
@@ -973,6 +997,7 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s)
 			copy_lane(x, ops, n, marks, &total);
 			x->end[slot] = total;
 		}
+		free_copied(to_free, r, &unreturned);
 	}
 	return 0;
 }
@@ -1259,11 +1284,11 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	};
 	if (net->model == LB_PORT_ONE_PORT_UNI)
 		x.recv_free = x.send_free; /* one port per lane: both ends hold it */
-	int rc = -1, gathered = x.next && x.end && gather_sends(&x, s) == 0 &&
-				find_segments(&x, s) == 0;
+	/* trimming walks the whole heap: worth it for a large schedule only */
+	int large = lb_sched_op_count(s) * sizeof(struct lb_op) >= TRIM_ABOVE_BYTES;
+	int rc = -1, gathered = x.next && x.end && find_segments(&x, s) == 0 &&
+				gather_sends(&x, s, large ? to_free : NULL) == 0;
 	if (to_free) {
-		/* trimming walks the whole heap: worth it for a large schedule only */
-		int large = lb_sched_op_count(to_free) * sizeof(struct lb_op) >= TRIM_ABOVE_BYTES;
 		/* the run keeps what it reads of the collective (dims has it) */
 		to_free->owner = NULL, to_free->block_offset = NULL;
 		to_free->group = NULL, to_free->groups = 0;
