@@ -133,17 +133,21 @@ struct queue {
  * time per segment, a cell.  van de Geijn at 16,384 ranks x 1 GiB has
  * 16,384 blocks of 64 KiB moved 16 to an op: ~1,040 segments a rank
  * instead of 16,384 blocks, 140 MB of times instead of 2 GiB (and 16
- * times fewer to read and write per event).  start[] marks where a
- * segment starts, bit b % 64 of word [rank * words + b / 64];
- * before[] counts the rank's segments in the words before; row[] is
- * where each rank's cells begin ([ranks + 1]).  Where segments would save
- * less than half of the cells (a slice per op, as chain's), start is NULL
- * and cell (r, b) is r * nblocks + b, the lookups skipped. */
+ * times fewer to read and write per event).  A map word per 64 blocks of
+ * a rank marks where its segments start (bit b % 64 of word
+ * [rank * words + b / 64]) beside the cell of the first segment it
+ * marks: a lookup reads one 16-byte word, one cache line.  Where segments
+ * would save less than half of the cells (a slice per op, as chain's),
+ * map is NULL and cell (r, b) is r * nblocks + b, the lookups skipped. */
+struct map_word {
+	uint64_t start;
+	uint64_t cell; /* cells before this word's first segment */
+};
+
 struct cells {
-	uint64_t *start;
-	uint32_t *before;
-	size_t *row;
+	struct map_word *map;
 	size_t words; /* per rank */
+	size_t count; /* cells in all */
 };
 
 /* Per-(rank, lane) state lives in small parallel arrays indexed by slot
@@ -198,11 +202,19 @@ static inline double earlier(double a, double b)
 static inline size_t cell(const struct sim *x, uint32_t r, uint32_t b)
 {
 	const struct cells *c = &x->cells;
-	if (!c->start)
+	if (!c->map)
 		return (size_t)r * x->s->nblocks + b;
-	size_t w = (size_t)r * c->words + b / 64;
-	uint64_t upto_b = c->start[w] & (~0ull >> (63 - b % 64));
-	return c->row[r] + c->before[w] + (size_t)__builtin_popcountll(upto_b) - 1;
+	const struct map_word *w = &c->map[(size_t)r * c->words + b / 64];
+	uint64_t upto_b = w->start & (~0ull >> (63 - b % 64));
+	return w->cell + (size_t)__builtin_popcountll(upto_b) - 1;
+}
+
+/* The cells in use: a time per segment, or per (rank, block). */
+static size_t cell_count(const struct sim *x)
+{
+	if (x->cells.map)
+		return x->cells.count;
+	return (size_t)x->s->ranks * x->s->nblocks;
 }
 
 /* The cells of blocks [first, first + n) at rank r: [*from, returned). */
@@ -311,6 +323,23 @@ static const struct send *head_send(const struct sim *x, uint32_t slot)
 
 static void try_ready(struct sim *x, uint32_t slot);
 
+/* A queued SEND will write its blocks' arrival times at its peer, then
+ * its lane's next SEND is read: both far from what the run touches in
+ * between (a random rank's row, a random lane's SENDs).  Fetched when it
+ * is queued, they are in the cache when it starts, events later (the
+ * queue holds at most a SEND per lane).  With segments the peer's map
+ * word is fetched (the cell needs it first); prefetch_next fetches the
+ * cell itself. */
+static void prefetch_queued(const struct sim *x, uint32_t slot, const struct send *op)
+{
+	const struct cells *c = &x->cells;
+	if (c->map)
+		__builtin_prefetch(c->map + (size_t)op->peer * c->words + op->first_block / 64, 0);
+	else
+		__builtin_prefetch(x->arrival + (size_t)op->peer * x->s->nblocks + op->first_block, 1);
+	__builtin_prefetch(x->sends + x->next[slot] + 1, 0);
+}
+
 
 /* The lane at slot reaches a barrier of group g: the last of the group's
  * lanes releases them all at the latest arrival + the group's cost. */
@@ -387,6 +416,7 @@ static void try_ready(struct sim *x, uint32_t slot)
 		}
 		ready = later(ready, x->arrival[c]);
 	}
+	prefetch_queued(x, slot, op);
 	queue_push(&x->q, (struct event){ ready, ready, slot, *op });
 }
 
@@ -804,8 +834,8 @@ static int collect_cells(struct sim *x, char *err, size_t len)
 	uint32_t slowest = s->root;
 	res->seconds = 0;
 	for (uint32_t r = 0; r < s->ranks; r++) {
-		size_t from = x->cells.row[r];
-		double done = rank_done(s, x->arrival + from, x->cells.row[r + 1] - from, r);
+		size_t from = cell(x, r, 0), to = r + 1 < s->ranks ? cell(x, r + 1, 0) : cell_count(x);
+		double done = rank_done(s, x->arrival + from, to - from, r);
 		if (isinf(done))
 			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
 		if (res->rank_done)
@@ -840,7 +870,7 @@ static int collect(struct sim *x, char *err, size_t len)
 				    slot / s->lanes, slot % s->lanes, op->first_block,
 				    op->first_block + op->nblocks, op->peer);
 	}
-	if (x->cells.start)
+	if (x->cells.map)
 		return collect_cells(x, err, len);
 	return lb_sim_collect(s, x->arrival, x->released, x->res, err, len);
 }
@@ -1006,7 +1036,7 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s, struct lb_sc
 static void mark_start(struct cells *c, uint32_t r, uint32_t b, uint32_t nblocks)
 {
 	if (b < nblocks)
-		c->start[(size_t)r * c->words + b / 64] |= 1ull << (b % 64);
+		c->map[(size_t)r * c->words + b / 64].start |= 1ull << (b % 64);
 }
 
 /* Each range of rank r's ops is its own segments at r, a SEND's at its
@@ -1029,25 +1059,15 @@ static void mark_segments(struct cells *c, const struct lb_schedule *s, uint32_t
 	}
 }
 
-/* Counts the segments before each word and each rank's first cell. */
-static int number_cells(struct cells *c, uint32_t ranks)
+/* Numbers the cells: each map word's first, and how many in all. */
+static void number_cells(struct cells *c, uint32_t ranks)
 {
-	c->before = lb_alloc_large((size_t)ranks * c->words * sizeof(*c->before));
-	c->row = malloc(((size_t)ranks + 1) * sizeof(*c->row));
-	if (!c->before || !c->row)
-		return -1;
 	size_t total = 0;
-	for (uint32_t r = 0; r < ranks; r++) {
-		uint32_t in_row = 0;
-		c->row[r] = total;
-		for (size_t w = (size_t)r * c->words; w < (size_t)(r + 1) * c->words; w++) {
-			c->before[w] = in_row;
-			in_row += (uint32_t)__builtin_popcountll(c->start[w]);
-		}
-		total += in_row;
+	for (size_t w = 0; w < (size_t)ranks * c->words; w++) {
+		c->map[w].cell = total;
+		total += (size_t)__builtin_popcountll(c->map[w].start);
 	}
-	c->row[ranks] = total;
-	return 0;
+	c->count = total;
 }
 
 /* x->cells for s (struct cells): start stays NULL where segments would not
@@ -1058,10 +1078,10 @@ static int find_segments(struct sim *x, const struct lb_schedule *s)
 	struct cells *c = &x->cells;
 	c->words = ((size_t)s->nblocks + 63) / 64;
 	size_t words = (size_t)s->ranks * c->words, segments = 0;
-	c->start = lb_alloc_large(words * sizeof(*c->start));
-	if (!c->start)
+	c->map = lb_alloc_large(words * sizeof(*c->map));
+	if (!c->map)
 		return -1;
-	memset(c->start, 0, words * sizeof(*c->start));
+	memset(c->map, 0, words * sizeof(*c->map));
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		if (lb_stop_requested())
 			return -1;
@@ -1072,21 +1092,14 @@ static int find_segments(struct sim *x, const struct lb_schedule *s)
 		mark_start(c, s->owner[b], b + 1, s->nblocks);
 	}
 	for (size_t w = 0; w < words; w++)
-		segments += (size_t)__builtin_popcountll(c->start[w]);
+		segments += (size_t)__builtin_popcountll(c->map[w].start);
 	if (segments * 2 > (size_t)s->ranks * s->nblocks) {
-		free(c->start);
-		c->start = NULL;
+		free(c->map);
+		c->map = NULL;
 		return 0;
 	}
-	return number_cells(c, s->ranks);
-}
-
-/* The cells in use: a time per segment, or per (rank, block). */
-static size_t cell_count(const struct sim *x)
-{
-	if (x->cells.start)
-		return x->cells.row[x->s->ranks];
-	return (size_t)x->s->ranks * x->s->nblocks;
+	number_cells(c, s->ranks);
+	return 0;
 }
 
 /* Multi-port: gives each directed link (src, peer, lane) the SENDs use an
@@ -1340,9 +1353,7 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	rc = collect(&x, err, errlen);
 out:
 	free(x.arrival);
-	free(x.cells.start);
-	free(x.cells.before);
-	free(x.cells.row);
+	free(x.cells.map);
 	if (x.recv_free != x.send_free)
 		free(x.recv_free);
 	free(x.send_free);
