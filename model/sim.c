@@ -12,7 +12,10 @@
  * event.  On a platform each SEND's occupation and latency sit in an array
  * beside, resolved once; without one the per-lane path reads nothing more
  * per event than it did before latency and port models (a test of the
- * model, the same branch every time). */
+ * model, the same branch every time).  Arrival times are kept per
+ * segment of a rank's blocks (struct cells), and a schedule built for the
+ * run (lb_sim_run_free) loses each rank's ops as they are copied, so the
+ * two never take their sum. */
 #include "sim.h"
 #include "sim_private.h"
 
