@@ -169,7 +169,8 @@ struct sim {
 			     * its receive cap's */
 	size_t *next;       /* [slot]: its next SEND in sends */
 	size_t *end;        /* [slot]: one past its last SEND */
-	uint8_t *waiting;   /* [slot]: the next SEND waits for a block */
+	uint8_t *waiting;   /* [slot]: the next SEND waits (WAIT_BLOCKS: for a block) */
+	struct send *pending; /* [slot]: with WAIT_BLOCKS, a copy of that SEND */
 	struct send *sends; /* every lane's SENDs, lane after lane, in order */
 	struct send_cost *cost; /* [like sends] on a platform, else NULL */
 	struct queue q;
@@ -326,6 +327,8 @@ static const struct send *head_send(const struct sim *x, uint32_t slot)
 
 static void try_ready(struct sim *x, uint32_t slot);
 
+#define WAIT_BLOCKS 2 /* waiting[]: for a block of its SEND, in pending[] */
+
 /* A queued SEND will write its blocks' arrival times at its peer, then
  * its lane's next SEND is read: both far from what the run touches in
  * between (a random rank's row, a random lane's SENDs).  Fetched when it
@@ -401,7 +404,11 @@ static int pass_marks(struct sim *x, uint32_t slot)
 /* Queues the lane's next SEND if all its blocks have arrival times. */
 static void try_ready(struct sim *x, uint32_t slot)
 {
-	const struct send *op = head_send(x, slot);
+	/* a lane woken by an arrival reads its blocked SEND from pending[],
+	 * beside the other lanes', not from its place among all the SENDs
+	 * (a cache miss per wake-up, most events of a pipeline) */
+	const struct send *op = x->waiting[slot] == WAIT_BLOCKS && !x->reach ? &x->pending[slot]
+									: head_send(x, slot);
 	x->waiting[slot] = 0;
 	if (op && x->reach) {
 		if (!pass_marks(x, slot))
@@ -414,7 +421,8 @@ static void try_ready(struct sim *x, uint32_t slot)
 	size_t c, end = cell_range(x, slot / x->s->lanes, op->first_block, op->nblocks, &c);
 	for (; c < end; c++) {
 		if (isinf(x->arrival[c])) {
-			x->waiting[slot] = 1;
+			x->waiting[slot] = WAIT_BLOCKS;
+			x->pending[slot] = *op;
 			return;
 		}
 		ready = later(ready, x->arrival[c]);
@@ -951,7 +959,8 @@ static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 
 uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends)
 {
-	uint64_t per_slot = 2 * sizeof(double) + 2 * sizeof(size_t) + 1 + sizeof(struct event) +
+	uint64_t per_slot = 2 * sizeof(double) + 2 * sizeof(size_t) + 1 + sizeof(struct send) +
+			    sizeof(struct event) +
 			    sizeof(uint32_t) + sizeof(struct tie);
 	/* at most a cell per (rank, block), and the segments' map of them */
 	uint64_t arrival = lb_mul_sat(lb_mul_sat(ranks, blocks), sizeof(double));
@@ -1294,6 +1303,7 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 		.next = calloc(slots, sizeof(size_t)),
 		.end = calloc(slots, sizeof(size_t)),
 		.waiting = calloc(slots, 1),
+		.pending = malloc(slots * sizeof(struct send)),
 		.q = { .ev = malloc(slots * sizeof(struct event)),
 		       .link = malloc(slots * sizeof(uint32_t)),
 		       .ties = malloc(slots * sizeof(struct tie)) },
@@ -1315,7 +1325,7 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	res->transfers = res->bytes_moved = 0;
 	if (gathered)
 		x.arrival = lb_alloc_large(cell_count(&x) * sizeof(double));
-	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.q.ev ||
+	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.pending || !x.q.ev ||
 	    !x.q.link || !x.q.ties || (multi && !x.cpu_free) ||
 	    (net->model == LB_PORT_BOUNDED && !x.cap_free)) {
 		if (lb_stop_requested())
@@ -1366,6 +1376,7 @@ out:
 	free(x.next);
 	free(x.end);
 	free(x.waiting);
+	free(x.pending);
 	free(x.sends);
 	free(x.cost);
 	free(x.q.ev);
