@@ -134,7 +134,7 @@ struct queue {
  * between the starts and ends of the ranges its ops and the SENDs to it
  * name -- whose blocks always share one arrival time: the run keeps one
  * time per segment, a cell.  van de Geijn at 16,384 ranks x 1 GiB has
- * 16,384 blocks of 64 KiB moved 16 to an op: ~1,040 segments a rank
+ * 16,384 blocks of 64 KiB moved 16 to an op: about 1,030 segments a rank
  * instead of 16,384 blocks, 140 MB of times instead of 2 GiB (and 16
  * times fewer to read and write per event).  A map word per 64 blocks of
  * a rank marks where its segments start (bit b % 64 of word
