@@ -53,6 +53,10 @@ struct lb_algo_params {
 	/* Seed 001's (cluster-agent-*) only: the agent count; 0 = the
 	 * planner's choice (algos/agent_coll.h). */
 	uint32_t agents;
+	/* 1: build for the simulator's port models alone, without the RECVs
+	 * (lb_schedule.sends_only): not for the validator, the executors, the
+	 * LogP mode, nor algorithms with barriers (lb_sched_barrier fails). */
+	int sends_only;
 };
 
 /* Inputs of the closed-form models.  Times in seconds, rates in bytes/s. */

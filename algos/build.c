@@ -65,15 +65,19 @@ int lb_sched_transfer_flags(struct lb_schedule *s, uint32_t src, uint32_t dst,
 	if (lb_sched_transfer(s, src, dst, lane, block, 1))
 		return -1;
 	s->rank[src].ops[s->rank[src].count - 1].flags = send_flags;
-	s->rank[dst].ops[s->rank[dst].count - 1].flags = recv_flags;
+	if (!s->sends_only) /* else the RECV was not stored */
+		s->rank[dst].ops[s->rank[dst].count - 1].flags = recv_flags;
 	return 0;
 }
 
 struct lb_schedule *lb_sched_for(const struct lb_algo_params *prm,
 				 const char *name, uint32_t nblocks)
 {
-	return lb_sched_new(name, prm->ranks, prm->root, prm->lanes, nblocks,
-			    prm->bytes);
+	struct lb_schedule *s = lb_sched_new(name, prm->ranks, prm->root, prm->lanes, nblocks,
+					     prm->bytes);
+	if (s)
+		s->sends_only = prm->sends_only;
+	return s;
 }
 
 struct lb_schedule *lb_sched_abandon(struct lb_schedule *s)

@@ -128,6 +128,11 @@ struct lb_schedule {
 	struct lb_barrier_group *group; /* [groups] */
 	uint32_t groups;
 	uint32_t adds_unpolled; /* ops added since the stop flag was looked at */
+	/* Set before building (lb_algo_params.sends_only): lb_sched_add drops
+	 * the RECVs, half the ops, which only the validator, the executors,
+	 * barriers and the simulator's LogP mode read -- the port models run
+	 * on the SENDs alone. */
+	int sends_only;
 };
 
 /* Rank r holds block b from the start. */
@@ -229,6 +234,8 @@ static inline int lb_sched_add(struct lb_schedule *s, uint32_t r, enum lb_op_kin
 			       uint32_t peer, uint32_t lane, uint32_t first, uint32_t n)
 {
 	struct lb_rank_ops *ro = &s->rank[r];
+	if (kind == LB_RECV && s->sends_only)
+		return 0;
 	if (ro->count == ro->cap && lb_sched_grow(ro) != 0)
 		return -1;
 	if (++s->adds_unpolled == LB_SCHED_POLL_EVERY && lb_sched_poll_stop(s))

@@ -613,6 +613,8 @@ int lb_sched_validate(const struct lb_schedule *s, char *err, size_t len)
 {
 	if (!s->finalized)
 		return lb_errf(err, len, "schedule not finalized");
+	if (s->sends_only)
+		return lb_errf(err, len, "schedule built without its RECVs (sends_only)");
 	if (check_ops(s, err, len) || check_channels(s, err, len) ||
 	    check_transit(s, err, len) || check_barriers(s, err, len))
 		return -1;

@@ -173,7 +173,11 @@ static int simulate(const struct lb_simsweep_params *p, const struct lb_algo_par
 	struct lb_sim_result res = { 0 };
 	char why[384];
 	int rc = 0;
-	struct lb_schedule *s = lb_algo_build(r->algo, prm, err, len);
+	/* Without the validator, a platform (its algorithms' barriers and
+	 * flags) or LogP, the run reads only SENDs: half the ops unbuilt. */
+	struct lb_algo_params built = *prm;
+	built.sends_only = !p->validate && !p->platform && p->model != LB_PORT_LOGP;
+	struct lb_schedule *s = lb_algo_build(r->algo, &built, err, len);
 	if (!s)
 		return -1;
 	if (p->validate && lb_sched_validate(s, why, sizeof(why)))

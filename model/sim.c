@@ -12,7 +12,10 @@
  * event.  On a platform each SEND's occupation and latency sit in an array
  * beside, resolved once; without one the per-lane path reads nothing more
  * per event than it did before latency and port models (a test of the
- * model, the same branch every time). */
+ * model, the same branch every time).  Arrival times are kept per
+ * segment of a rank's blocks (struct cells), and a schedule built for the
+ * run (lb_sim_run_free) loses each rank's ops as they are copied, so the
+ * two never take their sum. */
 #include "sim.h"
 #include "sim_private.h"
 
@@ -126,12 +129,37 @@ struct queue {
 	int least_known;
 };
 
+/* Where a (rank, block)'s arrival time lives.  Every block of an op's
+ * range arrives at once, so a rank's blocks fall into segments -- runs
+ * between the starts and ends of the ranges its ops and the SENDs to it
+ * name -- whose blocks always share one arrival time: the run keeps one
+ * time per segment, a cell.  van de Geijn at 16,384 ranks x 1 GiB has
+ * 16,384 blocks of 64 KiB moved 16 to an op: about 1,030 segments a rank
+ * instead of 16,384 blocks, 140 MB of times instead of 2 GiB (and 16
+ * times fewer to read and write per event).  A map word per 64 blocks of
+ * a rank marks where its segments start (bit b % 64 of word
+ * [rank * words + b / 64]) beside the cell of the first segment it
+ * marks: a lookup reads one 16-byte word, one cache line.  Where segments
+ * would save less than half of the cells (a slice per op, as chain's),
+ * map is NULL and cell (r, b) is r * nblocks + b, the lookups skipped. */
+struct map_word {
+	uint64_t start;
+	uint64_t cell; /* cells before this word's first segment */
+};
+
+struct cells {
+	struct map_word *map;
+	size_t words; /* per rank */
+	size_t count; /* cells in all */
+};
+
 /* Per-(rank, lane) state lives in small parallel arrays indexed by slot
  * (rank * lanes + lane): each stays in cache at 65,536 slots. */
 struct sim {
 	const struct lb_schedule *s;
 	const struct lb_sim_net *net;
-	double *arrival;    /* [rank * nblocks + block], INFINITY = not yet */
+	double *arrival;    /* [cell], INFINITY = not yet: see struct cells */
+	struct cells cells;
 	double *send_free;  /* [slot]: when the lane may start its next SEND */
 	double *recv_free;  /* [slot]; one-port-uni: send_free itself */
 	double *cpu_free;   /* multi-port, bounded: [rank], when its CPU may send again */
@@ -141,7 +169,8 @@ struct sim {
 			     * its receive cap's */
 	size_t *next;       /* [slot]: its next SEND in sends */
 	size_t *end;        /* [slot]: one past its last SEND */
-	uint8_t *waiting;   /* [slot]: the next SEND waits for a block */
+	uint8_t *waiting;   /* [slot]: the next SEND waits (WAIT_BLOCKS: for a block) */
+	struct send *pending; /* [slot]: with WAIT_BLOCKS, a copy of that SEND */
 	struct send *sends; /* every lane's SENDs, lane after lane, in order */
 	struct send_cost *cost; /* [like sends] on a platform, else NULL */
 	struct queue q;
@@ -171,6 +200,35 @@ static inline double later(double a, double b)
 static inline double earlier(double a, double b)
 {
 	return b < a ? b : a;
+}
+
+/* The cell of block b at rank r (struct cells). */
+static inline size_t cell(const struct sim *x, uint32_t r, uint32_t b)
+{
+	const struct cells *c = &x->cells;
+	if (!c->map)
+		return (size_t)r * x->s->nblocks + b;
+	const struct map_word *w = &c->map[(size_t)r * c->words + b / 64];
+	uint64_t upto_b = w->start & (~0ull >> (63 - b % 64));
+	return w->cell + (size_t)__builtin_popcountll(upto_b) - 1;
+}
+
+/* The cells in use: a time per segment, or per (rank, block). */
+static size_t cell_count(const struct sim *x)
+{
+	if (x->cells.map)
+		return x->cells.count;
+	return (size_t)x->s->ranks * x->s->nblocks;
+}
+
+/* The cells of blocks [first, first + n) at rank r: [*from, returned). */
+static inline size_t cell_range(const struct sim *x, uint32_t r, uint32_t first,
+				uint32_t n, size_t *from)
+{
+	if (!n)
+		return *from = 0;
+	*from = cell(x, r, first);
+	return n == 1 ? *from + 1 : cell(x, r, first + n - 1) + 1;
 }
 
 static uint64_t time_bits(double t)
@@ -269,6 +327,26 @@ static const struct send *head_send(const struct sim *x, uint32_t slot)
 
 static void try_ready(struct sim *x, uint32_t slot);
 
+#define WAIT_BLOCKS 2 /* waiting[]: for a block of its SEND, in pending[] */
+
+/* A queued SEND will write its blocks' arrival times at its peer, then
+ * its lane's next SEND is read: both far from what the run touches in
+ * between (a random rank's row, a random lane's SENDs).  Fetched when it
+ * is queued, they are in the cache when it starts, events later (the
+ * queue holds at most a SEND per lane).  With segments the peer's map
+ * word is fetched (the cell needs it first); prefetch_next fetches the
+ * cell itself. */
+static void prefetch_queued(const struct sim *x, uint32_t slot, const struct send *op)
+{
+	const struct cells *c = &x->cells;
+	if (c->map)
+		__builtin_prefetch(c->map + (size_t)op->peer * c->words + op->first_block / 64, 0);
+	else
+		__builtin_prefetch(x->arrival + (size_t)op->peer * x->s->nblocks + op->first_block, 1);
+	__builtin_prefetch(x->sends + x->next[slot] + 1, 0);
+}
+
+
 /* The lane at slot reaches a barrier of group g: the last of the group's
  * lanes releases them all at the latest arrival + the group's cost. */
 static void reach_barrier(struct sim *x, uint32_t slot, uint32_t g)
@@ -300,7 +378,7 @@ static void reach_barrier(struct sim *x, uint32_t slot, uint32_t g)
 static int pass_marks(struct sim *x, uint32_t slot)
 {
 	const struct send *op;
-	const double *arr = x->arrival + (size_t)(slot / x->s->lanes) * x->s->nblocks;
+	uint32_t rank = slot / x->s->lanes;
 	while ((op = head_send(x, slot)) && op->peer >= MARK_RECV) {
 		if (op->peer == MARK_BARRIER) {
 			if (x->inflight && x->inflight[slot]) { /* fluid: its sends end first */
@@ -310,12 +388,13 @@ static int pass_marks(struct sim *x, uint32_t slot)
 			reach_barrier(x, slot, op->first_block);
 			return 0;
 		}
-		for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++) {
-			if (isinf(arr[b])) {
+		size_t c, end = cell_range(x, rank, op->first_block, op->nblocks, &c);
+		for (; c < end; c++) {
+			if (isinf(x->arrival[c])) {
 				x->waiting[slot] = 1;
 				return 0;
 			}
-			x->reach[slot] = later(x->reach[slot], arr[b]);
+			x->reach[slot] = later(x->reach[slot], x->arrival[c]);
 		}
 		x->next[slot]++;
 	}
@@ -325,7 +404,11 @@ static int pass_marks(struct sim *x, uint32_t slot)
 /* Queues the lane's next SEND if all its blocks have arrival times. */
 static void try_ready(struct sim *x, uint32_t slot)
 {
-	const struct send *op = head_send(x, slot);
+	/* a lane woken by an arrival reads its blocked SEND from pending[],
+	 * beside the other lanes', not from its place among all the SENDs
+	 * (a cache miss per wake-up, most events of a pipeline) */
+	const struct send *op = x->waiting[slot] == WAIT_BLOCKS && !x->reach ? &x->pending[slot]
+									: head_send(x, slot);
 	x->waiting[slot] = 0;
 	if (op && x->reach) {
 		if (!pass_marks(x, slot))
@@ -334,15 +417,17 @@ static void try_ready(struct sim *x, uint32_t slot)
 	}
 	if (!op)
 		return;
-	const double *arr = x->arrival + (size_t)(slot / x->s->lanes) * x->s->nblocks;
 	double ready = x->send_free[slot];
-	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++) {
-		if (isinf(arr[b])) {
-			x->waiting[slot] = 1;
+	size_t c, end = cell_range(x, slot / x->s->lanes, op->first_block, op->nblocks, &c);
+	for (; c < end; c++) {
+		if (isinf(x->arrival[c])) {
+			x->waiting[slot] = WAIT_BLOCKS;
+			x->pending[slot] = *op;
 			return;
 		}
-		ready = later(ready, arr[b]);
+		ready = later(ready, x->arrival[c]);
 	}
+	prefetch_queued(x, slot, op);
 	queue_push(&x->q, (struct event){ ready, ready, slot, *op });
 }
 
@@ -442,9 +527,9 @@ static void start_send(struct sim *x, const struct event *ev)
 	if (x->cap_free)
 		end = bounded_end(x, ev->slot, dslot, ev->at, occupation, bytes);
 	double arrive = end + lat;
-	double *arr = x->arrival + (size_t)op->peer * s->nblocks;
-	for (uint32_t b = op->first_block; b < op->first_block + op->nblocks; b++)
-		arr[b] = earlier(arr[b], arrive);
+	size_t c, last = cell_range(x, op->peer, op->first_block, op->nblocks, &c);
+	for (; c < last; c++)
+		x->arrival[c] = earlier(x->arrival[c], arrive);
 	x->send_free[ev->slot] = end;
 	if (x->cpu_free)
 		x->send_free[ev->slot] = multi_port_start(x, ev, src, end);
@@ -468,7 +553,7 @@ static void prefetch_next(const struct sim *x)
 {
 	for (size_t i = 0; i < 3 && i < x->q.nties; i++) {
 		const struct send *op = &x->q.ev[x->q.ties[i].slot].op;
-		__builtin_prefetch(x->arrival + (size_t)op->peer * x->s->nblocks + op->first_block, 1);
+		__builtin_prefetch(x->arrival + cell(x, op->peer, op->first_block), 1);
 	}
 }
 
@@ -652,9 +737,9 @@ static void fluid_end(struct sim *x, uint32_t link, double t)
 	struct in_flight *f = &x->flight[link];
 	uint32_t slot = f->slot, lanes = x->s->lanes;
 	double done = t + f->overhead, arrive = done + f->latency;
-	double *arr = x->arrival + (size_t)f->op.peer * x->s->nblocks;
-	for (uint32_t b = f->op.first_block; b < f->op.first_block + f->op.nblocks; b++)
-		arr[b] = earlier(arr[b], arrive);
+	size_t c, last = cell_range(x, f->op.peer, f->op.first_block, f->op.nblocks, &c);
+	for (; c < last; c++)
+		x->arrival[c] = earlier(x->arrival[c], arrive);
 	release_push(x, (struct release){ done, link });
 	if (x->reach) /* a barrier ahead counts the lane there once its sends end */
 		x->reach[slot] = later(x->reach[slot], done);
@@ -736,19 +821,48 @@ static double steady_period(double *row, uint32_t n)
 
 /* When rank r held the blocks it must end with (a rank that wants none:
  * its last arrival), or INFINITY when one never came. */
-static double rank_done(const struct lb_schedule *s, const double *arrival, uint32_t r)
+static double rank_done(const struct lb_schedule *s, const double *arr, size_t n, uint32_t r)
 {
-	const double *arr = arrival + (size_t)r * s->nblocks;
 	double done = 0;
 	if (lb_sched_wants(s, r)) {
-		for (uint32_t b = 0; b < s->nblocks; b++)
+		for (size_t b = 0; b < n; b++)
 			done = later(done, arr[b]);
 		return done;
 	}
-	for (uint32_t b = 0; b < s->nblocks; b++)
+	for (size_t b = 0; b < n; b++)
 		if (!isinf(arr[b]))
 			done = later(done, arr[b]);
 	return done;
+}
+
+/* lb_sim_collect on cells (struct cells): a segment's blocks share its
+ * time, so a rank's completion is its cells' latest; the period needs the
+ * slowest rank's time of every block. */
+static int collect_cells(struct sim *x, char *err, size_t len)
+{
+	const struct lb_schedule *s = x->s;
+	struct lb_sim_result *res = x->res;
+	uint32_t slowest = s->root;
+	res->seconds = 0;
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		size_t from = cell(x, r, 0), to = r + 1 < s->ranks ? cell(x, r + 1, 0) : cell_count(x);
+		double done = rank_done(s, x->arrival + from, to - from, r);
+		if (isinf(done))
+			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
+		if (res->rank_done)
+			res->rank_done[r] = done;
+		if (done > res->seconds && lb_sched_wants(s, r))
+			res->seconds = done, slowest = r;
+	}
+	res->seconds = later(res->seconds, x->released);
+	double *row = malloc((size_t)s->nblocks * sizeof(*row));
+	if (!row)
+		return lb_errf(err, len, "sim: out of memory for the period");
+	for (uint32_t b = 0; b < s->nblocks; b++)
+		row[b] = x->arrival[cell(x, slowest, b)];
+	res->period = steady_period(row, s->nblocks);
+	free(row);
+	return 0;
 }
 
 /* Completion times and the period, or the first lane that never finished.
@@ -767,6 +881,8 @@ static int collect(struct sim *x, char *err, size_t len)
 				    slot / s->lanes, slot % s->lanes, op->first_block,
 				    op->first_block + op->nblocks, op->peer);
 	}
+	if (x->cells.map)
+		return collect_cells(x, err, len);
 	return lb_sim_collect(s, x->arrival, x->released, x->res, err, len);
 }
 
@@ -776,7 +892,7 @@ int lb_sim_collect(const struct lb_schedule *s, double *arrival, double released
 	res->seconds = 0;
 	uint32_t slowest = s->root;
 	for (uint32_t r = 0; r < s->ranks; r++) {
-		double done = rank_done(s, arrival, r);
+		double done = rank_done(s, arrival + (size_t)r * s->nblocks, s->nblocks, r);
 		if (isinf(done))
 			return lb_errf(err, len, "simulation: rank %u never receives every block (schedule not valid?)", r);
 		if (res->rank_done)
@@ -843,10 +959,15 @@ static int check_net(const struct lb_schedule *s, const struct lb_sim_net *net,
 
 uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends)
 {
-	uint64_t per_slot = 2 * sizeof(double) + 2 * sizeof(size_t) + 1 + sizeof(struct event) +
+	uint64_t per_slot = 2 * sizeof(double) + 2 * sizeof(size_t) + 1 + sizeof(struct send) +
+			    sizeof(struct event) +
 			    sizeof(uint32_t) + sizeof(struct tie);
+	/* at most a cell per (rank, block), and the segments' map of them */
 	uint64_t arrival = lb_mul_sat(lb_mul_sat(ranks, blocks), sizeof(double));
-	return lb_add_sat(lb_add_sat(arrival, lb_mul_sat(sends, sizeof(struct send))),
+	uint64_t map = lb_add_sat(lb_mul_sat(lb_mul_sat(ranks, lb_div_ceil(blocks, 64)),
+					     sizeof(uint64_t) + sizeof(uint32_t)),
+				  ((uint64_t)ranks + 1) * sizeof(size_t));
+	return lb_add_sat(lb_add_sat(lb_add_sat(arrival, map), lb_mul_sat(sends, sizeof(struct send))),
 			  (uint64_t)ranks * lanes * per_slot);
 }
 
@@ -871,10 +992,34 @@ static void copy_lane(struct sim *x, const struct lb_op *ops, uint32_t n, int ma
 	}
 }
 
-/* Copies every lane's SENDs of s (and marks, with barriers), in lane
- * order, into x->sends. */
-static int gather_sends(struct sim *x, const struct lb_schedule *s)
+static void give_back_freed(void);
+
+/* The schedule's ops are freed rank by rank as they are copied, the heap
+ * trimmed every this many bytes of them: the copy and the schedule then
+ * never take their sum (at 16,384 ranks, 270 + 200 MB for chain). */
+#define TRIM_EVERY_BYTES ((size_t)32 << 20)
+
+/* A rank's ops are copied: freed when the run owns the schedule. */
+static void free_copied(struct lb_schedule *to_free, uint32_t r, size_t *unreturned)
 {
+	if (!to_free)
+		return;
+	*unreturned += (size_t)to_free->rank[r].cap * sizeof(struct lb_op);
+	free(to_free->rank[r].ops);
+	to_free->rank[r].ops = NULL;
+	to_free->rank[r].count = to_free->rank[r].cap = 0;
+	if (*unreturned >= TRIM_EVERY_BYTES) {
+		give_back_freed();
+		*unreturned = 0;
+	}
+}
+
+/* Copies every lane's SENDs of s (and marks, with barriers), in lane
+ * order, into x->sends; to_free (s or NULL) loses each rank's ops once
+ * they are copied. */
+static int gather_sends(struct sim *x, const struct lb_schedule *s, struct lb_schedule *to_free)
+{
+	size_t unreturned = 0;
 	size_t total = 0, slot = 0;
 	int marks = s->groups > 0;
 	for (uint32_t r = 0; r < s->ranks; r++)
@@ -894,7 +1039,78 @@ static int gather_sends(struct sim *x, const struct lb_schedule *s)
 			copy_lane(x, ops, n, marks, &total);
 			x->end[slot] = total;
 		}
+		free_copied(to_free, r, &unreturned);
 	}
+	return 0;
+}
+
+/* Block b starts a segment at rank r (b == nblocks: the end, no mark). */
+static void mark_start(struct cells *c, uint32_t r, uint32_t b, uint32_t nblocks)
+{
+	if (b < nblocks)
+		c->map[(size_t)r * c->words + b / 64].start |= 1ull << (b % 64);
+}
+
+/* Each range of rank r's ops is its own segments at r, a SEND's at its
+ * peer too (the receiver's RECV names the same range in a valid schedule;
+ * the SEND is what writes there), an owned block one at its owner. */
+static void mark_segments(struct cells *c, const struct lb_schedule *s, uint32_t r)
+{
+	const struct lb_rank_ops *ro = &s->rank[r];
+	mark_start(c, r, 0, s->nblocks);
+	for (uint32_t i = 0; i < ro->count; i++) {
+		const struct lb_op *op = &ro->ops[i];
+		if (op->kind == LB_BARRIER)
+			continue;
+		mark_start(c, r, op->first_block, s->nblocks);
+		mark_start(c, r, op->first_block + op->nblocks, s->nblocks);
+		if (op->kind == LB_SEND && op->peer < s->ranks) {
+			mark_start(c, op->peer, op->first_block, s->nblocks);
+			mark_start(c, op->peer, op->first_block + op->nblocks, s->nblocks);
+		}
+	}
+}
+
+/* Numbers the cells: each map word's first, and how many in all. */
+static void number_cells(struct cells *c, uint32_t ranks)
+{
+	size_t total = 0;
+	for (size_t w = 0; w < (size_t)ranks * c->words; w++) {
+		c->map[w].cell = total;
+		total += (size_t)__builtin_popcountll(c->map[w].start);
+	}
+	c->count = total;
+}
+
+/* x->cells for s (struct cells): start stays NULL where segments would not
+ * halve the cells; the lookups then cost more than they save.  -1: out of
+ * memory or stopped. */
+static int find_segments(struct sim *x, const struct lb_schedule *s)
+{
+	struct cells *c = &x->cells;
+	c->words = ((size_t)s->nblocks + 63) / 64;
+	size_t words = (size_t)s->ranks * c->words, segments = 0;
+	c->map = lb_alloc_large(words * sizeof(*c->map));
+	if (!c->map)
+		return -1;
+	memset(c->map, 0, words * sizeof(*c->map));
+	for (uint32_t r = 0; r < s->ranks; r++) {
+		if (lb_stop_requested())
+			return -1;
+		mark_segments(c, s, r);
+	}
+	for (uint32_t b = 0; s->owner && b < s->nblocks; b++) {
+		mark_start(c, s->owner[b], b, s->nblocks);
+		mark_start(c, s->owner[b], b + 1, s->nblocks);
+	}
+	for (size_t w = 0; w < words; w++)
+		segments += (size_t)__builtin_popcountll(c->map[w].start);
+	if (segments * 2 > (size_t)s->ranks * s->nblocks) {
+		free(c->map);
+		c->map = NULL;
+		return 0;
+	}
+	number_cells(c, s->ranks);
 	return 0;
 }
 
@@ -1034,13 +1250,13 @@ static int clear_arrivals(struct sim *x)
 	for (uint32_t r = 0; r < s->ranks; r++) {
 		if (lb_stop_requested())
 			return -1;
-		double *row = x->arrival + (size_t)r * s->nblocks;
+		size_t from = cell(x, r, 0), to = r + 1 < s->ranks ? cell(x, r + 1, 0) : cell_count(x);
 		double t = r == s->root && !s->owner ? 0 : INFINITY;
-		for (uint32_t b = 0; b < s->nblocks; b++)
-			row[b] = t;
+		for (size_t c = from; c < to; c++)
+			x->arrival[c] = t;
 	}
 	for (uint32_t b = 0; s->owner && b < s->nblocks; b++)
-		x->arrival[(size_t)s->owner[b] * s->nblocks + b] = 0;
+		x->arrival[cell(x, s->owner[b], b)] = 0;
 	return 0;
 }
 
@@ -1075,7 +1291,7 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	}
 	struct lb_schedule dims = *s; /* what the run reads of s, s->rank aside */
 	dims.rank = NULL;
-	size_t slots = (size_t)s->ranks * s->lanes, cells = (size_t)s->ranks * s->nblocks;
+	size_t slots = (size_t)s->ranks * s->lanes;
 	int multi = net->model == LB_PORT_MULTI || net->model == LB_PORT_BOUNDED ||
 		    (net->model == LB_PORT_FLUID && net->platform);
 	struct sim x = {
@@ -1087,16 +1303,18 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 		.next = calloc(slots, sizeof(size_t)),
 		.end = calloc(slots, sizeof(size_t)),
 		.waiting = calloc(slots, 1),
+		.pending = malloc(slots * sizeof(struct send)),
 		.q = { .ev = malloc(slots * sizeof(struct event)),
 		       .link = malloc(slots * sizeof(uint32_t)),
 		       .ties = malloc(slots * sizeof(struct tie)) },
 	};
 	if (net->model == LB_PORT_ONE_PORT_UNI)
 		x.recv_free = x.send_free; /* one port per lane: both ends hold it */
-	int rc = -1, gathered = x.next && x.end && gather_sends(&x, s) == 0;
+	/* trimming walks the whole heap: worth it for a large schedule only */
+	int large = lb_sched_op_count(s) * sizeof(struct lb_op) >= TRIM_ABOVE_BYTES;
+	int rc = -1, gathered = x.next && x.end && find_segments(&x, s) == 0 &&
+				gather_sends(&x, s, large ? to_free : NULL) == 0;
 	if (to_free) {
-		/* trimming walks the whole heap: worth it for a large schedule only */
-		int large = lb_sched_op_count(to_free) * sizeof(struct lb_op) >= TRIM_ABOVE_BYTES;
 		/* the run keeps what it reads of the collective (dims has it) */
 		to_free->owner = NULL, to_free->block_offset = NULL;
 		to_free->group = NULL, to_free->groups = 0;
@@ -1106,8 +1324,8 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	}
 	res->transfers = res->bytes_moved = 0;
 	if (gathered)
-		x.arrival = lb_alloc_large(cells * sizeof(double));
-	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.q.ev ||
+		x.arrival = lb_alloc_large(cell_count(&x) * sizeof(double));
+	if (!x.arrival || !x.send_free || !x.recv_free || !x.waiting || !x.pending || !x.q.ev ||
 	    !x.q.link || !x.q.ties || (multi && !x.cpu_free) ||
 	    (net->model == LB_PORT_BOUNDED && !x.cap_free)) {
 		if (lb_stop_requested())
@@ -1148,6 +1366,7 @@ static int sim_run(const struct lb_schedule *s, struct lb_schedule *to_free,
 	rc = collect(&x, err, errlen);
 out:
 	free(x.arrival);
+	free(x.cells.map);
 	if (x.recv_free != x.send_free)
 		free(x.recv_free);
 	free(x.send_free);
@@ -1157,6 +1376,7 @@ out:
 	free(x.next);
 	free(x.end);
 	free(x.waiting);
+	free(x.pending);
 	free(x.sends);
 	free(x.cost);
 	free(x.q.ev);

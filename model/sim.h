@@ -183,9 +183,10 @@ struct lb_sim_result {
 			      * held every block (root: 0) */
 };
 
-/* Bytes lb_sim_run allocates for a schedule of these dimensions: an
- * arrival time per (rank, block), a copy of each of its `sends` SENDs and
- * per-(rank, lane) state.  (With lb_sim_run_free the schedule and the
+/* Bytes lb_sim_run allocates for a schedule of these dimensions at most:
+ * an arrival time per (rank, block) (fewer where a rank's blocks move in
+ * runs: one per segment, model/sim.c) and the segments' map, a copy of
+ * each of its `sends` SENDs and per-(rank, lane) state.  (With lb_sim_run_free the schedule and the
  * arrival times are not held together; this and the schedule's estimate
  * summed stay an upper bound.) */
 uint64_t lb_sim_bytes(uint32_t ranks, uint32_t lanes, uint64_t blocks, uint64_t sends);

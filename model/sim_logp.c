@@ -278,6 +278,8 @@ int lb_sim_logp(const struct lb_schedule *s, const struct lb_sim_net *net,
 {
 	struct logp x = { .s = s, .pf = net->platform, .res = res, .err = err, .errlen = errlen };
 	res->transfers = res->bytes_moved = 0;
+	if (s->sends_only)
+		return lb_errf(err, errlen, "sim: the logp model needs the schedule's RECVs (built sends_only)");
 	int rc = logp_check(s, err, errlen) || logp_alloc(&x) ? -1 : 0;
 	for (uint32_t steps = 1; rc == 0 && x.runnable.n; steps++) {
 		if (steps % LB_STOP_POLL_EVERY == 0 && lb_stop_requested())
