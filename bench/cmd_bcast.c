@@ -409,11 +409,17 @@ static int check_wan(const struct lb_cmd *cmd, const struct bcast_opts *o,
 }
 
 /* --tuning: read and checked, for -a auto (whether it is for this job is
- * the engine's to say, once the job is open); NULL without one. */
+ * the engine's to say, once the job is open); NULL without one.  -a auto
+ * with --platform is refused here too: before any job. */
 static int tuning_of(const struct lb_cmd *cmd, const struct bcast_opts *o, struct lb_tuning **t)
 {
 	char err[512];
 	*t = NULL;
+	if (o->algos.n && o->algos.a[0] == &lb_coll_auto && o->platform) {
+		lb_cli_error(cmd, "platform", "not with -a auto yet: a platform's agents and LPs are "
+			     "resolved before auto chooses; name the algorithms");
+		return LB_EXIT_USAGE;
+	}
 	if (!o->tuning)
 		return 0;
 	if (!o->algos.n || o->algos.a[0] != &lb_coll_auto) {

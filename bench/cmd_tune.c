@@ -29,7 +29,7 @@ static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 static const struct lb_opt opts[] = {
 	{ LB_OPT("message-size", 'm', "SIZES", "the size classes, list and ranges: 8:32M:4 (x4), 4K,1M; bcast -a auto takes the nearest class (within x4)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "8:32M:4" },
-	{ LB_OPT("top", 0, "N", "per size, measure the model's N fastest broadcasts at their model slice and in one slice, then the best one's slice halved and doubled",
+	{ LB_OPT("top", 0, "N", "per size, measure the model's N fastest broadcasts and the previous size's pick, each at its slice and in one slice, then the best one's slice halved and doubled",
 	  LB_OPT_UINT, OFF(top)), .def = "3", .min = 1, .max = 8 },
 	{ LB_OPT("iterations", 'i', "N", "timed iterations per measured configuration", LB_OPT_UINT,
 	  OFF(iterations)), .def = "5", .min = 1, .max = 100000 },
@@ -102,11 +102,20 @@ static int tune(const struct lb_cmd *cmd, void *base)
 	struct lb_prov prov = { 0 };
 	struct lb_tuning *t = calloc(1, sizeof(*t));
 	char err[512] = "";
-	int rc = t ? lb_cli_require_job(cmd, 2) : LB_EXIT_FAILED;
+	int rc = t ? 0 : LB_EXIT_FAILED; /* the user's input first: no job needed */
 	if (rc == 0 && o->sizes.n > LB_TUNING_MAX_PICKS) {
 		lb_cli_error(cmd, "message-size", "at most %d size classes", LB_TUNING_MAX_PICKS);
 		rc = LB_EXIT_USAGE;
 	}
+	for (size_t i = 1; rc == 0 && i < o->sizes.n; i++)
+		if (o->sizes.v[i] <= o->sizes.v[i - 1]) { /* the table's classes increase */
+			lb_cli_error(cmd, "message-size", "sizes must increase (%llu after %llu): "
+				     "each is a size class of the table",
+				     (unsigned long long)o->sizes.v[i], (unsigned long long)o->sizes.v[i - 1]);
+			rc = LB_EXIT_USAGE;
+		}
+	if (rc == 0)
+		rc = lb_cli_require_job(cmd, 2);
 	if (rc) {
 		free(t);
 		return rc;

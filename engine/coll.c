@@ -898,8 +898,9 @@ static void model_pick(const struct run *r, const struct lb_algo_params *p, cons
 	out->algo = (uint32_t)(lb_algo_find("binomial") - lb_algos);
 	out->slice = p->slice_bytes != LB_SLICE_AUTO ? p->slice_bytes
 		: p->bytes < AUTO_UNCALIBRATED_SLICE ? p->bytes : AUTO_UNCALIBRATED_SLICE;
-	snprintf(out->reason, sizeof(out->reason), "%.180s; no calibration to model on: binomial",
-		 no_table);
+	snprintf(out->reason, sizeof(out->reason), "%.180s; %s: binomial", no_table,
+		 r->cal.bandwidth_median > 0 ? "the model ranks no broadcast for these options"
+					     : "no calibration to model on");
 }
 
 /* Configuration i's choice: the table's when it is for this job and has
@@ -912,6 +913,17 @@ static void pick_one(const struct run *r, size_t i, const char *table_off, struc
 	uint64_t slice;
 	const struct lb_tuning_pick *tp = table_off
 		? NULL : lb_tuning_lookup(r->prm->tuning, p.bytes, &slice, why, sizeof(why));
+	if (tp) { /* tune measured the default build options: the pick may not build with these */
+		struct lb_algo_params fitted = p;
+		fitted.slice_bytes = p.slice_bytes == LB_SLICE_AUTO ? slice : p.slice_bytes;
+		if (lb_algo_check(tp->algo, &fitted, why, sizeof(why))) {
+			char off[200];
+			snprintf(off, sizeof(off), "the table's pick %s cannot run here (%.120s)",
+				 tp->algo->name, why);
+			model_pick(r, &p, off, out);
+			return;
+		}
+	}
 	if (!tp) {
 		model_pick(r, &p, table_off ? table_off : why, out);
 		return;

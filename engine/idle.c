@@ -71,7 +71,7 @@ struct sched_attr_v1 {
 
 int lb_idle_short_slice(void)
 {
-	struct sched_attr_v1 a;
+	struct sched_attr_v1 a = { 0 }; /* a kernel before 5.3 fills 48 bytes of it */
 	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0))
 		return -1;
 	if (a.sched_policy != SCHED_OTHER)

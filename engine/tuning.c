@@ -154,8 +154,10 @@ static int read_lines(FILE *f, struct lb_tuning *t, size_t *no, char *why, size_
 		buf[strcspn(buf, "\r\n")] = 0;
 		rc = parse_line(buf, &state, t, why, len);
 	}
-	if (rc == 0 && bound)
+	if (rc == 0 && bound) { /* the read stopped inside the next line */
+		++*no;
 		rc = lb_errf(why, len, "%s", bound);
+	}
 	else if (rc == 0 && ferror(f))
 		rc = lb_errf(why, len, "read error");
 	else if (rc == 0 && (state < 2 || t->n == 0))

@@ -27,7 +27,7 @@ static const struct kind_cols kinds[] = {
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 /* Matched on whenever both files have them, in this (display) order. */
-static const char *const fixed_keys[] = { "collective", "algorithm", "root", "lane" };
+static const char *const fixed_keys[] = { "collective", "algorithm", "root", "lane", "auto_source" };
 /* Matched on when either file holds several values (a sweep over them). */
 static const char *const sweep_keys[] = { "ranks", "lanes", "stripe", "direction" };
 
@@ -585,6 +585,16 @@ static int check_columns(struct lb_cmp *c, const struct lb_table t[2], const cha
 	return 0;
 }
 
+/* Row's cell of key column i as matched and shown.  An -a auto row names
+ * the broadcast it picked, so it is told from that broadcast's own row by
+ * auto_source; which source picked it (table or model) is not the key:
+ * a tuned run pairs with an untuned one. */
+static const char *key_cell(const struct lb_cmp *c, const struct lb_table *t, size_t row, size_t i)
+{
+	const char *cell = lb_table_cell(t, row, lb_table_col(t, c->key[i]));
+	return strcmp(c->key[i], "auto_source") == 0 && *cell ? "auto" : cell;
+}
+
 /* The row's key cells, each as "<length>:<text>", for matching: two rows
  * get the same string only when every cell is equal, whatever bytes the
  * cells hold (joined by a separator, a cell holding it could pass for
@@ -595,7 +605,7 @@ static char *match_key(const struct lb_cmp *c, const struct lb_table *t, size_t 
 	size_t len;
 	FILE *f = open_memstream(&s, &len);
 	for (size_t i = 0; f && i < c->nkey; i++) {
-		const char *cell = lb_table_cell(t, row, lb_table_col(t, c->key[i]));
+		const char *cell = key_cell(c, t, row, i);
 		fprintf(f, "%zu:%s", strlen(cell), cell);
 	}
 	return f ? closed(f, &s) : NULL;
@@ -616,7 +626,7 @@ static char *row_label(const struct lb_cmp *c, const struct lb_table *t, size_t 
 			   strcmp(c->key[i], "algorithm") == 0;
 		const char *name = strcmp(c->key[i], "slice_bytes") == 0 ? "slice" : c->key[i];
 		fprintf(f, "%s%s%s", shown++ ? " " : "", bare ? "" : name, bare ? "" : " ");
-		show_value(f, c->key[i], lb_table_cell(t, row, lb_table_col(t, c->key[i])));
+		show_value(f, c->key[i], key_cell(c, t, row, i));
 	}
 	return f ? closed(f, &out) : NULL;
 }

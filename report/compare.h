@@ -65,8 +65,8 @@ struct lb_cmp {
 	enum lb_cmp_kind kind;
 	const char *time_col, *low_col, *high_col; /* low_col NULL: no spread */
 	const char *spread;   /* "min..p99", "min..max" or "none" */
-	const char *key[10];  /* columns matched on */
-	unsigned char shown[10]; /* key[i] is named in row labels (it varies) */
+	const char *key[12];  /* columns matched on */
+	unsigned char shown[12]; /* key[i] is named in row labels (it varies) */
 	size_t nkey;
 	char *slice_note;     /* rows whose slices differ (A -> B), or NULL */
 	size_t slice_differs; /* matched rows whose slice_bytes differ */

@@ -65,8 +65,33 @@ else
 	fail "-a auto without a table: $(tail -n 2 "$tmp/model.err"; tail -n 2 "$tmp/model.csv" 2>/dev/null)"
 fi
 
+# --- a pick these options cannot build: the model's, saying so ----------------------------
+printf 'lanebench-tuning 1\n%s\npick 65536 vandegeijn 65536 0.001\n' "$key" >"$tmp/vdg.txt"
+if local_job vdg 3 bcast "${job[@]}" -a auto -m 64K -i 2 -x 1 --allgather doubling \
+	--tuning "$tmp/vdg.txt" -o "$tmp/vdg.csv" &&
+	csv_awk '{ n++; if ($c["auto_source"] != "model" || $c["algorithm"] == "vandegeijn" ||
+		$c["auto_reason"] !~ /pick vandegeijn cannot run here/) bad++ } END { exit !(n == 1 && !bad) }' \
+		"$tmp/vdg.csv"; then
+	ok "a table's pick that cannot run with --allgather doubling on 3 ranks: the model's, the reason says why"
+else
+	fail "-a auto, unbuildable pick: $(tail -n 2 "$tmp/vdg.err"; tail -n 1 "$tmp/vdg.csv" 2>/dev/null)"
+fi
+
+# --- compare pairs auto's row apart from the broadcast it picked -------------------------
+# (the crafted table picks chain at 8 bytes: two rows of chain, one auto's)
+local_job pair 3 bcast "${job[@]}" -a auto,chain -m 8 -i 2 -x 1 --tuning "$crafted" -o "$tmp/pair.csv" ||
+	fail "-a auto,chain with the table ($statuses): $(tail -n 2 "$tmp/pair.err")"
+if run compare "$tmp/pair.csv" "$tmp/pair.csv" && [ "$rc" = 0 ] &&
+	[ "$(csv_awk '$c["algorithm"] == "chain" { n++ } END { print n }' "$tmp/pair.csv")" = 2 ]; then
+	ok "compare of an -a auto,chain file with itself: auto's chain row and chain's pair apart"
+else
+	fail "compare -a auto,chain (exit $rc): $(tail -n 3 "$tmp/err")"
+fi
+
 # --- refusals, before any job ----------------------------------------------------------
 not_in_a_job
+expect_status 2 "sizes must increase (8 after 16384)" tune -m 16K,8
+expect_status 2 "not with -a auto" bcast -a auto --platform "$crafted"
 printf 'lanebench-tuning 1\n%s\npick 8 chain 8 0.001\npick 65536 chain 100 0.001\n' "$key" >"$tmp/bad.txt"
 expect_status 2 "bad.txt:4: slice 100" bcast -a auto --tuning "$tmp/bad.txt"
 expect_status 2 "give -a auto" bcast -a chain --tuning "$crafted"
