@@ -11,22 +11,15 @@
 #include "lib/error.h"
 #include "job.h"
 #include "lib/textin.h"
+#include "lib/units.h"
 
 #define MAGIC "lanebench-tuning 1"
 #define MAX_BYTES ((uint64_t)1 << 40) /* 1 TiB: beyond any message we send */
 
-/* A whole decimal field in [lo, hi]. */
+/* A whole decimal field in [lo, hi] (the reason is the caller's to give). */
 static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
+	return lb_parse_uint(s, lo, hi, out, NULL, 0);
 }
 
 static int parse_real(const char *s, double lo, double hi, double *out)
