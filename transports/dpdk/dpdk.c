@@ -289,7 +289,7 @@ static void nap(double seconds)
 /* --tp-opt keys: eal goes to EAL as it is (eal_args), inject and mtu are
  * parsed below. */
 static const struct lb_tp_option dpdk_options[] = {
-	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: net_af_packet on each lane)", NULL },
+	{ "eal", "ARGS", "EAL arguments for this rank, e.g. \"--no-huge -m 128 --vdev net_memif_l0_p1,...\" (without it: each lane's interface on the PMD pmd= names)", NULL },
 	{ "inject", "FAULTS", "testing: drop, duplicate or reorder received frames, drop=0.01,dup=0.01,reorder=0.01", NULL },
 	{ "silence", "SECONDS", "a peer waited for that sends nothing (data, ack or keepalive) this long is gone (0.5..1e6; default 3, or half of the connect timeout if shorter); raise it on a busy machine", NULL },
 	{ "mtu", "BYTES", "largest frame, Ethernet header not counted (576..64000; default: each lane's interface MTU on af_packet and af_xdp, else the port's)", NULL },
