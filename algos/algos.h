@@ -51,7 +51,7 @@ struct lb_algo_params {
 	enum lb_balance balance;
 	enum lb_super2 super2;
 	/* Seed 001's (cluster-agent-*) only: the agent count; 0 = the
-	 * planner's choice (algos/agent_coll.h). */
+	 * planner's choice (algos/wu/agent_coll.h). */
 	uint32_t agents;
 	/* 1: build for the simulator's port models alone, without the RECVs
 	 * (lb_schedule.sends_only): not for the validator, the executors, the
@@ -202,7 +202,7 @@ struct lb_schedule *lb_build_allgather_simultaneous(const struct lb_algo_params 
 struct lb_schedule *lb_build_multilane(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_klane(const struct lb_algo_params *prm);
 
-/* Seed 000's heuristics (algos/hetero*.c; trees on prm->platform). */
+/* Seed 000's heuristics (algos/beaumont/hetero*.c; trees on prm->platform). */
 struct lb_schedule *lb_build_topo_prune_simple(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_topo_prune_degree(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_topo_grow(const struct lb_algo_params *prm);
@@ -219,7 +219,7 @@ double lb_period_mp_grow(const struct lb_algo_params *prm);
 double lb_period_mp_prune_degree(const struct lb_algo_params *prm);
 double lb_period_lp_prune(const struct lb_algo_params *prm);
 double lb_period_lp_grow(const struct lb_algo_params *prm);
-/* cap-trees (algos/hetero_cap.c): k trees planned with the nodes' caps;
+/* cap-trees (algos/beaumont/hetero_cap.c): k trees planned with the nodes' caps;
  * its period is the bounded multi-port model's, not seed 000's. */
 struct lb_schedule *lb_build_cap_trees(const struct lb_algo_params *prm);
 double lb_period_cap_trees(const struct lb_algo_params *prm);
@@ -228,7 +228,7 @@ double lb_period_cap_trees(const struct lb_algo_params *prm);
 int lb_check_binomial_routed(const struct lb_algo_params *prm, char *err, size_t errlen);
 
 /* Seed 002's coordinator heuristics on a platform with sites
- * (algos/coord_platform.c): the coordinators' send order composed with
+ * (algos/fkaier/coord_platform.c): the coordinators' send order composed with
  * one broadcast of prm->site_algo per site. */
 struct lb_schedule *lb_build_coord_flat(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_coord_ecef(const struct lb_algo_params *prm);
@@ -249,7 +249,7 @@ double lb_makespan_coord_mostcrit(const struct lb_algo_params *prm);
 /* Sites on the platform, every coordinator pair linked, a site algorithm
  * that runs on every site with one block count. */
 int lb_check_coord(const struct lb_algo_params *prm, char *err, size_t errlen);
-/* Seed 004's HBSP^k gathers and broadcasts (algos/hbsp*.c). */
+/* Seed 004's HBSP^k gathers and broadcasts (algos/williams_parsons/hbsp*.c). */
 struct lb_schedule *lb_build_hbsp1_gather(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_hbsp2_gather(const struct lb_algo_params *prm);
 struct lb_schedule *lb_build_hbsp1_bcast(const struct lb_algo_params *prm);
@@ -260,7 +260,7 @@ double lb_hbsp_seconds_hbsp2_gather(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp1_bcast(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp1_bcast_1phase(const struct lb_algo_params *prm);
 double lb_hbsp_seconds_hbsp2_bcast(const struct lb_algo_params *prm);
-/* Seed 001's Cluster-Agent allgathers (algos/agent_coll.c): Gather-
+/* Seed 001's Cluster-Agent allgathers (algos/wu/agent_coll.c): Gather-
  * Broadcast and Two-Step on prm->platform, prm->agents agents, each
  * message cut into prm->lanes parts, one per lane. */
 struct lb_schedule *lb_build_cluster_agent_gb(const struct lb_algo_params *prm);

@@ -6,7 +6,7 @@
 #include "algos.h"
 #include "lib/stop.h"
 #include "sites.h"
-#include "platform.h"
+#include "net/platform.h"
 
 #define COORD_ALGO(fn, algo_name, text)                                      \
 	{                                                                    \
@@ -114,7 +114,7 @@ const struct lb_algo lb_algos[] = {
 		.blocks = lb_blocks_allgather,
 		.collective = "allgather",
 	},
-	/* Seed 001's Cluster-Agent allgathers (algos/agent_coll.c): the m
+	/* Seed 001's Cluster-Agent allgathers (algos/wu/agent_coll.c): the m
 	 * fastest nodes of the platform are agents (--agents, auto: the
 	 * planner's m, or on a platform with rates the m of least LogP time,
 	 * model/agent_auto.h), each the agent of a cluster of slower clients. */
@@ -142,7 +142,7 @@ const struct lb_algo lb_algos[] = {
 		.sim_logp = 1,
 		.collective = "allgather",
 	},
-	/* Seed 000's heuristics (algos/hetero*.c): trees on a platform, one
+	/* Seed 000's heuristics (algos/beaumont/hetero*.c): trees on a platform, one
 	 * lane, no closed forms but the tree's steady-state period. */
 	{
 		.name = "topo-prune-simple",
@@ -209,7 +209,7 @@ const struct lb_algo lb_algos[] = {
 		.needs = LB_ALGO_NEEDS_PLATFORM | LB_ALGO_NEEDS_LP,
 		.period = lb_period_lp_grow,
 	},
-	/* Not seed 000's: trees planned with the nodes' caps (algos/hetero_cap.c). */
+	/* Not seed 000's: trees planned with the nodes' caps (algos/beaumont/hetero_cap.c). */
 	{
 		.name = "cap-trees",
 		.summary = "k trees (1-4) grown with each node's cap in the cost, block b down tree b mod k",
@@ -218,7 +218,7 @@ const struct lb_algo lb_algos[] = {
 		.period = lb_period_cap_trees,
 		.takes = LB_TAKES_ROOT | LB_TAKES_SLICE,
 	},
-	/* Seed 002's heuristics (algos/coord*.c): the order of the
+	/* Seed 002's heuristics (algos/fkaier/coord*.c): the order of the
 	 * coordinators' whole-message sends between sites, then each site's
 	 * broadcast (--site-algo); the model's completion time. */
 	COORD_ALGO(flat, "flat", "Fkaier et al. baseline: the source's coordinator sends to every other in turn"),
@@ -233,7 +233,7 @@ const struct lb_algo lb_algos[] = {
 		   "Fkaier et al.: bottomup as printed, without the senders' ready times"),
 	COORD_ALGO(mostcrit, "mostcrit",
 		   "Fkaier et al. MostCrit: each step ecef, ecef-la or bottomup, by the most dispersed factor"),
-	/* Seed 004's HBSP^k collectives (algos/hbsp*.c): supersteps and
+	/* Seed 004's HBSP^k collectives (algos/williams_parsons/hbsp*.c): supersteps and
 	 * barriers on a platform's sites, their HBSP cost in closed form. */
 	HBSP_ALGO(hbsp1_gather, "hbsp1-gather",
 		  "Williams & Parsons HBSP^1 gather: every rank sends its share to the root, one barrier",

@@ -91,7 +91,7 @@ struct lb_op {
 /* 16 bytes: the simulator and the executors stream millions of ops. */
 _Static_assert(sizeof(struct lb_op) == 16, "struct lb_op must stay 16 bytes");
 
-struct lb_platform; /* algos/platform.h */
+struct lb_platform; /* net/platform.h */
 
 /* One rank's ops.  After lb_sched_finalize() they are grouped by lane
  * (stable, so per-lane order is the order the builder appended them in):

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform.h"
+#include "net/platform.h"
 
 int lb_sites_check(const uint32_t *first, uint32_t sites, uint32_t ranks,
 		   char *err, size_t errlen)

@@ -1,8 +1,8 @@
-/* --slice auto, its model part: the candidate slices, and for one
- * (algorithm, ranks, lanes, message size) the candidate that minimises the
- * algorithm's refined model (its cost_refined, which counts the pipeline's
- * fill and one latency per slice per hop) under a per-hop latency and lane
- * bandwidth.  model/slice.h settles small cases with the simulator. */
+/* Slice arithmetic for --slice auto: the marker that stands for the
+ * choice in a list of slices, the candidate slices, and the slice of the
+ * algorithms without a refined model.  The choice itself is
+ * model/slice_auto.h's (the refined model's pick, moved by the simulator),
+ * which engines call before anything is built. */
 #ifndef LB_ALGOS_SLICE_H
 #define LB_ALGOS_SLICE_H
 
@@ -11,8 +11,9 @@
 
 #include "algos.h"
 
-/* In a list of slice sizes: choose (model/slice.h, lb_slice_auto).  No slice is that
- * large, and the builders never see it (the engines resolve it first). */
+/* In a list of slice sizes: choose (model/slice_auto.h, lb_slice_auto).  No
+ * slice is that large, and the builders never see it (the engines resolve
+ * it first). */
 #define LB_SLICE_AUTO UINT64_MAX
 
 /* The smallest candidate: below 1 KiB a slice is all per-message cost on
@@ -31,15 +32,5 @@ size_t lb_slice_candidates(uint64_t bytes, uint64_t out[LB_SLICE_CANDIDATES_MAX]
  * model (cost_refined NULL): the paper's 1 MB slice, 1 MiB here (or the
  * whole message when smaller); --slice auto picks it for them. */
 #define LB_SLICE_PLATFORM (1u << 20)
-
-/* The candidate that minimises a->cost_refined for prm (its slice_bytes
- * ignored) with per-hop latency `latency` seconds and `lane_bw` bytes/s per
- * lane; candidates a cannot build (too many blocks) are skipped, and a tie
- * goes to the larger slice (fewer messages for the same predicted time).
- * prm must be buildable with one slice (lb_algo_check); then the result is
- * always a slice a builds.  An algorithm with no refined model gets
- * LB_SLICE_PLATFORM (capped at the message). */
-uint64_t lb_slice_refined(const struct lb_algo *a, const struct lb_algo_params *prm,
-			  double latency, double lane_bw);
 
 #endif

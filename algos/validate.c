@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/error.h"
-#include "platform.h"
+#include "net/platform.h"
 
 /* With a platform: its size fits the schedule, and op's pair is linked. */
 static int check_platform(const struct lb_schedule *s, char *err, size_t len)

@@ -3,6 +3,11 @@
 
 #include <string.h>
 
+const char *const lb_stripe_choices[] = { "on", "off", NULL };
+const char *const lb_allgather_choices[] = { "auto", "doubling", "ring", NULL };
+const char *const lb_balance_choices[] = { "equal", "speed", NULL };
+const char *const lb_super2_choices[] = { "1phase", "2phase", NULL };
+
 /* LB_TAKES_SITE_FORM, or (the network's sites) any homogeneous algorithm */
 #define TAKES_SITES (1u << 30)
 /* a refined model (lb_slice_auto's), or (the network's alpha) any algorithm */

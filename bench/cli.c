@@ -570,7 +570,6 @@ void lb_cli_list_algos(FILE *out)
 static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 		    const char *arg, char *err, size_t errlen)
 {
-	char known[256];
 	for (size_t i = 0; i < lb_nalgos; i++) {
 		if (strlen(lb_algos[i].name) != len || strncmp(lb_algos[i].name, name, len))
 			continue;
@@ -582,10 +581,34 @@ static int add_algo(struct lb_algo_set *set, const char *name, size_t len,
 		set->a[set->n++] = &lb_algos[i];
 		return 0;
 	}
-	lb_cli_algo_names(known, sizeof(known));
-	snprintf(err, errlen, "unknown algorithm '%.*s' in '%s': expected all or a comma list of %s",
-		 (int)len, name, arg, known);
+	/* the 30-odd names do not fit an error line; --help lists them, each explained */
+	snprintf(err, errlen, "unknown algorithm '%.*s' in '%s': expected all or a comma list of "
+		 "the algorithms --help lists", (int)len, name, arg);
 	return -1;
+}
+
+/* The comma list's items in [p, end) added to set (all: the homogeneous
+ * broadcasts, the others needing a platform or being other collectives);
+ * an error names the item and the whole argument, arg. */
+static int add_items(struct lb_algo_set *set, const char *p, const char *end, const char *arg,
+		     char *err, size_t errlen)
+{
+	if (end - p == 3 && strncmp(p, "all", 3) == 0) {
+		for (size_t i = 0; i < lb_nalgos; i++)
+			if (lb_algo_homogeneous_bcast(&lb_algos[i]))
+				(void)add_algo(set, lb_algos[i].name, strlen(lb_algos[i].name), arg,
+					       err, errlen); /* known; a full set keeps what fits */
+		return 0;
+	}
+	for (;; p++) {
+		size_t len = strcspn(p, ",");
+		len = len < (size_t)(end - p) ? len : (size_t)(end - p);
+		if (add_algo(set, p, len, arg, err, errlen))
+			return -1;
+		p += len;
+		if (p >= end)
+			return 0;
+	}
 }
 
 /* "interrupted (SIGINT): kept 12 rows in f.csv, marked incomplete", said
@@ -686,46 +709,49 @@ void lb_cli_show_algos(const void *target, struct lb_buf *out)
 		lb_buf_add(out, "%s%s", i ? "," : "", set->a[i]->name);
 }
 
+/* Where "auto" stands in a comma list: its offset, or NULL. */
+static const char *auto_item(const char *arg)
+{
+	for (const char *p = arg;; p++) {
+		size_t len = strcspn(p, ",");
+		if (len == 4 && strncmp(p, "auto", 4) == 0)
+			return p;
+		p += len;
+		if (!*p)
+			return NULL;
+	}
+}
+
+/* The list without its auto item: the algorithms before it, then those
+ * after it (each once), and auto where it stood -- so that a benchmark can
+ * place auto's rows anywhere in the job's order. */
 int lb_cli_set_bcast_algos(void *target, const char *arg, char *err, size_t errlen)
 {
-	struct lb_algo_set *set = target;
-	size_t len = strcspn(arg, ",");
-	if (len != 4 || strncmp(arg, "auto", 4))
+	const char *at = auto_item(arg);
+	if (!at)
 		return lb_cli_set_algos(target, arg, err, errlen);
-	if (arg[4] && lb_cli_set_algos(target, arg + 5, err, errlen))
+	struct lb_algo_set set = { .n = 0 };
+	if (at > arg && add_items(&set, arg, at - 1, arg, err, errlen))
 		return -1;
-	if (!arg[4])
-		set->n = 0;
-	for (size_t i = 0; i < set->n; i++)
-		if (set->a[i] == &lb_coll_auto)
-			return 0;
-	if (set->n == LB_ALGO_SET_MAX)
-		return lb_errf(err, errlen, "more than %d algorithms", LB_ALGO_SET_MAX);
-	memmove(set->a + 1, set->a, set->n * sizeof(set->a[0]));
-	set->a[0] = &lb_coll_auto;
-	set->n++;
+	size_t pos = set.n;
+	if (at[4] && auto_item(at + 5))
+		return lb_errf(err, errlen, "auto is listed twice in '%s'", arg);
+	if (at[4] && add_items(&set, at + 5, at + strlen(at), arg, err, errlen))
+		return -1;
+	if (set.n == LB_ALGO_SET_MAX)
+		return lb_errf(err, errlen, "more than %d algorithms", LB_ALGO_SET_MAX - 1);
+	memmove(set.a + pos + 1, set.a + pos, (set.n - pos) * sizeof(set.a[0]));
+	set.a[pos] = &lb_coll_auto;
+	set.n++;
+	*(struct lb_algo_set *)target = set;
 	return 0;
 }
 
 int lb_cli_set_algos(void *target, const char *arg, char *err, size_t errlen)
 {
 	struct lb_algo_set set = { .n = 0 };
-	if (strcmp(arg, "all") == 0) { /* the homogeneous broadcasts: the others need a
-					* platform, or are other collectives */
-		for (size_t i = 0; i < lb_nalgos && set.n < LB_ALGO_SET_MAX; i++)
-			if (lb_algo_homogeneous_bcast(&lb_algos[i]))
-				set.a[set.n++] = &lb_algos[i];
-		*(struct lb_algo_set *)target = set;
-		return 0;
-	}
-	for (const char *p = arg;; p++) {
-		size_t len = strcspn(p, ",");
-		if (add_algo(&set, p, len, arg, err, errlen))
-			return -1;
-		p += len;
-		if (!*p)
-			break;
-	}
+	if (add_items(&set, arg, arg + strlen(arg), arg, err, errlen))
+		return -1;
 	*(struct lb_algo_set *)target = set;
 	return 0;
 }

@@ -252,6 +252,13 @@ int lb_cli_check_stdout(const struct lb_cmd *cmd, const struct lb_cli_json *j,
  * or LB_EXIT_FAILED (the error printed). */
 int lb_cli_finish_json(const struct lb_cmd *cmd, struct lb_cli_json *j, int rc, const char *why);
 
+/* --json FILE of a command whose rows are all at hand (plan, topo, lp):
+ * the document of table t (report/json.h: lb_json_write_table, its rows
+ * given ctx), with the provenance of cmd's options at base.  0, or -1
+ * after saying why, naming --json. */
+int lb_cli_write_json(const struct lb_cmd *cmd, const void *base, const char *path,
+		      const struct lb_json_table *t, const void *ctx);
+
 /* For commands run by every rank of a job: 0 when this process is a rank
  * of a job of at least min_ranks (from the environment), else prints why
  * and how to launch one, and returns LB_EXIT_USAGE. */

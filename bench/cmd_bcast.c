@@ -17,7 +17,6 @@
 #include "engine/tuning.h"
 #include "platform_file.h"
 #include "algo_opt.h"
-#include "agents_opt.h"
 #include "root_opt.h"
 #include "site_opt.h"
 #include "report/csv.h"
@@ -45,15 +44,11 @@ struct bcast_opts {
 
 #define OFF(f) offsetof(struct bcast_opts, f)
 
-static const char *const on_off[] = { "on", "off", NULL };
-static const char *const allgathers[] = { "auto", "doubling", "ring", NULL };
 static const char *const idles[] = { "spin", "yield", "sleep", NULL };
-static const char *const balances[] = { "equal", "speed", NULL };
-static const char *const super2s[] = { "1phase", "2phase", NULL };
 static const char *const sim_models[] = { "auto", "fluid", "fluid-rtt", "multi-port", "bounded", NULL };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below); auto (first in the list): per size the --tuning table's measured pick when it is for this job, else the model's fastest",
+	{ LB_OPT("algorithm", 'a', "LIST", "algorithms: all (the broadcasts that need no --platform), or a comma list of names (see below); auto (anywhere in the list): per size the --tuning table's measured pick when it is for this job, else the model's fastest",
 	  LB_OPT_HANDLER, OFF(algos)), .def = "all", .handler = lb_cli_set_bcast_algos,
 	  .show = lb_cli_show_algos },
 	{ LB_OPT("message-size", 'm', "SIZES", "message sizes, list and ranges: 4K,1M, 4K:16M (doubling) or 4K:16M:4 (x4); an allgather's is each rank's contribution (p x it in all)",
@@ -74,27 +69,15 @@ static const struct lb_opt opts[] = {
 	{ LB_OPT("idle", 0, NULL, "what a lane thread does with nothing to do (sleep when ranks share cores)",
 	  LB_OPT_ENUM, OFF(idle)), .def = "sleep", .choices = idles },
 	LB_TP_OPTION_ROWS(OFF(tpo)),
-	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
-	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on", .choices = on_off },
-	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
-	  LB_OPT_ENUM, OFF(allgather)), .def = "auto", .choices = allgathers },
-	{ LB_OPT("balance", 0, NULL, "Williams & Parsons' HBSP^k (hbsp*, seed 004, with --platform): each rank's share of the message, equal or proportional to its speed on the platform",
-	  LB_OPT_ENUM, OFF(balance)), .def = "equal", .choices = balances },
-	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
-	  LB_OPT_ENUM, OFF(super2)), .def = "1phase", .choices = super2s },
-	LB_AGENTS_OPT(OFF(agents)),
+	LB_ALGO_OPT_ROWS(struct bcast_opts),
 	{ LB_OPT("lane-rate", 0, "RATE", "line rate of one lane for the efficiency column (200mbit); default: asked from the transport",
 	  LB_OPT_RATE, OFF(lane_rate)) },
-	{ LB_OPT("site-algo", 0, "NAME", "Fkaier et al.'s algorithms (flat ... mostcrit, seed 002): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
-	  LB_OPT_STRING, OFF(site_algo)) },
+	LB_SITE_ALGO_ROW(struct bcast_opts),
 	{ LB_OPT("tuning", 0, "FILE", "-a auto's table of measured picks (lanebench tune writes it); used when its key (transport, ranks, lanes, lane rate) is the job's, else the model",
 	  LB_OPT_STRING, OFF(tuning)) },
 	{ LB_OPT("platform", 0, "FILE", "the network (a platform file, e.g. from lanebench calibrate): the platform algorithms need it, the others are checked against its links; a node per rank, every rank given the same file",
 	  LB_OPT_STRING, OFF(platform)) },
-	{ LB_OPT("sites", 0, "N", "the ranks as N equal sites (as the multi-lane paper, seed 003): multilane chains them, binary and binomial send to each other site's first rank first (the WAN itself is the network's, e.g. scripts/cluster --sites; --wan-lat and --wan-bw describe it to the predictions)",
-	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
-	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8; their total the job's size); without it and --sites, a --platform's site lines",
-	  LB_OPT_STRING, OFF(site_sizes)) },
+	LB_SITES_ROWS(struct bcast_opts),
 	{ LB_OPT("wan-lat", 0, "SECONDS", "with sites: the WAN's time in flight between them (one way), for the predictions: sim_seconds and the two-site table_seconds (scripts/cluster's --wan-delay); not with --platform, whose links carry its WAN",
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
 	{ LB_OPT("wan-bw", 0, "RATE", "with sites: the bandwidth cap of a transfer between them, for the simulator (a lane's share of the WAN: scripts/cluster's --wan-rate; default none beyond the calibrated lanes)",
@@ -408,6 +391,14 @@ static int check_wan(const struct lb_cmd *cmd, const struct bcast_opts *o,
 	return 0;
 }
 
+static int lists_auto(const struct lb_algo_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->a[i] == &lb_coll_auto)
+			return 1;
+	return 0;
+}
+
 /* --tuning: read and checked, for -a auto (whether it is for this job is
  * the engine's to say, once the job is open); NULL without one.  -a auto
  * with --platform is refused here too: before any job. */
@@ -415,14 +406,14 @@ static int tuning_of(const struct lb_cmd *cmd, const struct bcast_opts *o, struc
 {
 	char err[512];
 	*t = NULL;
-	if (o->algos.n && o->algos.a[0] == &lb_coll_auto && o->platform) {
+	if (lists_auto(&o->algos) && o->platform) {
 		lb_cli_error(cmd, "platform", "not with -a auto yet: a platform's agents and LPs are "
 			     "resolved before auto chooses; name the algorithms");
 		return LB_EXIT_USAGE;
 	}
 	if (!o->tuning)
 		return 0;
-	if (!o->algos.n || o->algos.a[0] != &lb_coll_auto) {
+	if (!lists_auto(&o->algos)) {
 		lb_cli_error(cmd, "tuning", "is -a auto's table: give -a auto");
 		return LB_EXIT_USAGE;
 	}
@@ -450,6 +441,36 @@ static int run_sinks(const struct lb_coll_params *p, struct bcast_out *out,
 	return lb_coll_run(p, &sink, err, len);
 }
 
+/* The user's inputs, checked in the order their errors are told: the
+ * tuning table first (no job needed), the job, the platform, the roots
+ * (every node reachable from each on a platform), the sites and the WAN.
+ * On an error all of them are freed. */
+static int inputs_of(const struct lb_cmd *cmd, const struct bcast_opts *o,
+		     struct lb_tuning **tuning, struct lb_platform **pf, struct lb_list *roots,
+		     struct lb_cli_sites *sites)
+{
+	int rc = tuning_of(cmd, o, tuning);
+	if (rc == 0)
+		rc = lb_cli_require_job(cmd, 1);
+	if (rc == 0)
+		rc = platform_of(cmd, o, pf);
+	if (rc == 0)
+		rc = roots_of(cmd, o, *pf, roots);
+	if (rc == 0 && *pf)
+		rc = check_reach(cmd, o, *pf, roots);
+	if (rc == 0)
+		rc = sites_of(cmd, o, *pf, sites);
+	if (rc == 0)
+		rc = check_wan(cmd, o, *pf, sites);
+	if (rc) {
+		free(sites->first);
+		free(roots->v);
+		lb_platform_free(*pf);
+		free(*tuning);
+	}
+	return rc;
+}
+
 static int bcast(const struct lb_cmd *cmd, void *base)
 {
 	const struct bcast_opts *o = base;
@@ -460,30 +481,13 @@ static int bcast(const struct lb_cmd *cmd, void *base)
 	struct lb_list roots = { 0 };
 	struct lb_platform *pf = NULL;
 	struct lb_tuning *tuning = NULL;
+	struct lb_cli_sites sites = { .sites = 1 };
 	char err[512] = "";
 	if (lb_cli_check_stdout(cmd, &json, o->output))
 		return LB_EXIT_USAGE;
-	int rc = tuning_of(cmd, o, &tuning); /* the user's input first: no job needed */
-	if (rc == 0)
-		rc = lb_cli_require_job(cmd, 1);
-	if (rc == 0)
-		rc = platform_of(cmd, o, &pf);
-	if (rc == 0)
-		rc = roots_of(cmd, o, pf, &roots);
-	if (rc == 0 && pf) /* every node reachable from each root */
-		rc = check_reach(cmd, o, pf, &roots);
-	struct lb_cli_sites sites = { .sites = 1 };
-	if (rc == 0)
-		rc = sites_of(cmd, o, pf, &sites);
-	if (rc == 0)
-		rc = check_wan(cmd, o, pf, &sites);
-	if (rc) {
-		free(sites.first);
-		free(roots.v);
-		lb_platform_free(pf);
-		free(tuning);
+	int rc = inputs_of(cmd, o, &tuning, &pf, &roots, &sites);
+	if (rc)
 		return rc;
-	}
 	out.nroots = roots.n;
 	struct lb_coll_params p = params_of(cmd, o, &roots);
 	p.platform = pf;

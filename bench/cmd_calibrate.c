@@ -1,6 +1,6 @@
 /* lanebench calibrate: every ordered pair of the job's ranks measured on
  * every lane (engine/calibpairs.h), written by rank 0 as a platform file
- * (algos/platform.h) that plan, sim, lp and bcast read with --platform. */
+ * (net/platform.h) that plan, sim, lp and bcast read with --platform. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

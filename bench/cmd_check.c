@@ -964,6 +964,22 @@ static int run_sinks(const struct lb_check_params *p, struct check_out *out,
 	return lb_check_run(p, &sink, err, len);
 }
 
+static void check_out_free(struct check_out *out)
+{
+	free(out->json_beside);
+	free(out->html_beside);
+	lb_check_page_free(out->page);
+	lb_buf_free(&out->csv_path);
+	lb_buf_free(&out->fails);
+	lb_buf_free(&out->port_list);
+	lb_buf_free(&out->warns); /* verdict() frees these; a failed run did not reach it */
+	lb_buf_free(&out->inventory);
+	lb_buf_free(&out->burnin);
+	lb_buf_free(&out->held);
+	lb_buf_free(&out->not_held);
+	free_hosts(out);
+}
+
 static int check(const struct lb_cmd *cmd, void *base)
 {
 	const struct check_opts *o = base;
@@ -1018,142 +1034,156 @@ static int check(const struct lb_cmd *cmd, void *base)
 	} else if (!(rc || status)) {
 		status = json_rc;
 	}
-	free(out.json_beside);
-	free(out.html_beside);
-	lb_check_page_free(out.page);
-	lb_buf_free(&out.csv_path);
-	lb_buf_free(&out.fails);
-	lb_buf_free(&out.port_list);
-	lb_buf_free(&out.warns); /* verdict() frees these; a failed run did not reach it */
-	lb_buf_free(&out.inventory);
-	lb_buf_free(&out.burnin);
-	lb_buf_free(&out.held);
-	lb_buf_free(&out.not_held);
-	free_hosts(&out);
+	check_out_free(&out);
 	return status;
 }
+
+/* The help after the algorithms, a part each, in the order check_more_help
+ * prints them: the job, the three phases, the links and --rerun. */
+static const char check_help_phases[] =
+	"\n"
+	"Accepts a cluster: every rank of a job of at least two runs it (launched as\n"
+	"for bcast: see lanebench bcast --help).\n"
+	"\nPhase 1, ports: per lane, rounds of pairs -- 0-1, 2-3, ...; then 1-2, 3-4,\n"
+	"..., p-1 - 0; with an odd count a third round pairs the two ranks that sat\n"
+	"out -- so every port meets two partners (one with 2 ranks).  The pairs of a\n"
+	"round run at once, as a job loads the fabric.  Per pair: one-way latency of\n"
+	"an 8-byte ping-pong (median of --lat-iterations), then --window messages of\n"
+	"--bw-size streamed each way (the best of --iterations: noise only slows a\n"
+	"window down).  Every byte that arrives is checked against a pattern that\n"
+	"changes with every repetition.\n"
+	"A link A->B runs at min(A's tx, B's rx), so a port's tx and rx are the best\n"
+	"over its partners: a degraded port is low with every partner, its healthy\n"
+	"partners are not.  A pair below --min-bw of the median is measured once\n"
+	"more and keeps its better figures (noise only slows a pair down).\n"
+	"--pattern shift instead: per lane, for d = 1 .. p-1, every rank sends to\n"
+	"rank + d while it receives from rank - d, all at once (mpiGraph's shift):\n"
+	"the lane's whole N x N matrix, each window timed by its receiver from its\n"
+	"first message to its last; the bootstrap's 16 MiB gather bounds it: at\n"
+	"most 1024 ranks with 2 lanes, 512 with 8, refused beyond (use neighbours\n"
+	"or bisection).  --pattern bisection: every rank with rank +\n"
+	"p/2, every lane at once (a port and its one partner cannot be told apart).\n"
+	"Links: every directed pair measured is a row of phase link (rank sends,\n"
+	"peer receives).  A cell below --min-bw of the median of its row and of its\n"
+	"column is a slow LINK (measured once more first), named 'link 3->7 on lane\n"
+	"0 (rail1)'; a row (a sender) or column (a receiver) low throughout names\n"
+	"the PORT, in its port row's reason (FAIL over 3 or more cells, else WARN).\n"
+	"--rerun RECORD: the ports of an earlier check's record (CSV) that FAILed,\n"
+	"WARNed or ERRed, each measured again with up to 3 partners that passed\n"
+	"there, and the partners with each other (only those pairs; no phase 2 or\n"
+	"3); a suspect is judged against what the partners reach with each other:\n"
+	"'held: ...' or 'did not hold: PASS now'; exit 1 when any held.  No such port in RECORD: said (with its failed links, which a\n"
+	"rerun does not retest), exit 0.  The job must run the record's hosts in\n"
+	"its order (else refused, naming the rank), every rank reading RECORD.\n"
+	"Phase 2, aggregate: every lane of a rank at once with the same partners,\n"
+	"each way; the rank's sum, best over its partners (a slow round again).\n"
+	"Phase 3, collectives: one per algorithm (-a: all, the broadcasts, by\n"
+	"default; allgathers; or names) of -m bytes (an allgather: each rank's\n"
+	"contribution), by the collective engine with its calibration and --slice\n"
+	"auto; measured median time over the simulated one, and an allgather's over\n"
+	"its receive bound: every rank receives the other p - 1 contributions, so\n"
+	"none ends before (p - 1) m / (the sum of a rank's lanes' rx from phase 1),\n"
+	"the largest over ranks -- (p - 1) m / (k B) on k lanes of rate B.  Skipped\n"
+	"when a port carried no traffic or any pair failed.\n";
+
+/* Burn-in (--duration). */
+static const char check_help_burnin[] =
+	"\nBurn-in (--duration TIME: 90s, 10m, 1h): phase 1 again and again until\n"
+	"TIME is over (a pass already started finishes; rank 0 decides for all),\n"
+	"then phases 2 and 3 once.  Per --interval (default a tenth of TIME, at\n"
+	"least one pass) every port keeps its best tx and rx; after each, rank 0\n"
+	"prints one line on stderr at once: 'burn-in 3/10 (3m of 10m): 16 ports,\n"
+	"lowest rank 5 lane 1 at 61% of expected, 0 failing' (expected here:\n"
+	"--lane-rate, else the interval's median port).  A port FAILs when an\n"
+	"interval fell below --min-bw of its expected rate, naming the intervals\n"
+	"(a flapping link or a port that degrades warm), and WARNs when its rate\n"
+	"varied by more than --max-spread of its best.  The record has a row of\n"
+	"phase interval per port per interval.\n";
+
+/* What every rank reads of its ports. */
+static const char check_help_inventory[] =
+	"\nBefore any traffic every rank reads its ports: link state, speed, width,\n"
+	"MTU, driver and firmware, PCIe link now and at most, NUMA node; for RDMA\n"
+	"the verbs port (state, active MTU, GID); for DPDK what the PMD reports.\n"
+	"Their error and drop counters are read before and after phases 1 and 2,\n"
+	"the transport's retransmissions around every pair.\n";
+
+/* The verdicts and what a port is judged against. */
+static const char check_help_verdicts[] =
+	"\nVerdicts: PASS, WARN, FAIL or ERROR (the check cannot tell: a silent port\n"
+	"whose partners were silent too) per port, per host (the worst of its\n"
+	"ports and aggregate) and per collective, with the reasons in words.  What\n"
+	"a port should show comes from --expect FILE (docs/check-expect.md), else\n"
+	"from its lane's majority -- never from the port itself: a 100G NIC that\n"
+	"negotiated 50G is judged against the others' 100G.  A port FAILs when\n"
+	"- its link is down, its speed, MTU or PCIe link differs from the file or\n"
+	"  the majority, or its PCIe link runs below the device's own maximum;\n"
+	"- its tx or rx is below --min-bw of expected (--lane-rate, else the\n"
+	"  file's or the majority's speed, else the median of the cluster's ports,\n"
+	"  tx and rx apart; against the median it must also lie outside the\n"
+	"  ports' spread, 3 MADs, and among fewer than 5 ports it only warns);\n"
+	"- every partner retransmitted more than --max-loss of what it sent it\n"
+	"  (or it, of what it sent them); an error counter grew by more than\n"
+	"  --max-errors, or a drop counter by more than --max-loss of its packets;\n"
+	"- its latency is above --max-lat;\n"
+	"- it carried nothing with any partner within a quarter of --timeout:\n"
+	"  then it asks (ARP, from its interface) which lane's peers answer it,\n"
+	"  and says where it is cabled.\n"
+	"A port that looks slow or lossy with both partners meets a third before\n"
+	"it is blamed.  A firmware or driver version off the lane's majority, or a\n"
+	"lane split on a fact with no majority, WARNs.  A rank's aggregate FAILs\n"
+	"below --min-bw of the sum of its ports' expected rates (without known\n"
+	"rates: of the median aggregate).  A collective FAILs when measured /\n"
+	"simulated exceeds --max-model-ratio; an allgather also above\n"
+	"--max-bound-ratio x its receive bound, named with the rank that bound\n"
+	"comes from and that rank's slowest lane.  Shares are written 0.9, 90%\n"
+	"or '90 %' (a bare 90 is refused).  docs/check.md has more.\n"
+	"Every failure and warning is named on its own line (rank, host, lane, NIC,\n"
+	"what was measured or read, and what was expected), then every host's\n"
+	"verdict; the last line is the verdict: 'check: PASS (...)' or\n"
+	"'check: FAIL (...)'.  The host is $LANEBENCH_HOST, else the network\n"
+	"namespace's name (the emulated cluster), else the host name.\n";
+
+/* The record: CSV, JSON, the HTML page, the time line. */
+static const char check_help_record[] =
+	"\nThe record: rank 0 always keeps the rows (phase port, aggregate, bcast: a\n"
+	"collective of phase 3) as CSV, results/<UTC time>-check-<transport>-p<ranks>\n"
+	"-k<lanes>.csv (or -o FILE; -o -: stdout), and as JSON beside it, the same\n"
+	"name with .json (or --json FILE; none with -o - alone), and the report as\n"
+	"one HTML page beside it, .html (or --html FILE; none: no page; none with\n"
+	"-o - alone): the verdict, the failures with their causes, the hosts, per\n"
+	"lane the N x N matrix of link rows as a heatmap, the inventory with\n"
+	"values off the lane's majority marked, the counters that grew, the\n"
+	"collectives; self-contained (no script, nothing fetched).  lanebench\n"
+	"report RECORD.csv writes the page again.  The line before the verdict\n"
+	"says where: 'record: results/....csv, results/....json, results/....html'\n"
+	"-- and the one before it where the time went: 'time: setup 2.1 s, ports\n"
+	"8.0 s, aggregate 3.2 s, gather 0.1 s, collectives 4.5 s, report 0.1 s\n"
+	"(total 18.0 s)' (setup: the job's rendezvous, inventory and connections;\n"
+	"gather: to rank 0).\n"
+	"Columns: results/README.md; lanebench compare A.csv B.csv diffs two.\n";
+
+/* Failed pairs, the limits, the exit status. */
+static const char check_help_limits[] =
+	"\nA pair that fails is given up on its lane (what was outstanding with the\n"
+	"partner is dropped): a pulled rail costs only the ports that touch it, and\n"
+	"its partners pass with their other partner.\n"
+	"\nLimits: with 2 ranks a port has one partner and cannot be told from it.\n"
+	"\nExit status: 0 every check passed; 1 a check failed (or the run did, as\n"
+	"for bcast); 2 bad usage; 3 another rank died, disconnected or failed itself\n"
+	"(named); 128+N stopped by signal N.\n";
 
 static void check_more_help(FILE *out)
 {
 	lb_cli_list_tp_options(out);
 	fputs("\nalgorithms:\n", out);
 	lb_cli_list_algos(out);
-	fputs("\n"
-	      "Accepts a cluster: every rank of a job of at least two runs it (launched as\n"
-	      "for bcast: see lanebench bcast --help).\n"
-	      "\nPhase 1, ports: per lane, rounds of pairs -- 0-1, 2-3, ...; then 1-2, 3-4,\n"
-	      "..., p-1 - 0; with an odd count a third round pairs the two ranks that sat\n"
-	      "out -- so every port meets two partners (one with 2 ranks).  The pairs of a\n"
-	      "round run at once, as a job loads the fabric.  Per pair: one-way latency of\n"
-	      "an 8-byte ping-pong (median of --lat-iterations), then --window messages of\n"
-	      "--bw-size streamed each way (the best of --iterations: noise only slows a\n"
-	      "window down).  Every byte that arrives is checked against a pattern that\n"
-	      "changes with every repetition.\n"
-	      "A link A->B runs at min(A's tx, B's rx), so a port's tx and rx are the best\n"
-	      "over its partners: a degraded port is low with every partner, its healthy\n"
-	      "partners are not.  A pair below --min-bw of the median is measured once\n"
-	      "more and keeps its better figures (noise only slows a pair down).\n"
-	      "--pattern shift instead: per lane, for d = 1 .. p-1, every rank sends to\n"
-	      "rank + d while it receives from rank - d, all at once (mpiGraph's shift):\n"
-	      "the lane's whole N x N matrix, each window timed by its receiver from its\n"
-	      "first message to its last; the bootstrap's 16 MiB gather bounds it: at\n"
-	      "most 1024 ranks with 2 lanes, 512 with 8, refused beyond (use neighbours\n"
-	      "or bisection).  --pattern bisection: every rank with rank +\n"
-	      "p/2, every lane at once (a port and its one partner cannot be told apart).\n"
-	      "Links: every directed pair measured is a row of phase link (rank sends,\n"
-	      "peer receives).  A cell below --min-bw of the median of its row and of its\n"
-	      "column is a slow LINK (measured once more first), named 'link 3->7 on lane\n"
-	      "0 (rail1)'; a row (a sender) or column (a receiver) low throughout names\n"
-	      "the PORT, in its port row's reason (FAIL over 3 or more cells, else WARN).\n"
-	      "--rerun RECORD: the ports of an earlier check's record (CSV) that FAILed,\n"
-	      "WARNed or ERRed, each measured again with up to 3 partners that passed\n"
-	      "there, and the partners with each other (only those pairs; no phase 2 or\n"
-	      "3); a suspect is judged against what the partners reach with each other:\n"
-	      "'held: ...' or 'did not hold: PASS now'; exit 1 when any held.  No such port in RECORD: said (with its failed links, which a\n"
-	      "rerun does not retest), exit 0.  The job must run the record's hosts in\n"
-	      "its order (else refused, naming the rank), every rank reading RECORD.\n"
-	      "Phase 2, aggregate: every lane of a rank at once with the same partners,\n"
-	      "each way; the rank's sum, best over its partners (a slow round again).\n"
-	      "Phase 3, collectives: one per algorithm (-a: all, the broadcasts, by\n"
-	      "default; allgathers; or names) of -m bytes (an allgather: each rank's\n"
-	      "contribution), by the collective engine with its calibration and --slice\n"
-	      "auto; measured median time over the simulated one, and an allgather's over\n"
-	      "its receive bound: every rank receives the other p - 1 contributions, so\n"
-	      "none ends before (p - 1) m / (the sum of a rank's lanes' rx from phase 1),\n"
-	      "the largest over ranks -- (p - 1) m / (k B) on k lanes of rate B.  Skipped\n"
-	      "when a port carried no traffic or any pair failed.\n"
-	      "\nBurn-in (--duration TIME: 90s, 10m, 1h): phase 1 again and again until\n"
-	      "TIME is over (a pass already started finishes; rank 0 decides for all),\n"
-	      "then phases 2 and 3 once.  Per --interval (default a tenth of TIME, at\n"
-	      "least one pass) every port keeps its best tx and rx; after each, rank 0\n"
-	      "prints one line on stderr at once: 'burn-in 3/10 (3m of 10m): 16 ports,\n"
-	      "lowest rank 5 lane 1 at 61% of expected, 0 failing' (expected here:\n"
-	      "--lane-rate, else the interval's median port).  A port FAILs when an\n"
-	      "interval fell below --min-bw of its expected rate, naming the intervals\n"
-	      "(a flapping link or a port that degrades warm), and WARNs when its rate\n"
-	      "varied by more than --max-spread of its best.  The record has a row of\n"
-	      "phase interval per port per interval.\n"
-	      "\nBefore any traffic every rank reads its ports: link state, speed, width,\n"
-	      "MTU, driver and firmware, PCIe link now and at most, NUMA node; for RDMA\n"
-	      "the verbs port (state, active MTU, GID); for DPDK what the PMD reports.\n"
-	      "Their error and drop counters are read before and after phases 1 and 2,\n"
-	      "the transport's retransmissions around every pair.\n"
-	      "\nVerdicts: PASS, WARN, FAIL or ERROR (the check cannot tell: a silent port\n"
-	      "whose partners were silent too) per port, per host (the worst of its\n"
-	      "ports and aggregate) and per collective, with the reasons in words.  What\n"
-	      "a port should show comes from --expect FILE (docs/check-expect.md), else\n"
-	      "from its lane's majority -- never from the port itself: a 100G NIC that\n"
-	      "negotiated 50G is judged against the others' 100G.  A port FAILs when\n"
-	      "- its link is down, its speed, MTU or PCIe link differs from the file or\n"
-	      "  the majority, or its PCIe link runs below the device's own maximum;\n"
-	      "- its tx or rx is below --min-bw of expected (--lane-rate, else the\n"
-	      "  file's or the majority's speed, else the median of the cluster's ports,\n"
-	      "  tx and rx apart; against the median it must also lie outside the\n"
-	      "  ports' spread, 3 MADs, and among fewer than 5 ports it only warns);\n"
-	      "- every partner retransmitted more than --max-loss of what it sent it\n"
-	      "  (or it, of what it sent them); an error counter grew by more than\n"
-	      "  --max-errors, or a drop counter by more than --max-loss of its packets;\n"
-	      "- its latency is above --max-lat;\n"
-	      "- it carried nothing with any partner within a quarter of --timeout:\n"
-	      "  then it asks (ARP, from its interface) which lane's peers answer it,\n"
-	      "  and says where it is cabled.\n"
-	      "A port that looks slow or lossy with both partners meets a third before\n"
-	      "it is blamed.  A firmware or driver version off the lane's majority, or a\n"
-	      "lane split on a fact with no majority, WARNs.  A rank's aggregate FAILs\n"
-	      "below --min-bw of the sum of its ports' expected rates (without known\n"
-	      "rates: of the median aggregate).  A collective FAILs when measured /\n"
-	      "simulated exceeds --max-model-ratio; an allgather also above\n"
-	      "--max-bound-ratio x its receive bound, named with the rank that bound\n"
-	      "comes from and that rank's slowest lane.  Shares are written 0.9, 90%\n"
-	      "or '90 %' (a bare 90 is refused).  docs/check.md has more.\n"
-	      "Every failure and warning is named on its own line (rank, host, lane, NIC,\n"
-	      "what was measured or read, and what was expected), then every host's\n"
-	      "verdict; the last line is the verdict: 'check: PASS (...)' or\n"
-	      "'check: FAIL (...)'.  The host is $LANEBENCH_HOST, else the network\n"
-	      "namespace's name (the emulated cluster), else the host name.\n"
-	      "\nThe record: rank 0 always keeps the rows (phase port, aggregate, bcast: a\n"
-	      "collective of phase 3) as CSV, results/<UTC time>-check-<transport>-p<ranks>\n"
-	      "-k<lanes>.csv (or -o FILE; -o -: stdout), and as JSON beside it, the same\n"
-	      "name with .json (or --json FILE; none with -o - alone), and the report as\n"
-	      "one HTML page beside it, .html (or --html FILE; none: no page; none with\n"
-	      "-o - alone): the verdict, the failures with their causes, the hosts, per\n"
-	      "lane the N x N matrix of link rows as a heatmap, the inventory with\n"
-	      "values off the lane's majority marked, the counters that grew, the\n"
-	      "collectives; self-contained (no script, nothing fetched).  lanebench\n"
-	      "report RECORD.csv writes the page again.  The line before the verdict\n"
-	      "says where: 'record: results/....csv, results/....json, results/....html'\n"
-	      "-- and the one before it where the time went: 'time: setup 2.1 s, ports\n"
-	      "8.0 s, aggregate 3.2 s, gather 0.1 s, collectives 4.5 s, report 0.1 s\n"
-	      "(total 18.0 s)' (setup: the job's rendezvous, inventory and connections;\n"
-	      "gather: to rank 0).\n"
-	      "Columns: results/README.md; lanebench compare A.csv B.csv diffs two.\n"
-	      "\nA pair that fails is given up on its lane (what was outstanding with the\n"
-	      "partner is dropped): a pulled rail costs only the ports that touch it, and\n"
-	      "its partners pass with their other partner.\n"
-	      "\nLimits: with 2 ranks a port has one partner and cannot be told from it.\n"
-	      "\nExit status: 0 every check passed; 1 a check failed (or the run did, as\n"
-	      "for bcast); 2 bad usage; 3 another rank died, disconnected or failed itself\n"
-	      "(named); 128+N stopped by signal N.\n", out);
+	fputs(check_help_phases, out);
+	fputs(check_help_burnin, out);
+	fputs(check_help_inventory, out);
+	fputs(check_help_verdicts, out);
+	fputs(check_help_record, out);
+	fputs(check_help_limits, out);
 }
 
 static int run_check(const struct lb_cmd *cmd, int argc, char **argv)

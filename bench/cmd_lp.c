@@ -32,7 +32,7 @@ static const char *const phase2_meaning[] = {
 };
 
 static const struct lb_opt opts[] = {
-	{ LB_OPT("platform", 0, "FILE", "the platform file ('-': stdin; format: algos/platform.h)",
+	{ LB_OPT("platform", 0, "FILE", "the platform file ('-': stdin; format: net/platform.h)",
 		 LB_OPT_STRING, OFF(platform)), .required = 1 },
 	{ LB_OPT("root", 0, "R", "the node that broadcasts", LB_OPT_UINT, OFF(root)),
 	  .def = "0", .min = 0, .max = LB_PLATFORM_MAX_NODES - 1 },
@@ -95,59 +95,45 @@ static const struct lb_col lp_columns[] = {
 
 #define NLP_COLUMNS (sizeof(lp_columns) / sizeof(lp_columns[0]))
 
-static int json_row(struct lb_json *j, const union lb_val *v, char *err, size_t len)
-{
-	const struct lb_result r = { .cols = lp_columns, .ncols = NLP_COLUMNS, .vals = v };
-	return lb_json_sink_row(j, &r, err, len);
-}
+/* What the rows are made of: the options (slice, lane), the platform, the
+ * solution. */
+struct lp_json {
+	const struct lp_opts *o;
+	const struct lb_platform *pf;
+	const struct lb_lp_result *r;
+};
 
-static int json_rows(struct lb_json *j, const struct lp_opts *o, const struct lb_platform *pf,
-		     const struct lb_lp_result *r, char *err, size_t len)
+static int json_rows(struct lb_json *j, const void *ctx, char *err, size_t len)
 {
+	const struct lp_json *in = ctx;
+	const struct lp_opts *o = in->o;
+	const struct lb_lp_result *r = in->r;
 	double slice = (double)o->slice;
 	const union lb_val bound[NLP_COLUMNS] = {
 		{ .s = "bound" }, { .d = NAN }, { .d = NAN }, { .d = r->tp },
 		{ .d = r->tp * slice }, { .d = 1 / r->tp }, { .d = NAN },
 	};
-	if (json_row(j, bound, err, len))
+	if (lb_json_table_row(j, bound, err, len))
 		return -1;
 	for (uint32_t u = 0; u < r->nodes; u++)
 		for (uint32_t v = 0; v < r->nodes; v++) {
 			if (!load_shown(r, u, v))
 				continue;
 			double n = r->load[u * r->nodes + v];
-			double T = lb_platform_occupation(pf, u, v, o->lane, o->slice);
+			double T = lb_platform_occupation(in->pf, u, v, o->lane, o->slice);
 			const union lb_val load[NLP_COLUMNS] = {
 				{ .s = "load" }, { .d = u }, { .d = v }, { .d = n },
 				{ .d = n * slice }, { .d = NAN }, { .d = n * T },
 			};
-			if (json_row(j, load, err, len))
+			if (lb_json_table_row(j, load, err, len))
 				return -1;
 		}
 	return 0;
 }
 
-static int write_json(const struct lb_cmd *cmd, const struct lp_opts *o,
-		      const struct lb_platform *pf, const struct lb_lp_result *r)
-{
-	char err[512];
-	struct lb_prov prov = { 0 };
-	struct lb_json *j = lb_json_open(o->json, err, sizeof(err));
-	int rc = j ? 0 : -1;
-	lb_cli_provenance(&prov, cmd, o);
-	if (rc == 0)
-		rc = lb_json_sink_provenance(j, &prov, err, sizeof(err)) ||
-		     lb_json_sink_begin(j, lp_columns, NLP_COLUMNS, err, sizeof(err)) ||
-		     json_rows(j, o, pf, r, err, sizeof(err));
-	if (rc == 0)
-		rc = lb_json_close(j, err, sizeof(err));
-	else
-		lb_json_abort(j);
-	lb_prov_free(&prov);
-	if (rc)
-		lb_cli_error(cmd, "json", "%s", err);
-	return rc ? LB_EXIT_FAILED : 0;
-}
+static const struct lb_json_table lp_table = {
+	.cols = lp_columns, .ncols = NLP_COLUMNS, .rows = json_rows,
+};
 
 /* ---- the command ---- */
 
@@ -201,7 +187,8 @@ static int solve_and_report(const struct lb_cmd *cmd, const struct lp_opts *o,
 	if (rc)
 		return lp_failed(cmd, NULL, o, rc, err);
 	print_report(o->json && strcmp(o->json, "-") == 0 ? stderr : stdout, o, pf, &r);
-	rc = o->json ? write_json(cmd, o, pf, &r) : 0;
+	const struct lp_json in = { .o = o, .pf = pf, .r = &r };
+	rc = o->json && lb_cli_write_json(cmd, o, o->json, &lp_table, &in) ? LB_EXIT_FAILED : 0;
 	lb_lp_result_free(&r);
 	return rc;
 }

@@ -1,21 +1,21 @@
-/* lanebench platform show FILE: a platform file (algos/platform.h) as
+/* lanebench platform show FILE: a platform file (net/platform.h) as
  * people read it (bandwidth, latency and occupation matrices per lane,
  * node overheads, sites) or as one line per directed link (--format links:
  * for scripts such as the emulated cluster's per-link set-up).
  * lanebench platform gen random|tiers-like: a generated platform file
- * (algos/platgen.h), its generator's parameters in its comment head;
- * gen g5k|x5|x10: seed 002's clusters of clusters (algos/clustergen.h);
- * gen wu-8: seed 001's 8 workstations (algos/agent.h). */
+ * (net/platgen.h), its generator's parameters in its comment head;
+ * gen g5k|x5|x10: seed 002's clusters of clusters (net/clustergen.h);
+ * gen wu-8: seed 001's 8 workstations (algos/wu/agent.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "algos/platgen.h"
+#include "net/platgen.h"
 #include "algos/sites.h"
 #include "lib/units.h"
-#include "algos/clustergen.h"
-#include "algos/agent.h"
+#include "net/clustergen.h"
+#include "algos/wu/agent.h"
 #include "platform_file.h"
 #include "report/outfile.h"
 
@@ -453,7 +453,7 @@ static int random_or_show_options(const struct platform_opts *o)
 	       o->format != FORMAT_MATRIX;
 }
 
-/* gen wu-8: seed 001's 8 workstations (algos/agent.h); only -o. */
+/* gen wu-8: seed 001's 8 workstations (algos/wu/agent.h); only -o. */
 static int gen_wu8(const struct lb_cmd *cmd, const struct platform_opts *o)
 {
 	const struct gen_opts *go = &o->gen;
@@ -577,7 +577,7 @@ static int run_platform(const struct lb_cmd *cmd, int argc, char **argv)
 
 static void platform_more_help(FILE *out)
 {
-	fputs("show FILE reads a platform file ('-': stdin; the format is in algos/platform.h\n"
+	fputs("show FILE reads a platform file ('-': stdin; the format is in net/platform.h\n"
 	      "and docs/guide/platforms.md) and prints it.  Bad files: one line 'FILE:LINE: 'TOKEN': why'\n"
 	      "on stderr, exit 2, nothing written.  Whether every node is reachable is not\n"
 	      "checked here: that depends on the root.\n"
@@ -609,7 +609,7 @@ static void platform_more_help(FILE *out)
 	      "              not published): --nodes 30 = WAN 10 + 4 MANs x 5, redundancy\n"
 	      "              rw = rm = 3, rmw = 2; --nodes 65 = WAN 13 + 4 MANs x 13,\n"
 	      "              rw = rm = 4, rmw = 3; --sw ... --rlm change one part.  How the\n"
-	      "              networks are placed and joined: algos/platgen.h.\n"
+	      "              networks are placed and joined: net/platgen.h.\n"
 	      "\n"
 	      "gen g5k|x5|x10 writes seed 002's clusters of clusters (Fkaier et al.):\n"
 	      "--clusters C sites of --site-ranks R ranks, two lanes, the coordinator of each\n"
@@ -619,7 +619,7 @@ static void platform_more_help(FILE *out)
 	      "coordinator pair is a link (both directions) of latency L and bandwidth\n"
 	      "--bytes / g, also written as the sites' 'wan' line; inside a site every pair\n"
 	      "is linked so that a binomial broadcast of the whole message takes T, also\n"
-	      "given as its 'local-bcast'.  No other links.  Readings: algos/clustergen.h.\n"
+	      "given as its 'local-bcast'.  No other links.  Readings: net/clustergen.h.\n"
 	      "\n"
 	      "gen wu-8 writes seed 001's 8 workstations (Wu; no options): nodes 0-3\n"
 	      "fast (send 90 us, recv 70 us, gap 90 us), 4-7 slow (160, 130, 160 us); latency\n"

@@ -8,7 +8,6 @@
 #include "platform_file.h"
 #include "algo_opt.h"
 #include "root_opt.h"
-#include "agents_opt.h"
 #include "site_opt.h"
 #include "progress.h"
 #include "engine/simsweep.h"
@@ -59,33 +58,17 @@ static const struct lb_opt opts[] = {
 	  LB_OPT_RATE, OFF(bw)), .def = "10gbit" },
 	{ LB_OPT("lat", 0, "SECONDS", "per-transfer latency, time in flight after --alpha + bytes/--bw: no port is busy, so a pipelined stream pays it once per hop, not per slice",
 	  LB_OPT_SECONDS, OFF(lat)), .def = "0" },
-	{ LB_OPT("stripe", 0, NULL, "single-lane algorithms: spread slices over the lanes",
-	  LB_OPT_ENUM, OFF(stripe_off)), .def = "on",
-	  .choices = (const char *const[]){ "on", "off", NULL } },
-	{ LB_OPT("allgather", 0, NULL, "vandegeijn's allgather; auto = doubling for 2^n ranks, else ring",
-	  LB_OPT_ENUM, OFF(allgather)), .def = "auto",
-	  .choices = (const char *const[]){ "auto", "doubling", "ring", NULL } },
-	{ LB_OPT("balance", 0, NULL, "Williams & Parsons' HBSP^k (hbsp*, seed 004): each rank's share of the message, equal or proportional to its speed on the platform",
-	  LB_OPT_ENUM, OFF(balance)), .def = "equal",
-	  .choices = (const char *const[]){ "equal", "speed", NULL } },
-	{ LB_OPT("super2", 0, NULL, "hbsp2-bcast: the root to the sites' coordinators in one phase (everything to each) or two (scatter, then exchange)",
-	  LB_OPT_ENUM, OFF(super2)), .def = "1phase",
-	  .choices = (const char *const[]){ "1phase", "2phase", NULL } },
-	LB_AGENTS_OPT(OFF(agents)),
-	{ LB_OPT("sites", 0, "N", "split ranks into N equal sites joined by a WAN (multilane chains them; binary and binomial: the root sends to each other site's first rank first, then per-site trees)",
-	  LB_OPT_UINT, OFF(sites)), .def = "1", .min = 1, .max = LB_MAX_RANKS },
-	{ LB_OPT("site-sizes", 0, "LIST", "sites of these sizes, in rank order (16,8,8); -p defaults to their total; without it and --sites, a --platform's site lines",
-	  LB_OPT_STRING, OFF(site_sizes)) },
+	LB_ALGO_OPT_ROWS(struct sim_opts),
+	LB_SITES_ROWS(struct sim_opts),
 	{ LB_OPT("wan-alpha", 0, "SECONDS", "per-transfer cost between sites, as port occupation (default: --alpha)",
 	  LB_OPT_SECONDS, OFF(wan_alpha)) },
 	{ LB_OPT("wan-bw", 0, "RATE", "bandwidth cap of a transfer between sites (a lane's share of the WAN; default: none beyond --bw)",
 	  LB_OPT_RATE, OFF(wan_bw)) },
 	{ LB_OPT("wan-lat", 0, "SECONDS", "latency (time in flight) between sites (default: --lat)",
 	  LB_OPT_SECONDS, OFF(wan_lat)) },
-	{ LB_OPT("platform", 0, "FILE", "simulate on this platform (algos/platform.h's format, '-': stdin): each pair's links replace --alpha, --bw, --lat and the sites' values (--alpha and --bw still choose --slice auto); the closed forms are left empty",
+	{ LB_OPT("platform", 0, "FILE", "simulate on this platform (net/platform.h's format, '-': stdin): each pair's links replace --alpha, --bw, --lat and the sites' values (--alpha and --bw still choose --slice auto); the closed forms are left empty",
 	  LB_OPT_STRING, OFF(platform)) },
-	{ LB_OPT("site-algo", 0, "NAME", "Fkaier et al.'s algorithms (flat ... mostcrit, seed 002): the homogeneous algorithm each site of the platform runs from its coordinator (default binomial, the paper's)",
-	  LB_OPT_STRING, OFF(site_algo)) },
+	LB_SITE_ALGO_ROW(struct sim_opts),
 	{ LB_OPT("no-lp", 0, NULL, "with --platform: skip the LP bound (one GLPK solve per root and slice, seconds at 65 nodes) and leave lp_bound_bytes_per_second and ratio_to_lp empty; lp-prune and lp-grow solve it anyway",
 	  LB_OPT_FLAG, OFF(no_lp)) },
 	{ LB_OPT("model", 0, NULL, "port model (model/sim.h): per-lane = a send and a receive port per lane; one-port-uni = one port per lane for both; multi-port (needs --platform) = a CPU per rank busy its node's send time per send, links overlap; bounded (needs --platform) = multi-port without a receive port, a rank's concurrent sends sharing its node's rate as a send cap and its receives as a receive cap, per lane; fluid = the transfers in progress share each rank's send and receive port per lane (its --bw, a platform node's rate) and the WAN per site pair and lane (--wan-bw) max-min fairly, as TCP streams do, one transfer at a time per peer and lane; logp (needs --platform; Wu, seed 001) = each rank one process running its ops in program order (one lane per rank, no barriers), a send holding its CPU the node's send time (sends at least gap apart) and in the receiver's buffer lat + occ + bytes/bw after its start, never waiting for the receiver; a blocking receive of the peer's oldest message ends at the later of its arrival and the CPU free + the node's recv time",

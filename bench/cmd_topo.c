@@ -51,8 +51,7 @@ static int nic_row(struct lb_json *j, const struct lb_nic *n, char *err, size_t 
 		{ .s = n->pci[0] ? n->pci : NULL }, { .d = known(n->numa) }, { .s = n->cpus },
 		{ .d = NAN }, { .d = NAN }, { .s = NULL },
 	};
-	const struct lb_result r = { .cols = topo_columns, .ncols = NTOPO_COLUMNS, .vals = v };
-	return lb_json_sink_row(j, &r, err, len);
+	return lb_json_table_row(j, v, err, len);
 }
 
 static int lane_row(struct lb_json *j, int i, const struct lb_lane_plan *p, char *err, size_t len)
@@ -62,19 +61,25 @@ static int lane_row(struct lb_json *j, int i, const struct lb_lane_plan *p, char
 		{ .d = known(p->nic_numa) }, { .s = NULL }, { .d = known(p->core) },
 		{ .d = known(p->core_numa) }, { .s = p->note[0] ? p->note : NULL },
 	};
-	const struct lb_result r = { .cols = topo_columns, .ncols = NTOPO_COLUMNS, .vals = v };
-	return lb_json_sink_row(j, &r, err, len);
+	return lb_json_table_row(j, v, err, len);
 }
 
-static int json_rows(struct lb_json *j, struct lb_topo *t, const char *nics, char *err, size_t len)
+/* What the rows are made of: hwloc's view and the NICs to plan lanes on. */
+struct topo_json {
+	struct lb_topo *t;
+	const char *nics;
+};
+
+static int json_rows(struct lb_json *j, const void *ctx, char *err, size_t len)
 {
+	const struct topo_json *in = ctx;
 	struct lb_nic nic[TOPO_MAX];
 	struct lb_lane_plan plan[TOPO_MAX];
-	int n = lb_topo_nics(t, nic, TOPO_MAX), k = 0;
+	int n = lb_topo_nics(in->t, nic, TOPO_MAX), k = 0;
 	for (int i = 0; i < n; i++)
 		if (nic_row(j, &nic[i], err, len))
 			return -1;
-	if (lb_topo_plan(t, nics, plan, TOPO_MAX, &k, err, len))
+	if (lb_topo_plan(in->t, in->nics, plan, TOPO_MAX, &k, err, len))
 		return -1;
 	for (int i = 0; i < k; i++)
 		if (lane_row(j, i, &plan[i], err, len))
@@ -82,27 +87,9 @@ static int json_rows(struct lb_json *j, struct lb_topo *t, const char *nics, cha
 	return 0;
 }
 
-static int write_json(const struct lb_cmd *cmd, const struct topo_opts *o, struct lb_topo *t,
-		      const char *nics)
-{
-	char err[512];
-	struct lb_prov prov = { 0 };
-	struct lb_json *j = lb_json_open(o->json, err, sizeof(err));
-	int rc = j ? 0 : -1;
-	lb_cli_provenance(&prov, cmd, o);
-	if (rc == 0)
-		rc = lb_json_sink_provenance(j, &prov, err, sizeof(err)) ||
-		     lb_json_sink_begin(j, topo_columns, NTOPO_COLUMNS, err, sizeof(err)) ||
-		     json_rows(j, t, nics, err, sizeof(err));
-	if (rc == 0)
-		rc = lb_json_close(j, err, sizeof(err));
-	else
-		lb_json_abort(j);
-	lb_prov_free(&prov);
-	if (rc)
-		lb_cli_error(cmd, "json", "%s", err);
-	return rc;
-}
+static const struct lb_json_table topo_table = {
+	.cols = topo_columns, .ncols = NTOPO_COLUMNS, .rows = json_rows,
+};
 
 static int topo(const struct lb_cmd *cmd, void *base)
 {
@@ -118,7 +105,8 @@ static int topo(const struct lb_cmd *cmd, void *base)
 	if (rc)
 		lb_cli_error(cmd, NULL, "%s", err);
 	else if (o->json)
-		rc = write_json(cmd, o, t, nics);
+		rc = lb_cli_write_json(cmd, o, o->json, &topo_table,
+				       &(struct topo_json){ .t = t, .nics = nics });
 	lb_topo_close(t);
 	return rc ? 1 : 0;
 }

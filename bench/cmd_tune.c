@@ -29,9 +29,9 @@ static const char *const idles[] = { "spin", "yield", "sleep", NULL };
 static const struct lb_opt opts[] = {
 	{ LB_OPT("message-size", 'm', "SIZES", "the size classes, list and ranges: 8:32M:4 (x4), 4K,1M; bcast -a auto takes the nearest class (within x4)",
 	  LB_OPT_SIZE_LIST, OFF(sizes)), .def = "8:32M:4" },
-	{ LB_OPT("top", 0, "N", "per size, measure the model's N fastest broadcasts and the previous size's pick, each at its slice and in one slice, then the best one's slice halved and doubled",
+	{ LB_OPT("top", 0, "N", "per size, measure the model's N fastest broadcasts and the previous size's 3 fastest, each at its slice and in one slice, then the 3 fastest algorithms' slices halved and doubled",
 	  LB_OPT_UINT, OFF(top)), .def = "3", .min = 1, .max = 8 },
-	{ LB_OPT("iterations", 'i', "N", "timed iterations per measured configuration", LB_OPT_UINT,
+	{ LB_OPT("iterations", 'i', "N", "timed iterations per measurement, at least (a short broadcast gets about 20 ms of them, up to 200)", LB_OPT_UINT,
 	  OFF(iterations)), .def = "5", .min = 1, .max = 100000 },
 	{ LB_OPT("warmup", 'x', "N", "untimed iterations first", LB_OPT_UINT, OFF(warmup)),
 	  .def = "1", .min = 0, .max = 100000 },
@@ -142,10 +142,14 @@ static void tune_more_help(FILE *out)
 	      "Every rank of a job of at least two runs this command (launched as for\n"
 	      "bcast: see lanebench bcast --help).  After one calibration, each size\n"
 	      "class is searched: the model's --top fastest broadcasts are measured at\n"
-	      "their model slices and in one slice, and the previous class's pick at\n"
-	      "its slice and in one slice; then the best measured one's slice halved\n"
-	      "and doubled; the fastest measured configuration is the class's pick (at\n"
-	      "most 2 x --top + 4 measurements per class).  Rank 0\n"
+	      "their model slices and in one slice, and the previous class's pick and\n"
+	      "runners-up (its three fastest algorithms) at their slices and in one\n"
+	      "slice; then the three fastest algorithms' best slices halved and\n"
+	      "doubled; then the three fastest, and every other algorithm's fastest\n"
+	      "within 1.5 x (six at most), are measured three times more,\n"
+	      "interleaved, and the least median is the class's pick (at most\n"
+	      "2 x --top + 30 measurements per class, each at least -i iterations,\n"
+	      "more for a broadcast the model predicts short: about 20 ms).  Rank 0\n"
 	      "writes the table (docs/guide/tuning.md): its key (transport, ranks,\n"
 	      "lanes, lane rate) and a pick per class, under the run's provenance.\n"
 	      "bcast -a auto --tuning FILE uses it on a job with that key.\n", out);

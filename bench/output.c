@@ -130,3 +130,16 @@ int lb_cli_finish_json(const struct lb_cmd *cmd, struct lb_cli_json *j, int rc, 
 		lb_cli_error(cmd, "json", "%s", err);
 	return closed ? LB_EXIT_FAILED : 0;
 }
+
+int lb_cli_write_json(const struct lb_cmd *cmd, const void *base, const char *path,
+		      const struct lb_json_table *t, const void *ctx)
+{
+	char err[512];
+	struct lb_prov prov = { 0 };
+	lb_cli_provenance(&prov, cmd, base);
+	int rc = lb_json_write_table(path, &prov, t, ctx, err, sizeof(err));
+	lb_prov_free(&prov);
+	if (rc)
+		lb_cli_error(cmd, "json", "%s", err);
+	return rc;
+}

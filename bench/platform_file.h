@@ -1,11 +1,11 @@
-/* A platform file (algos/platform.h's text format) read from disk, for the
+/* A platform file (net/platform.h's text format) read from disk, for the
  * commands that take --platform FILE or a platform argument. */
 #ifndef LB_PLATFORM_FILE_H
 #define LB_PLATFORM_FILE_H
 
 #include <stddef.h>
 
-#include "algos/platform.h"
+#include "net/platform.h"
 
 /* Reads and parses the file at path ("-": standard input).  NULL with one
  * line in err naming the path: "PATH: cannot open: why" or the parser's

@@ -1,6 +1,6 @@
 /* Where a repro experiment's rows go: the table on stdout (on stderr when
  * --json takes stdout), the CSV of -o (if any), the JSON document of
- * --json (if any), tee'd into one sink (bench/cmd_repro.c, repro003.c). */
+ * --json (if any), tee'd into one sink (bench/cmd_repro.c, cmd_repro_seed003.c). */
 #ifndef LB_REPRO_OUT_H
 #define LB_REPRO_OUT_H
 

@@ -1,7 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algos/hbsp.h"
+#include "algos/williams_parsons/hbsp.h"
 #include "lib/units.h"
 #include "root_opt.h"
 

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "algos/platform.h"
+#include "net/platform.h"
 #include "algos/sites.h"
 
 static int from_sizes(const struct lb_cmd *cmd, uint32_t sites, const char *sizes,

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algos/platform.h"
+#include "net/platform.h"
 #include "job.h"
 #include "lpset.h"
 

@@ -23,14 +23,14 @@
  *
  * The engine formats nothing: rank 0 gets the figures and the job's
  * provenance (hosts, lanes, transport); lb_calib_pairs_platform turns them
- * into a platform (algos/platform.h). */
+ * into a platform (net/platform.h). */
 #ifndef LB_CALIBPAIRS_H
 #define LB_CALIBPAIRS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algos/platform.h"
+#include "net/platform.h"
 #include "executor.h"
 #include "lib/prov.h"
 #include "transports/transport.h"

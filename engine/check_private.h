@@ -149,6 +149,14 @@ enum lb_level check_burnin_port(const struct check_all *a, uint32_t port,
 				const struct lb_burnin_limits *lim, struct lb_burnin_port *fig,
 				char *why, size_t len);
 
+/* check_verdict.c: the medians of the measured ports' best send and
+ * receive rates (over partners) and the latency limit (--max-lat, else
+ * LB_CHECK_LAT_FACTOR x the median of the ports' best latencies), as the
+ * verdict judges the pairs of a; the measuring side's second looks use
+ * them, so a port the verdict would fail is always looked at again first. */
+void check_verdict_limits(const struct check_all *a, double *median_tx, double *median_rx,
+			  double *max_lat);
+
 /* check_verdict.c: a port's tx and rx, best over its partners, from
  * a->pairs; NaN when no partner carried data both ways. */
 void check_port_rates(const struct check_all *a, uint32_t k, uint32_t lane, double *tx,

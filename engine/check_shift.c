@@ -194,8 +194,8 @@ static int post(struct shift *s, int dir, int send, uint32_t peer, uint64_t off,
 	const struct check *c = s->c;
 	for (;;) {
 		char why[256] = "";
-		int rc = send ? c->job.ops->post_send(c->job.tp, s->lane, peer, off, bytes, id, why, sizeof(why))
-			      : c->job.ops->post_recv(c->job.tp, s->lane, peer, off, bytes, id, why, sizeof(why));
+		int rc = c->job.ops->post(c->job.tp, s->lane, send ? LB_XFER_SEND : LB_XFER_RECV,
+					  peer, off, bytes, id, why, sizeof(why));
 		if (rc < 0)
 			return s->failed |= dir, lb_errf(err, len, "lane %u: cannot post a %s of %llu "
 							 "bytes with rank %u: %s", s->lane,

@@ -353,6 +353,15 @@ static struct expect cluster_figures(const struct check_all *a)
 	return e;
 }
 
+void check_verdict_limits(const struct check_all *a, double *median_tx, double *median_rx,
+			  double *max_lat)
+{
+	struct expect e = cluster_figures(a);
+	*median_tx = e.median_tx;
+	*median_rx = e.median_rx;
+	*max_lat = e.max_lat;
+}
+
 /* The port (k, lane) among --rerun's suspects; NULL: not one. */
 static const struct lb_check_retest_port *retested(const struct check_all *a, uint32_t k,
 						   uint32_t lane)
@@ -1171,6 +1180,22 @@ static double verified_on(const struct check_all *a, uint32_t s, uint32_t r, uin
 	return (double)v;
 }
 
+/* The best latency s and r measured with each other on lane (NaN:
+ * none; the pair's lower rank holds it): where a port's latency fails,
+ * its links say with which partners. */
+static double latency_on(const struct check_all *a, uint32_t s, uint32_t r, uint32_t lane)
+{
+	double best = NAN;
+	if (shifted(a)) /* one-way streams: no round trips */
+		return best;
+	for (uint32_t slot = 0; slot < a->slots; slot++) {
+		const struct check_pair *m = pair_of(a, s < r ? s : r, lane, slot);
+		if (m->ok && m->partner == (int32_t)(s < r ? r : s) && !isnan(m->lat))
+			best = isnan(best) ? m->lat : fmin(best, m->lat);
+	}
+	return best;
+}
+
 /* A slow link that shift's second looks did not reach: said, with why;
  * its figures are the matrix's first. */
 static void note_not_looked(const struct check_all *a, uint32_t lane, size_t at, struct row *w)
@@ -1242,6 +1267,7 @@ static int report_links(const struct check_all *a, const struct expect *e,
 				w.expected = expected(a, e, s, l, 0, &w.from);
 				w.ratio = w.tx / w.expected;
 				w.verified = verified_on(a, s, r, l);
+				w.lat = latency_on(a, s, r, l);
 				judge_link(a, mx, s, r, l, &w);
 				int rc = emit_row(a, &w, sink, err, len);
 				if (rc)

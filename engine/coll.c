@@ -12,7 +12,7 @@
 #include "algos/slice.h"
 #include "model/agent_auto.h"
 #include "model/algo_rank.h"
-#include "model/slice.h"
+#include "model/slice_auto.h"
 #include "bcastlp.h"
 #include "calibrate.h"
 #include "cputime.h"
@@ -203,12 +203,11 @@ static struct lb_algo_params config_params(const struct run *r, size_t i, const 
 		*a = &lb_algos[r->picks[i].algo];
 		p.slice_bytes = r->picks[i].slice;
 	}
-	if (p.slice_bytes == LB_SLICE_AUTO && (*a)->needs) /* no model to choose by */
-		p.slice_bytes = p.bytes < LB_SLICE_PLATFORM ? p.bytes : LB_SLICE_PLATFORM;
+	/* a platform algorithm's choice needs no calibration: it has no model */
+	if (p.slice_bytes == LB_SLICE_AUTO && ((*a)->needs || r->cal.bandwidth_median > 0))
+		p.slice_bytes = lb_slice_auto(*a, &p, r->cal.latency_median, r->cal.bandwidth_median);
 	else if (p.slice_bytes == LB_SLICE_AUTO)
-		p.slice_bytes = r->cal.bandwidth_median > 0
-			? lb_slice_auto(*a, &p, r->cal.latency_median, r->cal.bandwidth_median)
-			: AUTO_UNCALIBRATED_SLICE;
+		p.slice_bytes = AUTO_UNCALIBRATED_SLICE;
 	const struct lb_lp_result *lp = (*a)->needs & LB_ALGO_NEEDS_LP
 		? lb_lp_set_find(&r->lp, p.root, p.slice_bytes) : NULL;
 	p.lp_load = lp ? lp->load : NULL;

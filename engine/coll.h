@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "algos/algos.h"
-#include "algos/platform.h"
+#include "net/platform.h"
 #include "executor.h"
 #include "result.h"
 #include "transports/transport.h"
@@ -79,7 +79,7 @@ struct lb_coll_params {
 				    * iteration; 0 = $LANEBENCH_TIMEOUT, else 60 */
 	double lane_rate;          /* bytes/s per lane as stated by the user; 0 = ask the transport */
 	uint64_t calib_bytes;      /* bandwidth calibration message size; 0 = skip calibration */
-	/* The network (algos/platform.h), or NULL: every algorithm is built on
+	/* The network (net/platform.h), or NULL: every algorithm is built on
 	 * it (lb_algo_params.platform): the platform algorithms (seed 000)
 	 * need it, the others are checked against its links.  Its nodes are
 	 * the job's ranks and it has at least the job's lanes; every rank

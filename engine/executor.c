@@ -121,9 +121,8 @@ static int post(struct lane_ctx *lc, const struct lb_op *op, uint32_t i)
 	uint64_t len = lb_range_bytes(s, op->first_block, op->nblocks);
 	char why[256];
 	int send = lb_xop_is_send(op->kind);
-	int rc = send
-		? x->cfg.tp_ops->post_send(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why))
-		: x->cfg.tp_ops->post_recv(x->cfg.tp, lc->lane, op->peer, off, len, i, why, sizeof(why));
+	int rc = x->cfg.tp_ops->post(x->cfg.tp, lc->lane, send ? LB_XFER_SEND : LB_XFER_RECV,
+				     op->peer, off, len, i, why, sizeof(why));
 	if (rc < 0)
 		return lane_fail(lc, -1, "lane %u: %s %s rank %u of bytes [%llu,+%llu) refused: %s",
 				 lc->lane, send ? "send" : "receive", send ? "to" : "from", op->peer,
@@ -256,7 +255,7 @@ static int complete(struct lane_ctx *lc, const struct lb_op *ops, struct cursor 
 	if (k < 0)
 		return lane_fail(lc, k == LB_EPEER ? LB_EPEER : -1, "%s", why);
 	for (int i = 0; i < k; i++) {
-		if (comp[i].kind == LB_COMP_RECV) {
+		if (comp[i].kind == LB_XFER_RECV) {
 			mark_present(lc->x, &ops[comp[i].id]);
 			arrived = 1;
 		}

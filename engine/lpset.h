@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algos/platform.h"
+#include "net/platform.h"
 #include "model/lp.h"
 
 struct lb_lp_entry {

@@ -88,7 +88,7 @@ static int progress_due(const struct lb_p2p_cfg *c, int64_t *recvs_due, uint32_t
 		if (k < 0)
 			return -1;
 		for (int i = 0; i < k; i++) {
-			if (comp[i].kind == LB_COMP_RECV)
+			if (comp[i].kind == LB_XFER_RECV)
 				(*recvs_due)--;
 			else
 				*sends -= *sends > 0;
@@ -126,8 +126,8 @@ static int post_at(const struct lb_p2p_cfg *c, int send, uint64_t off, uint64_t 
 		   char *err, size_t len)
 {
 	char why[256] = "the lane's queue is full";
-	int rc = send ? c->ops->post_send(c->tp, c->lane, c->peer, off, bytes, 0, why, sizeof(why))
-		      : c->ops->post_recv(c->tp, c->lane, c->peer, off, bytes, 0, why, sizeof(why));
+	int rc = c->ops->post(c->tp, c->lane, send ? LB_XFER_SEND : LB_XFER_RECV, c->peer, off,
+			      bytes, 0, why, sizeof(why));
 	if (rc != 0)
 		snprintf(err, len, "p2p lane %u: cannot post a %s of %llu bytes with rank %u: %s",
 			 c->lane, send ? "send" : "receive", (unsigned long long)bytes, c->peer, why);

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "model/agent_auto.h"
-#include "model/slice.h"
+#include "model/slice_auto.h"
 #include "lib/error.h"
 #include "lib/memory.h"
 #include "lib/stop.h"

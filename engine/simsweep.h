@@ -76,7 +76,7 @@ const struct lb_col *lb_simsweep_columns(const struct lb_simsweep_params *p, siz
 
 /* The slice a configuration is estimated with (progress, memory):
  * `slice` itself, or for LB_SLICE_AUTO the refined model's pick, without
- * the simulation that may move it (model/slice.h) to a schedule within
+ * the simulation that may move it (model/slice_auto.h) to a schedule within
  * LB_SLICE_SIM_BUDGET ranks x blocks. */
 uint64_t lb_simsweep_slice_estimate(const struct lb_simsweep_params *p, const struct lb_algo *a,
 				    uint32_t ranks, uint64_t bytes, uint64_t slice);

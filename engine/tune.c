@@ -13,21 +13,50 @@
 #include "model/algo_rank.h"
 
 #define TOP_MAX 8
-
-struct tune {
-	const struct lb_tune_params *tp;
-	struct lb_job job;
-	struct lb_calib cal;
-	/* this size's measured (algorithm, slice) pairs: none twice */
-	uint64_t done[2 * TOP_MAX + 4][2];
-	size_t ndone;
-};
+/* A measurement lasts about this long at the least (-i iterations at the
+ * least, RUN_ITER_MAX at the most): the median of 10 iterations of an 8-byte
+ * broadcast (0.3 ms each on the emulated cluster) moves by half between two
+ * measurements of one configuration, so small sizes get more iterations. */
+#define RUN_SECONDS 20e-3
+#define RUN_ITER_MAX 200
+/* The search's FINALISTS fastest are measured again, RUNOFF_ROUNDS times
+ * each, interleaved, and the pick is the fastest median of those: the
+ * fastest of a dozen single measurements is often the luckiest one.  So
+ * is every other algorithm's fastest within RUNOFF_REACH of the fastest
+ * (RUNOFF_MAX in all): one measurement can read 1.5 x another of the same
+ * configuration, and at 32 KiB over tcp the fastest broadcast (binary in
+ * one slice, 0.34 ms in bench-tune's rounds against binomial's 0.47) once
+ * measured slower than three others and never reached a runoff of three. */
+#define FINALISTS 3
+#define RUNOFF_ROUNDS 3
+#define RUNOFF_REACH 1.5
+#define RUNOFF_MAX 6
 
 /* One measured configuration, as rank 0 tells the others. */
 struct measured {
 	uint32_t algo; /* index into lb_algos */
 	uint64_t slice;
 	double seconds; /* median; INFINITY: not measured */
+};
+
+/* The search's fastest, as rank 0 measured them, told to every rank. */
+struct finalists {
+	uint32_t n;
+	struct measured m[RUNOFF_MAX];
+};
+
+struct tune {
+	const struct lb_tune_params *tp;
+	struct lb_job job;
+	struct lb_calib cal;
+	uint32_t iterations; /* this size's, per measurement */
+	/* this size's measured configurations (rank 0's times): none twice */
+	struct measured done[2 * TOP_MAX + 4 * FINALISTS];
+	size_t ndone;
+	/* the previous (smaller) class's pick, then the fastest configuration
+	 * of each other of its FINALISTS fastest algorithms; carried_bytes its size */
+	struct finalists carried;
+	uint64_t carried_bytes;
 };
 
 static int take_median(void *ctx, const struct lb_result *r, char *err, size_t len)
@@ -47,6 +76,7 @@ static int measure(struct tune *t, const struct lb_algo *a, uint64_t bytes, uint
 	p.slices = &slice, p.nslices = 1;
 	p.roots = &root, p.nroots = 1;
 	p.calib_bytes = 0; /* calibrated once, in tune_sizes */
+	p.iterations = t->iterations;
 	*seconds = INFINITY;
 	const struct lb_sink sink = { .row = take_median, .ctx = seconds };
 	int rc = lb_coll_run_in(&p, &t->job, &sink, err, len);
@@ -61,12 +91,12 @@ static int try_one(struct tune *t, uint64_t bytes, struct measured cand, struct 
 		   char *err, size_t len)
 {
 	for (size_t i = 0; i < t->ndone; i++)
-		if (t->done[i][0] == cand.algo && t->done[i][1] == cand.slice)
+		if (t->done[i].algo == cand.algo && t->done[i].slice == cand.slice)
 			return 0;
-	if (t->ndone < sizeof(t->done) / sizeof(t->done[0])) {
-		t->done[t->ndone][0] = cand.algo;
-		t->done[t->ndone++][1] = cand.slice;
-	}
+	struct measured *slot = t->ndone < sizeof(t->done) / sizeof(t->done[0])
+					? &t->done[t->ndone++] : NULL;
+	if (slot)
+		*slot = cand;
 	struct lb_algo_params p = { .ranks = t->job.size, .lanes = t->job.lanes, .bytes = bytes,
 				    .slice_bytes = cand.slice, .sites = 1,
 				    .stripe_off = t->tp->job.stripe_off,
@@ -74,15 +104,107 @@ static int try_one(struct tune *t, uint64_t bytes, struct measured cand, struct 
 	if (lb_algo_check(&lb_algos[cand.algo], &p, NULL, 0))
 		return 0; /* too many blocks: no candidate */
 	int rc = measure(t, &lb_algos[cand.algo], bytes, cand.slice, &cand.seconds, err, len);
+	if (slot)
+		slot->seconds = cand.seconds;
 	if (rc == 0 && cand.seconds < best->seconds)
 		*best = cand;
 	return rc;
+}
+
+/* This size's iterations per measurement: RUN_SECONDS by the model's
+ * fastest prediction, within [-i, RUN_ITER_MAX] (alike on every rank: one
+ * calibration, one model). */
+static uint32_t iterations_for(const struct tune *t, double predicted)
+{
+	uint32_t least = t->tp->job.iterations;
+	if (!(predicted > 0) || predicted * least >= RUN_SECONDS)
+		return least;
+	double n = ceil(RUN_SECONDS / predicted);
+	return n > RUN_ITER_MAX ? (least > RUN_ITER_MAX ? least : RUN_ITER_MAX) : (uint32_t)n;
 }
 
 /* Rank 0's best, to every rank (the next round is built on it). */
 static int share(struct tune *t, struct measured *best, char *err, size_t len)
 {
 	return lb_boot_bcast(t->job.boot, best, sizeof(*best), err, len);
+}
+
+static int by_seconds(const void *a, const void *b)
+{
+	double x = ((const struct measured *)a)->seconds, y = ((const struct measured *)b)->seconds;
+	return (x > y) - (x < y);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int seen_algo(const struct finalists *f, uint32_t algo)
+{
+	for (uint32_t k = 0; k < f->n; k++)
+		if (f->m[k].algo == algo)
+			return 1;
+	return 0;
+}
+
+/* How a class's measured configurations are picked from (fastest first). */
+enum pick {
+	PICK_PER_ALGO, /* the fastest of each of the FINALISTS fastest algorithms */
+	PICK_RUNOFF,   /* the FINALISTS fastest, then each other algorithm's fastest
+			* within RUNOFF_REACH of the fastest, RUNOFF_MAX in all */
+};
+
+static int picked(const struct finalists *f, enum pick how, const struct measured *m)
+{
+	switch (how) {
+	case PICK_PER_ALGO:
+		return f->n < FINALISTS && !seen_algo(f, m->algo);
+	case PICK_RUNOFF:
+		return f->n < FINALISTS ||
+		       (f->n < RUNOFF_MAX && !seen_algo(f, m->algo) &&
+			m->seconds <= RUNOFF_REACH * f->m[0].seconds);
+	}
+	return 0;
+}
+
+/* The configurations picked how from this class's measured ones, rank
+ * 0's, to every rank. */
+static int pick_finalists(struct tune *t, enum pick how, struct finalists *f, char *err,
+			  size_t len)
+{
+	struct measured all[sizeof(t->done) / sizeof(t->done[0])];
+	memcpy(all, t->done, t->ndone * sizeof(all[0]));
+	qsort(all, t->ndone, sizeof(all[0]), by_seconds);
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < t->ndone && isfinite(all[i].seconds); i++)
+		if (picked(f, how, &all[i]))
+			f->m[f->n++] = all[i];
+	return lb_boot_bcast(t->job.boot, f, sizeof(*f), err, len);
+}
+
+/* The runoff's entrants measured RUNOFF_ROUNDS times more, each round in
+ * another order (a slow stretch of the fabric falls on each in turn);
+ * *best becomes the one of least median over those rounds, on every
+ * rank. */
+static int runoff(struct tune *t, uint64_t bytes, struct measured *best, char *err, size_t len)
+{
+	struct finalists f;
+	double v[RUNOFF_MAX][RUNOFF_ROUNDS];
+	int rc = pick_finalists(t, PICK_RUNOFF, &f, err, len);
+	for (uint32_t r = 0; rc == 0 && f.n > 1 && r < RUNOFF_ROUNDS; r++)
+		for (uint32_t j = 0, k; rc == 0 && j < f.n; j++) {
+			k = (j + r) % f.n;
+			rc = measure(t, &lb_algos[f.m[k].algo], bytes, f.m[k].slice, &v[k][r], err, len);
+		}
+	for (uint32_t k = 0; rc == 0 && f.n > 1 && k < f.n; k++) {
+		qsort(v[k], RUNOFF_ROUNDS, sizeof(v[k][0]), by_value);
+		f.m[k].seconds = v[k][RUNOFF_ROUNDS / 2];
+		if (k == 0 || f.m[k].seconds < best->seconds)
+			*best = f.m[k];
+	}
+	return rc == 0 ? share(t, best, err, len) : rc;
 }
 
 /* The candidate slices next to slice (algos/slice.h: the powers of two
@@ -104,26 +226,70 @@ static uint64_t above(uint64_t slice, uint64_t bytes)
 	return c < bytes ? c : bytes;
 }
 
-/* One size: the model's top at their slices and whole, the previous
- * class's pick, then the best one's slice halved and doubled. */
-/* The previous (smaller) class's pick, carried to bytes: at its slice
- * (one slice stays one slice) and whole.  Where the model ranks a
- * broadcast low that measures fast (binomial in one slice at 8-32 KiB on
- * the emulated cluster, below the multi-lane trees the model prefers), the
- * smaller class found it. */
-static int try_previous(struct tune *t, uint64_t bytes, const struct lb_tuning_pick *prev,
-			struct measured *best, char *err, size_t len)
+/* The previous (smaller) class's finalists (t->carried), carried to bytes:
+ * each at its slice (one slice stays one slice) and whole.  Where the
+ * model ranks a broadcast low that measures fast (binary and binomial in
+ * one slice at 8-32 KiB on the emulated cluster, below the multi-lane
+ * trees the model prefers), a smaller class found it; and where two of
+ * them tie there, the larger class tells them apart (tcp, 32 KiB: binary
+ * 0.33 ms, binomial 0.45 ms, after ties up to 8 KiB). */
+static int try_carried(struct tune *t, uint64_t bytes, struct measured *best, char *err,
+		       size_t len)
 {
-	uint32_t algo = (uint32_t)(prev->algo - lb_algos);
-	uint64_t slice = prev->slice >= prev->bytes || prev->slice >= bytes ? bytes : prev->slice;
-	int rc = try_one(t, bytes, (struct measured){ algo, slice, INFINITY }, best, err, len);
-	if (rc == 0)
-		rc = try_one(t, bytes, (struct measured){ algo, bytes, INFINITY }, best, err, len);
+	int rc = 0;
+	for (uint32_t k = 0; rc == 0 && k < t->carried.n; k++) {
+		const struct measured *m = &t->carried.m[k];
+		uint64_t slice = m->slice >= t->carried_bytes || m->slice >= bytes ? bytes : m->slice;
+		rc = try_one(t, bytes, (struct measured){ m->algo, slice, INFINITY }, best, err, len);
+		if (rc == 0)
+			rc = try_one(t, bytes, (struct measured){ m->algo, bytes, INFINITY }, best, err,
+				     len);
+	}
 	return rc;
 }
 
-static int tune_size(struct tune *t, uint64_t bytes, const struct lb_tuning_pick *prev,
-		     struct lb_tuning_pick *out, char *err, size_t len)
+/* What the next class tries first: the pick, then the best configuration
+ * of each other of this class's FINALISTS fastest algorithms (alike on
+ * every rank: pick_finalists shares them). */
+static int carry(struct tune *t, uint64_t bytes, const struct measured *pick, char *err,
+		 size_t len)
+{
+	struct finalists f;
+	int rc = pick_finalists(t, PICK_PER_ALGO, &f, err, len);
+	t->carried = (struct finalists){ .n = 1, .m = { *pick } };
+	t->carried_bytes = bytes;
+	for (uint32_t k = 0; rc == 0 && k < f.n && t->carried.n < FINALISTS; k++)
+		if (f.m[k].algo != pick->algo)
+			t->carried.m[t->carried.n++] = f.m[k];
+	return rc;
+}
+
+/* The best measured slice of each of the FINALISTS fastest algorithms,
+ * halved and doubled: at 512 KiB on the emulated cluster the fastest
+ * configuration was the second algorithm's slice halved, which a search
+ * around the first algorithm alone never measured (bench-tune). */
+static int neighbours(struct tune *t, uint64_t bytes, struct measured *best, char *err,
+		      size_t len)
+{
+	struct finalists f;
+	int rc = pick_finalists(t, PICK_PER_ALGO, &f, err, len);
+	for (uint32_t k = 0; rc == 0 && k < f.n; k++) {
+		uint64_t half = below(f.m[k].slice), twice = above(f.m[k].slice, bytes);
+		if (half)
+			rc = try_one(t, bytes, (struct measured){ f.m[k].algo, half, INFINITY }, best,
+				     err, len);
+		if (rc == 0 && twice != f.m[k].slice)
+			rc = try_one(t, bytes, (struct measured){ f.m[k].algo, twice, INFINITY }, best,
+				     err, len);
+	}
+	return rc;
+}
+
+/* One size: the model's top at their slices and whole, the previous
+ * class's finalists, then the three fastest algorithms' slices halved and
+ * doubled; then the runoff of the fastest of those. */
+static int tune_size(struct tune *t, uint64_t bytes, struct lb_tuning_pick *out, char *err,
+		     size_t len)
 {
 	struct lb_algo_params p = { .ranks = t->job.size, .lanes = t->job.lanes, .bytes = bytes,
 				    .slice_bytes = LB_SLICE_AUTO, .sites = 1,
@@ -134,6 +300,7 @@ static int tune_size(struct tune *t, uint64_t bytes, const struct lb_tuning_pick
 	size_t n = lb_algo_rank(&p, t->cal.latency_median, t->cal.bandwidth_median, c, top);
 	struct measured best = { .seconds = INFINITY };
 	t->ndone = 0;
+	t->iterations = iterations_for(t, n ? c[0].seconds : 0);
 	int rc = n ? 0 : lb_errf(err, len, "no broadcast builds %llu bytes on %u ranks",
 				 (unsigned long long)bytes, t->job.size);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -143,18 +310,14 @@ static int tune_size(struct tune *t, uint64_t bytes, const struct lb_tuning_pick
 		if (rc == 0 && c[i].slice != bytes)
 			rc = try_one(t, bytes, (struct measured){ algo, bytes, INFINITY }, &best, err, len);
 	}
-	if (rc == 0 && prev)
-		rc = try_previous(t, bytes, prev, &best, err, len);
 	if (rc == 0)
-		rc = share(t, &best, err, len);
-	struct measured first = best;
-	uint64_t half = below(first.slice), twice = above(first.slice, bytes);
-	if (rc == 0 && half)
-		rc = try_one(t, bytes, (struct measured){ first.algo, half, INFINITY }, &best, err, len);
-	if (rc == 0 && twice != first.slice)
-		rc = try_one(t, bytes, (struct measured){ first.algo, twice, INFINITY }, &best, err, len);
+		rc = try_carried(t, bytes, &best, err, len);
 	if (rc == 0)
-		rc = share(t, &best, err, len);
+		rc = neighbours(t, bytes, &best, err, len);
+	if (rc == 0)
+		rc = runoff(t, bytes, &best, err, len);
+	if (rc == 0)
+		rc = carry(t, bytes, &best, err, len);
 	*out = (struct lb_tuning_pick){ bytes, best.slice, &lb_algos[best.algo], best.seconds };
 	return rc;
 }
@@ -223,8 +386,7 @@ int lb_tune_run(const struct lb_tune_params *tp, struct lb_tuning *out, char *er
 	if (rc == 0)
 		rc = calibrate(&t, err, len);
 	for (size_t i = 0; rc == 0 && i < tp->nsizes; i++)
-		rc = tune_size(&t, tp->sizes[i], i ? &out->picks[i - 1] : NULL, &out->picks[out->n++],
-			       err, len);
+		rc = tune_size(&t, tp->sizes[i], &out->picks[out->n++], err, len);
 	if (rc == 0)
 		key_of(&t, &out->key);
 	if (t.job.rank != 0)

@@ -6,8 +6,11 @@
  * link model says: 2-3x at 32-128 KiB on the emulated cluster), and the
  * previous size's pick at its slice and whole (what the model ranks low
  * may measure fast); then the best measured one at half and twice its
- * slice; the fastest measured of all is
- * the size's pick (engine/tuning.h).  Every measurement is an ordinary
+ * slice; then the three fastest measured are measured three times more,
+ * interleaved, and the one of least median over those is the size's pick
+ * (engine/tuning.h; the fastest of a dozen single measurements is often
+ * the luckiest).  A measurement takes -i iterations, more where the model
+ * predicts a broadcast shorter than 2 ms (up to 200: about 20 ms each).  Every measurement is an ordinary
  * engine sweep in the one open job (lb_coll_run_in): nothing is relaunched,
  * every iteration's bytes are verified. */
 #ifndef LB_ENGINE_TUNE_H

@@ -1,8 +1,9 @@
 /* A binary heap of ids: the simulators' queues of flows by end (fluid.c)
- * and of ranks by their next op (sim_logp.c).  sim.c's tie and release
- * heaps stay its own, their entries carrying their keys (sim.c says what
- * the port cost).  It holds ids 0 .. cap - 1, each at most once, ordered
- * by a key array the caller owns: key[id], the least first.  The caller
+ * and of ranks by their next op (sim_logp.c).  The event simulator's tie
+ * and release heaps stay its own, their entries carrying their keys
+ * (model/sim_queue.h and model/sim_fluid.c say what the port cost).  It
+ * holds ids 0 .. cap - 1, each at most once, ordered by a key array the
+ * caller owns: key[id], the least first.  The caller
  * sets an id's key before pushing it and leaves it alone while the id is
  * queued (or, tracking, calls lb_heap_update after changing it).  With
  * tracking on the heap keeps pos[id], the id's place in its array,

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "algos/agent.h"
+#include "algos/wu/agent.h"
 #include "sim.h"
 
 static int has_rates(const struct lb_platform *pf)

@@ -1,4 +1,4 @@
-/* --agents auto for seed 001's cluster-agent allgathers (algos/agent_coll.h)
+/* --agents auto for seed 001's cluster-agent allgathers (algos/wu/agent_coll.h)
  * on a platform whose nodes have NIC caps: the agent count whose plan the
  * simulator finishes first.
  *
@@ -23,7 +23,7 @@
  * Here, not in algos/, because algos may not call the simulator; the
  * callers that build plans (plan's, sim's and bcast's parameters) resolve
  * prm->agents with lb_agent_auto before building, as they resolve
- * --slice auto with model/slice.h. */
+ * --slice auto with model/slice_auto.h. */
 #ifndef LB_MODEL_AGENT_AUTO_H
 #define LB_MODEL_AGENT_AUTO_H
 
@@ -41,7 +41,7 @@ int lb_agent_auto_simulated(const struct lb_algo *a, const struct lb_algo_params
 
 /* The agent count a builder should take for prm: prm->agents where that
  * is not simulated (the count given, or 0: the closed form's choice,
- * algos/agent_coll.h), else the count of least LogP time as above, its
+ * algos/wu/agent_coll.h), else the count of least LogP time as above, its
  * simulated seconds in *seconds (may be NULL; NaN when not simulated).
  * Deterministic: ranks given the same platform choose alike.  A count
  * whose plan cannot be built or simulated is no candidate; with none, 0

@@ -5,7 +5,7 @@
 
 #include "algos/slice.h"
 #include "sim.h"
-#include "slice.h"
+#include "slice_auto.h"
 
 /* The simulator's seconds for prm, or NaN when it cannot run it. */
 static double simulated(const struct lb_algo *a, const struct lb_algo_params *prm,

@@ -1,6 +1,6 @@
 /* -a auto's model: the homogeneous broadcasts ranked by predicted time for
  * one (ranks, lanes, message size) under a per-hop latency and a lane
- * bandwidth, each at the slice --slice auto would give it (model/slice.h)
+ * bandwidth, each at the slice --slice auto would give it (model/slice_auto.h)
  * or at a fixed slice.  The prediction is the simulator's where the
  * schedule is within LB_SLICE_SIM_BUDGET ranks x blocks (exact for the
  * schedule), else the refined model's.  `lanebench tune` measures the top

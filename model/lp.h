@@ -28,7 +28,7 @@
  * root or leaves w), (d) per (edge, destination) and the two capacity rows per
  * node; (e)-(h) are definitions substituted away (docs/papers.md#seed000-lp).
  * 65 nodes and 240 edges: about 16,000 columns and 20,000 rows, about 20 s of
- * CPU for both phases (tests/test_lp large).  Sizes grow as nodes x edges: a
+ * CPU for both phases (tests/model/test_lp large).  Sizes grow as nodes x edges: a
  * dense 50-node platform takes minutes.
  *
  * GLPK: its terminal output is switched off (glp_term_out), and it is not
@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algos/platform.h"
+#include "net/platform.h"
 
 enum lb_lp_phase2 { LB_LP_PHASE2_TIME = 0, LB_LP_PHASE2_SUM, LB_LP_PHASE2_NONE };
 
@@ -88,14 +88,14 @@ int lb_lp_bound(const struct lb_platform *pf, uint32_t root, uint32_t lane,
 
 /* The node model of the capacity rows.  LB_LP_ONE_PORT is seed 000's
  * (i), (j) above.  LB_LP_BOUNDED is the simulator's bounded multi-port
- * model (model/sim.h, `sim --model bounded`; what algos/hetero_cap.h
+ * model (model/sim.h, `sim --model bounded`; what algos/beaumont/hetero_cap.h
  * plans with): a link carries one transfer at a time (l_u_v: n T <= 1);
  * a node of rate R sends, and receives, at most R (o_u, i_u: the sum of
  * its out-edges', in-edges', n * slice_bytes / R <= 1; no row when R is
  * 0); its CPU sends at most one message per `send` seconds (s_u: the sum
  * of its out-edges' n * send <= 1; none when send is 0).  Every tree, or
  * set of trees sharing the blocks, sending under the bounded model is a
- * feasible point, so TP* bounds their throughput (tests/test_hetero_cap). */
+ * feasible point, so TP* bounds their throughput (tests/algos/test_hetero_cap). */
 enum lb_lp_model { LB_LP_ONE_PORT = 0, LB_LP_BOUNDED };
 
 /* lb_lp_bound with the capacity rows of `model`. */

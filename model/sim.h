@@ -1,6 +1,6 @@
 /* The simulator: executes a whole schedule for all ranks in one process as a
  * discrete-event simulation under the alpha-beta model, or on a platform
- * (algos/platform.h) with per-pair values.
+ * (net/platform.h) with per-pair values.
  *
  * One transfer of n bytes from (src, lane) to (dst, lane) has
  *   - an occupation T: the time it holds ports (below);
@@ -43,7 +43,7 @@
  *     (CPU per rank, one transfer at a time per directed link), but no
  *     receive port is held: a rank's concurrent transfers share caps
  *     instead, each (rank, lane) a send cap and a receive cap of its
- *     node's `rate` (the NIC cap of algos/platform.h; 0: no cap).  The
+ *     node's `rate` (the NIC cap of net/platform.h; 0: no cap).  The
  *     bytes of a rank's sends on a lane pass its send cap one transfer after
  *     the other, in start order, at the cap's rate, and likewise the bytes
  *     it receives pass its receive cap; a transfer of n bytes started at t

@@ -20,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_private.h"
-#include "algos/platform.h"
+#include "sim_logp.h"
+#include "sim_shared.h"
+#include "net/platform.h"
 #include "lib/error.h"
 #include "lib/heap.h"
 #include "lib/stop.h"

@@ -245,3 +245,25 @@ int lb_json_reader_gone(const struct lb_json *j)
 {
 	return j && j->out.reader_gone;
 }
+
+int lb_json_write_table(const char *path, const struct lb_prov *prov,
+			const struct lb_json_table *t, const void *ctx, char *err,
+			size_t errlen)
+{
+	struct lb_json *j = lb_json_open(path, err, errlen);
+	if (!j)
+		return -1;
+	if (lb_json_sink_provenance(j, prov, err, errlen) ||
+	    lb_json_sink_begin(j, t->cols, t->ncols, err, errlen) ||
+	    t->rows(j, ctx, err, errlen)) {
+		lb_json_abort(j);
+		return -1;
+	}
+	return lb_json_close(j, err, errlen);
+}
+
+int lb_json_table_row(struct lb_json *j, const union lb_val *v, char *err, size_t errlen)
+{
+	const struct lb_result r = { .cols = j->cols, .ncols = j->ncols, .vals = v };
+	return lb_json_sink_row(j, &r, err, errlen);
+}

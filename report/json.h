@@ -62,6 +62,29 @@ int lb_json_reader_gone(const struct lb_json *j);
 /* Rows written so far; 0 for NULL. */
 uint64_t lb_json_rows(const struct lb_json *j);
 
+/* ---- a whole table at once ----
+ * For commands whose rows are all at hand when they write (plan's ops,
+ * topo's NICs and lanes, lp's bound and loads): one document of one table,
+ * its columns fixed, its rows added by a callback. */
+
+struct lb_json_table {
+	const struct lb_col *cols;
+	size_t ncols;
+	/* Adds every row with lb_json_table_row; ctx is what the caller passed
+	 * to lb_json_write_table.  0, or -1 with a message in err. */
+	int (*rows)(struct lb_json *j, const void *ctx, char *err, size_t errlen);
+};
+
+/* Writes path: prov (NULL: none), the table's columns, its rows, and
+ * commits the file; on any failure the file is discarded.  0, or -1 with
+ * a message in err. */
+int lb_json_write_table(const char *path, const struct lb_prov *prov,
+			const struct lb_json_table *t, const void *ctx, char *err,
+			size_t errlen);
+
+/* One row of the table being written: v[] in the order of its columns. */
+int lb_json_table_row(struct lb_json *j, const union lb_val *v, char *err, size_t errlen);
+
 /* s as a JSON string, quotes included; NULL as null.  Always valid JSON
  * whatever the bytes: control characters escaped, and each byte of s that
  * is not part of well-formed UTF-8 written as \ufffd (U+FFFD).  For other

@@ -238,8 +238,12 @@ cluster_down() {
 	"$cluster" down --name "$name" >/dev/null 2>&1
 }
 
-# h I: the namespace of the cluster's host I.
-h() { echo "$name-h$1"; }
+# The cluster's names, as scripts/cluster gives them (the one place that
+# knows its layout): h I, the namespace of host I; sw, the switch's;
+# port I R, the switch end of host I's veth on rail R.
+h() { "$cluster" ns "$1" --name "$name"; }
+sw() { "$cluster" ns sw --name "$name"; }
+port() { "$cluster" port "$1" "$2" --name "$name"; }
 
 # needs_tools TOOL...: the test fails at once (exit 1), naming the first
 # TOOL not installed (scripts/deps installs them all).

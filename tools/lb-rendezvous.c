@@ -31,7 +31,7 @@
  * at once and rank 0's times count from its own start.
  *
  * Not part of lanebench's layers: a tool of scripts/bench-rendezvous and
- * tests/boot/rendezvous_test.sh. */
+ * tests/job/rendezvous_test.sh. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

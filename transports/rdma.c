@@ -1276,9 +1276,10 @@ static int refuse(struct lb_tp *tp, const struct conn *c, uint32_t lane, uint32_
 	return 0;
 }
 
-static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off, uint64_t len,
-		     uint32_t id, int send, char *err, size_t errlen)
+static int rdma_post(struct lb_tp *tp, uint32_t lane, enum lb_xfer_kind kind, uint32_t peer,
+		     uint64_t off, uint64_t len, uint32_t id, char *err, size_t errlen)
 {
+	int send = kind == LB_XFER_SEND;
 	struct conn *c = conn_for(tp, lane, peer);
 	if (refuse(tp, c, lane, peer, off, len, send, err, errlen))
 		return -1;
@@ -1297,18 +1298,6 @@ static int rdma_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 	else if (tp->mode == OP_SEND)
 		(void)pump_recvs(tp, c);
 	return 0;
-}
-
-static int rdma_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id, char *err, size_t errlen)
-{
-	return rdma_post(tp, lane, peer, off, len, id, 1, err, errlen);
-}
-
-static int rdma_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id, char *err, size_t errlen)
-{
-	return rdma_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 static int arrive(struct lb_tp *tp, struct conn *c, uint32_t code, int32_t slot)
@@ -1366,7 +1355,7 @@ static int settle(struct lb_tp *tp, struct conn *c, struct lb_completion *out, i
 		struct msg *m = fifo_at(&c->recvq, 0);
 		if (a->code != m->code || (a->slot >= 0 && take_slot(tp, c, m, a->slot)))
 			return out_of_step(tp, c, m);
-		out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
+		out[(*n)++] = (struct lb_completion){ m->id, LB_XFER_RECV };
 		lb_ring_pop(&c->arrived);
 		lb_ring_pop(&c->recvq);
 		tp->lanes[c->lane].arrived--;
@@ -1386,7 +1375,7 @@ static int send_done(struct lb_tp *tp, struct conn *c, int early, struct lb_comp
 		pop_done_sends(c);
 		struct msg *m = fifo_at(&c->sendq, 0);
 		if (++m->done == m->chunks) {
-			out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_SEND };
+			out[(*n)++] = (struct lb_completion){ m->id, LB_XFER_SEND };
 			pop_done_sends(c);
 		}
 	}
@@ -1406,7 +1395,7 @@ static int recv_done(struct lb_tp *tp, struct conn *c, const struct ibv_wc *wc,
 		return 0;
 	if (!(wc->wc_flags & IBV_WC_WITH_IMM) || ntohl(wc->imm_data) != m->code)
 		return out_of_step(tp, c, m);
-	out[(*n)++] = (struct lb_completion){ m->id, LB_COMP_RECV };
+	out[(*n)++] = (struct lb_completion){ m->id, LB_XFER_RECV };
 	lb_ring_pop(&c->recvq);
 	c->ridx--;
 	return pump_recvs(tp, c);
@@ -1484,7 +1473,7 @@ static int take_early(struct lane *l, struct lb_completion *out, int n, int max)
 {
 	const uint32_t *id;
 	while (n < max && (id = lb_ring_at(&l->early, 0, sizeof(*id)))) {
-		out[n++] = (struct lb_completion){ *id, LB_COMP_SEND };
+		out[n++] = (struct lb_completion){ *id, LB_XFER_SEND };
 		lb_ring_pop(&l->early);
 	}
 	return n;
@@ -1746,8 +1735,7 @@ const struct lb_transport lb_transport_rdma = {
 	.local_address = rdma_local_address,
 	.connect = rdma_connect_all,
 	.register_buffer = rdma_register,
-	.post_send = rdma_post_send,
-	.post_recv = rdma_post_recv,
+	.post = rdma_post,
 	.poll = rdma_poll,
 	.arm = rdma_arm,
 	.lane_rate = rdma_lane_rate,

@@ -679,9 +679,10 @@ static struct conn *conn_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	return peer < tp->cfg.size && l->conn_of[peer] >= 0 ? &l->conns[l->conn_of[peer]] : NULL;
 }
 
-static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-		    uint64_t len, uint32_t id, int send, char *err, size_t errlen)
+static int tcp_post(struct lb_tp *tp, uint32_t lane, enum lb_xfer_kind kind, uint32_t peer,
+		    uint64_t off, uint64_t len, uint32_t id, char *err, size_t errlen)
 {
+	int send = kind == LB_XFER_SEND;
 	const char *name = tp->lanes[lane].name;
 	if (lb_tp_check_range("tcp", name, off, len, tp->buflen, err, errlen))
 		return -1;
@@ -699,18 +700,6 @@ static int tcp_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off
 		return lb_errf(err, errlen, "tcp lane '%s': out of memory queueing a %s with rank %u",
 			       name, send ? "send" : "receive", peer);
 	return 0;
-}
-
-static int tcp_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			 uint64_t len, uint32_t id, char *err, size_t errlen)
-{
-	return tcp_post(tp, lane, peer, off, len, id, 1, err, errlen);
-}
-
-static int tcp_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			 uint64_t len, uint32_t id, char *err, size_t errlen)
-{
-	return tcp_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 static int peer_gone(struct lb_tp *tp, uint32_t lane, const struct conn *c,
@@ -769,7 +758,7 @@ static int progress_send(struct lb_tp *tp, uint32_t lane, struct conn *c,
 			left -= step;
 			if (x->done < sizeof(x->hdr) + x->len)
 				break;
-			out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_SEND };
+			out[(*n)++] = (struct lb_completion){ x->id, LB_XFER_SEND };
 			lb_ring_pop(&c->sendq);
 		}
 		if ((uint64_t)k < want) /* the socket is full */
@@ -810,7 +799,7 @@ static int took_recv(struct lb_tp *tp, uint32_t lane, struct conn *c, uint64_t k
 			return -1;
 		if (x->done < hdr + x->len)
 			break;
-		out[(*n)++] = (struct lb_completion){ x->id, LB_COMP_RECV };
+		out[(*n)++] = (struct lb_completion){ x->id, LB_XFER_RECV };
 		lb_ring_pop(&c->recvq);
 	}
 	return 0;
@@ -1021,8 +1010,7 @@ const struct lb_transport lb_transport_tcp = {
 	.local_address = tcp_local_address,
 	.connect = tcp_connect,
 	.register_buffer = tcp_register,
-	.post_send = tcp_post_send,
-	.post_recv = tcp_post_recv,
+	.post = tcp_post,
 	.poll = tcp_poll,
 	.arm = tcp_arm,
 	.lane_rate = tcp_lane_rate,

@@ -5,8 +5,8 @@
  *   open -> register_buffer (once: RDMA publishes its address and key)
  *   -> local_address (per lane, exchanged through the bootstrap)
  *   -> connect (the channels the schedule needs)
- *   -> per iteration: post_recv / post_send / poll, and arm before the
- *      caller sleeps (from the lane's thread)
+ *   -> per iteration: post (receives and sends) / poll, and arm before
+ *      the caller sleeps (from the lane's thread)
  *   -> close (always, also after any failure; releases in reverse order).
  * Optional members are NULL in a transport that cannot do what they do.
  *
@@ -63,11 +63,12 @@ struct lb_tp_peers {
 	const uint32_t *npeers;
 };
 
-enum lb_comp_kind { LB_COMP_SEND = 0, LB_COMP_RECV = 1 };
+/* What a transfer is, as posted and as its completion reports it. */
+enum lb_xfer_kind { LB_XFER_SEND = 0, LB_XFER_RECV = 1 };
 
 struct lb_completion {
-	uint32_t id; /* as given to post_send / post_recv */
-	uint8_t kind;
+	uint32_t id;  /* as given to post */
+	uint8_t kind; /* enum lb_xfer_kind */
 };
 
 #define LB_TP_COUNTERS_MAX 32
@@ -98,16 +99,17 @@ struct lb_transport {
 		       const struct lb_tp_peers *peers, char *err, size_t errlen);
 	int (*register_buffer)(struct lb_tp *tp, void *buf, size_t len,
 			       char *err, size_t errlen);
-	/* Queue a transfer: 0 queued, 1 the lane's queue is full (poll, then
-	 * try again), -1 refused with the reason in err: bytes outside the
-	 * registered buffer (naming them and its size), a peer the lane has
-	 * no channel with, out of memory.  Receives of one (peer, lane)
-	 * complete in posting order and must match the peer's sends on that
-	 * lane one for one. */
-	int (*post_send)(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t offset,
-			 uint64_t len, uint32_t id, char *err, size_t errlen);
-	int (*post_recv)(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t offset,
-			 uint64_t len, uint32_t id, char *err, size_t errlen);
+	/* Queue a transfer of kind (a send to peer, or a receive from it)
+	 * of the bytes [offset, offset + len) of the registered buffer:
+	 * 0 queued, 1 the lane's queue is full (poll, then try again), -1
+	 * refused with the reason in err: bytes outside the registered
+	 * buffer (naming them and its size), a peer the lane has no channel
+	 * with, out of memory.  Receives of one (peer, lane) complete in
+	 * posting order and must match the peer's sends on that lane one
+	 * for one.  One op for both kinds: they share their checks and the
+	 * channel lookup, and every caller picks the kind per op. */
+	int (*post)(struct lb_tp *tp, uint32_t lane, enum lb_xfer_kind kind, uint32_t peer,
+		    uint64_t offset, uint64_t len, uint32_t id, char *err, size_t errlen);
 	/* Progress the lane: returns the number of completions written to out
 	 * (0: nothing yet), or -1 with a reason naming peer and lane --
 	 * LB_EPEER (lib/error.h) when the peer is gone: it closed the
@@ -245,7 +247,7 @@ int lb_tp_check_options(const struct lb_transport *t, const struct lb_tp_options
 const char *lb_tp_option(const struct lb_tp_option *table, const struct lb_tp_options *o,
 			 const char *key);
 
-/* For post_send / post_recv: 0 when [off, off + len) lies inside the
+/* For post: 0 when [off, off + len) lies inside the
  * registered buffer of buflen bytes, else -1 with a reason naming the
  * transport, the lane, the bytes and the buffer's size. */
 int lb_tp_check_range(const char *transport, const char *lane, uint64_t off, uint64_t len,

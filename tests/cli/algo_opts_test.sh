@@ -6,7 +6,8 @@
 # some take it, it is applied to those and stderr names the others.  Also
 # the pairs: sim's --wan-* need sites and no --platform, --lat no
 # --platform, --no-lp one, plan's --alpha and --bw (sim's with --platform)
-# need --slice auto, bcast's --calib-size a calibration.
+# need --slice auto, bcast's --calib-size a calibration.  And -a with auto
+# among the names: an error names the whole list.
 set -u
 usage="usage: algo_opts_test.sh path/to/tests/lib.sh path/to/lanebench"
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -48,6 +49,10 @@ refused "sim: --site-algo: applies to flat, ecef, ecef-la, ecef-lat-min, ecef-la
 	sim -a chain,binary --site-algo chain -o "$tmp/never.csv"
 refused "plan: --site-algo: applies to flat," plan -a hbsp2-bcast --platform "$pf" -m 1K --site-algo chain
 refused "bcast: --site-algo: applies to flat," bcast -a multilane --site-algo chain
+# -a with auto among the names: an error names the whole list the user gave
+refused "bcast: -a/--algorithm: unknown algorithm 'bogus' in 'chain,auto,bogus'" bcast -a chain,auto,bogus
+refused "bcast: -a/--algorithm: unknown algorithm 'nope' in 'nope,auto'" bcast -a nope,auto
+refused "bcast: -a/--algorithm: auto is listed twice in 'auto,chain,auto'" bcast -a auto,chain,auto
 # --sites, --site-sizes: plan shows a schedule, which only the site-aware
 # trees change, as does sim on a platform; sim without one and bcast: the
 # network's sites, for every homogeneous algorithm (bcast's predictions)

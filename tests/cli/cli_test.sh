@@ -137,7 +137,7 @@ expect_usage "--nics eth2" topo --lanes eth2
 
 # --- topo: a lane per NIC named by --nics, $LANEBENCH_NICS, or the old -------
 # $LANEBENCH_LANES (read, with a note: ignoring it would pick other NICs)
-export LANEBENCH_TOPOLOGY_XML=$(dirname "$0")/../topo/two-numa.xml
+export LANEBENCH_TOPOLOGY_XML=$(dirname "$0")/../data/topo/two-numa.xml
 expect_ok topo --nics eth2,eth3
 case $out in *"pinning plan for lanes 'eth2,eth3'"*) ;; *) fail "topo --nics eth2,eth3: $out" ;; esac
 # topo --json: a row per NIC of the XML machine, then a row per lane planned
@@ -209,7 +209,7 @@ grep -q 'r0 -> r1 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chai
 grep -q 'r1 -> r2 \[label="lane 0: 2 blocks"' "$tmp/out" || fail "plan dot: chain edge 1->2: $out"
 [ "$(grep -c -- '->' "$tmp/out")" -eq 2 ] || fail "plan dot: chain p=3 wants 2 edges: $out"
 
-# plan --platform: tests/test_hetero.c's 5-node platform, its rates times 10
+# plan --platform: tests/algos/test_hetero.c's 5-node platform, its rates times 10
 # (a platform's rates are at least 1 kbit/s), slice times T = 600 / bw s at
 # 600 bytes; -p defaults to its 5 nodes, -k to its 1 lane.
 cat >"$tmp/p5.txt" <<'EOF'

@@ -54,8 +54,8 @@ use_cluster "${1:?$usage}" wra
 trap 'exit 1' INT TERM
 check "up 3 --rails 2 --rate 100mbit" timeout 60 "$cluster" up 3 --rails 2 --rate 100mbit --name "$name"
 
-rail1_peers="10.11.0.2 10.11.0.3"
-rail0_peers="10.10.0.2 10.10.0.3"
+rail1_peers="$("$cluster" addr 1 1) $("$cluster" addr 2 1)"
+rail0_peers="$("$cluster" addr 1 0) $("$cluster" addr 2 0)"
 
 # The MAC of the port that holds a cluster address: 10.(10+r).0.(i+1) is
 # host i's rail r, 02:00:00:00:0r:ii (scripts/cluster).

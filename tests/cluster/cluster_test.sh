@@ -47,8 +47,8 @@ result $? "state file written" \
 for i in 0 1 2; do
 	ns=$name-h$i
 	for r in 0 1; do
-		want_addr=10.$((10 + r)).0.$((i + 1))/24
-		want_mac=$(printf '02:00:00:00:%02x:%02x' $r $i)
+		want_addr=$("$cluster" addr $i $r)/24
+		want_mac=$("$cluster" mac $i $r)
 		addr=$(ip -n "$ns" -o -4 addr show dev rail$r 2>/dev/null | awk '{ print $4 }')
 		mac=$(ip -n "$ns" -o link show dev rail$r 2>/dev/null | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
 		[ "$addr" = "$want_addr" ] && [ "$mac" = "$want_mac" ]
@@ -56,9 +56,10 @@ for i in 0 1 2; do
 			"host $i rail$r: address '$addr' MAC '$mac', want $want_addr $want_mac"
 	done
 	addr=$(ip -n "$ns" -o -4 addr show dev mgmt 2>/dev/null | awk '{ print $4 }')
-	[ "$addr" = "10.9.0.$((i + 1))/24" ]
+	want_addr=$("$cluster" addr $i mgmt)/24
+	[ "$addr" = "$want_addr" ]
 	result $? "host $i mgmt: $addr" \
-		"host $i mgmt address '$addr', want 10.9.0.$((i + 1))/24"
+		"host $i mgmt address '$addr', want $want_addr"
 	ip -n "$ns" -o link show dev lo | grep -q ',UP'
 	result $? "host $i: lo up" \
 		"host $i: lo not up"
@@ -283,7 +284,7 @@ high) fail "rate: one TCP stream on rail0 at 100mbit exceeded the shaping: $summ
 esac
 
 # status
-if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) && grep -q '10.11.0.3' <<<"$out" &&
+if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) && grep -q "$("$cluster" addr 2 1)" <<<"$out" &&
 	[ "$(grep -c 'UP *carrier *port up *rate 100mbit *tx 100Mbit *rx 100Mbit' <<<"$out")" = 6 ]; then
 	ok "status lists hosts, addresses and both rates"
 else
@@ -307,7 +308,7 @@ for i in 0 1 2; do for r in 0 1; do
 	if [ $i = 1 ] && [ $r = 1 ]; then check_shaping $i $r 50Mbit; else check_shaping $i $r 100Mbit; fi
 done; done
 if out=$(timeout 30 "$cluster" status --name "$name" 2>&1) &&
-	grep -q '^  rail1 *10.11.0.2 .* rate 50mbit *tx 50Mbit *rx 50Mbit *mtu 1500$' <<<"$out" &&
+	grep -q "^  rail1 *$("$cluster" addr 1 1) .* rate 50mbit *tx 50Mbit *rx 50Mbit *mtu 1500$" <<<"$out" &&
 	[ "$(grep -c 'rate 100mbit *tx 100Mbit *rx 100Mbit *mtu 1500$' <<<"$out")" = 5 ]; then
 	ok "status shows host 1 rail1 at 50mbit, the 5 other links at 100mbit"
 else
@@ -326,17 +327,17 @@ result $? "one TCP stream host 0 -> host 1 on the 50mbit rail1: $mbps Mbit/s (<=
 # link down/up: a cable pull.  The switch end goes down, the host end loses
 # carrier and keeps its address; the other links are untouched.
 carrier() { ip -n "$name-h$1" -o link show dev "rail$2" | grep -o '<[^>]*>'; }
-ping_rail1() { ip netns exec "$name-h0" ping -c1 -W1 -I rail1 10.11.0.2 >/dev/null 2>&1; }
+ping_rail1() { ip netns exec "$name-h0" ping -c1 -W1 -I rail1 "$("$cluster" addr 1 1)" >/dev/null 2>&1; }
 check "link 1 1 down" timeout 60 "$cluster" link 1 1 down --name "$name"
 flags=$(carrier 1 1) addr=$(ip -n "$name-h1" -o -4 addr show dev rail1 | awk '{ print $4 }')
-[[ $flags = *NO-CARRIER* && $flags = *,UP* ]] && [ "$addr" = 10.11.0.2/24 ] &&
+[[ $flags = *NO-CARRIER* && $flags = *,UP* ]] && [ "$addr" = "$("$cluster" addr 1 1)/24" ] &&
 	[[ $(carrier 1 0) = *LOWER_UP* && $(carrier 0 1) = *LOWER_UP* ]]
 result $? "link down: host 1 rail1 $flags, address $addr kept; rail0 and host 0 rail1 keep carrier" \
 	"link down: host 1 rail1 $flags address '$addr'; host 1 rail0 $(carrier 1 0), host 0 rail1 $(carrier 0 1)"
 out=$(timeout 30 "$cluster" status --name "$name" 2>&1)
-grep -q '^  rail1 *10.11.0.2 .* DOWN *NO-CARRIER port down rate 50mbit' <<<"$out"
+grep -q "^  rail1 *$("$cluster" addr 1 1) .* DOWN *NO-CARRIER port down rate 50mbit" <<<"$out"
 result $? "status shows host 1 rail1 DOWN, NO-CARRIER, port down" \
-	"status after link down: $(grep '10.11.0.2' <<<"$out")"
+	"status after link down: $(grep "$("$cluster" addr 1 1)" <<<"$out")"
 ! ping_rail1
 result $? "link down: host 0 cannot reach host 1 on rail1" "link down: host 0 still reaches host 1 on rail1"
 check "link 1 1 up" timeout 60 "$cluster" link 1 1 up --name "$name"
@@ -361,7 +362,7 @@ for i in 0 1 2; do
 	line=$(grep "^\[rank $i\] ENV " "$tmp/env.out")
 	read -r _ _ _ rank size coord token nics ns <<<"$line"
 	tokens+=("$token")
-	if [ "$rank" = $i ] && [ "$size" = 3 ] && [ "$coord" = 10.9.0.1:18515 ] &&
+	if [ "$rank" = $i ] && [ "$size" = 3 ] && [ "$coord" = "$("$cluster" addr 0 mgmt):18515" ] &&
 		[[ $token =~ ^[0-9a-f]{32}$ ]] && [ "$nics" = rail0,rail1 ] && [ "$ns" = "$name-h$i" ]; then
 		ok "run: rank $i: RANK=$rank SIZE=$size COORD=$coord NICS=$nics in $ns"
 	else
@@ -376,7 +377,7 @@ result $? "run: one token for all ranks (${tokens[0]})" \
 	"run: tokens differ: ${tokens[*]}"
 # shellcheck disable=SC2016
 token2=$(run --port 20000 -- sh -c 'echo "$LANEBENCH_TOKEN $LANEBENCH_COORD"' | sed -n 's/^\[rank 0\] //p')
-[ -n "$token2" ] && [ "${token2% *}" != "${tokens[0]:-}" ] && [ "${token2#* }" = 10.9.0.1:20000 ]
+[ -n "$token2" ] && [ "${token2% *}" != "${tokens[0]:-}" ] && [ "${token2#* }" = "$("$cluster" addr 0 mgmt):20000" ]
 result $? "run: a new token per run, --port sets the coordinator port" \
 	"run: second run saw '$token2'"
 
@@ -476,6 +477,17 @@ bad_input "link of host 3 on 3 hosts" 3 link 3 0 down --name "$name"
 bad_input "link of rail 2 on 2 rails" 2 link 0 2 down --name "$name"
 bad_input "link 0 0 sideways" sideways link 0 0 sideways --name "$name"
 bad_input "--tcp-cc nosuch" nosuch up 3 --rate 100mbit --tcp-cc nosuch --name "$name"
+bad_input "addr of host 64" 64 addr 64 0
+bad_input "addr of rail 4" 4 addr 0 4
+bad_input "ns of a bad cluster name" BAD ns 0 --name BAD
+# The names the other scripts ask for (above, up built what they say), as
+# docs/guide/emulated-cluster.md gives them.
+names="$("$cluster" addr 2 1) $("$cluster" addr 2 mgmt) $("$cluster" mac 2 1) $("$cluster" nic 1)"
+names+=" $("$cluster" ns 2 --name "$name") $("$cluster" ns sw --name "$name") $("$cluster" port 2 1 --name "$name")"
+names+=" $("$cluster" port 2 mgmt --name "$name") $("$cluster" bridge 1 --name "$name") $("$cluster" bridge mgmt)"
+want="10.11.0.3 10.9.0.3 02:00:00:00:01:02 rail1 $name-h2 $name-sw ${name}h2r1 ${name}h2m br1 brm"
+[ "$names" = "$want" ]
+result $? "names: $names" "names: '$names', want '$want'"
 [ -f /run/lanebench-cluster/$name.env ] && ip netns list | grep -q "^$name-h2\b"
 result $? "bad input left the running cluster alone" \
 	"bad input removed the running cluster"

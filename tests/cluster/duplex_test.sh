@@ -24,6 +24,8 @@ usage="usage: duplex_test.sh path/to/tests/lib.sh path/to/scripts/cluster path/t
 source "${1:?$usage}"
 shift
 use_cluster "${1:?$usage}" lbd
+# the switch and the switch ends of hosts 0 and 1 on rail 0
+sw=$(sw) port00=$(port 0 0) port10=$(port 1 0)
 use_lanebench "${2:?$usage}"
 trap 'exit 1' INT TERM
 needs_tools iperf3 python3 ping
@@ -48,9 +50,9 @@ qdiscs_ok() { # ns dev
 qdiscs_ok "$(h 0)" rail0 1 2
 result $? "host 0 rail0 (what it sends): tbf 1: at 50Mbit over HTB 2:, root 2:1, peers 2:101 and 2:102 at 25 (ceil 50), 2:ffff" \
 	"host 0 rail0: $(tc -n "$(h 0)" qdisc show dev rail0; tc -n "$(h 0)" class show dev rail0)"
-qdiscs_ok "$name-sw" "${name}h0r0" 1 2
+qdiscs_ok "$sw" "$port00" 1 2
 result $? "switch end of host 0 rail0 (what it receives): the same" \
-	"switch end ${name}h0r0: $(tc -n "$name-sw" qdisc show dev "${name}h0r0"; tc -n "$name-sw" class show dev "${name}h0r0")"
+	"switch end $port00: $(tc -n "$sw" qdisc show dev "$port00"; tc -n "$sw" class show dev "$port00")"
 
 # Every frame from host 0 to host 1 -- DPDK's ACK frames (0x88B5, type 2
 # at offset 1 of our header, 86 bytes) and DATA frames, short and long
@@ -68,11 +70,11 @@ head = bytes.fromhex("020000000001" "020000000000" "88b5") + bytes([1, int(sys.a
 for _ in range(5):
     s.send(head + bytes(int(sys.argv[2]) - len(head)))' "$1" "$2"
 }
-ip netns exec "$(h 0)" ping -c1 -W2 -I rail0 10.10.0.2 >/dev/null 2>&1 # ARP first: not counted below
+ip netns exec "$(h 0)" ping -c1 -W2 -I rail0 "$("$cluster" addr 1 0)" >/dev/null 2>&1 # ARP first: not counted below
 counts() { # -> host end 2:101 2:102 2:ffff, switch end 2:100 2:102 2:ffff
 	local c
 	for c in 2:101 2:102 2:ffff; do echo -n "$(sent "$(h 0)" rail0 $c) "; done
-	for c in 2:100 2:102 2:ffff; do echo -n "$(sent "$name-sw" "${name}h1r0" $c) "; done
+	for c in 2:100 2:102 2:ffff; do echo -n "$(sent "$sw" "$port10" $c) "; done
 }
 classified() { # what count command...: the command adds count packets to the pair's classes only
 	local what=$1 want=$2 c0 c1 d=()
@@ -87,21 +89,21 @@ classified() { # what count command...: the command adds count packets to the pa
 }
 classified "5 DPDK ACK frames (86 bytes)" 5 frames 2 86
 classified "5 DPDK DATA frames (1000 bytes)" 5 frames 1 1000
-classified "2 pings of 84 bytes (IPv4)" 2 ip netns exec "$(h 0)" ping -c2 -i0.2 -W2 -I rail0 10.10.0.2
-classified "2 pings of 1028 bytes (IPv4)" 2 ip netns exec "$(h 0)" ping -c2 -i0.2 -W2 -s 1000 -I rail0 10.10.0.2
+classified "2 pings of 84 bytes (IPv4)" 2 ip netns exec "$(h 0)" ping -c2 -i0.2 -W2 -I rail0 "$("$cluster" addr 1 0)"
+classified "2 pings of 1028 bytes (IPv4)" 2 ip netns exec "$(h 0)" ping -c2 -i0.2 -W2 -s 1000 -I rail0 "$("$cluster" addr 1 0)"
 
 # --------------------------------------------------------------------------
 # Rates.  iperf3 -> the receiver's Mbit/s.
 iperf() { # from to port [seconds]
 	local server
-	ip netns exec "$(h "$2")" timeout 30 iperf3 -s -1 -p "$3" -B "10.10.0.$(($2 + 1))" >/dev/null 2>&1 &
+	ip netns exec "$(h "$2")" timeout 30 iperf3 -s -1 -p "$3" -B "$("$cluster" addr "$2" 0)" >/dev/null 2>&1 &
 	server=$!
 	test_pids+=("$server")
 	for _ in $(seq 50); do
 		[ -z "$(ip netns exec "$(h "$2")" ss -Hltn "sport = :$3")" ] || break
 		sleep 0.1
 	done
-	ip netns exec "$(h "$1")" timeout 30 iperf3 -c "10.10.0.$(($2 + 1))" -B "10.10.0.$(($1 + 1))" \
+	ip netns exec "$(h "$1")" timeout 30 iperf3 -c "$("$cluster" addr "$2" 0)" -B "$("$cluster" addr "$1" 0)" \
 		-p "$3" -t "${4:-3}" -O 1 -f m 2>&1 |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
 	wait "$server" 2>/dev/null
@@ -119,7 +121,7 @@ at_least() { awk -v x="$1" -v min="$2" 'BEGIN { exit !(x >= min) }'; }
 # it and host 0's stream starts on round trips of up to 0.7 s.  Two pairs,
 # not one pair both ways (iperf3 --bidir 0 <-> 1): there the ACKs and the
 # reverse data share the pair's class, and with cubic host 0's stream fell
-# to 0.07-0.70 of one way in a CI run (scripts/cluster --help, --tcp-cc).
+# to 0.07-0.70 of one way in a CI run (docs/guide/emulated-cluster.md, the hosts' congestion control).
 # A loaded machine only falls short, so the best of 3.
 backlog() { # ns dev -> bytes queued in the root qdisc
 	tc -s -n "$1" qdisc show dev "$2" | awk '/^qdisc tbf/ { t = 1 } t && /backlog/ { sub("b$", "", $2); print $2 + 0; exit }'
@@ -131,7 +133,7 @@ for attempt in 1 2 3; do
 	receiver=$!
 	queued=0
 	for _ in $(seq 100); do
-		queued=$(backlog "$name-sw" "${name}h0r0")
+		queued=$(backlog "$sw" "$port00")
 		[ "${queued:-0}" -lt 1000000 ] || break
 		sleep 0.05
 	done
@@ -177,7 +179,7 @@ result $? "allgather-ring over TCP, 4M: host 0 gets >= 0.9 of its one-way $best_
 	"allgather-ring over TCP, 4M: want >= 0.9 of the one-way $best_one Mbit/s per rail each way in 2 of 3 attempts: $seen"
 
 # Nothing dropped: the queues push back.
-drops=$(for ns in "$(h 0)" "$(h 1)" "$(h 2)" "$name-sw"; do tc -s -n "$ns" qdisc show; done |
+drops=$(for ns in "$(h 0)" "$(h 1)" "$(h 2)" "$sw"; do tc -s -n "$ns" qdisc show; done |
 	awk '/^qdisc tbf/ { t = 1; next } /^qdisc/ { t = 0 } t && /dropped/ { sub(",", "", $7); s += $7 } END { print s + 0 }')
 [ "$drops" = 0 ]
 result $? "no tbf dropped a packet" "the tbfs dropped $drops packets"

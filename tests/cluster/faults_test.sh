@@ -16,7 +16,7 @@ use_cluster "${1:?$usage}" wrf
 needs_tools nft iperf3 ping
 trap 'exit 1' INT TERM
 check "up 3 --rails 2 --rate 100mbit" timeout 60 "$cluster" up 3 --rails 2 --rate 100mbit --name "$name"
-sw=$name-sw
+sw=$(sw) port01=$(port 0 1) port20=$(port 2 0) # the switch ends of host 0 rail 1, host 2 rail 0
 
 sysfs() { ip netns exec "$1" cat "/sys/class/net/$2/$3"; } # ns dev attr
 gso_segs() { ip -n "$1" -d link show dev "$2" | grep -o 'gso_max_segs [0-9]*' | cut -d' ' -f2; }
@@ -54,18 +54,18 @@ stream() {
 # --------------------------------------------------------------------------
 # mtu: host 0's rail1 at 9000 on a 1500 rail
 check "mtu 0 1 9000" "$cluster" mtu 0 1 9000 --name "$name"
-[ "$(sysfs "$(h 0)" rail1 mtu)" = 9000 ] && [ "$(sysfs "$sw" "${name}h0r1" mtu)" = 1500 ] &&
+[ "$(sysfs "$(h 0)" rail1 mtu)" = 9000 ] && [ "$(sysfs "$sw" "$port01" mtu)" = 1500 ] &&
 	[ "$(gso_segs "$(h 0)" rail1)" = 1 ]
 result $? "host 0 rail1 mtu 9000 (sysfs), its switch port 1500, GSO off on the host end" \
-	"host 0 rail1 mtu $(sysfs "$(h 0)" rail1 mtu), switch port $(sysfs "$sw" "${name}h0r1" mtu), gso_max_segs $(gso_segs "$(h 0)" rail1); want 9000, 1500, 1"
-n=$(pings_back "$(h 0)" 3 3000 10.11.0.2)
+	"host 0 rail1 mtu $(sysfs "$(h 0)" rail1 mtu), switch port $(sysfs "$sw" "$port01" mtu), gso_max_segs $(gso_segs "$(h 0)" rail1); want 9000, 1500, 1"
+n=$(pings_back "$(h 0)" 3 3000 "$("$cluster" addr 1 1)")
 [ "$n" = 0 ]
 result $? "3000-byte pings from host 0 lost at the switch" "3000-byte pings from host 0: $n of 3 came back, want 0"
-n=$(pings_back "$(h 0)" 3 1400 10.11.0.2)
+n=$(pings_back "$(h 0)" 3 1400 "$("$cluster" addr 1 1)")
 [ "$n" = 3 ]
 result $? "1400-byte pings from host 0 pass" "1400-byte pings from host 0: $n of 3 came back, want 3"
 check "mtu 1 1 9000" "$cluster" mtu 1 1 9000 --name "$name"
-stream 0 1 10.11.0.2 1
+stream 0 1 "$("$cluster" addr 1 1)" 1
 [ "$got" -lt 1000000 ]
 result $? "TCP between two hosts at mtu 9000 on a 1500 rail stalls ($got bytes in 1 s)" \
 	"TCP between two hosts at mtu 9000 on a 1500 rail got $got bytes in 1 s (GSO packets through the veth?)"
@@ -74,7 +74,7 @@ check "mtu 1 1 1500 (undo)" "$cluster" mtu 1 1 1500 --name "$name"
 [ "$(sysfs "$(h 0)" rail1 mtu)" = 1500 ] && [ "$(gso_segs "$(h 0)" rail1)" = 65535 ]
 result $? "host 0 rail1 back at mtu 1500 with GSO" \
 	"host 0 rail1 mtu $(sysfs "$(h 0)" rail1 mtu), gso_max_segs $(gso_segs "$(h 0)" rail1) after the undo"
-n=$(pings_back "$(h 0)" 3 1472 10.11.0.2)
+n=$(pings_back "$(h 0)" 3 1472 "$("$cluster" addr 1 1)")
 [ "$n" = 3 ]
 result $? "full-size pings from host 0 pass again" "1472-byte pings after the undo: $n of 3 came back"
 
@@ -83,11 +83,11 @@ result $? "full-size pings from host 0 pass again" "1472-byte pings after the un
 loss_rule() { ip netns exec "$sw" nft list chain bridge lanebench_loss forward 2>/dev/null | grep "oifname \"$1\""; }
 drops() { loss_rule "$1" | sed -n 's/.*packets \([0-9]*\).*/\1/p'; }
 check "loss 0 1 500" "$cluster" loss 0 1 500 --name "$name"
-rule=$(loss_rule "${name}h0r1")
+rule=$(loss_rule "$port01")
 [[ $rule = *"numgen random mod 1000 < 500"*"drop"* ]]
-result $? "nftables rule in $sw: $rule" "no loss rule for ${name}h0r1 in $sw: '$rule'"
-n=$(pings_back "$(h 1)" 200 56 10.11.0.1)
-d=$(drops "${name}h0r1")
+result $? "nftables rule in $sw: $rule" "no loss rule for $port01 in $sw: '$rule'"
+n=$(pings_back "$(h 1)" 200 56 "$("$cluster" addr 0 1)")
+d=$(drops "$port01")
 [ "${n:-0}" -ge 60 ] && [ "${n:-0}" -le 140 ] && [ "${d:-0}" -ge $((200 - ${n:-0})) ]
 result $? "loss 500: $n of 200 pings to host 0 came back, $d frames dropped" \
 	"loss 500: ${n:-?} of 200 pings to host 0 came back (want 60..140), ${d:-?} dropped (want at least the lost)"
@@ -95,21 +95,21 @@ st=$("$cluster" status --name "$name" 2>&1)
 [[ $st = *"loss 500/1000"* ]]
 result $? "status shows the loss" "status lacks 'loss 500/1000'"
 check "loss 0 1 50" "$cluster" loss 0 1 50 --name "$name"
-[ "$(loss_rule "${name}h0r1" | wc -l)" = 1 ]
-result $? "one rule per port (replaced)" "$(loss_rule "${name}h0r1" | wc -l) rules for ${name}h0r1"
-stream 1 0 10.11.0.1 2
+[ "$(loss_rule "$port01" | wc -l)" = 1 ]
+result $? "one rule per port (replaced)" "$(loss_rule "$port01" | wc -l) rules for $port01"
+stream 1 0 "$("$cluster" addr 0 1)" 2
 lossy="$retrans retransmits of $sent segments"
-stream 2 1 10.11.0.2 2
+stream 2 1 "$("$cluster" addr 1 1)" 2
 clean="$retrans retransmits of $sent segments"
 [ "${lossy%% *}" -gt 0 ] && [ $((retrans * 10)) -lt "${lossy%% *}" ]
 result $? "TCP toward host 0 (loss 50): $lossy; toward host 1: $clean" \
 	"TCP toward host 0 (loss 50): $lossy; toward host 1: $clean (want some, and under a tenth of them)"
 check "loss 2 0 10" "$cluster" loss 2 0 10 --name "$name"
 check "loss 0 1 0 (undo)" "$cluster" loss 0 1 0 --name "$name"
-[ -z "$(loss_rule "${name}h0r1")" ] && [ -n "$(loss_rule "${name}h2r0")" ]
+[ -z "$(loss_rule "$port01")" ] && [ -n "$(loss_rule "$port20")" ]
 result $? "loss 0 removed host 0's rule, host 2's stays" \
-	"after loss 0 1 0: host 0's rule '$(loss_rule "${name}h0r1")', host 2's '$(loss_rule "${name}h2r0")'"
-n=$(pings_back "$(h 1)" 50 56 10.11.0.1)
+	"after loss 0 1 0: host 0's rule '$(loss_rule "$port01")', host 2's '$(loss_rule "$port20")'"
+n=$(pings_back "$(h 1)" 50 56 "$("$cluster" addr 0 1)")
 [ "$n" = 50 ]
 result $? "every ping to host 0 comes back again" "after the undo $n of 50 pings to host 0 came back"
 
@@ -117,21 +117,21 @@ result $? "every ping to host 0 comes back again" "after the undo $n of 50 pings
 # cable: host 0's rail1 into rail 0's switch, and back
 master() { ip -n "$sw" -o link show dev "$1" | grep -o 'master [^ ]*' | cut -d' ' -f2; }
 check "cable 0 1 --to-rail 0" "$cluster" cable 0 1 --to-rail 0 --name "$name"
-fdb=$(bridge -n "$sw" fdb show dev "${name}h0r1" | grep '02:00:00:00:01:00')
-[ "$(master "${name}h0r1")" = br0 ] && [[ $fdb = *"master br0 static"* ]] &&
-	tc -n "$sw" qdisc show dev "${name}h0r1" | grep -q 'tbf.*rate 100Mbit'
-result $? "port ${name}h0r1 on br0, its static FDB entry there, its tbf kept" \
-	"port ${name}h0r1 on '$(master "${name}h0r1")', FDB '$fdb', qdisc $(tc -n "$sw" qdisc show dev "${name}h0r1" | head -1)"
+fdb=$(bridge -n "$sw" fdb show dev "$port01" | grep '02:00:00:00:01:00')
+[ "$(master "$port01")" = br0 ] && [[ $fdb = *"master br0 static"* ]] &&
+	tc -n "$sw" qdisc show dev "$port01" | grep -q 'tbf.*rate 100Mbit'
+result $? "port $port01 on br0, its static FDB entry there, its tbf kept" \
+	"port $port01 on '$(master "$port01")', FDB '$fdb', qdisc $(tc -n "$sw" qdisc show dev "$port01" | head -1)"
 st=$("$cluster" status --name "$name" 2>&1)
 [[ $st = *"CABLED TO br0"* ]]
 result $? "status shows the miswire" "status lacks 'CABLED TO br0'"
-n=$(pings_back "$(h 0)" 2 56 10.11.0.2)
+n=$(pings_back "$(h 0)" 2 56 "$("$cluster" addr 1 1)")
 [ "$n" = 0 ]
 result $? "host 0 no longer reaches host 1 on rail1" "host 0 reached host 1 on rail1 while miswired ($n of 2)"
 check "cable 0 1 --to-rail 1 (undo)" "$cluster" cable 0 1 --to-rail 1 --name "$name"
-[ "$(master "${name}h0r1")" = br1 ]
-result $? "port ${name}h0r1 back on br1" "port ${name}h0r1 on '$(master "${name}h0r1")' after the undo"
-n=$(pings_back "$(h 0)" 3 56 10.11.0.2)
+[ "$(master "$port01")" = br1 ]
+result $? "port $port01 back on br1" "port $port01 on '$(master "$port01")' after the undo"
+n=$(pings_back "$(h 0)" 3 56 "$("$cluster" addr 1 1)")
 [ "$n" = 3 ]
 result $? "host 0 reaches host 1 on rail1 again" "after the undo $n of 3 pings came back"
 

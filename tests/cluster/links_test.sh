@@ -44,10 +44,15 @@ class_is 0 2:101 100Mbit 100Mbit && class_is 2 2:103 25Mbit 25Mbit && class_is 1
 result $? "tc classes: 0->1 2:101 at 100Mbit, 2->3 2:103 at 25Mbit, 1->2 capped at the host's 400Mbit, 0->2 and default 2:ffff borrowing up to 400" \
 	"tc classes: $(for i in 0 1 2; do tc -n "$(h $i)" class show dev rail0; done)"
 filters=$(tc -n "$(h 0)" filter show dev rail0 parent 2:)
-# 10.10.0.2 at offset 16 of the IPv4 header; MAC 02:00:00:00:00:01 as 0x0200 at -16 (masked) and 0x00000001 at -12
+# host 1's rail0 address at offset 16 of the IPv4 header; its MAC's first
+# two bytes at -16 (masked) and last four at -12
+ip1=$("$cluster" addr 1 0) mac1=$("$cluster" mac 1 0)
+mac1_hex=${mac1//:/}
+# shellcheck disable=SC2086 # one byte a word
+ip1_hex=$(printf '%02x' ${ip1//./ })
 awk '/flowid 2:101/ { c = 1; next } /^filter/ { c = 0 } c && /match/ { print $2, $4 }' <<<"$filters" |
-	sort | paste -sd, | grep -qx '00000001/ffffffff -12,00000200/0000ffff -16,0a0a0002/ffffffff 16'
-result $? "tc filters of 2:101: destination 10.10.0.2 and MAC 02:00:00:00:00:01" "tc filters: $filters"
+	sort | paste -sd, | grep -qx "${mac1_hex:4}/ffffffff -12,0000${mac1_hex:0:4}/0000ffff -16,$ip1_hex/ffffffff 16"
+result $? "tc filters of 2:101: destination $ip1 and MAC $mac1" "tc filters: $filters"
 # Host 3 has no link line: a queue per peer (2:100-2:102) borrowing up to
 # its 400, as without --links.  (Sorted: tc lists a device's qdiscs in the
 # order of their handles' hash, and the bfifos take kernel-chosen handles.)
@@ -74,27 +79,27 @@ result $? "5 raw 0x88B5 frames to host 1's MAC counted in class 2:101" \
 
 # --------------------------------------------------------------------------
 # nolink 3 0 0: the rule exists; 3 -> 0 is dropped, 0 -> 3 is not.
-set_out=$(ip netns exec "$name-sw" nft list set bridge lanebench nolink 2>&1)
-grep -q '02:00:00:00:00:03 . 02:00:00:00:00:00' <<<"$set_out" &&
+set_out=$(ip netns exec "$(sw)" nft list set bridge lanebench nolink 2>&1)
+grep -q "$("$cluster" mac 3 0) . $("$cluster" mac 0 0)" <<<"$set_out" &&
 	[ "$(grep -o '02:00:00:00:[0-9a-f:]* \. 02:00:00:00:[0-9a-f:]*' <<<"$set_out" | wc -l)" = 1 ]
 result $? "nft: the switch's set holds exactly host 3 -> host 0" "nft set: $set_out"
-! ip netns exec "$(h 3)" ping -c1 -W1 10.10.0.1 >/dev/null 2>&1
+! ip netns exec "$(h 3)" ping -c1 -W1 "$("$cluster" addr 0 0)" >/dev/null 2>&1
 result $? "ping host 3 -> host 0 fails (nolink)" "ping host 3 -> host 0 succeeded over a nolink"
 # The other way round: host 3's replies (ARP too) are dropped, so host 0
 # gets a static neighbour entry and host 3 counts the echo requests it got.
 # shellcheck disable=SC2016 # awk's own $
 in_echos() { ip netns exec "$(h 3)" awk '/^Icmp:/ { if (!n++) for (i = 1; i <= NF; i++) c[$i] = i; else print $c["InEchos"] }' /proc/net/snmp; }
-ip -n "$(h 0)" neigh replace 10.10.0.4 lladdr 02:00:00:00:00:03 dev rail0 nud permanent
+ip -n "$(h 0)" neigh replace "$("$cluster" addr 3 0)" lladdr "$("$cluster" mac 3 0)" dev rail0 nud permanent
 before=$(in_echos)
-ip netns exec "$(h 0)" ping -c2 -i0.2 -W1 10.10.0.4 >/dev/null 2>&1
+ip netns exec "$(h 0)" ping -c2 -i0.2 -W1 "$("$cluster" addr 3 0)" >/dev/null 2>&1
 after=$(in_echos)
 [ $((after - before)) = 2 ]
 result $? "host 0 -> host 3 passes (host 3 received 2 echo requests; one-way nolink)" \
 	"host 3 received $((after - before)) of 2 echo requests from host 0"
-ip netns exec "$(h 1)" ping -c1 -W2 10.10.0.3 >/dev/null 2>&1
+ip netns exec "$(h 1)" ping -c1 -W2 "$("$cluster" addr 2 0)" >/dev/null 2>&1
 result $? "ping host 1 -> host 2 works" "ping host 1 -> host 2 failed"
 out=$(timeout 30 "$cluster" status --name "$name" 2>&1)
-grep -q '^    class 2:101 *rate 100Mbit *ceil 100Mbit *ip 10.10.0.2 mac 02:00:00:00:00:01$' <<<"$out" &&
+grep -q "^    class 2:101 *rate 100Mbit *ceil 100Mbit *ip $ip1 mac $mac1\$" <<<"$out" &&
 	grep -q '^  host 3 -> host 0 rail 0 dropped' <<<"$out"
 result $? "status shows the class of 0->1 and the nolink 3->0" "status: $out"
 
@@ -115,10 +120,10 @@ wait_listen() { # ns port
 	return 1
 }
 mbps() { # from to: Mbit/s of one 2 s TCP stream, at the receiver
-	ip netns exec "$(h "$2")" timeout 20 iperf3 -s -1 -B "10.10.0.$(($2 + 1))" -p 5201 >/dev/null 2>&1 &
+	ip netns exec "$(h "$2")" timeout 20 iperf3 -s -1 -B "$("$cluster" addr "$2" 0)" -p 5201 >/dev/null 2>&1 &
 	test_pids+=($!)
 	wait_listen "$(h "$2")" 5201 || return 1
-	ip netns exec "$(h "$1")" timeout 20 iperf3 -c "10.10.0.$(($2 + 1))" -p 5201 -t 2 -f m 2>&1 |
+	ip netns exec "$(h "$1")" timeout 20 iperf3 -c "$("$cluster" addr "$2" 0)" -p 5201 -t 2 -f m 2>&1 |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") print $i }'
 	wait "${test_pids[-1]}" 2>/dev/null
 }

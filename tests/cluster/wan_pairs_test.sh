@@ -42,10 +42,10 @@ ok "$(cat "$tmp/up")"
 
 for pair in "0 1 2" "0 2 5" "1 2 8"; do
 	read -r a b delay <<<"$pair"
-	wan_rtt_check "sites $a-$b" "$(h "$a")" "10.10.0.$((b + 1))" "$delay" $MIN_SLACK_MS $MEDIAN_SLACK_MS
+	wan_rtt_check "sites $a-$b" "$(h "$a")" "$("$cluster" addr "$b" 0)" "$delay" $MIN_SLACK_MS $MEDIAN_SLACK_MS
 done
-wan_tcp_check "sites 0-1" "$(h 1)" "$(h 0)" 10.10.0.2 5296 200e6 $TCP_FLOOR
-wan_tcp_check "sites 1-2" "$(h 2)" "$(h 1)" 10.10.0.3 5296 50e6 $TCP_FLOOR
+wan_tcp_check "sites 0-1" "$(h 1)" "$(h 0)" "$("$cluster" addr 1 0)" 5296 200e6 $TCP_FLOOR
+wan_tcp_check "sites 1-2" "$(h 2)" "$(h 1)" "$("$cluster" addr 2 0)" 5296 50e6 $TCP_FLOOR
 
 # Seed 002's g5k-like clusters of clusters: every wan line differs
 "$B" platform gen g5k --clusters 3 --site-ranks 1 -o "$tmp/g5k.platform" >/dev/null

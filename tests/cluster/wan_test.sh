@@ -93,7 +93,7 @@ done
 
 # TCP across the WAN, host 0 to host 3 on rail 0: near the WAN's rate and
 # never faster (the shaping).
-wan_tcp_check "TCP across the WAN" "$(h 3)" "$(h 0)" 10.10.0.4 5299 200e6 $TCP_FLOOR
+wan_tcp_check "TCP across the WAN" "$(h 3)" "$(h 0)" "$("$cluster" addr 3 0)" 5299 200e6 $TCP_FLOOR
 
 # A real broadcast over both sites: every byte verified on every row
 if "$cluster" run --name "$name" --timeout 240 -- "$B" bcast --no-pin --timeout 60 \
@@ -111,7 +111,7 @@ else
 	fail "bcast --site-sizes 2,2: $(tail -5 "$tmp/bcast.out")"
 fi
 
-pids=$(ip netns pids "$name-sw" 2>/dev/null)
+pids=$(ip netns pids "$(sw)" 2>/dev/null)
 # For the log: the delay lines' counts (drops, lateness), which they print
 # on SIGUSR1, before `down` removes their logs.
 # shellcheck disable=SC2086 # one pid per word

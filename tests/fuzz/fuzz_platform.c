@@ -1,4 +1,4 @@
-/* libFuzzer target for the platform parser (algos/platform_text.c): any
+/* libFuzzer target for the platform parser (net/platform_text.c): any
  * bytes as a platform file.  What it accepts must be usable downstream:
  * every link's slice time finite and > 0 (its values are bounded where
  * they enter), formatting it reads back to the same text, and on up to
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algos/hetero_cap.h"
-#include "algos/platform.h"
+#include "algos/beaumont/hetero_cap.h"
+#include "net/platform.h"
 
 #define MOST_PLANNED 16 /* nodes: a cap-trees plan stays cheap */
 

@@ -103,7 +103,7 @@ done
 # lb_coll_sim_net).  Not binary: its root serves
 # its site before the WAN, so its own calibrated bandwidth, which bcast
 # keeps and sim has not, moves the time (2.8 % at half the median); the
-# model's choice for it is tests/test_coll_sim_net.c's.
+# model's choice for it is tests/engine/test_coll_sim_net.c's.
 agree=(bcast --no-pin --nics "127.0.0.1,127.0.0.1" -a "chain,multilane" -m 1M -s 16K
 	-i 1 -x 0 --timeout 30s --site-sizes 4,4 --wan-lat 5ms --wan-bw 200mbit)
 if local_job agree 8 "${agree[@]}" -o "$tmp/agree.csv"; then

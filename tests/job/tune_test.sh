@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lanebench tune and bcast -a auto on jobs of plain processes at 127.0.0.1
-# (two loopback lanes, no root).  tune on 3 ranks over TCP at two tiny
+# (two loopback lanes, no root).  tune on 3 ranks over TCP at two small
 # sizes completes and writes a table that parses back (bcast reads it),
 # with its provenance and this job's key.  bcast -a auto with a table
 # crafted for this job runs its entries (the CSV's algorithm, slice and
@@ -19,7 +19,7 @@ job=(-d "$nics" --no-pin --timeout 30s)
 
 # --- tune: 3 ranks, two sizes ----------------------------------------------------
 table=$tmp/tuning.txt
-if local_job tune 3 tune "${job[@]}" -m 8,16K --top 2 -i 2 -x 1 -o "$table"; then
+if local_job tune 3 tune "${job[@]}" -m 16K,1M --top 2 -i 2 -x 1 -o "$table"; then
 	ok "tune on 3 ranks: exit 0"
 else
 	fail "tune on 3 ranks ($statuses): $(tail -n 3 "$tmp/tune.err")"
@@ -31,6 +31,67 @@ if [ "$(head -n 1 "$table" 2>/dev/null)" = "lanebench-tuning 1" ] &&
 	ok "the table: magic, provenance, this job's key, a pick per size"
 else
 	fail "the table: $(cat "$table" 2>/dev/null | grep -v '^# option')"
+fi
+
+# The runoff: per size, the search's three fastest configurations and each
+# other algorithm's fastest within 1.5 x the fastest (six at most) are each
+# measured three times more, nothing else is, and the pick is one of them.
+# The search's figures are as printed (four digits): an algorithm within
+# 1.49-1.51 x may go either way.
+runoff_check() { # tune's stderr, the table
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
+counts, search = {}, {}
+for line in open(sys.argv[1]):
+    m = re.match(r"lanebench tune: (\S+): (\S+) slice (\S+): ([0-9.]+) (\S+)$", line.strip())
+    if not m:
+        continue
+    size, conf = m.group(1), (m.group(2), m.group(3))
+    counts.setdefault(size, {}).setdefault(conf, 0)
+    counts[size][conf] += 1
+    search.setdefault(size, {}).setdefault(conf, float(m.group(4)) * units[m.group(5)])
+def entrants(times, reach):
+    chosen = []
+    for conf, t in sorted(times.items(), key=lambda kv: kv[1]):
+        algos = {c[0] for c in chosen}
+        if len(chosen) < 3 or (len(chosen) < 6 and conf[0] not in algos
+                               and t <= reach * times[chosen[0]]):
+            chosen.append(conf)
+    return set(chosen)
+picks = [l.split()[2] for l in open(sys.argv[2]) if l.startswith("pick ")]
+bad = [] if len(counts) == 2 == len(picks) else ["sizes %d, picks %s" % (len(counts), picks)]
+for size, pick in zip(counts, picks):  # both smallest first
+    ran = {c for c, n in counts[size].items() if n == 4}
+    must, may = entrants(search[size], 1.49), entrants(search[size], 1.51)
+    if not must <= ran <= may or any(n not in (1, 4) for n in counts[size].values()):
+        bad.append("%s: runoff %s, want %s" % (size, sorted(ran), sorted(must)))
+    if pick not in {c[0] for c in ran}:
+        bad.append("%s: pick %s not in the runoff" % (size, pick))
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+if why=$(runoff_check "$tmp/tune.err" "$table"); then
+	ok "tune's runoff: the three fastest and every algorithm within 1.5 x, measured four times; the picks among them"
+else
+	fail "tune's runoff: $why: $(grep '^lanebench tune: ' "$tmp/tune.err" | tail -n 12)"
+fi
+
+# The previous class's finalists carried: every algorithm of the 16 KiB
+# runoff (measured four times there: binary and binomial on 3 ranks) is
+# measured again at 1 MiB in one slice, where the model's top two are
+# others (chain and multilane).
+if awk -F': ' '
+	/^lanebench tune: / { if (first == "") first = $2
+		split($3, w, " ")
+		if ($2 == first && ++seen[w[1], w[3]] == 4) final[w[1]] = 1
+		if ($2 != first && w[3] == $2) whole[w[1]] = 1 }
+	END { n = 0; for (a in final) { n++; if (!(a in whole)) bad++ }
+	      exit !(n >= 2 && !bad) }' "$tmp/tune.err"; then
+	ok "tune carries the 16K class's finalists to 1M, each measured in one slice"
+else
+	fail "tune did not carry the 16K finalists: $(grep '^lanebench tune: ' "$tmp/tune.err")"
 fi
 
 # --- bcast -a auto: the table's entries ----------------------------------------------
@@ -56,13 +117,13 @@ if local_job other 3 bcast "${job[@]}" -a auto -m 64K -i 2 -x 1 --tuning "$tmp/o
 else
 	fail "-a auto, another job's table: $(tail -n 2 "$tmp/other.err"; tail -n 1 "$tmp/other.csv" 2>/dev/null)"
 fi
-if local_job model 3 bcast "${job[@]}" -a auto,chain -m 64K -i 2 -x 1 -o "$tmp/model.csv" &&
-	csv_awk '$c["auto_source"] == "model" && $c["auto_reason"] ~ /no --tuning table/ { m++ }
-		$c["auto_source"] == "" && $c["algorithm"] == "chain" { f++ }
-		END { exit !(m == 1 && f == 1) }' "$tmp/model.csv"; then
-	ok "-a auto,chain without a table: the model's row, then chain's (auto_source empty)"
+if local_job model 3 bcast "${job[@]}" -a chain,auto,binary -m 64K -i 2 -x 1 -o "$tmp/model.csv" &&
+	csv_awk '{ order = order " " ($c["auto_source"] == "" ? $c["algorithm"] : "auto") }
+		$c["auto_source"] == "model" && $c["auto_reason"] ~ /no --tuning table/ { m++ }
+		END { exit !(m == 1 && order == " chain auto binary") }' "$tmp/model.csv"; then
+	ok "-a chain,auto,binary without a table: rows in that order, auto's the model's pick"
 else
-	fail "-a auto without a table: $(tail -n 2 "$tmp/model.err"; tail -n 2 "$tmp/model.csv" 2>/dev/null)"
+	fail "-a chain,auto,binary without a table: $(tail -n 2 "$tmp/model.err"; tail -n 3 "$tmp/model.csv" 2>/dev/null)"
 fi
 
 # --- a pick these options cannot build: the model's, saying so ----------------------------
@@ -92,6 +153,7 @@ fi
 not_in_a_job
 expect_status 2 "sizes must increase (8 after 16384)" tune -m 16K,8
 expect_status 2 "not with -a auto" bcast -a auto --platform "$crafted"
+expect_status 2 "not with -a auto" bcast -a chain,auto --platform "$crafted"
 printf 'lanebench-tuning 1\n%s\npick 8 chain 8 0.001\npick 65536 chain 100 0.001\n' "$key" >"$tmp/bad.txt"
 expect_status 2 "bad.txt:4: slice 100" bcast -a auto --tuning "$tmp/bad.txt"
 expect_status 2 "give -a auto" bcast -a chain --tuning "$crafted"

@@ -2,9 +2,10 @@
 """The layer rule: a source folder includes only from its own layer or the
 layers below it.  Lowest first:
 
-    lib -> algos -> model -> transports -> launch -> engine -> report -> bench
+    lib -> net -> algos -> model -> transports -> launch -> engine -> repro -> report -> bench
 
-(transports/dpdk/ is part of transports).  Every #include "..." of a
+A subfolder is part of its top folder's layer (transports/dpdk/ is
+transports, algos/beaumont/ is algos).  Every #include "..." of a
 project header is written from the source root ("engine/job.h"), or bare
 ("job.h") for a header in the same folder; a "../" path is refused, since
 it hides which layer it reaches into.
@@ -19,7 +20,7 @@ import re
 import sys
 import tempfile
 
-LAYERS = ["lib", "algos", "model", "transports", "launch", "engine", "report", "bench"]
+LAYERS = ["lib", "net", "algos", "model", "transports", "launch", "engine", "repro", "report", "bench"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -74,15 +75,30 @@ def self_test():
         return d
 
     good = {"lib/a.h": "", "lib/a.c": '#include "a.h"\n',
-            "engine/e.c": '#include "lib/a.h"\n', "transports/dpdk/d.c": '#include "lib/a.h"\n'}
+            "net/n.h": '#include "lib/a.h"\n',
+            "algos/s.h": '#include "net/n.h"\n',
+            "algos/fam/f.h": '#include "algos/s.h"\n#include "net/n.h"\n',
+            "algos/fam/f.c": '#include "f.h"\n',
+            "algos/t.c": '#include "algos/fam/f.h"\n',
+            "engine/e.c": '#include "lib/a.h"\n#include "algos/fam/f.h"\n',
+            "transports/dpdk/d.c": '#include "lib/a.h"\n',
+            "repro/r.h": '#include "engine/e.h"\n#include "algos/fam/f.h"\n',
+            "report/w.c": '#include "repro/r.h"\n'}
     bad = {
         "lib/x.c": ('#include "engine/e.h"\n', "lib may not include from engine"),
+        "lib/n.c": ('#include "net/n.h"\n', "lib may not include from net"),
+        "net/y.c": ('#include "algos/s.h"\n', "net may not include from algos"),
+        "net/z.c": ('#include "algos/fam/f.h"\n', "net may not include from algos"),
+        "algos/fam/g.c": ('#include "engine/e.h"\n', "algos may not include from engine"),
+        "algos/fam/h.c": ('#include "s.h"\n', "no such header in this folder"),
+        "engine/q.c": ('#include "repro/r.h"\n', "engine may not include from repro"),
+        "repro/s.c": ('#include "report/v.h"\n', "repro may not include from report"),
         "transports/dpdk/y.c": ('#include "launch/b.h"\n', "transports may not include from launch"),
         "algos/z.c": ('#include "../lib/a.h"\n', "relative path up"),
         "model/w.c": ('#include "harness/old.h"\n', "not a layer"),
         "report/v.c": ('#include "gone.h"\n', "no such header in this folder"),
     }
-    base = dict(good, **{"engine/e.h": "", "launch/b.h": ""})
+    base = dict(good, **{"engine/e.h": "", "launch/b.h": "", "report/v.h": ""})
     errors = []
     if violations(tree(base)):
         errors.append("a good tree was refused: %s" % violations(tree(base)))

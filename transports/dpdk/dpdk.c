@@ -1562,7 +1562,7 @@ static void complete_sends(struct lane *l, struct chan *c)
 	struct xfer *x;
 	while (c->framed && (x = queue_at(&c->sendq, 0)) &&
 	       (int32_t)(c->tx.base - x->end_seq) >= 0) {
-		complete(l, c, x->id, LB_COMP_SEND);
+		complete(l, c, x->id, LB_XFER_SEND);
 		lb_ring_pop(&c->sendq);
 		c->framed--;
 		c->send_msg++;
@@ -1580,7 +1580,7 @@ static void complete_recvs(struct lane *l, struct chan *c)
 {
 	uint32_t id;
 	while (lb_rx_complete(&c->rx, &id))
-		complete(l, c, id, LB_COMP_RECV);
+		complete(l, c, id, LB_XFER_RECV);
 }
 
 /* Acks are batched, one per quarter window of frames taken (the lane's
@@ -1779,9 +1779,10 @@ static struct chan *chan_for(struct lb_tp *tp, uint32_t lane, uint32_t peer)
 	return peer < tp->cfg.size && l->chan_of[peer] >= 0 ? &l->chans[l->chan_of[peer]] : NULL;
 }
 
-static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-		     uint64_t len, uint32_t id, int send, char *err, size_t errlen)
+static int dpdk_post(struct lb_tp *tp, uint32_t lane, enum lb_xfer_kind kind, uint32_t peer,
+		     uint64_t off, uint64_t len, uint32_t id, char *err, size_t errlen)
 {
+	int send = kind == LB_XFER_SEND;
 	struct lane *l = &tp->lanes[lane];
 	struct chan *c = chan_for(tp, lane, peer);
 	if (lb_tp_check_range("dpdk", l->name, off, len, tp->buflen, err, errlen))
@@ -1806,18 +1807,6 @@ static int dpdk_post(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t of
 		return lb_errf(err, errlen, "dpdk lane '%s': out of memory queueing a %s with rank %u",
 			       l->name, send ? "send" : "receive", peer);
 	return 0;
-}
-
-static int dpdk_post_send(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id, char *err, size_t errlen)
-{
-	return dpdk_post(tp, lane, peer, off, len, id, 1, err, errlen);
-}
-
-static int dpdk_post_recv(struct lb_tp *tp, uint32_t lane, uint32_t peer, uint64_t off,
-			  uint64_t len, uint32_t id, char *err, size_t errlen)
-{
-	return dpdk_post(tp, lane, peer, off, len, id, 0, err, errlen);
 }
 
 /* A peer we wait for (a send not acknowledged, a receive not filled) that
@@ -2137,8 +2126,7 @@ const struct lb_transport lb_transport_dpdk = {
 	.local_address = dpdk_local_address,
 	.connect = dpdk_connect,
 	.register_buffer = dpdk_register,
-	.post_send = dpdk_post_send,
-	.post_recv = dpdk_post_recv,
+	.post = dpdk_post,
 	.poll = dpdk_poll,
 	.arm = dpdk_arm,
 	.counters = dpdk_counters,

@@ -7,7 +7,7 @@
  *   8 job (64: FNV-1a of the job token)  16 seq (32)  20 msg (32)
  *   24 offset (64)  32 length (32)  36 destination rank (32)
  * DATA: seq is the frame's sequence number on its (peer, lane) channel, msg
- * the index of the message (the sender's post_send count on the channel),
+ * the index of the message (the sender's count of sends posted on the channel),
  * offset and length the payload's place in the registered buffer; the
  * payload follows the header.  ACK: seq is the cumulative ack (every seq
  * before it arrived), followed by a 256-bit selective-ack bitmap (bit i:

@@ -5,7 +5,7 @@
  * unit-tested and fuzzed.  Times are seconds given by the caller.
  *
  * A channel's receives are posted in order; the m-th one is message m of
- * the channel (the sender's m-th post_send), and a frame's msg field names
+ * the channel (the sender's m-th send posted), and a frame's msg field names
  * it.  A frame lands inside its receive, at its offset in the registered
  * buffer.  A frame for a receive not posted yet (the peer started first)
  * is EARLY: the caller holds it in a lane's stash (below) and offers it

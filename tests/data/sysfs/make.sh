@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes the sysfs fixtures of tests/test_portinfo.c into this directory,
+# Writes the sysfs fixtures of tests/launch/test_portinfo.c into this directory,
 # one tree per case, shaped like /sys (README.md says where each value's
 # format comes from).  The trees are committed; run this only to change
 # them, then commit what it wrote:  tests/data/sysfs/make.sh
