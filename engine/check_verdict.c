@@ -317,9 +317,12 @@ struct expect {
 
 /* One lane's N x N matrix (check_links.h): rate[s * size + r] what s sent
  * r at, best over the slots they met in; failed[...] the reason of a pair
- * that met and carried nothing that way (NULL: none). */
+ * that met and carried nothing that way (NULL: none); lossy[...] the cell
+ * is slow for a port's loss (leave_out_lossy), and `rated` is rate
+ * without those cells: what rows and columns are judged on. */
 struct matrix {
-	double *rate;
+	double *rate, *rated;
+	uint8_t *lossy;
 	const char **failed;
 	struct lb_link_verdicts v;
 	int judged;
@@ -751,7 +754,7 @@ static uint32_t line_cells(const struct check_all *a, const struct matrix *mx, u
 {
 	uint32_t n = 0;
 	for (uint32_t j = 0; j < a->size; j++)
-		n += j != k && !isnan(mx->rate[col ? (size_t)j * a->size + k : (size_t)k * a->size + j]);
+		n += j != k && !isnan(mx->rated[col ? (size_t)j * a->size + k : (size_t)k * a->size + j]);
 	return n;
 }
 
@@ -1116,6 +1119,60 @@ static int report_collectives(const struct check_all *a, const struct lb_sink *s
 
 /* ---- links: the N x N matrix of every lane ------------------------------- */
 
+/* What s sent r again over what it sent r, on lane, over the slots they
+ * met in (NaN: nothing sent). */
+static double cell_loss(const struct check_all *a, uint32_t s, uint32_t r, uint32_t lane)
+{
+	uint64_t resent = 0, sent = 0;
+	for (uint32_t slot = 0; slot < a->slots; slot++) {
+		const struct check_pair *m = pair_of(a, s, lane, slot);
+		if (m->partner == (int32_t)r)
+			resent += m->resent, sent += m->sent;
+	}
+	return sent ? (double)resent / (double)sent : NAN;
+}
+
+static int port_loses(const struct check_all *a, uint32_t k, uint32_t lane, int rx)
+{
+	struct loss l = loss_of(a, k, lane, rx);
+	lb_buf_free(&l.detail);
+	return l.ratio > a->p->max_loss;
+}
+
+/* A cell that lost more than --max-loss into a port that loses what it
+ * receives (or from one that loses what it sends) is slow for that
+ * port's loss, which its row says: left out of the rows and columns the
+ * matrix judges by rate, or the lossy port's partners would look slow
+ * (Soft-RoCE waits an ack timeout for each loss). */
+static int leave_out_lossy(const struct check_all *a, uint32_t lane, struct matrix *mx)
+{
+	size_t n = (size_t)a->size * a->size;
+	uint8_t *loses = calloc(2 * (size_t)a->size + 1, 1);
+	mx->rated = malloc((n + 1) * sizeof(double));
+	mx->lossy = calloc(n + 1, 1);
+	if (!loses || !mx->rated || !mx->lossy) {
+		free(loses);
+		return -1;
+	}
+	for (uint32_t k = 0; k < a->size; k++)
+		for (int rx = 0; rx <= 1; rx++)
+			loses[2 * k + (uint32_t)rx] = (uint8_t)port_loses(a, k, lane, rx);
+	for (size_t at = 0; at < n; at++) {
+		uint32_t s = (uint32_t)(at / a->size), r = (uint32_t)(at % a->size);
+		mx->lossy[at] = !isnan(mx->rate[at]) && (loses[2 * s] || loses[2 * r + 1]) &&
+				cell_loss(a, s, r, lane) > a->p->max_loss;
+		mx->rated[at] = mx->lossy[at] ? NAN : mx->rate[at];
+	}
+	free(loses);
+	return 0;
+}
+
+static int judge_matrix(const struct check_all *a, struct matrix *mx)
+{
+	mx->judged = lb_link_judge(mx->rated, a->size, a->p->min_bw, &mx->v) == 0;
+	return mx->judged ? 0 : -1;
+}
+
 static int matrix_of(const struct check_all *a, uint32_t lane, struct matrix *mx)
 {
 	size_t n = (size_t)a->size * a->size;
@@ -1140,14 +1197,15 @@ static int matrix_of(const struct check_all *a, uint32_t lane, struct matrix *mx
 				mx->failed[at] = NULL;
 			}
 		}
-	mx->judged = lb_link_judge(mx->rate, a->size, a->p->min_bw, &mx->v) == 0;
-	return mx->judged ? 0 : -1;
+	return leave_out_lossy(a, lane, mx) ? -1 : judge_matrix(a, mx);
 }
 
 static void matrices_free(struct matrix *mx, uint32_t lanes)
 {
 	for (uint32_t l = 0; mx && l < lanes; l++) {
 		free(mx[l].rate);
+		free(mx[l].rated);
+		free(mx[l].lossy);
 		free(mx[l].failed);
 		if (mx[l].judged)
 			lb_link_verdicts_free(&mx[l].v);
@@ -1212,6 +1270,17 @@ static void note_not_looked(const struct check_all *a, uint32_t lane, size_t at,
 			      "figures", CHECK_LINK_LOOKS_PER_RANK * a->size, CHECK_LINK_LOOKS_PER_RANK);
 }
 
+/* A cell slow for its port's loss (leave_out_lossy): a warning pointing
+ * at the port that loses. */
+static void warn_lossy_link(const struct check_all *a, uint32_t s, uint32_t r, uint32_t lane,
+			    const char *rate, struct row *w)
+{
+	int by_receiver = port_loses(a, r, lane, 1);
+	add_reason_at(w, LB_WARN, "%s, %.2g %% of it sent again: rank %u's port loses what it %s "
+		      "(its port row)", rate, 100 * cell_loss(a, s, r, lane), by_receiver ? r : s,
+		      by_receiver ? "receives" : "sends");
+}
+
 /* A cell's verdict: a link low in its row and its column FAILs, named; a
  * cell of a slow port's row or column WARNs, pointing at the port; a
  * pair that carried nothing FAILs as a link when both ports carried data
@@ -1242,6 +1311,8 @@ static void judge_link(const struct check_all *a, const struct matrix *mx, uint3
 			   "%s (min %.0f %%): the link, not the ports", s, r, lane, nic,
 			   100 * x / fmin(mx->v.row_median[s], mx->v.col_median[r]), g, s, rm, r, cm,
 			   100 * a->p->min_bw);
+	else if (mx->lossy[at])
+		warn_lossy_link(a, s, r, lane, g, w);
 	else if ((mx->v.row_low[s] || mx->v.col_low[r]) && x < a->p->min_bw * mx->v.lane_median)
 		add_reason_at(w, LB_WARN, "%s: rank %u's port %s slowly (its port row)", g,
 			      mx->v.row_low[s] ? s : r, mx->v.row_low[s] ? "sends" : "receives");

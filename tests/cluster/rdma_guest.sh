@@ -215,6 +215,8 @@ elif tc qdisc add dev p2r1 root netem loss "$loss"; then
 	echo "note: lane 1 under $loss loss to node 2: $losses"
 	if ! echo "$losses" | grep -q '^rank 0 PASS .*; rank 1 PASS .*; rank 3 PASS '; then
 		bad "lossy port: node 2's partners on lane 1 must pass: $losses"
+		grep -E '^(FAIL|WARN|check:)' /tmp/check-lossy.out | head -12 | sed 's/^/    /'
+		python3 "$(dirname "$rxevm")/benchlib.py" link-figures /tmp/check-lossy.csv | sed 's/^/    /'
 	else named_alone check-lossy "^FAIL rank 2 \(host .*\) lane 1 \(10\.99\.2\.3\): (.*; )?loses what it receives: every partner retransmitted to it \(rank [0-9]: [0-9.]+ %, [0-9]+ of [0-9]+; rank [0-9]: [0-9.]+ %, [0-9]+ of [0-9]+; rank [0-9]: [0-9.]+ %" \
 		"check names the port that loses $loss of what it receives alone"; fi
 else
