@@ -690,7 +690,7 @@ static void print_links(const struct check_out *o)
 		fprintf(o->out, "%s lane %u (%s) %u", any++ ? "," : "\nlinks measured (rank -> peer; "
 			"rows of phase link in the record):", l, o->link_nic[l], o->links[l]);
 		if (o->link_fails[l] || o->link_warns[l])
-			fprintf(o->out, " with %u FAIL, %u WARN (a slow port's)", o->link_fails[l],
+			fprintf(o->out, " with %u FAIL, %u WARN (pointing at a port)", o->link_fails[l],
 				o->link_warns[l]);
 	}
 	if (any)

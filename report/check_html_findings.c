@@ -65,21 +65,33 @@ struct folds {
 	size_t *next;  /* [nrows]: the next link of the same fold; SIZE_MAX: the last */
 };
 
+/* The rank and direction ("sends", "receives") a link's reason points
+ * at, from its ": rank ": 1, else 0. */
+static int port_pointed(const char *at, unsigned *who, char dir[9])
+{
+	int end = 0;
+	if (sscanf(at, ": rank %u's port %8[a-z] slowly (its port row)%n", who, dir, &end) == 2 &&
+	    end && !at[end])
+		return 1;
+	end = 0;
+	return sscanf(at, ": rank %u's port loses what it %8[a-z] (its port row)%n", who, dir,
+		      &end) == 2 && end && !at[end];
+}
+
 /* The port a WARN link row points at ("55.6 Mbit/s: rank 6's port sends
- * slowly (its port row)"): the link's sender when it sends, its receiver
- * when it receives; 1 with the rank, else 0. */
+ * slowly (its port row)", or "..., 1.3 % of it sent again: rank 3's port
+ * loses what it receives (its port row)"): the link's sender when it
+ * sends, its receiver when it receives; 1 with the rank, else 0. */
 static int points_at_port(const struct chtml_page *pg, size_t r, uint32_t *rank)
 {
 	const char *at = strstr(chtml_cell(pg, r, "reason"), ": rank ");
 	char dir[9];
 	unsigned who;
-	int end = 0;
 	uint32_t sender, receiver;
 	if (!at || !chtml_is_phase(pg, r, "link") || chtml_row_level(pg, r) != CHTML_WARN ||
 	    !chtml_index(pg, r, "rank", pg->nranks, &sender) ||
 	    !chtml_index(pg, r, "peer", pg->nranks, &receiver) ||
-	    sscanf(at, ": rank %u's port %8[a-z] slowly (its port row)%n", &who, dir, &end) != 2 ||
-	    !end || at[end])
+	    !port_pointed(at, &who, dir))
 		return 0;
 	*rank = who;
 	return (strcmp(dir, "sends") == 0 && who == sender) ||

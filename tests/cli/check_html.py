@@ -9,7 +9,8 @@ tests/cli/check_html_test.sh:
       (rank and host, lane and NIC; a link's sender and receiver) and its
       reason -- in the failures table; every such link row is outlined in
       its lane's matrix and its reason is in that cell's tooltip.  A slow
-      port's WARN links ("rank 6's port sends slowly (its port row)") are
+      port's WARN links ("rank 6's port sends slowly (its port row)", or
+      "rank 2's port loses what it receives (its port row)") are
       in a fold under the port's row ("14 links of this port WARN: ..."),
       a link that fails on its own never is.
   check_html.py burnin PAGE.html RECORD.csv
@@ -186,7 +187,7 @@ def where(r, hosts):
 
 
 # A slow port's link rows point at it (engine/check_verdict.c judge_link).
-PORT_POINTER = re.compile(r": rank (\d+)'s port (sends|receives) slowly \(its port row\)$")
+PORT_POINTER = re.compile(r": rank (\d+)'s port (?:loses what it )?(sends|receives)(?: slowly)? \(its port row\)$")
 
 
 def fold_port(r, ports):

@@ -9,7 +9,10 @@
 # rails: rank 6's rail0 port at 50 Mbit/s, its 14 links WARN; link 1->5 on
 # rail1 slow) and tests/data/check/burnin.csv (a real burn-in, 4 hosts x 2
 # rails, --duration 8s --interval 2s: host 3's rail1 sent at 30 Mbit/s in
-# intervals 2 and 3, as tests/cluster/check_burnin_test.sh makes it).
+# intervals 2 and 3, as tests/cluster/check_burnin_test.sh makes it) and
+# tests/data/check/lossy.csv (a real check of 4 hosts x 2 rails, host 2's
+# rail1 losing 2 % of what it receives: `scripts/cluster loss 2 1 20`; its
+# partners' links into it WARN, pointing at its loss).
 #   check_html_test.sh path/to/tests/lib.sh LANEBENCH DATA_DIR page|browser
 #     page:    each page parses with every element closed in order, refers
 #              to nothing outside itself, names every FAIL and WARN row
@@ -40,8 +43,9 @@ python3 "$checker" craft "$tmp/links.csv" "$tmp/crafted.csv" || fail "craft a re
 render "$tmp/crafted.csv" "$tmp/crafted.html"
 python3 "$checker" synth 64 2 "$tmp/r64.csv" || fail "synth a 64-rank record"
 render "$tmp/r64.csv" "$tmp/r64.html"
-cp "$data/shift.csv" "$data/burnin.csv" "$tmp/"
+cp "$data/shift.csv" "$data/burnin.csv" "$data/lossy.csv" "$tmp/"
 render "$tmp/shift.csv" "$tmp/shift.html"
+render "$tmp/lossy.csv" "$tmp/lossy.html"
 render "$tmp/burnin.csv" "$tmp/burnin.html"
 
 if [ "$mode" = page ]; then
@@ -53,6 +57,8 @@ if [ "$mode" = page ]; then
 	check "the 64-rank page" python3 "$checker" page "$tmp/r64.html" "$tmp/r64.csv"
 	echo "$check_out"
 	check "the shift record's page" python3 "$checker" page "$tmp/shift.html" "$tmp/shift.csv"
+	echo "$check_out"
+	check "the lossy record's page" python3 "$checker" page "$tmp/lossy.html" "$tmp/lossy.csv"
 	echo "$check_out"
 	check "the burn-in record's page" python3 "$checker" page "$tmp/burnin.html" "$tmp/burnin.csv"
 	check "the burn-in section" python3 "$checker" burnin "$tmp/burnin.html" "$tmp/burnin.csv"
