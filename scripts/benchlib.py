@@ -725,7 +725,13 @@ def main(argv):
         return
     if len(argv) < 2 or argv[1] not in COMMANDS or len(argv) - 2 < COMMANDS[argv[1]][1]:
         sys.exit(USAGE)
-    COMMANDS[argv[1]][2](argv[2:])
+    # a file of another kind, or none: a line naming it, not a traceback
+    try:
+        COMMANDS[argv[1]][2](argv[2:])
+    except KeyError as e:
+        sys.exit("benchlib.py %s: no column %s in %s" % (argv[1], e, " ".join(argv[2:])))
+    except (OSError, ValueError) as e:
+        sys.exit("benchlib.py %s: %s" % (argv[1], e))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 # unless that is the whole message, counts auto's rows at fixed slices only
 # where they run its own configuration,
 # and flags a miss; blank replaces a column's values and nothing else;
-# link-figures prints a check CSV's link rows.
+# link-figures prints a check CSV's link rows, and names a column a file of
+# another kind lacks (no traceback).
 set -u
 usage="usage: benchlib_test.sh path/to/tests/lib.sh path/to/lanebench SOURCE_ROOT"
 source "${1:?$usage}"
@@ -70,6 +71,14 @@ if [ "$(python3 "$lib" link-figures "$tmp/chk.csv")" = "each pair's best, Mbit/s
 else
 	fail "link-figures: $(python3 "$lib" link-figures "$tmp/chk.csv" 2>&1)"
 fi
+# a file of another kind, or none: one line naming what is missing
+printf '%s\n' 'size,seconds' '8,1e-05' >"$tmp/other.csv"
+python3 "$lib" link-figures "$tmp/other.csv" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && [ "$(cat "$tmp/err")" = "benchlib.py link-figures: no column 'phase' in $tmp/other.csv" ] &&
+	ok "link-figures on another CSV: $(cat "$tmp/err")" || fail "link-figures on another CSV: $(cat "$tmp/err")"
+python3 "$lib" link-figures "$tmp/none.csv" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q "^benchlib.py link-figures: .*No such file or directory: '$tmp/none.csv'$" "$tmp/err" &&
+	ok "link-figures on no file: $(cat "$tmp/err")" || fail "link-figures on no file: $(cat "$tmp/err")"
 expect_usage() {
 	python3 "$lib" "$@" >/dev/null 2>"$tmp/err"
 	[ $? != 0 ] && grep -q usage "$tmp/err" && ok "benchlib $*: usage, non-zero" ||
