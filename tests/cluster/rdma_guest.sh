@@ -146,6 +146,13 @@ chk() {
 		>"/tmp/$1.out" 2>&1
 	cst=$? csecs=$(($(date +%s) - t0))
 }
+# verdicts_and_figures NAME: where check NAME named a port it should not
+# have, its FAIL/WARN lines and every pair's rate and latency (noise or a
+# cause?)
+verdicts_and_figures() {
+	grep -E '^(FAIL|WARN|check:)' "/tmp/$1.out" | head -12 | sed 's/^/    /'
+	python3 "$(dirname "$rxevm")/benchlib.py" link-figures "/tmp/$1.csv" | sed 's/^/    /'
+}
 # named_alone NAME LINE WHAT: check NAME exited 1 and failed one port
 # only, with a FAIL line that starts with LINE (grep -E)
 named_alone() {
@@ -154,8 +161,7 @@ named_alone() {
 		ok "$3: $(grep -E "$2" "/tmp/$1.out")" $csecs
 	else
 		bad "$3: exit $cst (want 1), $named ports named (want 1: $2)"
-		grep -E '^(FAIL|WARN|check:)' "/tmp/$1.out" | head -12 | sed 's/^/    /'
-		python3 "$(dirname "$rxevm")/benchlib.py" link-figures "/tmp/$1.csv" | sed 's/^/    /'
+		verdicts_and_figures "$1"
 	fi
 }
 # port rows whose verbs facts or rxe counters are missing, "" when none
@@ -215,8 +221,7 @@ elif tc qdisc add dev p2r1 root netem loss "$loss"; then
 	echo "note: lane 1 under $loss loss to node 2: $losses"
 	if ! echo "$losses" | grep -q '^rank 0 PASS .*; rank 1 PASS .*; rank 3 PASS '; then
 		bad "lossy port: node 2's partners on lane 1 must pass: $losses"
-		grep -E '^(FAIL|WARN|check:)' /tmp/check-lossy.out | head -12 | sed 's/^/    /'
-		python3 "$(dirname "$rxevm")/benchlib.py" link-figures /tmp/check-lossy.csv | sed 's/^/    /'
+		verdicts_and_figures check-lossy
 	else named_alone check-lossy "^FAIL rank 2 \(host .*\) lane 1 \(10\.99\.2\.3\): (.*; )?loses what it receives: every partner retransmitted to it \(rank [0-9]: [0-9.]+ %, [0-9]+ of [0-9]+; rank [0-9]: [0-9.]+ %, [0-9]+ of [0-9]+; rank [0-9]: [0-9.]+ %" \
 		"check names the port that loses $loss of what it receives alone"; fi
 else
